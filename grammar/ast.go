@@ -1,0 +1,163 @@
+package grammar
+
+// Span is a half-open byte range [Start, End) of an expression's text.
+type Span struct{ Start, End int }
+
+// Node is an expression tree node. Spans are relative to the expression
+// text (the part after "="); Definition.ExprOffset maps them into the file.
+type Node interface{ Span() Span }
+
+// Metric is a metric name, optionally with an [instance] filter.
+type Metric struct {
+	At   Span
+	Name string
+	Inst *InstName
+}
+
+// InstName is a "[name]" instance filter; Name has escapes removed.
+type InstName struct {
+	At   Span
+	Name string
+}
+
+// Number is an integer or double literal, kept as written (libpcp prints
+// literals as written in its messages).
+type Number struct {
+	At     Span
+	Text   string
+	Double bool
+}
+
+// Mkconst is mkconst(NUMBER, spec, ...).
+type Mkconst struct {
+	At    Span
+	Value Number
+	Specs []Spec
+}
+
+// Novalue is novalue(spec, ...), legal only as a ternary branch (pcp7).
+type Novalue struct {
+	At    Span
+	Specs []Spec
+}
+
+// Spec is one "key=value" of a mkconst or novalue spec list.
+type Spec struct {
+	At      Span
+	Key     string // type, semantics, units, indom or meta
+	Value   string // a string's contents, or the name or number as written
+	ValueAt Span
+}
+
+// Call is a one-argument function: avg count delta max min sum anon rate
+// instant defined scalar. Arg is a *Metric for the name-only functions.
+type Call struct {
+	At   Span
+	Func string
+	Arg  Node
+}
+
+// Rescale is rescale(expr, "units").
+type Rescale struct {
+	At      Span
+	X       Node
+	Units   string
+	UnitsAt Span
+}
+
+// Matchinst is matchinst([!]/pattern/, expr).
+type Matchinst struct {
+	At        Span
+	Invert    bool
+	Pattern   string // escapes removed, as libpcp compiles it
+	PatternAt Span
+	X         Node
+}
+
+// Filter is "(expr)[instance]".
+type Filter struct {
+	At   Span
+	X    Node
+	Inst InstName
+}
+
+// Paren is a parenthesised expression, kept so spans and formatting are
+// exact; it has no meaning of its own.
+type Paren struct {
+	At Span
+	X  Node
+}
+
+// Unary is "-x" or "!x".
+type Unary struct {
+	At Span
+	Op string
+	X  Node
+}
+
+// Binary is one of + - * / < <= == >= > != && ||.
+type Binary struct {
+	At   Span
+	Op   string
+	OpAt Span
+	L, R Node
+}
+
+// Ternary is "cond ? then : else".
+type Ternary struct {
+	At               Span
+	Cond, Then, Else Node
+}
+
+func (n *Metric) Span() Span    { return n.At }
+func (n *Number) Span() Span    { return n.At }
+func (n *Mkconst) Span() Span   { return n.At }
+func (n *Novalue) Span() Span   { return n.At }
+func (n *Call) Span() Span      { return n.At }
+func (n *Rescale) Span() Span   { return n.At }
+func (n *Matchinst) Span() Span { return n.At }
+func (n *Filter) Span() Span    { return n.At }
+func (n *Paren) Span() Span     { return n.At }
+func (n *Unary) Span() Span     { return n.At }
+func (n *Binary) Span() Span    { return n.At }
+func (n *Ternary) Span() Span   { return n.At }
+
+// Unwrap removes parentheses: libpcp keeps no node for them.
+func Unwrap(n Node) Node {
+	for {
+		p, ok := n.(*Paren)
+		if !ok {
+			return n
+		}
+		n = p.X
+	}
+}
+
+// Walk calls f for n and every node below it, parents first; f returning
+// false skips a node's children.
+func Walk(n Node, f func(Node) bool) {
+	if n == nil || !f(n) {
+		return
+	}
+	switch n := n.(type) {
+	case *Call:
+		Walk(n.Arg, f)
+	case *Rescale:
+		Walk(n.X, f)
+	case *Matchinst:
+		Walk(n.X, f)
+	case *Filter:
+		Walk(n.X, f)
+	case *Paren:
+		Walk(n.X, f)
+	case *Unary:
+		Walk(n.X, f)
+	case *Binary:
+		Walk(n.L, f)
+		Walk(n.R, f)
+	case *Ternary:
+		Walk(n.Cond, f)
+		Walk(n.Then, f)
+		Walk(n.Else, f)
+	}
+}

@@ -1,0 +1,57 @@
+package grammar
+
+import "fmt"
+
+// Severity ranks a diagnostic. The values follow LSP's DiagnosticSeverity so
+// the language server can pass them through unchanged.
+type Severity int
+
+const (
+	SeverityError   Severity = 1
+	SeverityWarning Severity = 2
+	SeverityInfo    Severity = 3
+	SeverityHint    Severity = 4
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInfo:
+		return "info"
+	case SeverityHint:
+		return "hint"
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// Pos is a position in a config file. Offset is in bytes from the start of
+// the file; Line and Col are 1-based, Col counts bytes; Col16 is the 0-based
+// column in UTF-16 code units, which is what LSP clients expect by default.
+type Pos struct {
+	Offset int
+	Line   int
+	Col    int
+	Col16  int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// Range is a half-open span [Start, End) of a file.
+type Range struct {
+	Start, End Pos
+}
+
+// Diagnostic is one finding about a config file. Code is stable across
+// releases (users suppress by it); Message is for humans. PCP, when set, is
+// what libpcp itself prints for the same problem, line by line, so that
+// `check --format pcp` can reproduce libpcp's stderr byte for byte.
+type Diagnostic struct {
+	Range    Range
+	Severity Severity
+	Code     string
+	Message  string
+	PCP      []string
+}

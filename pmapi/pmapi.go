@@ -1,0 +1,178 @@
+// Package pmapi holds the core Performance Co-Pilot data types shared by the
+// grammar, checker, evaluator and pmclient packages: metric identifiers,
+// descriptors, value types, semantics and units, with libpcp's spellings.
+package pmapi
+
+import "fmt"
+
+// PMID identifies a metric: 10 bits of domain, 12 of cluster, 10 of item
+// (the top bit is a flag that is always zero on the wire).
+type PMID uint32
+
+// PMIDNull is PM_ID_NULL.
+const PMIDNull PMID = 0xffffffff
+
+// NewPMID packs domain, cluster and item into a PMID.
+func NewPMID(domain, cluster, item uint32) PMID {
+	return PMID((domain&0x1ff)<<22 | (cluster&0xfff)<<10 | item&0x3ff)
+}
+
+// Domain, Cluster and Item unpack a PMID.
+func (p PMID) Domain() uint32  { return uint32(p) >> 22 & 0x1ff }
+func (p PMID) Cluster() uint32 { return uint32(p) >> 10 & 0xfff }
+func (p PMID) Item() uint32    { return uint32(p) & 0x3ff }
+
+// String renders a PMID as pmIDStr does: "domain.cluster.item" or PM_ID_NULL.
+func (p PMID) String() string {
+	if p == PMIDNull {
+		return "PM_ID_NULL"
+	}
+	return fmt.Sprintf("%d.%d.%d", p.Domain(), p.Cluster(), p.Item())
+}
+
+// InDom identifies an instance domain: 10 bits of domain, 22 of serial.
+type InDom uint32
+
+// InDomNull is PM_INDOM_NULL: the metric has a single value.
+const InDomNull InDom = 0xffffffff
+
+// NewInDom packs domain and serial into an InDom.
+func NewInDom(domain, serial uint32) InDom {
+	return InDom((domain&0x1ff)<<22 | serial&0x3fffff)
+}
+
+// Domain and Serial unpack an InDom.
+func (i InDom) Domain() uint32 { return uint32(i) >> 22 & 0x1ff }
+func (i InDom) Serial() uint32 { return uint32(i) & 0x3fffff }
+
+// String renders an InDom as pmInDomStr does: "domain.serial" or PM_INDOM_NULL.
+func (i InDom) String() string {
+	if i == InDomNull {
+		return "PM_INDOM_NULL"
+	}
+	return fmt.Sprintf("%d.%d", i.Domain(), i.Serial())
+}
+
+// Type is a metric value type (PM_TYPE_*).
+type Type int32
+
+// The value types, numbered as in pmapi.h.
+const (
+	TypeNoSupport       Type = -1
+	Type32              Type = 0
+	TypeU32             Type = 1
+	Type64              Type = 2
+	TypeU64             Type = 3
+	TypeFloat           Type = 4
+	TypeDouble          Type = 5
+	TypeString          Type = 6
+	TypeAggregate       Type = 7
+	TypeAggregateStatic Type = 8
+	TypeEvent           Type = 9
+	TypeHighresEvent    Type = 10
+	TypeUnknown         Type = 255
+)
+
+// Arithmetic reports whether values of the type can take part in arithmetic.
+func (t Type) Arithmetic() bool { return t >= Type32 && t <= TypeDouble }
+
+// String renders a type as pmTypeStr does ("32", "U32", "DOUBLE", ...).
+func (t Type) String() string {
+	switch t {
+	case TypeNoSupport:
+		return "Not Supported"
+	case Type32:
+		return "32"
+	case TypeU32:
+		return "U32"
+	case Type64:
+		return "64"
+	case TypeU64:
+		return "U64"
+	case TypeFloat:
+		return "FLOAT"
+	case TypeDouble:
+		return "DOUBLE"
+	case TypeString:
+		return "STRING"
+	case TypeAggregate:
+		return "AGGREGATE"
+	case TypeAggregateStatic:
+		return "AGGREGATE_STATIC"
+	case TypeEvent:
+		return "EVENT"
+	case TypeHighresEvent:
+		return "HIGHRES_EVENT"
+	case TypeUnknown:
+		return "UNKNOWN"
+	}
+	return fmt.Sprintf("Type=%d?", int32(t))
+}
+
+// Sem is a metric's semantics (PM_SEM_*).
+type Sem int32
+
+// The semantics, numbered as in pmapi.h.
+const (
+	SemCounter  Sem = 1
+	SemInstant  Sem = 3
+	SemDiscrete Sem = 4
+)
+
+// String renders semantics the way pminfo -d prints them.
+func (s Sem) String() string {
+	switch s {
+	case SemCounter:
+		return "counter"
+	case SemInstant:
+		return "instant"
+	case SemDiscrete:
+		return "discrete"
+	}
+	return fmt.Sprintf("unknown (%d)", int32(s))
+}
+
+// Units is pmUnits: dimension and scale for space, time and count.
+// Extra units (PCP 7.2: temperature, voltage, ...) are ExtraUnit/ExtraScale.
+type Units struct {
+	DimSpace, DimTime, DimCount       int8
+	ScaleSpace, ScaleTime, ScaleCount int8
+	ExtraUnit, ExtraScale             int8
+}
+
+// Dimensionless reports whether all dimensions are zero ("none").
+func (u Units) Dimensionless() bool {
+	return u.DimSpace == 0 && u.DimTime == 0 && u.DimCount == 0 && u.ExtraUnit == 0
+}
+
+// Space scales (PM_SPACE_*).
+const (
+	SpaceByte  = 0
+	SpaceKByte = 1
+	SpaceMByte = 2
+	SpaceGByte = 3
+	SpaceTByte = 4
+	SpacePByte = 5
+	SpaceEByte = 6
+	SpaceZByte = 7
+	SpaceYByte = 8
+)
+
+// Time scales (PM_TIME_*).
+const (
+	TimeNSec = 0
+	TimeUSec = 1
+	TimeMSec = 2
+	TimeSec  = 3
+	TimeMin  = 4
+	TimeHour = 5
+)
+
+// Desc is pmDesc: everything a client needs to interpret a metric's values.
+type Desc struct {
+	PMID  PMID
+	Type  Type
+	InDom InDom
+	Sem   Sem
+	Units Units
+}

@@ -1,0 +1,86 @@
+// Package pmclient reads metric metadata and values from where PCP users have
+// them: a live pmcd, an archive, a metadata snapshot, or the snapshot embedded
+// in the binary. Every source answers the same Source interface, in batches.
+package pmclient
+
+import (
+	"context"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+)
+
+// Source is one place metric metadata and values come from. Every method takes
+// a batch so that callers never pay a round trip per metric. Implementations
+// are safe for concurrent use.
+type Source interface {
+	// Describe names the source for humans ("pmcd at 127.0.0.1:44321",
+	// "archive /var/log/pcp/pmlogger/host/20260101", "embedded default").
+	Describe() string
+	// Version is the PCP version of the source (pmcd.version, or the
+	// version recorded in the archive or snapshot), "" when unknown.
+	Version(ctx context.Context) (string, error)
+
+	// LookupNames maps names to PMIDs. errs[i] is non-nil (for example
+	// ErrUnknownName) for names that do not resolve; err is for the call.
+	LookupNames(ctx context.Context, names []string) (pmids []pmapi.PMID, errs []error, err error)
+	// NamesOf maps PMIDs back to all their names.
+	NamesOf(ctx context.Context, pmids []pmapi.PMID) (names [][]string, errs []error, err error)
+	// Children lists the children of a PMNS node ("" is the root).
+	Children(ctx context.Context, name string) ([]Child, error)
+	// Descs returns descriptors for PMIDs.
+	Descs(ctx context.Context, pmids []pmapi.PMID) (descs []pmapi.Desc, errs []error, err error)
+	// Instances lists every instance of an instance domain.
+	Instances(ctx context.Context, indom pmapi.InDom) ([]Instance, error)
+	// HelpText returns one-line or long help for a metric or instance domain.
+	HelpText(ctx context.Context, target HelpTarget, long bool) (string, error)
+	// Fetch returns current values; for archives the next record.
+	Fetch(ctx context.Context, pmids []pmapi.PMID) (*Result, error)
+}
+
+// Child is one entry of a PMNS node listing.
+type Child struct {
+	Name string
+	Leaf bool
+}
+
+// Instance is one member of an instance domain.
+type Instance struct {
+	ID   int32
+	Name string
+}
+
+// HelpTarget names what help text is asked for: a metric or an instance domain.
+type HelpTarget struct {
+	PMID  pmapi.PMID  // used when InDom is pmapi.InDomNull
+	InDom pmapi.InDom // pmapi.InDomNull when asking about a metric
+}
+
+// Result is one fetch: a timestamp and, per requested PMID, values or an error.
+type Result struct {
+	Timestamp time.Time
+	Metrics   []MetricValues
+}
+
+// MetricValues holds the values of one metric in a Result. Err is set (and
+// Values empty) when the PMDA returned an error for this metric; no values
+// with no error means "no values available".
+type MetricValues struct {
+	PMID   pmapi.PMID
+	Err    error
+	Values []Value
+}
+
+// Value is one instance's value. Exactly one of the fields matching the
+// metric's type is meaningful; aggregates and events keep their raw bytes.
+type Value struct {
+	Inst   int32 // PM_IN_NULL (-1) for singular metrics
+	Int    int64
+	Uint   uint64
+	Float  float64
+	String string
+	Blob   []byte
+}
+
+// InNull is PM_IN_NULL, the instance of a singular metric's only value.
+const InNull int32 = -1
