@@ -46,6 +46,7 @@ type Spec struct {
 	At      Span
 	Key     string // type, semantics, units, indom or meta
 	Value   string // a string's contents, or the name or number as written
+	Quoted  bool   // Value was a "string"
 	ValueAt Span
 }
 

@@ -120,7 +120,8 @@ type pSpec struct {
 	Pos    lexer.Position
 	Key    string `parser:"@Keyword '='"`
 	ValPos lexer.Position
-	Value  string `parser:"@(String | Name | Integer | Double)"`
+	Str    *string `parser:"( @String"`
+	Word   *string `parser:"| @(Name | Integer | Double) )"`
 	EndPos lexer.Position
 }
 
@@ -311,7 +312,12 @@ func (n *pNumber) node() *Number {
 func specs(ps []*pSpec) []Spec {
 	out := make([]Spec, len(ps))
 	for i, p := range ps {
-		out[i] = Spec{At: span(p.Pos, p.EndPos), Key: p.Key, Value: p.Value, ValueAt: Span{p.ValPos.Offset, p.EndPos.Offset}}
+		out[i] = Spec{At: span(p.Pos, p.EndPos), Key: p.Key, ValueAt: Span{p.ValPos.Offset, p.EndPos.Offset}}
+		if p.Str != nil {
+			out[i].Value, out[i].Quoted = *p.Str, true
+		} else if p.Word != nil {
+			out[i].Value = *p.Word
+		}
 	}
 	return out
 }

@@ -145,3 +145,61 @@ func checkGolden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
 	}
 }
+
+// Format keeps the tree and is idempotent, for every expression we have.
+func TestFormatRoundTrip(t *testing.T) {
+	exprs := loadStarterSeeds()
+	for _, c := range loadStarter(t) {
+		exprs = append(exprs, c.Expr)
+	}
+	n := 0
+	for _, e := range exprs {
+		root, err := ParseExpr(e, PCP7)
+		if err != nil {
+			continue
+		}
+		n++
+		f1 := Format(root)
+		root2, err := ParseExpr(f1, PCP7)
+		if err != nil {
+			t.Errorf("%q formats to %q, which does not parse: %v", e, f1, err)
+			continue
+		}
+		if sexpr(root) != sexpr(root2) {
+			t.Errorf("%q formats to %q: tree %s became %s", e, f1, sexpr(root), sexpr(root2))
+		}
+		if f2 := Format(root2); f2 != f1 {
+			t.Errorf("not idempotent: %q -> %q -> %q", e, f1, f2)
+		}
+		if LibpcpVerdict(e, PCP7, false).OK != LibpcpVerdict(f1, PCP7, false).OK {
+			t.Errorf("%q and its format %q get different libpcp verdicts", e, f1)
+		}
+	}
+	if n < 300 {
+		t.Errorf("only %d expressions parsed", n)
+	}
+}
+
+func TestLibpcpRendering(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"sample.byte_ctr * sample.kbyte_ctr", "sample.byte_ctr * sample.kbyte_ctr"},
+		{"-sample.string.hullo", "- sample.string.hullo"},
+		{"1.5 + sample.string.hullo", "1.5 + sample.string.hullo"},
+		{"sample.bin[bin-100] + sample.colour", "<expr> + sample.colour"},
+		{"(sample.bin) + 1", "sample.bin + 1"},
+		{"mkconst(5, units=\"byte\") + 3", "5 + 3"},
+		{"rate(sample.byte_rate)", "RATE(sample.byte_rate)"},
+		{"delta(sample.bin + 1)", "DELTA((null))"},
+		{"sample.bin ? 1 : 2", "sample.bin ? 1 : 2"},
+		{"(1 + 2) ? sample.ulong.hundred : sample.ulong.ten", "<expr> ? sample.ulong.hundred : sample.ulong.ten"},
+	}
+	for _, tt := range tests {
+		root, err := ParseExpr(tt.in, PCP7)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if got := LibpcpRendering(root); got != tt.want {
+			t.Errorf("%q renders %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

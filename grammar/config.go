@@ -1,0 +1,650 @@
+package grammar
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// File is one parsed derived-metric config file (pmLoadDerivedConfig).
+type File struct {
+	Path        string
+	Src         []byte
+	Dialect     Dialect
+	Definitions []*Definition
+	Attributes  []*Attribute
+	Comments    []Range
+	Diagnostics []Diagnostic
+	// Leak is libpcp's matchinst lexer flag after the last definition; pass
+	// it to the next file of a config path (Options.Leak).
+	Leak bool
+
+	lineStarts []int
+}
+
+// Definition is one "name = expression" line.
+type Definition struct {
+	Name      string
+	NameRange Range
+	// Expr is the expression text libpcp parses: after "=", leading white
+	// space skipped (and, in pcp7, continuation backslash-newlines removed).
+	Expr string
+	// Root is the syntax tree, nil when the expression does not parse.
+	// Tokens are always there, for completion in broken text.
+	Root   Node
+	Tokens []Token
+	// Verdict is what libpcp's parser does with Expr.
+	Verdict Verdict
+	// Registered reports that libpcp registers the metric (it parses and
+	// the name is new). A file's final line without a newline is parsed but
+	// never registered: libpcp does not read it.
+	Registered bool
+	Range      Range // the whole definition, continuation lines included
+	Line       int   // the line libpcp names in its messages
+
+	exprOffsets []int // file offset of each byte of Expr
+}
+
+// ExprPos converts a byte offset in Expr to a file offset.
+func (d *Definition) ExprPos(i int) int {
+	if len(d.exprOffsets) == 0 {
+		return 0
+	}
+	if i >= len(d.exprOffsets) {
+		return d.exprOffsets[len(d.exprOffsets)-1] + 1
+	}
+	if i < 0 {
+		i = 0
+	}
+	return d.exprOffsets[i]
+}
+
+// Attribute is a "name(oneline) = ..." or "name(helptext) = ..." line.
+type Attribute struct {
+	Metric string
+	Attr   string
+	Value  string
+	Range  Range
+	Line   int
+	// Applied reports that libpcp sets the attribute.
+	Applied bool
+}
+
+// Options control ParseConfig.
+type Options struct {
+	Dialect Dialect
+	// Leak is libpcp's matchinst flag left by earlier files in the same
+	// process (File.Leak of the previous file).
+	Leak bool
+	// Registered holds derived names registered by earlier files.
+	Registered map[string]bool
+}
+
+// builtinDerived are registered by libpcp before any config is read.
+var builtinDerived = []string{"event.flags", "event.missed"}
+
+// ParseConfig parses a config file the way pmLoadDerivedConfig reads it,
+// line by line with the same quirks, and records exact positions. Every
+// definition is parsed on its own, so one bad line never hides another.
+func ParseConfig(path string, src []byte, opts Options) *File {
+	f := &File{Path: path, Src: src, Dialect: opts.Dialect, Leak: opts.Leak}
+	f.lineStarts = lineStarts(src)
+	registered := map[string]bool{}
+	for _, n := range builtinDerived {
+		registered[n] = true
+	}
+	for n := range opts.Registered {
+		registered[n] = true
+	}
+	r := &configReader{f: f, src: src, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1}
+	r.run()
+	return f
+}
+
+// configReader mirrors libpcp's character loop in __dminit_configfile.
+type configReader struct {
+	f          *File
+	src        []byte
+	pos        int
+	registered map[string]bool
+	attrs      map[string]map[string]bool // metric → attributes set
+	lineno     int                        // libpcp's line counter
+	clineno    int                        // pcp7: continuation lines pending
+}
+
+// logicalLine is one line as libpcp sees it: bytes and their file offsets.
+type logicalLine struct {
+	buf       []byte
+	offs      []int
+	eq        int // index of the first "=", or -1
+	lp, rp    int // first "(" and ")" before the "=", or -1
+	start     int // file offset of the line's first byte
+	end       int // file offset just past the newline (or EOF)
+	finalLine bool
+}
+
+func (r *configReader) run() {
+	pcp7 := r.f.Dialect == PCP7
+	ln := logicalLine{eq: -1, lp: -1, rp: -1}
+	lastc := byte(0)
+	for r.pos < len(r.src) {
+		c := r.src[r.pos]
+		i := r.pos
+		r.pos++
+		if len(ln.buf) == 0 && len(ln.offs) == 0 {
+			ln.start = i
+		}
+		if ln.eq == -1 {
+			switch {
+			case c == '=':
+				ln.eq = len(ln.buf)
+			case c == '(' && ln.lp == -1:
+				ln.lp = len(ln.buf)
+			case c == ')' && ln.rp == -1:
+				ln.rp = len(ln.buf)
+			}
+		}
+		if pcp7 && c == '\n' && lastc == '\\' {
+			ln.buf, ln.offs = ln.buf[:len(ln.buf)-1], ln.offs[:len(ln.offs)-1]
+			r.clineno++
+			lastc = c
+			continue
+		}
+		if c == '\n' {
+			ln.end = r.pos
+			r.line(&ln)
+			r.lineno++
+			if r.clineno > 0 {
+				r.lineno += r.clineno
+				r.clineno = 0
+			}
+			ln = logicalLine{eq: -1, lp: -1, rp: -1, start: r.pos}
+			lastc = 0
+			continue
+		}
+		ln.buf = append(ln.buf, c)
+		ln.offs = append(ln.offs, i)
+		lastc = c
+	}
+	if len(ln.buf) > 0 {
+		ln.end, ln.finalLine = len(r.src), true
+		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(len(r.src))}, SeverityWarning, "no-final-newline",
+			"the last line has no newline: libpcp never reads it, so this definition is ignored", nil)
+		r.line(&ln)
+	}
+}
+
+func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) {
+	r.f.Diagnostics = append(r.f.Diagnostics, Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+}
+
+func (r *configReader) prefix(kind string) string {
+	return fmt.Sprintf("[%s:%d] %s: ", r.f.Path, r.lineno, kind)
+}
+
+func (r *configReader) lineRange(ln *logicalLine) Range {
+	end := ln.end
+	if end > ln.start && end <= len(r.src) && r.src[end-1] == '\n' {
+		end--
+	}
+	return Range{r.f.Pos(ln.start), r.f.Pos(end)}
+}
+
+// line handles one logical line, like the body of libpcp's loop.
+func (r *configReader) line(ln *logicalLine) {
+	buf := ln.buf
+	rg := r.lineRange(ln)
+	if k := bytes.IndexByte(buf, 0); k >= 0 {
+		r.diag(Range{r.f.Pos(ln.offs[k]), r.f.Pos(ln.offs[k] + 1)}, SeverityError, "nul-byte",
+			"NUL byte in the line: libpcp stops reading the line here", nil)
+		return
+	}
+	if !utf8.Valid(buf) {
+		r.diag(rg, SeverityWarning, "invalid-utf8", "the line is not valid UTF-8", nil)
+	}
+	if len(buf) == 0 {
+		return
+	}
+	if buf[0] == '#' {
+		r.f.Comments = append(r.f.Comments, rg)
+		if r.f.Dialect == PCP7 && len(buf) >= 8 && strings.EqualFold(string(buf[:8]), "#control") {
+			r.control(ln, rg)
+		}
+		return
+	}
+	text := string(buf)
+	if ln.eq == -1 {
+		r.diag(rg, SeverityError, "missing-equals", "missing \"=\" after the derived metric name",
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing ``='' after derived metric name", text})
+		return
+	}
+	nameEnd := ln.eq
+	if ln.lp != -1 {
+		nameEnd = ln.lp
+	}
+	nameStart := 0
+	for nameStart < nameEnd && isSpace(buf[nameStart]) {
+		nameStart++
+	}
+	for nameEnd > nameStart && isSpace(buf[nameEnd-1]) {
+		nameEnd--
+	}
+	name := text[nameStart:nameEnd]
+	nameRange := Range{r.f.Pos(ln.offs[min(nameStart, len(ln.offs)-1)]), r.f.Pos(r.offAt(ln, nameEnd))}
+	if name == "" {
+		r.diag(rg, SeverityError, "missing-name", "derived metric name missing before \"=\"",
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: derived metric name missing", text})
+		return
+	}
+	if !validMetricName(name) {
+		r.diag(nameRange, SeverityError, "illegal-name",
+			fmt.Sprintf("illegal derived metric name %q: each dot-separated part must start with a letter and continue with letters, digits or _", name),
+			[]string{r.prefix("Error") + fmt.Sprintf("pmLoadDerivedConfig: illegal derived metric name (%s)", name)})
+		return
+	}
+	if ln.lp >= 0 && ln.rp == -1 {
+		r.diag(rg, SeverityError, "missing-rparen", "missing \")\" after the attribute name",
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing ')' after attribute", text})
+		return
+	}
+	if ln.rp >= 0 && ln.lp == -1 {
+		r.diag(rg, SeverityError, "missing-lparen", "missing \"(\" before the attribute name",
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing '(' before attribute", text})
+		return
+	}
+	if ln.lp >= 0 {
+		r.attribute(ln, name, rg)
+		return
+	}
+	ep := ln.eq + 1
+	for ep < len(buf) && isSpace(buf[ep]) {
+		ep++
+	}
+	if ep == len(buf) {
+		r.diag(rg, SeverityError, "missing-expr", fmt.Sprintf("expression missing after \"%s =\"", name),
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: expression missing", text})
+		return
+	}
+	r.definition(ln, name, nameRange, ep, rg)
+}
+
+// offAt is the file offset of buffer index i (one past the end allowed).
+func (r *configReader) offAt(ln *logicalLine, i int) int {
+	if i < len(ln.offs) {
+		return ln.offs[i]
+	}
+	if len(ln.offs) == 0 {
+		return ln.start
+	}
+	return ln.offs[len(ln.offs)-1] + 1
+}
+
+func (r *configReader) definition(ln *logicalLine, name string, nameRange Range, ep int, rg Range) {
+	d := &Definition{
+		Name:        name,
+		NameRange:   nameRange,
+		Expr:        string(ln.buf[ep:]),
+		Range:       rg,
+		Line:        r.lineno,
+		exprOffsets: ln.offs[ep:],
+	}
+	r.f.Definitions = append(r.f.Definitions, d)
+	d.Tokens = Tokens(d.Expr, r.f.Dialect, r.f.Leak)
+	d.Root, _ = ParseExpr(d.Expr, r.f.Dialect)
+	raw := string(ln.buf[ln.eq+1:])
+	header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
+	exprRange := func(a, b int) Range { return Range{r.f.Pos(d.ExprPos(a)), r.f.Pos(d.ExprPos(b))} }
+	if r.registered[name] {
+		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
+		if !ln.finalLine {
+			r.diag(nameRange, SeverityError, "duplicate-name",
+				fmt.Sprintf("derived metric %s is already defined: libpcp rejects this definition", name),
+				pcpSyntaxLines(header, raw, ep-ln.eq-1, d.Verdict.Message))
+		}
+		return
+	}
+	wasLeaking := r.f.Leak
+	d.Verdict = LibpcpVerdict(d.Expr, r.f.Dialect, r.f.Leak)
+	if ln.finalLine {
+		return // libpcp never parses it, so its lexer state is untouched
+	}
+	r.f.Leak = d.Verdict.Leak
+	if d.Verdict.OK {
+		d.Registered = true
+		r.registered[name] = true
+		return
+	}
+	caret := d.Verdict.Caret
+	msg := d.Verdict.Message
+	if msg == "" {
+		msg = syntaxExplanation(d, caret)
+	}
+	if wasLeaking && strings.Contains(d.Expr, "/") {
+		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( line)"
+	}
+	end := caret + 1
+	for _, t := range d.Tokens {
+		if t.Offset == caret && t.End > caret {
+			end = t.End
+			break
+		}
+	}
+	code, rg := "syntax", exprRange(caret, end)
+	if r.f.Dialect == PCP6 {
+		if c, ok := r.newerConstruct(d, ln); ok {
+			code = "dialect"
+			msg = fmt.Sprintf("%s needs PCP %s or later (selected dialect: pcp6); libpcp 6.0 says: %s", c.What, c.Version, msg)
+			rg = exprRange(c.At.Start, c.At.End)
+		}
+	}
+	r.diag(rg, SeverityError, code, msg, pcpSyntaxLines(header, raw, ep-ln.eq-1+caret, d.Verdict.Message))
+}
+
+// pcpSyntaxLines renders libpcp's four-line syntax error report: the
+// header, the text after "=", a caret line that keeps white space and
+// blanks everything else, and the detail line when libpcp has one.
+func pcpSyntaxLines(header, raw string, caret int, msg string) []string {
+	cl := []byte(raw)
+	for i, c := range cl {
+		switch {
+		case i == caret:
+			cl[i] = '^'
+		case !isSpace(c):
+			cl[i] = ' '
+		}
+	}
+	lines := []string{header, raw, string(cl)}
+	if msg != "" {
+		lines = append(lines, msg)
+	}
+	return lines
+}
+
+// syntaxExplanation describes an error libpcp reports without a message.
+func syntaxExplanation(d *Definition, caret int) string {
+	for _, t := range d.Tokens {
+		if t.Offset != caret {
+			continue
+		}
+		if t.Kind == TokEOS {
+			return "the expression ends too early"
+		}
+		return fmt.Sprintf("unexpected %q here", t.Text)
+	}
+	return "syntax error"
+}
+
+func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
+	buf := ln.buf
+	attr := strings.TrimFunc(string(buf[ln.lp+1:ln.rp]), func(c rune) bool { return c < 128 && isSpace(byte(c)) })
+	text := string(buf)
+	if ln.rp < ln.lp {
+		attr = ""
+	}
+	if attr == "" {
+		r.diag(rg, SeverityError, "attr-missing-name", "attribute name missing between \"(\" and \")\"",
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: attribute name missing", text})
+		return
+	}
+	vp := ln.eq + 1
+	for vp < len(buf) && isSpace(buf[vp]) {
+		vp++
+	}
+	var delim byte
+	if vp < len(buf) && (buf[vp] == '"' || buf[vp] == '\'') {
+		delim = buf[vp]
+		vp++
+	}
+	if vp == len(buf) {
+		r.diag(rg, SeverityError, "attr-missing-value", "attribute value missing after \"=\"",
+			[]string{r.prefix("Error") + "pmLoadDerivedConfig: attribute value missing", text})
+		return
+	}
+	a := &Attribute{Metric: name, Attr: attr, Range: rg, Line: r.lineno}
+	r.f.Attributes = append(r.f.Attributes, a)
+	if delim == 0 {
+		a.Value = string(buf[vp:])
+	} else if !r.quotedValue(ln, a, vp, delim) {
+		return
+	}
+	var problem, pcp string
+	switch {
+	case !r.registered[name]:
+		problem = fmt.Sprintf("cannot set %s: derived metric %s is not defined before this line", attr, name)
+		pcp = fmt.Sprintf("pmLoadDerivedConfig: cannot set attribute, derived metric (%s) not defined", name)
+	case attr != "oneline" && attr != "helptext":
+		problem = fmt.Sprintf("unknown attribute %q: use oneline or helptext", attr)
+		pcp = fmt.Sprintf("pmLoadDerivedConfig: attribute (%s) is unknown for metric (%s)", attr, name)
+	case r.attrs[name][attr]:
+		problem = fmt.Sprintf("%s of %s is already set", attr, name)
+		pcp = fmt.Sprintf("pmLoadDerivedConfig: duplicate value for attribute (%s) of metric (%s)", attr, name)
+	}
+	if problem != "" {
+		code := map[bool]string{true: "attr-undefined-metric", false: "attr-invalid"}[!r.registered[name]]
+		r.diag(a.Range, SeverityError, code, problem, []string{r.prefix("Error") + pcp, text})
+		return
+	}
+	if r.attrs[name] == nil {
+		r.attrs[name] = map[string]bool{}
+	}
+	r.attrs[name][attr] = true
+	a.Applied = true
+}
+
+// quotedValue reads a quoted attribute value, which may continue over more
+// lines of the file: "\x" stands for x, a backslash before a newline drops
+// the newline. It reports false when the value never ends.
+func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim byte) bool {
+	var v []byte
+	rest := ln.buf[vp:]
+	xtralines := 0
+	esc := false
+	closed := false
+	eof := false
+	for !closed {
+		var c byte
+		switch {
+		case len(rest) > 0:
+			c, rest = rest[0], rest[1:]
+		case xtralines == 0:
+			c = '\n'
+		case r.pos < len(r.src):
+			c = r.src[r.pos]
+			r.pos++
+		default:
+			eof = true
+		}
+		if eof {
+			break
+		}
+		if c == '\n' {
+			xtralines++
+		}
+		switch {
+		case esc:
+			esc = false
+			if c != '\n' {
+				v = append(v, c)
+			}
+		case c == '\\':
+			esc = true
+		case c == delim:
+			closed = true
+		default:
+			v = append(v, c)
+		}
+	}
+	a.Value = string(v)
+	if r.f.Dialect == PCP6 && xtralines > 1 {
+		// 6.0.3 counts the lines of a multi-line value one short.
+		r.lineno += xtralines - 1
+	}
+	if eof {
+		a.Range.End = r.f.Pos(len(r.src))
+		r.diag(a.Range, SeverityError, "attr-unterminated",
+			fmt.Sprintf("the %c quoted value never ends: libpcp reads to the end of the file and loses every line after this one", delim),
+			[]string{r.prefix("Error") + fmt.Sprintf("pmLoadDerivedConfig: missing termination (%c) for value", delim)})
+		return false
+	}
+	var extra string
+	switch {
+	case len(rest) > 0:
+		extra = strings.TrimLeft(string(rest), " \t\n\v\f\r")
+	case xtralines > 0:
+		// The value ended on a later line: libpcp reads the rest of that
+		// line itself and (quirk) never looks at its first character.
+		start := r.pos
+		for r.pos < len(r.src) && r.src[r.pos] != '\n' {
+			r.pos++
+		}
+		tail := r.src[start:r.pos]
+		if r.pos < len(r.src) {
+			r.pos++
+		}
+		a.Range.End = r.f.Pos(r.pos)
+		for k := 1; k < len(tail); k++ {
+			if !isSpace(tail[k]) {
+				extra = string(tail[k:])
+				break
+			}
+		}
+		if r.f.Dialect == PCP7 {
+			r.clineno += xtralines
+		}
+	}
+	if extra != "" {
+		r.diag(a.Range, SeverityWarning, "attr-extra-text",
+			fmt.Sprintf("text %q after the closing %c is ignored", extra, delim),
+			[]string{r.prefix("Warning") + fmt.Sprintf("pmLoadDerivedConfig: extra text (%s) after attribute value will be ignored", extra)})
+	}
+	return true
+}
+
+// control parses a pcp7 "#control name=value,..." line.
+func (r *configReader) control(ln *logicalLine, rg Range) {
+	if len(ln.buf) <= 9 {
+		return
+	}
+	opts := string(ln.buf[9:])
+	for _, item := range strings.Split(opts, ",") {
+		name, val, ok := strings.Cut(item, "=")
+		if !ok {
+			r.diag(rg, SeverityError, "control", fmt.Sprintf("missing \"=\" in derived metric control %q", item),
+				[]string{r.prefix("Error") + fmt.Sprintf("missing '=' in derived metric control (%s)", item)})
+			return
+		}
+		if val == "" {
+			r.diag(rg, SeverityWarning, "control", fmt.Sprintf("missing value in derived metric control %q", item),
+				[]string{r.prefix("Warning") + fmt.Sprintf("missing value in derived metric control (%s)", item)})
+			return
+		}
+		if !knownControl(name) {
+			r.diag(rg, SeverityError, "control", fmt.Sprintf("unknown derived metric control %q (want global_limit, context_limit, debug_syntax, debug_semantics, debug_eval or option_novalue)", name),
+				[]string{r.prefix("Error") + fmt.Sprintf("unknown derived metric control (%s)", name)})
+			return
+		}
+	}
+}
+
+func knownControl(name string) bool {
+	for _, c := range []string{"GLOBAL_LIMIT", "CONTEXT_LIMIT", "DEBUG_SYNTAX", "DEBUG_SEMANTICS", "DEBUG_EVAL", "OPTION_NOVALUE"} {
+		if len(name) <= len(c) && strings.EqualFold(name, c[:len(name)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// validMetricName is libpcp's checkname: dot-separated parts that start
+// with a letter and go on with letters, digits or "_" (a trailing dot is
+// accepted, as libpcp does).
+func validMetricName(name string) bool {
+	first := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case first:
+			if !isAlpha(c) {
+				return false
+			}
+			first = false
+		case c == '.':
+			first = true
+		case !isAlpha(c) && !isDigit(c) && c != '_':
+			return false
+		}
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
+func isAlpha(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// Pos converts a file offset to a position.
+func (f *File) Pos(offset int) Pos {
+	offset = max(0, min(offset, len(f.Src)))
+	line := 0
+	lo, hi := 0, len(f.lineStarts)-1
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if f.lineStarts[mid] <= offset {
+			line, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	start := f.lineStarts[line]
+	prefix := f.Src[start:offset]
+	col16 := 0
+	for len(prefix) > 0 {
+		r, size := utf8.DecodeRune(prefix)
+		col16 += len(utf16.Encode([]rune{r}))
+		prefix = prefix[size:]
+	}
+	return Pos{Offset: offset, Line: line + 1, Col: offset - start + 1, Col16: col16}
+}
+
+// Line returns the text of a 1-based line without its newline.
+func (f *File) Line(n int) string {
+	if n < 1 || n > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[n-1]
+	end := len(f.Src)
+	if n < len(f.lineStarts) {
+		end = f.lineStarts[n] - 1
+	}
+	return strings.TrimSuffix(string(f.Src[start:end]), "\r")
+}
+
+// newerConstruct explains a pcp6 syntax error that PCP 7 would accept.
+func (r *configReader) newerConstruct(d *Definition, ln *logicalLine) (NewerConstruct, bool) {
+	if strings.HasSuffix(d.Expr, "\\") && r.pos < len(r.src) {
+		n := len(d.Expr)
+		return NewerConstruct{"a backslash-newline continuation line", "6.2.2", Span{n - 1, n}}, true
+	}
+	if !LibpcpVerdict(d.Expr, PCP7, false).OK {
+		return NewerConstruct{}, false
+	}
+	root, err := ParseExpr(d.Expr, PCP7)
+	if err != nil {
+		return NewerConstruct{}, false
+	}
+	if cs := newerConstructs(root); len(cs) > 0 {
+		return cs[0], true
+	}
+	return NewerConstruct{"this expression", "7", Span{0, len(d.Expr)}}, true
+}

@@ -1,0 +1,129 @@
+package grammar
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// requirePCP fails the test when the real PCP tools are missing, unless the
+// explicit opt-out variable is set.
+func requirePCP(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1: not comparing with libpcp")
+	}
+	if _, err := exec.LookPath("pminfo"); err != nil {
+		t.Fatal("pminfo not found: run scripts/pcp-testenv.sh (or set PCP_DERIVE_LSP_NO_ORACLE=1)")
+	}
+}
+
+// pcpLines is what `check --format pcp` prints: libpcp's lines, in order.
+func pcpLines(f *File) string {
+	var b strings.Builder
+	for _, d := range f.Diagnostics {
+		for _, l := range d.PCP {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// libpcpStderr loads a config with the real libpcp and returns its stderr.
+func libpcpStderr(t *testing.T, dir, name string) string {
+	t.Helper()
+	cmd := exec.Command("pminfo", "-h", "127.0.0.1", "-c", name, "-d", "sample.long.one")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("pminfo -c %s: %v\n%s", name, err, stderr.String())
+	}
+	return stderr.String()
+}
+
+// Every config under testdata/config must make us print exactly what
+// libpcp 6.0.3 prints when it loads the file.
+func TestConfigMessagesMatchLibpcp(t *testing.T) {
+	requirePCP(t)
+	files, err := filepath.Glob("testdata/config/*.conf")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test configs: %v", err)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Base(path)
+			f := ParseConfig(name, src, Options{Dialect: PCP6})
+			got := pcpLines(f)
+			want := libpcpStderr(t, filepath.Dir(path), name)
+			if got != want {
+				t.Errorf("libpcp prints:\n%s\nwe print:\n%s", want, got)
+			}
+		})
+	}
+}
+
+func TestConfigStructure(t *testing.T) {
+	src := []byte("# c\nm.a = 1\nm.x = 1 +\n  2\nm.a(oneline) = 'one\nline'\nm.b = m.a\nlast = 1")
+	f := ParseConfig("x.conf", src, Options{Dialect: PCP6})
+	var names []string
+	for _, d := range f.Definitions {
+		names = append(names, d.Name)
+	}
+	if got := strings.Join(names, ","); got != "m.a,m.x,m.b,last" {
+		t.Errorf("definitions %s", got)
+	}
+	last := f.Definitions[3]
+	if last.Registered || !last.Verdict.OK {
+		t.Errorf("final line without newline: registered=%v ok=%v", last.Registered, last.Verdict.OK)
+	}
+	if len(f.Attributes) != 1 || f.Attributes[0].Value != "one\nline" || !f.Attributes[0].Applied {
+		t.Errorf("attributes %+v", f.Attributes)
+	}
+	if len(f.Comments) != 1 {
+		t.Errorf("comments %v", f.Comments)
+	}
+	codes := map[string]bool{}
+	for _, d := range f.Diagnostics {
+		codes[d.Code] = true
+	}
+	for _, want := range []string{"syntax", "missing-equals", "no-final-newline"} {
+		if !codes[want] {
+			t.Errorf("missing diagnostic %s in %+v", want, f.Diagnostics)
+		}
+	}
+	// The syntax error's range is in file coordinates: line 3, at the "+".
+	for _, d := range f.Diagnostics {
+		if d.Code == "syntax" && (d.Range.Start.Line != 3 || d.Range.Start.Col != 9) {
+			t.Errorf("syntax error at %v, want 3:9", d.Range.Start)
+		}
+	}
+}
+
+func TestContinuationLinesPCP7(t *testing.T) {
+	src := []byte("m.a = 1 + \\\n   2\nm.b = m.a\n")
+	f := ParseConfig("x.conf", src, Options{Dialect: PCP7})
+	if len(f.Diagnostics) != 0 {
+		t.Fatalf("diagnostics %+v", f.Diagnostics)
+	}
+	d := f.Definitions[0]
+	if d.Expr != "1 +    2" {
+		t.Errorf("joined expression %q", d.Expr)
+	}
+	// "2" sits on line 2, column 4 of the file.
+	if p := f.Pos(d.ExprPos(7)); p.Line != 2 || p.Col != 4 {
+		t.Errorf("offset maps to %v", p)
+	}
+	if f.Definitions[1].Line != 3 {
+		t.Errorf("next definition reported on line %d", f.Definitions[1].Line)
+	}
+}

@@ -1,0 +1,88 @@
+package grammar
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func addSeeds(f *testing.F) {
+	f.Add([]byte("a.b = sample.long.one + 1\n"))
+	f.Add([]byte("m(oneline) = 'x\\\ny'\n"))
+	f.Add([]byte("#control global_limit=5\nm = 1 + \\\n 2\n"))
+	paths, _ := filepath.Glob("testdata/config/*.conf")
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	if b, err := os.ReadFile("testdata/syntax-cases.txt"); err == nil {
+		f.Add(b)
+	}
+	for _, c := range []string{"matchinst(/a/, x", "mkconst(1.5, type=U32)", "a ? novalue() : novalue()", `a[\`} {
+		f.Add([]byte("m.x = " + c + "\n"))
+	}
+}
+
+// FuzzParseConfig: any bytes give diagnostics with sane ranges, never a
+// panic or a hang.
+func FuzzParseConfig(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, d := range []Dialect{PCP6, PCP7} {
+			file := ParseConfig("fuzz.conf", src, Options{Dialect: d})
+			for _, diag := range file.Diagnostics {
+				r := diag.Range
+				if r.Start.Offset < 0 || r.End.Offset > len(src) || r.Start.Offset > r.End.Offset {
+					t.Fatalf("diagnostic %+v out of range for %d bytes", diag, len(src))
+				}
+			}
+			for _, def := range file.Definitions {
+				if def.Verdict.OK && def.Root == nil && !hasActionCheckOnly(def.Expr, d) {
+					t.Fatalf("%q: libpcp verdict accepts but no syntax tree", def.Expr)
+				}
+			}
+		}
+	})
+}
+
+// hasActionCheckOnly is never true for accepted expressions; it exists so
+// the invariant reads clearly: accepted text always has a tree.
+func hasActionCheckOnly(string, Dialect) bool { return false }
+
+// FuzzExpr: the verdict and the tree never panic and agree on success.
+func FuzzExpr(f *testing.F) {
+	for _, c := range loadStarterSeeds() {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		for _, d := range []Dialect{PCP6, PCP7} {
+			v := LibpcpVerdict(expr, d, false)
+			LibpcpVerdict(expr, d, true)
+			root, err := ParseExpr(expr, d)
+			if v.OK && err != nil {
+				t.Fatalf("%q (%v): libpcp accepts, participle fails: %v", expr, d, err)
+			}
+			if v.OK && root == nil {
+				t.Fatalf("%q: nil tree", expr)
+			}
+			if !v.OK && (v.Caret < 0 || (len(expr) > 0 && v.Caret >= len(expr))) {
+				t.Fatalf("%q: caret %d outside the text", expr, v.Caret)
+			}
+		}
+	})
+}
+
+func loadStarterSeeds() []string {
+	b, err := os.ReadFile("testdata/syntax-cases.txt")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range splitLines(string(b)) {
+		if l != "" && l[0] != '#' {
+			out = append(out, l)
+		}
+	}
+	return out
+}
