@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -31,9 +32,8 @@ type Definition struct {
 	// Expr is the expression text libpcp parses: after "=", leading white
 	// space skipped (and, in pcp7, continuation backslash-newlines removed).
 	Expr string
-	// Root is the syntax tree, nil when the expression does not parse.
-	// Tokens are always there, for completion in broken text.
-	Root   Node
+	// Tokens are the expression's tokens, there even for broken text (for
+	// completion); Tree builds the syntax tree from them on first use.
 	Tokens []Token
 	// Verdict is what libpcp's parser does with Expr.
 	Verdict Verdict
@@ -45,6 +45,28 @@ type Definition struct {
 	Line       int   // the line libpcp names in its messages
 
 	exprOffsets []int // file offset of each byte of Expr
+	leaked      bool  // Tokens were lexed in libpcp's leaked matchinst state
+	dialect     Dialect
+
+	treeOnce sync.Once
+	tree     Node
+	treeErr  error
+}
+
+// Tree returns the expression's syntax tree, built on first use (the
+// participle parse costs more than the rest of reading a file). The error
+// says where parsing stopped when the expression is broken.
+func (d *Definition) Tree() (Node, error) {
+	d.treeOnce.Do(func() {
+		if d.leaked {
+			// The tree describes the text; libpcp's leaked lexer state is
+			// reported by the verdict.
+			d.tree, d.treeErr = ParseExpr(d.Expr, d.dialect)
+			return
+		}
+		d.tree, d.treeErr = parseTokens(d.Tokens)
+	})
+	return d.tree, d.treeErr
 }
 
 // ExprPos converts a byte offset in Expr to a file offset.
@@ -292,7 +314,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
 	d.Tokens = Tokens(d.Expr, r.f.Dialect, r.f.Leak)
-	d.Root, _ = ParseExpr(d.Expr, r.f.Dialect)
+	d.leaked, d.dialect = r.f.Leak, r.f.Dialect
 	raw := string(ln.buf[ln.eq+1:])
 	header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
 	exprRange := func(a, b int) Range { return Range{r.f.Pos(d.ExprPos(a)), r.f.Pos(d.ExprPos(b))} }
@@ -306,7 +328,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	wasLeaking := r.f.Leak
-	d.Verdict = LibpcpVerdict(d.Expr, r.f.Dialect, r.f.Leak)
+	d.Verdict = libpcpVerdict(d.Expr, d.Tokens, r.f.Dialect, r.f.Leak)
 	if ln.finalLine {
 		return // libpcp never parses it, so its lexer state is untouched
 	}
@@ -333,7 +355,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	}
 	code, rg := "syntax", exprRange(caret, end)
 	if r.f.Dialect == PCP6 {
-		if c, ok := r.newerConstruct(d, ln); ok {
+		if c, ok := r.newerConstruct(d, wasLeaking); ok {
 			code = "dialect"
 			msg = fmt.Sprintf("%s needs PCP %s or later (selected dialect: pcp6); libpcp 6.0 says: %s", c.What, c.Version, msg)
 			rg = exprRange(c.At.Start, c.At.End)
@@ -631,12 +653,12 @@ func (f *File) Line(n int) string {
 }
 
 // newerConstruct explains a pcp6 syntax error that PCP 7 would accept.
-func (r *configReader) newerConstruct(d *Definition, ln *logicalLine) (NewerConstruct, bool) {
+func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct, bool) {
 	if strings.HasSuffix(d.Expr, "\\") && r.pos < len(r.src) {
 		n := len(d.Expr)
 		return NewerConstruct{"a backslash-newline continuation line", "6.2.2", Span{n - 1, n}}, true
 	}
-	if !LibpcpVerdict(d.Expr, PCP7, false).OK {
+	if !LibpcpVerdict(d.Expr, PCP7, leak).OK {
 		return NewerConstruct{}, false
 	}
 	root, err := ParseExpr(d.Expr, PCP7)

@@ -55,6 +55,8 @@ type Token struct {
 	Offset int
 	End    int
 	Err    string // libpcp's lexer message, for TokError
+
+	flag bool // the matchinst flag this token was lexed under
 }
 
 // The lexer is participle's stateful lexer. libpcp lexes "/" as the start of
@@ -63,27 +65,29 @@ type Token struct {
 // state approximates that with parenthesis nesting; the token readers below
 // correct it where the parser's view differs (see lazyLexer and Tokens).
 var (
+	// Rules are ordered by how often they match, for speed; a word glued
+	// to "(" is split into a function word (or a name) and "(" later.
 	rootRules = []lexer.Rule{
 		{Name: "whitespace", Pattern: `[ \t\n\v\f\r]+`},
 		{Name: "MatchinstCall", Pattern: `matchinst\(`, Action: lexer.Push("Matchinst")},
-		{Name: "Call", Pattern: `(?:avg|count|delta|max|min|sum|anon|rate|instant|mkconst|meta|novalue|rescale|defined|scalar)\(`},
-		{Name: "Name", Pattern: `[A-Za-z][A-Za-z0-9_.]*`},
-		{Name: "Double", Pattern: `[0-9]+\.[0-9]*|\.[0-9]*`},
-		{Name: "Integer", Pattern: `[0-9]+`},
+		{Name: "Word", Pattern: `[A-Za-z][A-Za-z0-9_.]*\(?`},
+		{Name: "Op", Pattern: `<=|>=|==|!=|&&|\|\||[-+*/()?:,<>=!]`},
+		{Name: "Number", Pattern: `[0-9]*\.[0-9]*|[0-9]+`},
 		{Name: "String", Pattern: `"[^"]*"`},
 		{Name: "BadString", Pattern: `"[^"]*`},
 		{Name: "InstName", Pattern: `\[(?:\\[\s\S]|[^\]\\])*\]`},
 		{Name: "BadInstName", Pattern: `\[(?:\\[\s\S]|[^\]\\])*\\?`},
-		{Name: "Op", Pattern: `<=|>=|==|!=|&&|\|\||[-+*/()?:,<>=!]`},
 		{Name: "Illegal", Pattern: `[\s\S]`},
 	}
 	patternRules = []lexer.Rule{
 		{Name: "Pattern", Pattern: `/(?:\\[\s\S]|[^/\\])*/`},
 		{Name: "BadPattern", Pattern: `/(?:\\[\s\S]|[^/\\])*\\?`},
 	}
+	// Inside matchinst( every "(" pushes and ")" pops, so the state ends
+	// with the call's closing parenthesis.
 	matchinstRules = append(append([]lexer.Rule{}, patternRules...),
 		lexer.Rule{Name: "MatchinstCall", Pattern: `matchinst\(`, Action: lexer.Push("Matchinst")},
-		lexer.Rule{Name: "Call", Pattern: rootRules[2].Pattern, Action: lexer.Push("Matchinst")},
+		lexer.Rule{Name: "WordCall", Pattern: `[A-Za-z][A-Za-z0-9_.]*\(`, Action: lexer.Push("Matchinst")},
 		lexer.Rule{Name: "Open", Pattern: `\(`, Action: lexer.Push("Matchinst")},
 		lexer.Rule{Name: "Close", Pattern: `\)`, Action: lexer.Pop()},
 		lexer.Include("Root"),
@@ -99,6 +103,8 @@ var (
 		"Root":      append(append([]lexer.Rule{}, patternRules...), rootRules...),
 		"Matchinst": matchinstRules,
 	})
+	plainRuleNames  = symbolNames(plainLexer)
+	leakedRuleNames = symbolNames(leakedLexer)
 )
 
 // scanner walks an expression with participle's lexer, restarting it from
@@ -119,11 +125,11 @@ func newScanner(src string, d Dialect, flag bool) *scanner {
 }
 
 func (s *scanner) restart(offset int, flag bool) {
-	def := plainLexer
+	def, names := plainLexer, plainRuleNames
 	if flag {
-		def = leakedLexer
+		def, names = leakedLexer, leakedRuleNames
 	}
-	s.sym = symbolNames(def)
+	s.sym = names
 	lx, err := def.LexString("", s.src[offset:])
 	if err != nil {
 		// LexString only fails on a reader error, impossible for a string.
@@ -161,9 +167,11 @@ func (s *scanner) next(flag bool, pending *[]Token) Token {
 			s.restart(off, flag)
 			continue
 		}
-		toks := classify(rule, pt.Value, off, s.dialect)
-		*pending = append(*pending, toks[1:]...)
-		return toks[0]
+		tok, split := classify(rule, pt.Value, off, s.dialect)
+		if split != nil {
+			*pending = append(*pending, *split)
+		}
+		return tok
 	}
 }
 
@@ -183,49 +191,35 @@ var opKinds = map[string]TokenKind{
 	"||": TokOr, "!": TokNot, "=": TokAssign, ",": TokComma,
 }
 
-// classify turns one participle token into libpcp tokens (a function call
-// word becomes the word and its parenthesis).
-func classify(rule, text string, off int, d Dialect) []Token {
-	tok := Token{Text: text, Value: text, Offset: off, End: off + len(text)}
+// classify turns one participle token into a libpcp token; a word glued to
+// "(" becomes the word and, in split, its parenthesis.
+func classify(rule, text string, off int, d Dialect) (tok Token, split *Token) {
+	tok = Token{Text: text, Value: text, Offset: off, End: off + len(text)}
 	switch rule {
-	case "MatchinstCall", "Call":
-		word := strings.TrimSuffix(text, "(")
-		paren := Token{Kind: TokLParen, Text: "(", Value: "(", Offset: off + len(word), End: off + len(text)}
-		tok.Text, tok.Value, tok.End = word, word, off+len(word)
-		if d == PCP6 && (word == "meta" || word == "novalue") {
-			// Not function words before 6.2.2: an ordinary name.
-			tok.Kind = TokName
-		} else if word == "meta" {
-			tok.Kind = TokMeta
-		} else {
-			tok.Kind = TokFunc
-		}
-		return []Token{tok, paren}
-	case "Name":
-		tok.Kind = TokName
-		switch text {
-		case "type":
-			tok.Kind = TokType
-		case "semantics":
-			tok.Kind = TokSemantics
-		case "units":
-			tok.Kind = TokUnits
-		case "indom":
-			if d == PCP7 {
-				tok.Kind = TokIndom
-			}
-		case "meta":
-			if d == PCP7 {
+	case "MatchinstCall", "Word", "WordCall":
+		word, glued := strings.CutSuffix(text, "(")
+		if glued {
+			paren := Token{Kind: TokLParen, Text: "(", Value: "(", Offset: off + len(word), End: off + len(text)}
+			tok.Text, tok.Value, tok.End = word, word, off+len(word)
+			switch {
+			case !functionWords[word] || (d == PCP6 && (word == "meta" || word == "novalue")):
+				// Not a function word (meta and novalue became ones in
+				// 6.2.2): an ordinary name followed by "(".
+				tok = classifyName(tok, d)
+			case word == "meta":
 				tok.Kind = TokMeta
+			default:
+				tok.Kind = TokFunc
 			}
+			return tok, &paren
 		}
-	case "Integer":
-		tok.Kind = TokInteger
-		if !fitsU32(text) {
+		return classifyName(tok, d), nil
+	case "Number":
+		if strings.Contains(text, ".") {
+			tok.Kind = TokDouble
+		} else if tok.Kind = TokInteger; !fitsU32(text) {
 			tok.Kind, tok.Err = TokError, "Constant value too large"
 		}
-	case "Double":
-		tok.Kind = TokDouble
 	case "String":
 		tok.Kind, tok.Value = TokString, text[1:len(text)-1]
 	case "BadString":
@@ -243,7 +237,35 @@ func classify(rule, text string, off int, d Dialect) []Token {
 	default:
 		tok.Kind, tok.Err = TokError, "Illegal character"
 	}
-	return []Token{tok}
+	return tok, nil
+}
+
+var functionWords = map[string]bool{
+	"avg": true, "count": true, "delta": true, "max": true, "min": true, "sum": true,
+	"anon": true, "rate": true, "instant": true, "mkconst": true, "meta": true,
+	"novalue": true, "rescale": true, "defined": true, "matchinst": true, "scalar": true,
+}
+
+// classifyName makes a word a NAME or one of the reserved words.
+func classifyName(tok Token, d Dialect) Token {
+	tok.Kind = TokName
+	switch tok.Text {
+	case "type":
+		tok.Kind = TokType
+	case "semantics":
+		tok.Kind = TokSemantics
+	case "units":
+		tok.Kind = TokUnits
+	case "indom":
+		if d == PCP7 {
+			tok.Kind = TokIndom
+		}
+	case "meta":
+		if d == PCP7 {
+			tok.Kind = TokMeta
+		}
+	}
+	return tok
 }
 
 // fitsU32 reports whether a decimal digit string is at most 4294967295,
@@ -274,13 +296,14 @@ func unescape(s string) string {
 func Tokens(src string, d Dialect, flag bool) []Token {
 	s := newScanner(src, d, flag)
 	var (
-		out     []Token
+		out     = make([]Token, 0, len(src)/3+2)
 		pending []Token
 		depth   int
 		opens   []int
 	)
 	for {
 		t := s.next(flag, &pending)
+		t.flag = flag
 		out = append(out, t)
 		switch t.Kind {
 		case TokEOS:

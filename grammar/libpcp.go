@@ -24,6 +24,12 @@ type Verdict struct {
 // accept or reject, the caret and the message, byte for byte. flag is the
 // matchinst flag left by the previous expression (Verdict.Leak).
 func LibpcpVerdict(expr string, d Dialect, flag bool) Verdict {
+	return libpcpVerdict(expr, Tokens(expr, d, flag), d, flag)
+}
+
+// libpcpVerdict is LibpcpVerdict over tokens already lexed by Tokens with
+// the same dialect and flag.
+func libpcpVerdict(expr string, toks []Token, d Dialect, flag bool) Verdict {
 	g := lalr.PCP7
 	if d == PCP6 {
 		g = lalr.PCP6
@@ -31,7 +37,8 @@ func LibpcpVerdict(expr string, d Dialect, flag bool) Verdict {
 	run := &libpcpRun{
 		grammar: g,
 		dialect: d,
-		scan:    newScanner(expr, d, flag),
+		expr:    expr,
+		toks:    toks,
 		flag:    flag,
 	}
 	accepted, err := g.Parse(run, run)
@@ -55,7 +62,10 @@ func LibpcpVerdict(expr string, d Dialect, flag bool) Verdict {
 type libpcpRun struct {
 	grammar    lalr.Grammar
 	dialect    Dialect
-	scan       *scanner
+	expr       string
+	toks       []Token // pre-lexed; used while libpcp's flag agrees
+	next       int
+	scan       *scanner // lexes the rest once the flag disagrees
 	pending    []Token
 	flag       bool
 	lastOffset int
@@ -78,7 +88,21 @@ var terminalNames = map[TokenKind]string{
 
 // Next is the lalr.Lexer: libpcp's derive_lex, pulled one token at a time.
 func (r *libpcpRun) Next() (int, any) {
-	t := r.scan.next(r.flag, &r.pending)
+	var t Token
+	if r.scan == nil && r.next < len(r.toks) {
+		t = r.toks[r.next]
+		if t.flag != r.flag && strings.HasPrefix(t.Text, "/") {
+			// The parser's flag differs from the nesting estimate Tokens
+			// made: lex from here on as libpcp does.
+			r.scan = newScanner(r.expr, r.dialect, r.flag)
+			r.scan.restart(t.Offset, r.flag)
+		} else if t.Kind != TokEOS {
+			r.next++
+		}
+	}
+	if r.scan != nil {
+		t = r.scan.next(r.flag, &r.pending)
+	}
 	r.lastOffset = t.Offset
 	name := terminalNames[t.Kind]
 	if t.Kind == TokFunc {

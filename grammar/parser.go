@@ -10,9 +10,10 @@ import (
 )
 
 // The concrete syntax is a participle grammar over the tokens of lexer.go.
-// Operators are parsed by precedence climbing (pExpr.Parse) because libpcp's
-// precedence rules (yacc %left levels, prefix operators that reach right
-// over tighter binary operators) do not fit a level-per-rule grammar well.
+// participle parses operator expressions as flat lists; precedence
+// climbing over the list (pExpr.build) then applies libpcp's yacc %left
+// levels, including prefix operators that reach right over tighter binary
+// operators, which a level-per-rule grammar expresses poorly.
 
 // Participle token types for our TokenKinds.
 const (
@@ -81,18 +82,46 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	return pt, nil
 }
 
-type pExpr struct{ node Node }
+// pExpr is an operator expression as participle sees it: a flat list of
+// operands and operators. build() applies libpcp's precedence to it.
+type pExpr struct {
+	Head *pOperand `parser:"@@"`
+	Tail []*pTail  `parser:"@@*"`
+	node Node
+}
+
+// pOperand is a primary with its prefix operators.
+type pOperand struct {
+	Pos     lexer.Position
+	Prefix  []*pPrefix `parser:"@@*"`
+	Primary *pPrimary  `parser:"@@"`
+}
+
+type pPrefix struct {
+	Pos lexer.Position
+	Op  string `parser:"@('-' | '!')"`
+}
+
+// pTail is a binary operator and its right operand; for "?:" the middle
+// expression comes with the operator.
+type pTail struct {
+	Pos   lexer.Position
+	Op    string    `parser:"( @('+' | '-' | '*' | '/' | '<=' | '==' | '>=' | '!=' | '&&' | '||' | '<' | '>')"`
+	Then  *pExpr    `parser:"| '?' @@ ':' )"`
+	Right *pOperand `parser:"@@"`
+}
 
 type pPrimary struct {
-	Paren     *pParen     `parser:"  @@"`
-	Mkconst   *pMkconst   `parser:"| @@"`
-	Novalue   *pNovalue   `parser:"| @@"`
-	Matchinst *pMatchinst `parser:"| @@"`
-	Rescale   *pRescale   `parser:"| @@"`
+	// Most frequent first: participle tries the alternatives in order.
+	Metric    *pMetric    `parser:"  @@"`
+	Number    *pNumber    `parser:"| @@"`
+	Paren     *pParen     `parser:"| @@"`
 	NameCall  *pNameCall  `parser:"| @@"`
 	Call      *pCall      `parser:"| @@"`
-	Number    *pNumber    `parser:"| @@"`
-	Metric    *pMetric    `parser:"| @@"`
+	Rescale   *pRescale   `parser:"| @@"`
+	Matchinst *pMatchinst `parser:"| @@"`
+	Mkconst   *pMkconst   `parser:"| @@"`
+	Novalue   *pNovalue   `parser:"| @@"`
 }
 
 type pParen struct {
@@ -173,11 +202,8 @@ type pCall struct {
 	EndPos lexer.Position
 }
 
-// The parsers are built once and never change.
-var (
-	exprParser    = participle.MustBuild[pExpr](participle.Lexer(tokenDefinition{}))
-	primaryParser = participle.MustBuild[pPrimary](participle.Lexer(tokenDefinition{}))
-)
+// The parser is built once and never changes.
+var exprParser = participle.MustBuild[pExpr](participle.Lexer(tokenDefinition{}))
 
 // binaryPrec is yacc's %left table: higher binds tighter.
 var binaryPrec = map[string]int{
@@ -185,78 +211,86 @@ var binaryPrec = map[string]int{
 	"+": 5, "-": 5, "*": 6, "/": 6,
 }
 
-const (
-	precNot = 3
-	precNeg = 5
-)
+// Prefix operators take as operand everything that binds tighter than
+// they do: "-a * b" is -(a*b) and "!a < b" is !(a<b), as in libpcp.
+var prefixPrec = map[string]int{"!": 3, "-": 5}
 
-// Parse implements participle.Parseable with precedence climbing.
-func (e *pExpr) Parse(lex *lexer.PeekingLexer) error {
-	n, err := parseBinary(lex, 1)
+// climber applies precedence to a pExpr's flat operand/operator list.
+type climber struct {
+	e      *pExpr
+	i      int // next operand: 0 is Head, k is Tail[k-1].Right
+	prefix int // prefixes of operand i already consumed
+}
+
+func (c *climber) operand(i int) *pOperand {
+	if i == 0 {
+		return c.e.Head
+	}
+	return c.e.Tail[i-1].Right
+}
+
+func (e *pExpr) build() (Node, error) {
+	if e.node != nil {
+		return e.node, nil
+	}
+	c := &climber{e: e}
+	n, err := c.binary(1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	e.node = n
-	return nil
+	return n, nil
 }
 
-func parseBinary(lex *lexer.PeekingLexer, minPrec int) (Node, error) {
-	left, err := parseUnary(lex)
+func (c *climber) binary(minPrec int) (Node, error) {
+	left, err := c.unary()
 	if err != nil {
 		return nil, err
 	}
-	for {
-		t := lex.Peek()
-		prec, ok := binaryPrec[t.Value]
-		if t.Type != ptOp || !ok || prec < minPrec {
-			return left, nil
+	for c.i < len(c.e.Tail) {
+		t := c.e.Tail[c.i]
+		op := t.Op
+		if t.Then != nil {
+			op = "?"
 		}
-		lex.Next()
-		opAt := Span{t.Pos.Offset, t.Pos.Offset + len(t.Value)}
-		if t.Value == "?" {
-			then, err := parseBinary(lex, 1)
-			if err != nil {
+		prec := binaryPrec[op]
+		if prec < minPrec {
+			break
+		}
+		c.i++
+		c.prefix = 0
+		var then Node
+		if t.Then != nil {
+			if then, err = t.Then.build(); err != nil {
 				return nil, err
 			}
-			colon := lex.Peek()
-			if colon.Type != ptOp || colon.Value != ":" {
-				return nil, participle.Errorf(colon.Pos, `expected ":" of "?:"`)
-			}
-			lex.Next()
-			els, err := parseBinary(lex, prec+1)
-			if err != nil {
-				return nil, err
-			}
-			left = &Ternary{At: Span{left.Span().Start, els.Span().End}, Cond: left, Then: then, Else: els}
-			continue
 		}
-		right, err := parseBinary(lex, prec+1)
+		right, err := c.binary(prec + 1)
 		if err != nil {
 			return nil, err
 		}
-		left = &Binary{At: Span{left.Span().Start, right.Span().End}, Op: t.Value, OpAt: opAt, L: left, R: right}
+		at := Span{left.Span().Start, right.Span().End}
+		if t.Then != nil {
+			left = &Ternary{At: at, Cond: left, Then: then, Else: right}
+		} else {
+			left = &Binary{At: at, Op: op, OpAt: Span{t.Pos.Offset, t.Pos.Offset + len(op)}, L: left, R: right}
+		}
 	}
+	return left, nil
 }
 
-func parseUnary(lex *lexer.PeekingLexer) (Node, error) {
-	t := lex.Peek()
-	if t.Type == ptOp && (t.Value == "-" || t.Value == "!") {
-		lex.Next()
-		prec := precNeg
-		if t.Value == "!" {
-			prec = precNot
-		}
-		x, err := parseBinary(lex, prec+1)
+func (c *climber) unary() (Node, error) {
+	o := c.operand(c.i)
+	if c.prefix < len(o.Prefix) {
+		p := o.Prefix[c.prefix]
+		c.prefix++
+		x, err := c.binary(prefixPrec[p.Op] + 1)
 		if err != nil {
 			return nil, err
 		}
-		return &Unary{At: Span{t.Pos.Offset, x.Span().End}, Op: t.Value, X: x}, nil
+		return &Unary{At: Span{p.Pos.Offset, x.Span().End}, Op: p.Op, X: x}, nil
 	}
-	p, err := primaryParser.ParseFromLexer(lex, participle.AllowTrailing(true))
-	if err != nil {
-		return nil, err
-	}
-	return p.node()
+	return o.Primary.node()
 }
 
 func span(start, end lexer.Position) Span { return Span{start.Offset, end.Offset} }
@@ -264,7 +298,10 @@ func span(start, end lexer.Position) Span { return Span{start.Offset, end.Offset
 func (p *pPrimary) node() (Node, error) {
 	switch {
 	case p.Paren != nil:
-		x := p.Paren.X.node
+		x, err := p.Paren.X.build()
+		if err != nil {
+			return nil, err
+		}
 		paren := &Paren{At: span(p.Paren.Pos, p.Paren.EndPos), X: x}
 		if p.Paren.Inst == nil {
 			return paren, nil
@@ -284,17 +321,29 @@ func (p *pPrimary) node() (Node, error) {
 		return &Novalue{At: span(p.Novalue.Pos, p.Novalue.EndPos), Specs: specs(p.Novalue.Specs)}, nil
 	case p.Matchinst != nil:
 		m := p.Matchinst
+		x, err := m.X.build()
+		if err != nil {
+			return nil, err
+		}
 		return &Matchinst{At: span(m.Pos, m.EndPos), Invert: m.Invert, Pattern: m.Pattern,
-			PatternAt: Span{m.PatPos.Offset, m.PatPos.Offset}, X: m.X.node}, nil
+			PatternAt: Span{m.PatPos.Offset, m.PatPos.Offset}, X: x}, nil
 	case p.Rescale != nil:
 		r := p.Rescale
-		return &Rescale{At: span(r.Pos, r.EndPos), X: r.X.node, Units: r.Units, UnitsAt: Span{r.UnitsPos.Offset, r.UnitsPos.Offset}}, nil
+		x, err := r.X.build()
+		if err != nil {
+			return nil, err
+		}
+		return &Rescale{At: span(r.Pos, r.EndPos), X: x, Units: r.Units, UnitsAt: Span{r.UnitsPos.Offset, r.UnitsPos.Offset}}, nil
 	case p.NameCall != nil:
 		c := p.NameCall
 		arg := &Metric{At: Span{c.NamePos.Offset, c.NamePos.Offset + len(c.Name)}, Name: c.Name}
 		return &Call{At: span(c.Pos, c.EndPos), Func: c.Func, Arg: arg}, nil
 	case p.Call != nil:
-		return &Call{At: span(p.Call.Pos, p.Call.EndPos), Func: p.Call.Func, Arg: p.Call.Arg.node}, nil
+		arg, err := p.Call.Arg.build()
+		if err != nil {
+			return nil, err
+		}
+		return &Call{At: span(p.Call.Pos, p.Call.EndPos), Func: p.Call.Func, Arg: arg}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty primary")
 }
@@ -327,7 +376,10 @@ func specs(ps []*pSpec) []Spec {
 // LibpcpVerdict says whether libpcp accepts the text. On a syntax error the
 // error carries the offset where participle stopped.
 func ParseExpr(src string, d Dialect) (Node, error) {
-	toks := Tokens(src, d, false)
+	return parseTokens(Tokens(src, d, false))
+}
+
+func parseTokens(toks []Token) (Node, error) {
 	for _, t := range toks {
 		if t.Kind == TokError {
 			return nil, &SyntaxError{Offset: t.Offset, Msg: t.Err}
@@ -345,7 +397,7 @@ func ParseExpr(src string, d Dialect) (Node, error) {
 		}
 		return nil, err
 	}
-	return e.node, nil
+	return e.build()
 }
 
 // SyntaxError is a parse failure at a byte offset of the expression.

@@ -1,0 +1,42 @@
+package grammar
+
+import "strings"
+
+// Source is one config file's name and contents.
+type Source struct {
+	Path string
+	Src  []byte
+}
+
+// ParseConfigs parses the files of one config path in order, the way a
+// single process loads them: names registered by earlier files count as
+// duplicates in later ones, and libpcp's lexer state carries over.
+func ParseConfigs(srcs []Source, d Dialect) []*File {
+	registered := map[string]bool{}
+	leak := false
+	files := make([]*File, 0, len(srcs))
+	for _, s := range srcs {
+		f := ParseConfig(s.Path, s.Src, Options{Dialect: d, Leak: leak, Registered: registered})
+		for _, def := range f.Definitions {
+			if def.Registered {
+				registered[def.Name] = true
+			}
+		}
+		leak = f.Leak
+		files = append(files, f)
+	}
+	return files
+}
+
+// SplitConfigPath splits a PCP_DERIVED_CONFIG-style list at ":". Empty
+// components are dropped, as libpcp ignores them in the environment
+// variable.
+func SplitConfigPath(path string) []string {
+	var out []string
+	for _, p := range strings.Split(path, ":") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
