@@ -141,12 +141,19 @@ func (r *libpcpRun) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
 	text := r.grammar.RuleText(rule)
 	if r.dialect == PCP7 && (text == "func: DELTA LPAREN error" || text == "func: RATE LPAREN error") {
 		// 6.3.0 widened delta() and rate() to expressions and reworded.
-		r.fail("<expr> expected to follow " + strings.ToLower(text[6:11]) + "(")
+		word := strings.ToLower(strings.Fields(text)[1])
+		r.fail("<expr> expected to follow " + word + "(")
 		return nil, lalr.Retry
 	}
 	if msg, ok := errorProductions[text]; ok {
 		r.fail(msg)
 		return nil, lalr.Retry
+	}
+	if strings.HasPrefix(text, "$@") {
+		// A mid-rule action before a spec list: libpcp resets the spec
+		// defaults there.
+		r.specType = ""
+		return nil, lalr.Continue
 	}
 	switch text {
 	case "defn: expr EOS":
@@ -161,9 +168,6 @@ func (r *libpcpRun) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
 			r.fail("bad regular expression: '" + msg + "'")
 			return nil, lalr.Abort
 		}
-	case "$@1: %empty", "$@2: %empty", "$@3: %empty":
-		// Mid-rule action before a speclist: the defaults are reset.
-		r.specType = ""
 	case "spec: TYPE ASSIGN specval":
 		v := tokenValue(rhs[2])
 		if !validTypeSpec(v) {

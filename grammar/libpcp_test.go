@@ -68,3 +68,38 @@ func splitLines(s string) []string {
 	}
 	return out
 }
+
+// PCP 7.2 is not installable here; these verdicts come from its grammar
+// and qa outputs (language.md §3.1a, §4.1, §9).
+func TestLibpcpVerdictPCP7(t *testing.T) {
+	tests := []struct {
+		expr  string
+		ok    bool
+		caret int
+		msg   string
+	}{
+		{"a ? novalue() : b", true, 0, ""},
+		{"a ? b : novalue(type=u32, semantics=counter)", true, 0, ""},
+		{"a ? novalue() : novalue()", false, 24, "novalue() may appear at most once in a ternary expression"},
+		{"delta(a + b)", true, 0, ""},
+		{"rate((a))", true, 0, ""},
+		{"delta(", false, 5, "<expr> expected to follow delta("},
+		{"rate(", false, 4, "<expr> expected to follow rate("},
+		{"instant(", false, 7, "Metric name expected to follow instant("},
+		{"mkconst(1, indom=29.2)", true, 0, ""},
+		{"mkconst(1, indom=511.2)", false, 17, "Illegal indom: '511.2'"},
+		{"mkconst(1, meta=sample.bin)", true, 0, ""},
+		{"mkconst(1, type=2.5)", false, 16, "Unrecognized value for type '2.5'"},
+		{"mkconst(1 2)", false, 10, "metadata keyword expected to follow mkconst(type"},
+		{"novalue(", false, 0, ""},
+		{"a ? novalue(", false, 11, "metadata keyword expected to follow novalue("},
+		{"meta", false, 0, ""},
+		{"indom + 1", false, 0, ""},
+	}
+	for _, tt := range tests {
+		v := LibpcpVerdict(tt.expr, PCP7, false)
+		if v.OK != tt.ok || (!tt.ok && (v.Caret != tt.caret || v.Message != tt.msg)) {
+			t.Errorf("%q: got ok=%v caret=%d %q, want ok=%v caret=%d %q", tt.expr, v.OK, v.Caret, v.Message, tt.ok, tt.caret, tt.msg)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+# The README's test command is `make test`; .ci/run calls exactly that.
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+
+.PHONY: test testenv fmt-check vet unit fuzz-smoke build bench generate
+
+test: testenv fmt-check vet unit fuzz-smoke
+
+testenv:
+	scripts/pcp-testenv.sh
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+fuzz-smoke:
+	scripts/fuzz-smoke.sh
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp
+
+bench:
+	bench/parse.sh
+
+# Regenerates the LALR tables from grammar/lalr/*.y (needs bison).
+generate:
+	$(GO) generate ./grammar/lalr

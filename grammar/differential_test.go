@@ -1,0 +1,115 @@
+package grammar
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+)
+
+// libpcpVerdicts registers every expression with the installed libpcp.
+func libpcpVerdicts(t *testing.T, exprs []string) []Verdict {
+	t.Helper()
+	requirePCP(t)
+	var in strings.Builder
+	for _, e := range exprs {
+		b, _ := json.Marshal(e)
+		in.Write(append(b, '\n'))
+	}
+	cmd := exec.Command("/usr/bin/python3", "testdata/libpcp_register.py")
+	cmd.Stdin = strings.NewReader(in.String())
+	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("registering with libpcp (needs /usr/bin/python3 and libpcp.so.3: run scripts/pcp-testenv.sh): %v", err)
+	}
+	var verdicts []Verdict
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		var r struct {
+			OK    bool
+			Caret int
+			Msg   string
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		verdicts = append(verdicts, Verdict{OK: r.OK, Caret: r.Caret, Message: r.Msg})
+	}
+	if len(verdicts) != len(exprs) {
+		t.Fatalf("libpcp answered %d of %d expressions", len(verdicts), len(exprs))
+	}
+	return verdicts
+}
+
+// deviations are expressions where we knowingly differ from libpcp 6.0.3,
+// with the reason (testdata/syntax-deviations.txt: "expr<TAB>reason").
+func deviations(t *testing.T) map[string]string {
+	b, err := os.ReadFile("testdata/syntax-deviations.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		expr, reason, ok := strings.Cut(l, "\t")
+		if !ok || reason == "" {
+			t.Fatalf("syntax-deviations.txt: %q has no reason", l)
+		}
+		m[expr] = reason
+	}
+	return m
+}
+
+func compareWithLibpcp(t *testing.T, exprs []string) {
+	t.Helper()
+	want := libpcpVerdicts(t, exprs)
+	dev := deviations(t)
+	accepted, differ := 0, 0
+	for i, e := range exprs {
+		got := LibpcpVerdict(e, PCP6, false)
+		if want[i].OK {
+			accepted++
+		}
+		if got.OK == want[i].OK && (got.OK || (got.Caret == want[i].Caret && got.Message == want[i].Message)) {
+			continue
+		}
+		if _, ok := dev[e]; ok && got.OK == want[i].OK {
+			continue // caret or message deviation, listed with its reason
+		}
+		differ++
+		t.Errorf("%q:\n  libpcp: ok=%v caret=%d %q\n  ours:   ok=%v caret=%d %q",
+			e, want[i].OK, want[i].Caret, want[i].Message, got.OK, got.Caret, got.Message)
+	}
+	t.Logf("%d expressions (%d accepted by libpcp), %d differ", len(exprs), accepted, differ)
+}
+
+// TestSyntaxAgainstLibpcpTable: the hand-written cases and the starter set.
+func TestSyntaxAgainstLibpcpTable(t *testing.T) {
+	exprs := loadStarterSeeds()
+	for _, c := range loadStarter(t) {
+		exprs = append(exprs, c.Expr)
+	}
+	if len(exprs) < 700 {
+		t.Fatalf("only %d table cases", len(exprs))
+	}
+	compareWithLibpcp(t, exprs)
+}
+
+// TestSyntaxAgainstLibpcpGenerated: 10,000 generated expressions, a fifth
+// of them deliberately broken, from a fixed seed.
+func TestSyntaxAgainstLibpcpGenerated(t *testing.T) {
+	g := exprgen.New(20261122, []string{"sample.long.one", "sample.bin", "sample.colour", "sample.byte_ctr",
+		"kernel.all.load", "sample.string.hullo", "sample.double.one", "disk.dev.read"})
+	exprs := make([]string, 10000)
+	for i := range exprs {
+		exprs[i] = g.Next()
+	}
+	compareWithLibpcp(t, exprs)
+}
