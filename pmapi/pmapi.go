@@ -80,7 +80,7 @@ func (t Type) Arithmetic() bool { return t >= Type32 && t <= TypeDouble }
 func (t Type) String() string {
 	switch t {
 	case TypeNoSupport:
-		return "Not Supported"
+		return "NO_SUPPORT"
 	case Type32:
 		return "32"
 	case TypeU32:
@@ -106,7 +106,7 @@ func (t Type) String() string {
 	case TypeUnknown:
 		return "UNKNOWN"
 	}
-	return fmt.Sprintf("Type=%d?", int32(t))
+	return "???"
 }
 
 // Sem is a metric's semantics (PM_SEM_*).

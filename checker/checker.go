@@ -1,0 +1,459 @@
+// Package checker tells what libpcp will do with every derived metric of a
+// config before any tool loads it: binds operand names through a metadata
+// source, runs libpcp's semantic checks in libpcp's order, infers the
+// resulting metadata, and reports what libpcp would print, and more.
+package checker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// Status is libpcp's fate for one derived metric.
+type Status int
+
+const (
+	// NotRegistered: libpcp rejected the definition (a syntax error, a
+	// duplicate name) or never read it; the grammar reported why.
+	NotRegistered Status = iota
+	// Valid: the metric binds and passes every check.
+	Valid
+	// SemanticError: libpcp prints "Semantic error: ..." and hides it.
+	SemanticError
+	// Unbound: an operand is not in the namespace; PCP 6 hides the metric
+	// without a word.
+	Unbound
+	// Masked: a real metric of the same name exists; libpcp uses that.
+	Masked
+)
+
+func (s Status) String() string {
+	return [...]string{"not registered", "valid", "semantic error", "unbound", "masked"}[s]
+}
+
+// Metric is the checker's verdict on one definition.
+type Metric struct {
+	Def    *grammar.Definition
+	Status Status
+	// Desc is the inferred descriptor (Valid and Masked metrics).
+	Desc pmapi.Desc
+	// Nodes holds the inferred metadata of every checked node.
+	Nodes map[grammar.Node]*NodeInfo
+	// Message is libpcp's semantic error text; Rendering the operand text
+	// libpcp prints with it.
+	Message, Rendering string
+	// Unknown lists operand names the source does not know.
+	Unknown []string
+}
+
+// Report is the result for a set of files loaded as one config path.
+type Report struct {
+	Files   []*grammar.File
+	Metrics []*Metric // in definition order, registered definitions only
+	ByName  map[string]*Metric
+	// Diagnostics holds the checker's findings per file, in file order.
+	Diagnostics map[*grammar.File][]grammar.Diagnostic
+	Source      string
+}
+
+// Options tune a check.
+type Options struct {
+	Dialect grammar.Dialect
+}
+
+// Check binds and checks every registered definition of the files against
+// the source, with one batched name lookup and one batched descriptor
+// lookup for all operands.
+func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
+	c := &checkRun{
+		opts:   opts,
+		report: &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe()},
+		descs:  map[string]pmapi.Desc{},
+		known:  map[string]bool{},
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		for _, d := range f.Definitions {
+			if !d.Registered {
+				continue
+			}
+			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}}
+			c.report.Metrics = append(c.report.Metrics, m)
+			c.report.ByName[d.Name] = m
+			c.fileOf = append(c.fileOf, f)
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				names = append(names, d.Name) // to find masking real metrics
+			}
+			tree, err := d.Tree()
+			if err != nil {
+				continue
+			}
+			grammar.Walk(tree, func(n grammar.Node) bool {
+				for _, name := range operandNames(n) {
+					if !seen[name] {
+						seen[name] = true
+						names = append(names, name)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if err := c.lookup(ctx, src, names); err != nil {
+		return nil, err
+	}
+	for i, m := range c.report.Metrics {
+		c.check(m, c.fileOf[i])
+	}
+	return c.report, nil
+}
+
+// operandNames are the metric names a node makes libpcp look up.
+func operandNames(n grammar.Node) []string {
+	switch n := n.(type) {
+	case *grammar.Metric:
+		return []string{n.Name}
+	case *grammar.Call:
+		if n.Func == "anon" {
+			return nil
+		}
+	case *grammar.Mkconst:
+		return metaNames(n.Specs)
+	case *grammar.Novalue:
+		return metaNames(n.Specs)
+	}
+	return nil
+}
+
+func metaNames(specs []grammar.Spec) []string {
+	var out []string
+	for _, s := range specs {
+		if s.Key == "meta" {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}
+
+type checkRun struct {
+	opts   Options
+	report *Report
+	fileOf []*grammar.File
+	descs  map[string]pmapi.Desc // real metrics by name
+	known  map[string]bool
+}
+
+func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	pmids, errs, err := src.LookupNames(ctx, names)
+	if err != nil {
+		return fmt.Errorf("looking up %d metric names in %s: %w", len(names), src.Describe(), err)
+	}
+	var found []pmapi.PMID
+	var foundNames []string
+	for i, n := range names {
+		if errs[i] == nil {
+			found = append(found, pmids[i])
+			foundNames = append(foundNames, n)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	descs, derrs, err := src.Descs(ctx, found)
+	if err != nil {
+		return fmt.Errorf("fetching %d descriptors from %s: %w", len(found), src.Describe(), err)
+	}
+	for i, n := range foundNames {
+		if derrs[i] == nil {
+			c.descs[n] = descs[i]
+			c.known[n] = true
+		}
+	}
+	return nil
+}
+
+// check runs binding and semantic checks for one metric.
+func (c *checkRun) check(m *Metric, f *grammar.File) {
+	d := m.Def
+	if real, ok := c.descs[d.Name]; ok {
+		m.Status, m.Desc = Masked, real
+		c.diag(f, m, d.NameRange, grammar.SeverityWarning, "masked",
+			fmt.Sprintf("%s is also a real metric: libpcp uses the real one and ignores this definition", d.Name), nil)
+		return
+	}
+	tree, err := d.Tree()
+	if err != nil {
+		// Accepted by libpcp's parser but not by ours: report, don't guess.
+		c.diag(f, m, d.Range, grammar.SeverityError, "internal",
+			fmt.Sprintf("pcp-derive-lsp could not build a syntax tree for this definition (please report): %v", err), nil)
+		return
+	}
+	in := &inferrer{
+		dialect:     c.opts.Dialect,
+		nodes:       m.Nodes,
+		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
+		constDesc:   constDesc,
+		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := pmapi.ParseUnits(s); return u, err },
+		convertible: func(a, b pmapi.Units) bool { _, _, err := pmapi.ConvFactors(a, b); return err == nil },
+		unitsText:   func(u pmapi.Units) string { return u.String() },
+	}
+	// Binding comes first in libpcp: any unknown operand (outside
+	// defined()) hides the metric before a check runs.
+	m.Unknown = c.unknownOperands(tree)
+	if len(m.Unknown) > 0 {
+		m.Status = Unbound
+		c.reportUnbound(f, m, tree)
+		return
+	}
+	desc, err := in.desc(tree)
+	var se *semErr
+	switch {
+	case errors.As(err, &se):
+		m.Status, m.Message = SemanticError, se.msg
+		m.Rendering = se.rendering
+		if m.Rendering == "" {
+			m.Rendering = renderNode(se.node)
+		}
+		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
+		c.diag(f, m, exprRange(f, d, se.node.Span()), grammar.SeverityError, "semantic",
+			fmt.Sprintf("%s: %s", m.Message, m.Rendering)+c.operandsNote(m, se.node), []string{line})
+	case err != nil:
+		c.diag(f, m, d.Range, grammar.SeverityError, "internal", err.Error(), nil)
+	default:
+		m.Status, m.Desc = Valid, desc
+		m.Desc.PMID = pmapi.PMIDNull
+	}
+}
+
+// renderNode renders a failing node as libpcp does.
+func renderNode(n grammar.Node) string {
+	if c, ok := n.(*colonNode); ok {
+		return grammar.LibpcpLeaf(c.t.Then) + " : " + grammar.LibpcpLeaf(c.t.Else)
+	}
+	return grammar.LibpcpRendering(n)
+}
+
+// operandsNote spells out what libpcp abbreviates as <expr>: the inferred
+// metadata of the failing node's operands.
+func (c *checkRun) operandsNote(m *Metric, n grammar.Node) string {
+	var ops []grammar.Node
+	switch n := n.(type) {
+	case *grammar.Binary:
+		ops = []grammar.Node{n.L, n.R}
+	case *colonNode:
+		ops = []grammar.Node{n.t.Then, n.t.Else}
+	case *grammar.Ternary:
+		ops = []grammar.Node{n.Cond}
+	case *grammar.Unary:
+		ops = []grammar.Node{n.X}
+	case *grammar.Call:
+		ops = []grammar.Node{n.Arg}
+	case *grammar.Rescale:
+		ops = []grammar.Node{n.X}
+	}
+	var parts []string
+	for _, op := range ops {
+		if ni := m.Nodes[op]; ni != nil {
+			parts = append(parts, fmt.Sprintf("%s is %s", grammar.Format(op), DescText(ni.Desc)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// DescText is a one-line summary of a descriptor for messages and hovers.
+func DescText(d pmapi.Desc) string {
+	units := d.Units.String()
+	if units == "" {
+		units = "none"
+	}
+	indom := "singular"
+	if d.InDom != pmapi.InDomNull {
+		indom = "indom " + d.InDom.String()
+	}
+	return fmt.Sprintf("%s %s, units %s, %s", typeText(d.Type), d.Sem, units, indom)
+}
+
+func typeText(t pmapi.Type) string {
+	switch t {
+	case pmapi.Type32:
+		return "32-bit int"
+	case pmapi.TypeU32:
+		return "32-bit unsigned int"
+	case pmapi.Type64:
+		return "64-bit int"
+	case pmapi.TypeU64:
+		return "64-bit unsigned int"
+	case pmapi.TypeFloat:
+		return "float"
+	case pmapi.TypeDouble:
+		return "double"
+	case pmapi.TypeString:
+		return "string"
+	case pmapi.TypeAggregate, pmapi.TypeAggregateStatic:
+		return "aggregate"
+	case pmapi.TypeEvent:
+		return "event record array"
+	case pmapi.TypeHighresEvent:
+		return "highres event record array"
+	}
+	return t.String()
+}
+
+// unknownOperands lists names that fail to bind; defined() tolerates them.
+func (c *checkRun) unknownOperands(tree grammar.Node) []string {
+	var out []string
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		switch n := n.(type) {
+		case *grammar.Call:
+			if n.Func == "defined" || n.Func == "anon" {
+				return false
+			}
+		case *grammar.Metric:
+			if _, ok := c.bindable(n.Name); !ok {
+				out = append(out, n.Name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// bindable resolves a name like pmLookupName + pmLookupDesc in a context
+// that has the config's derived metrics: real metrics first, then valid
+// derived metrics (nesting, which PCP 6 binds but cannot fetch).
+func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
+	if d, ok := c.descs[name]; ok {
+		return d, true
+	}
+	if m, ok := c.report.ByName[name]; ok && m.Status == Valid {
+		return m.Desc, true
+	}
+	if name == "event.flags" || name == "event.missed" {
+		return pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}, true
+	}
+	return pmapi.Desc{}, false
+}
+
+func (c *checkRun) leaf(n *grammar.Metric) (pmapi.Desc, bool) { return c.bindable(n.Name) }
+
+func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) {
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if call, ok := n.(*grammar.Call); ok && (call.Func == "defined" || call.Func == "anon") {
+			return false
+		}
+		mt, ok := n.(*grammar.Metric)
+		if !ok {
+			return true
+		}
+		if _, ok := c.bindable(mt.Name); ok {
+			return true
+		}
+		msg := fmt.Sprintf("unknown metric %s: libpcp silently hides %s", mt.Name, m.Def.Name)
+		if c.opts.Dialect == grammar.PCP7 {
+			msg = fmt.Sprintf("unknown metric %s: libpcp 7 reports \"Unknown operand metric\" and hides %s", mt.Name, m.Def.Name)
+		}
+		var pcp []string
+		if c.opts.Dialect == grammar.PCP7 {
+			pcp = []string{fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", m.Def.Name, mt.Name)}
+		}
+		c.diag(f, m, exprRange(f, m.Def, mt.At), grammar.SeverityError, "unknown-metric", msg, pcp)
+		return true
+	})
+}
+
+func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
+	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+}
+
+// exprRange maps an expression span to a file range.
+func exprRange(f *grammar.File, d *grammar.Definition, s grammar.Span) grammar.Range {
+	return grammar.Range{Start: f.Pos(d.ExprPos(s.Start)), End: f.Pos(d.ExprPos(s.End))}
+}
+
+// constDesc is the descriptor libpcp gives a literal, mkconst or novalue.
+func constDesc(n grammar.Node) (pmapi.Desc, error) {
+	d := pmapi.Desc{PMID: pmapi.PMIDNull, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+	var specs []grammar.Spec
+	switch n := n.(type) {
+	case *grammar.Number:
+		d.Type = pmapi.TypeU32
+		if n.Double {
+			d.Type = pmapi.TypeDouble
+		}
+		return d, nil
+	case *grammar.Mkconst:
+		d.Type = pmapi.TypeU32
+		if n.Value.Double {
+			d.Type = pmapi.TypeDouble
+		}
+		specs = n.Specs
+	case *grammar.Novalue:
+		d.Type = pmapi.Type32
+		specs = n.Specs
+	}
+	for _, s := range specs {
+		switch s.Key {
+		case "type":
+			d.Type = specType(s.Value)
+		case "semantics":
+			switch strings.ToLower(s.Value) {
+			case "counter":
+				d.Sem = pmapi.SemCounter
+			case "instant":
+				d.Sem = pmapi.SemInstant
+			case "discrete":
+				d.Sem = pmapi.SemDiscrete
+			}
+		case "units":
+			u, _, err := pmapi.ParseUnits(s.Value)
+			if err != nil {
+				return d, err
+			}
+			d.Units = u
+		}
+	}
+	return d, nil
+}
+
+func specType(v string) pmapi.Type {
+	switch strings.ToUpper(v) {
+	case "32":
+		return pmapi.Type32
+	case "U32":
+		return pmapi.TypeU32
+	case "64":
+		return pmapi.Type64
+	case "U64":
+		return pmapi.TypeU64
+	case "FLOAT":
+		return pmapi.TypeFloat
+	}
+	return pmapi.TypeDouble
+}
+
+// SortedNames returns the valid derived metric names, sorted.
+func (r *Report) SortedNames() []string {
+	var out []string
+	for name, m := range r.ByName {
+		if m.Status == Valid {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,362 @@
+// Package snapshot reads and writes metadata snapshots: a JSON file holding
+// a host's metric namespace, descriptors, instance domains and help text,
+// so configs can be checked where no pmcd runs (CI, a laptop).
+//
+// Format (version 1), all fields required unless marked optional:
+//
+//	{
+//	  "format": "pcp-derive-lsp-snapshot",
+//	  "version": 1,
+//	  "source": "pmcd at 127.0.0.1",            // where it was captured
+//	  "pcpVersion": "6.0.3",                      // pmcd.version
+//	  "hostname": "db1",                          // optional
+//	  "captured": "2026-11-22T15:00:00Z",         // optional
+//	  "metrics": [{
+//	    "name": "kernel.all.load",
+//	    "pmid": "60.2.0",
+//	    "type": "FLOAT",                          // pmTypeStr spelling
+//	    "indom": "60.2",                          // "" for PM_INDOM_NULL
+//	    "sem": "instant",                         // counter|instant|discrete
+//	    "units": "",                              // pmUnitsStr ("" = none)
+//	    "oneline": "...", "help": "..."           // optional
+//	  }],
+//	  "indoms": [{
+//	    "indom": "60.2",
+//	    "instances": [{"id": 1, "name": "1 minute"}],
+//	    "oneline": "...", "help": "..."           // optional
+//	  }]
+//	}
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+const formatName = "pcp-derive-lsp-snapshot"
+
+// File is the JSON document.
+type File struct {
+	Format     string   `json:"format"`
+	Version    int      `json:"version"`
+	Source     string   `json:"source"`
+	PCPVersion string   `json:"pcpVersion"`
+	Hostname   string   `json:"hostname,omitempty"`
+	Captured   string   `json:"captured,omitempty"`
+	Metrics    []Metric `json:"metrics"`
+	InDoms     []InDom  `json:"indoms"`
+}
+
+// Metric is one metric's metadata.
+type Metric struct {
+	Name    string `json:"name"`
+	PMID    string `json:"pmid"`
+	Type    string `json:"type"`
+	InDom   string `json:"indom"`
+	Sem     string `json:"sem"`
+	Units   string `json:"units"`
+	OneLine string `json:"oneline,omitempty"`
+	Help    string `json:"help,omitempty"`
+}
+
+// InDom is one instance domain.
+type InDom struct {
+	InDom     string     `json:"indom"`
+	Instances []Instance `json:"instances"`
+	OneLine   string     `json:"oneline,omitempty"`
+	Help      string     `json:"help,omitempty"`
+}
+
+// Instance is one member of an instance domain.
+type Instance struct {
+	ID   int32  `json:"id"`
+	Name string `json:"name"`
+}
+
+// Source serves a snapshot through pmclient.Source.
+type Source struct {
+	describe string
+	file     *File
+	byName   map[string]int // index into file.Metrics
+	byPMID   map[pmapi.PMID][]int
+	descs    []pmapi.Desc
+	indoms   map[pmapi.InDom]*InDom
+	children map[string][]pmclient.Child
+	once     sync.Once
+}
+
+// Read decodes and validates a snapshot. name describes where it came from
+// ("snapshot FILE", "embedded default").
+func Read(r io.Reader, name string) (*Source, error) {
+	var f File
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%s: not a snapshot: %w", name, err)
+	}
+	if f.Format != formatName || f.Version != 1 {
+		return nil, fmt.Errorf("%s: not a version 1 %s file (format %q, version %d)", name, formatName, f.Format, f.Version)
+	}
+	s := &Source{
+		describe: fmt.Sprintf("%s (captured from %s, PCP %s)", name, f.Source, f.PCPVersion),
+		file:     &f,
+		byName:   make(map[string]int, len(f.Metrics)),
+		byPMID:   make(map[pmapi.PMID][]int, len(f.Metrics)),
+		descs:    make([]pmapi.Desc, len(f.Metrics)),
+		indoms:   make(map[pmapi.InDom]*InDom, len(f.InDoms)),
+	}
+	for i, m := range f.Metrics {
+		d, err := m.desc()
+		if err != nil {
+			return nil, fmt.Errorf("%s: metric %q: %w", name, m.Name, err)
+		}
+		s.byName[m.Name] = i
+		s.byPMID[d.PMID] = append(s.byPMID[d.PMID], i)
+		s.descs[i] = d
+	}
+	for i := range f.InDoms {
+		id, err := ParseInDom(f.InDoms[i].InDom)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		s.indoms[id] = &f.InDoms[i]
+	}
+	return s, nil
+}
+
+// Write encodes a snapshot, metrics sorted by name.
+func Write(w io.Writer, f *File) error {
+	f.Format, f.Version = formatName, 1
+	sort.Slice(f.Metrics, func(i, j int) bool { return f.Metrics[i].Name < f.Metrics[j].Name })
+	sort.Slice(f.InDoms, func(i, j int) bool { return f.InDoms[i].InDom < f.InDoms[j].InDom })
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(f)
+}
+
+// MetricFromDesc fills a snapshot entry from a descriptor.
+func MetricFromDesc(name string, d pmapi.Desc) Metric {
+	m := Metric{Name: name, PMID: d.PMID.String(), Type: d.Type.String(), Sem: d.Sem.String(), Units: d.Units.String()}
+	if d.InDom != pmapi.InDomNull {
+		m.InDom = d.InDom.String()
+	}
+	return m
+}
+
+func (m Metric) desc() (pmapi.Desc, error) {
+	var d pmapi.Desc
+	var err error
+	if d.PMID, err = ParsePMID(m.PMID); err != nil {
+		return d, err
+	}
+	if d.Type, err = parseType(m.Type); err != nil {
+		return d, err
+	}
+	d.InDom = pmapi.InDomNull
+	if m.InDom != "" {
+		if d.InDom, err = ParseInDom(m.InDom); err != nil {
+			return d, err
+		}
+	}
+	switch m.Sem {
+	case "counter":
+		d.Sem = pmapi.SemCounter
+	case "instant":
+		d.Sem = pmapi.SemInstant
+	case "discrete":
+		d.Sem = pmapi.SemDiscrete
+	default:
+		return d, fmt.Errorf("semantics %q", m.Sem)
+	}
+	if d.Units, _, err = pmapi.ParseUnits(m.Units); err != nil {
+		return d, fmt.Errorf("units %q: %w", m.Units, err)
+	}
+	return d, nil
+}
+
+func parseType(s string) (pmapi.Type, error) {
+	for t := pmapi.TypeNoSupport; t <= pmapi.TypeHighresEvent; t++ {
+		if t.String() == s {
+			return t, nil
+		}
+	}
+	if s == pmapi.TypeUnknown.String() {
+		return pmapi.TypeUnknown, nil
+	}
+	return 0, fmt.Errorf("type %q", s)
+}
+
+// ParsePMID reads "domain.cluster.item".
+func ParsePMID(s string) (pmapi.PMID, error) {
+	p := strings.Split(s, ".")
+	if len(p) != 3 {
+		return 0, fmt.Errorf("PMID %q: want domain.cluster.item", s)
+	}
+	var v [3]uint64
+	for i, x := range p {
+		n, err := strconv.ParseUint(x, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("PMID %q: %w", s, err)
+		}
+		v[i] = n
+	}
+	return pmapi.NewPMID(uint32(v[0]), uint32(v[1]), uint32(v[2])), nil
+}
+
+// ParseInDom reads "domain.serial".
+func ParseInDom(s string) (pmapi.InDom, error) {
+	dom, serial, ok := strings.Cut(s, ".")
+	d, err1 := strconv.ParseUint(dom, 10, 32)
+	n, err2 := strconv.ParseUint(serial, 10, 32)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("instance domain %q: want domain.serial", s)
+	}
+	return pmapi.NewInDom(uint32(d), uint32(n)), nil
+}
+
+// Describe implements pmclient.Source.
+func (s *Source) Describe() string { return s.describe }
+
+// Version implements pmclient.Source.
+func (s *Source) Version(context.Context) (string, error) { return s.file.PCPVersion, nil }
+
+// LookupNames implements pmclient.Source.
+func (s *Source) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
+	pmids := make([]pmapi.PMID, len(names))
+	errs := make([]error, len(names))
+	for i, n := range names {
+		if k, ok := s.byName[n]; ok {
+			pmids[i] = s.descs[k].PMID
+		} else {
+			pmids[i], errs[i] = pmapi.PMIDNull, pmclient.ErrUnknownName
+		}
+	}
+	return pmids, errs, nil
+}
+
+// NamesOf implements pmclient.Source.
+func (s *Source) NamesOf(_ context.Context, pmids []pmapi.PMID) ([][]string, []error, error) {
+	names := make([][]string, len(pmids))
+	errs := make([]error, len(pmids))
+	for i, p := range pmids {
+		for _, k := range s.byPMID[p] {
+			names[i] = append(names[i], s.file.Metrics[k].Name)
+		}
+		if len(names[i]) == 0 {
+			errs[i] = pmclient.ErrUnknownPMID
+		}
+	}
+	return names, errs, nil
+}
+
+// Children implements pmclient.Source.
+func (s *Source) Children(_ context.Context, name string) ([]pmclient.Child, error) {
+	s.once.Do(s.buildTree)
+	c, ok := s.children[name]
+	if !ok {
+		if _, leaf := s.byName[name]; leaf {
+			return nil, nil
+		}
+		return nil, pmclient.ErrUnknownName
+	}
+	return c, nil
+}
+
+func (s *Source) buildTree() {
+	seen := map[string]map[string]bool{}
+	s.children = map[string][]pmclient.Child{}
+	for _, m := range s.file.Metrics {
+		parts := strings.Split(m.Name, ".")
+		for i := range parts {
+			parent := strings.Join(parts[:i], ".")
+			if seen[parent] == nil {
+				seen[parent] = map[string]bool{}
+			}
+			if seen[parent][parts[i]] {
+				continue
+			}
+			seen[parent][parts[i]] = true
+			s.children[parent] = append(s.children[parent], pmclient.Child{Name: parts[i], Leaf: i == len(parts)-1})
+		}
+	}
+	for _, c := range s.children {
+		sort.Slice(c, func(i, j int) bool { return c[i].Name < c[j].Name })
+	}
+}
+
+// Descs implements pmclient.Source.
+func (s *Source) Descs(_ context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
+	descs := make([]pmapi.Desc, len(pmids))
+	errs := make([]error, len(pmids))
+	for i, p := range pmids {
+		if ks := s.byPMID[p]; len(ks) > 0 {
+			descs[i] = s.descs[ks[0]]
+		} else {
+			errs[i] = pmclient.ErrUnknownPMID
+		}
+	}
+	return descs, errs, nil
+}
+
+// Instances implements pmclient.Source.
+func (s *Source) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.Instance, error) {
+	d, ok := s.indoms[indom]
+	if !ok {
+		return nil, pmclient.ErrUnknownInDom
+	}
+	out := make([]pmclient.Instance, len(d.Instances))
+	for i, in := range d.Instances {
+		out[i] = pmclient.Instance{ID: in.ID, Name: in.Name}
+	}
+	return out, nil
+}
+
+// HelpText implements pmclient.Source.
+func (s *Source) HelpText(_ context.Context, target pmclient.HelpTarget, long bool) (string, error) {
+	var one, help string
+	if target.InDom != pmapi.InDomNull {
+		d, ok := s.indoms[target.InDom]
+		if !ok {
+			return "", pmclient.ErrNoHelp
+		}
+		one, help = d.OneLine, d.Help
+	} else {
+		ks := s.byPMID[target.PMID]
+		if len(ks) == 0 {
+			return "", pmclient.ErrNoHelp
+		}
+		m := s.file.Metrics[ks[0]]
+		one, help = m.OneLine, m.Help
+	}
+	text := one
+	if long {
+		text = help
+	}
+	if text == "" {
+		return "", pmclient.ErrNoHelp
+	}
+	return text, nil
+}
+
+// Fetch implements pmclient.Source: a snapshot has no values.
+func (s *Source) Fetch(context.Context, []pmapi.PMID) (*pmclient.Result, error) {
+	return nil, pmclient.ErrNoValues
+}
+
+// Names lists every metric name in the snapshot, sorted.
+func (s *Source) Names() []string {
+	out := make([]string, 0, len(s.file.Metrics))
+	for _, m := range s.file.Metrics {
+		out = append(out, m.Name)
+	}
+	sort.Strings(out)
+	return out
+}
