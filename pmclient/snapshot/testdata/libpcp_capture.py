@@ -1,15 +1,18 @@
 # Captures a metadata snapshot (pmclient/snapshot format, version 1) from a
 # pmcd through libpcp's own Python bindings. Tests use it as the oracle's
 # view of the metadata; the product captures with its own pmcd client.
-# usage: /usr/bin/python3 libpcp_capture.py HOST > snapshot.json
+# usage: /usr/bin/python3 libpcp_capture.py HOST [EXCLUDE,PREFIXES [MAX_INSTANCES]] > snapshot.json
 import json, sys
 from pcp import pmapi
 import cpmapi as c
 
 host = sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1"
+exclude = [p for p in (sys.argv[2].split(",") if len(sys.argv) > 2 else []) if p]
+max_instances = int(sys.argv[3]) if len(sys.argv) > 3 else -1
 ctx = pmapi.pmContext(c.PM_CONTEXT_HOST, host)
 names = []
 ctx.pmTraversePMNS("", names.append)
+names = [n for n in names if not any(n == p or n.startswith(p + ".") for p in exclude)]
 pmids = ctx.pmLookupName(names)
 
 def type_str(t):
@@ -49,6 +52,8 @@ for name, pmid in zip(names, pmids):
         try:
             ids, insts = ctx.pmGetInDom(d)
         except pmapi.pmErr:
+            ids, insts = [], []
+        if max_instances >= 0 and len(ids or []) > max_instances:
             ids, insts = [], []
         indoms[m["indom"]] = {"indom": m["indom"],
                               "instances": [{"id": i, "name": n.decode(errors="replace") if isinstance(n, bytes) else n}

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+)
+
+// sourceFlags choose where metadata comes from.
+type sourceFlags struct {
+	host, socket, archive, metadata string
+	noMetadata                      bool
+}
+
+func (s *sourceFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.host, "host", "", "metadata from pmcd on `HOST[:PORT]`")
+	fs.StringVar(&s.socket, "socket", "", "metadata from pmcd's unix `SOCKET`")
+	fs.StringVar(&s.archive, "archive", "", "metadata from a PCP `ARCHIVE`")
+	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command)")
+	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
+}
+
+// open picks the source: flags first, then $PCP_HOST/$PCP_ARCHIVE, then
+// the metadata embedded in the binary. It returns nil for --no-metadata.
+func (s *sourceFlags) open(env Env) (pmclient.Source, error) {
+	switch {
+	case s.noMetadata:
+		return nil, nil
+	case s.metadata != "":
+		f, err := os.Open(s.metadata)
+		if err != nil {
+			return nil, fmt.Errorf("metadata snapshot: %w", err)
+		}
+		defer f.Close()
+		return snapshot.Read(f, "snapshot "+s.metadata)
+	case s.host != "" || s.socket != "" || s.archive != "":
+		return nil, fmt.Errorf("--host, --socket and --archive need the native pmcd and archive clients, which are not built yet: use --metadata FILE or the embedded default")
+	}
+	for _, v := range []string{"PCP_HOST", "PCP_ARCHIVE"} {
+		if env.Getenv != nil && env.Getenv(v) != "" {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: $%s is set but reading pmcd and archives is not built yet; using the embedded default metadata\n", v)
+		}
+	}
+	return embedded.Source()
+}
+
+func runCheck(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	dialectName := fs.String("dialect", "pcp7", "language `DIALECT`: pcp6 (PCP 6.0-6.2) or pcp7 (PCP 7.2)")
+	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json or sarif")
+	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
+	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
+	var src sourceFlags
+	src.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp check [flags] PATH...\n\nChecks derived metric config files (files, directories, - for stdin), loaded\ntogether as one config path the way PCP_DERIVED_CONFIG=a:b:dir loads them.\nExit status: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O errors.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	dialect, err := grammar.ParseDialect(*dialectName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+		return ExitUsage
+	}
+	threshold := grammar.SeverityError
+	switch *failOn {
+	case "error":
+	case "warning":
+		threshold = grammar.SeverityWarning
+	default:
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
+		return ExitUsage
+	}
+	switch *format {
+	case "text", "pcp", "json", "sarif":
+	default:
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json or sarif\n", *format)
+		return ExitUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	source, err := src.open(env)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+		return ExitUsage
+	}
+	run, ioErrors := analyse(ctx, env, fs.Args(), dialect, source, *maxSize)
+	if run == nil {
+		return ExitUsage
+	}
+	if *format != "pcp" {
+		for i := range run.Files {
+			run.Files[i].Diagnostics = suppress(run.Files[i].File, run.Files[i].Diagnostics)
+		}
+	}
+	switch *format {
+	case "text":
+		err = report.Text(env.Stdout, run)
+	case "pcp":
+		err = report.PCP(env.Stdout, run)
+	case "json":
+		err = report.JSON(env.Stdout, run)
+	case "sarif":
+		wd, _ := os.Getwd()
+		err = report.SARIF(env.Stdout, run, wd)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: writing the report: %v\n", err)
+		return ExitUsage
+	}
+	errs, warnings, _ := run.Counts()
+	if *format == "text" {
+		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s, dialect %s)\n",
+			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, dialect)
+	}
+	switch {
+	case ioErrors > 0:
+		return ExitUsage
+	case errs > 0 || (threshold == grammar.SeverityWarning && warnings > 0):
+		return ExitFindings
+	}
+	return ExitOK
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// analyse reads, parses and checks the inputs. I/O errors are reported on
+// stderr and counted; checking goes on with the other files.
+func analyse(ctx context.Context, env Env, paths []string, dialect grammar.Dialect, source pmclient.Source, maxSize int64) (*report.Run, int) {
+	inputs := collectInputs(paths, env.Stdin, maxSize)
+	ioErrors := 0
+	var srcs []grammar.Source
+	var problems []input
+	for _, in := range inputs {
+		switch {
+		case in.err != nil:
+			ioErrors++
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", in.err)
+		case in.problem != "":
+			problems = append(problems, in)
+		default:
+			srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
+		}
+	}
+	files := grammar.ParseConfigs(srcs, dialect)
+	run := &report.Run{Tool: "pcp-derive-lsp", Version: Version, Dialect: dialect, Source: "none (syntax checks only)"}
+	var rep *checker.Report
+	if source != nil {
+		var err error
+		rep, err = checker.Check(ctx, files, source, checker.Options{Dialect: dialect})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", err)
+			return nil, ioErrors
+		}
+		run.Source = source.Describe()
+	}
+	for _, f := range files {
+		rf := report.File{File: f, PCPOrder: f.Diagnostics}
+		rf.Diagnostics = append(rf.Diagnostics, f.Diagnostics...)
+		if rep != nil {
+			sem := rep.Diagnostics[f]
+			rf.Diagnostics = append(rf.Diagnostics, sem...)
+		}
+		sort.SliceStable(rf.Diagnostics, func(i, j int) bool {
+			return rf.Diagnostics[i].Range.Start.Offset < rf.Diagnostics[j].Range.Start.Offset
+		})
+		run.Files = append(run.Files, rf)
+	}
+	// libpcp prints binding errors after loading every file.
+	if rep != nil && len(run.Files) > 0 {
+		for i, f := range files {
+			run.Files[i].PCPOrder = append([]grammar.Diagnostic{}, f.Diagnostics...)
+		}
+		last := &run.Files[len(run.Files)-1]
+		for _, f := range files {
+			last.PCPOrder = append(last.PCPOrder, rep.Diagnostics[f]...)
+		}
+	}
+	for _, p := range problems {
+		f := grammar.ParseConfig(p.path, nil, grammar.Options{Dialect: dialect})
+		run.Files = append(run.Files, report.File{File: f, Diagnostics: []grammar.Diagnostic{{
+			Severity: grammar.SeverityError, Code: p.problemCode, Message: p.problem,
+			Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
+		}}})
+	}
+	return run, ioErrors
+}
+
+var ignoreRE = regexp.MustCompile(`^#\s*pcp-derive-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?\s*$`)
+
+// suppress drops findings on a definition whose previous line is a comment
+// "# pcp-derive-lsp: ignore[CODE,...]" (or "ignore" for every code).
+func suppress(f *grammar.File, diags []grammar.Diagnostic) []grammar.Diagnostic {
+	out := diags[:0:0]
+	for _, d := range diags {
+		first := d.Range.Start.Line
+		for _, def := range f.Definitions {
+			if def.Range.Start.Line <= first && first <= def.Range.End.Line {
+				first = def.Range.Start.Line
+			}
+		}
+		if m := ignoreRE.FindStringSubmatch(f.Line(first - 1)); m != nil {
+			codes := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
+			if len(codes) == 0 || contains(codes, d.Code) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,76 @@
+// Package cli implements the pcp-derive-lsp subcommands; main only
+// dispatches to it, so the commands can be tested in-process.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// Version is the tool's version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// Env is what a command may touch: its arguments and standard streams.
+type Env struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment (os.Getenv in main).
+	Getenv func(string) string
+}
+
+// Exit statuses.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitUsage    = 2
+)
+
+const usage = `usage: pcp-derive-lsp [command] [flags] [arguments]
+
+commands:
+  serve      speak the Language Server Protocol on stdin/stdout (the default)
+  check      report problems in derived metric configs (for CI)
+  describe   print the metadata libpcp will give each derived metric
+  eval       compute derived metric values from pmcd or an archive
+  snapshot   save a host's metric metadata for hermetic checks
+  version    print the version
+
+Run "pcp-derive-lsp COMMAND -h" for a command's flags.
+`
+
+// Main runs a command line and returns the exit status.
+func Main(ctx context.Context, env Env) int {
+	args := env.Args
+	cmd := "serve"
+	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-') {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return notYet(env, "serve (the language server)")
+	case "check":
+		return runCheck(ctx, env, args)
+	case "describe":
+		return runDescribe(ctx, env, args)
+	case "eval":
+		return notYet(env, "eval")
+	case "snapshot":
+		return notYet(env, "snapshot")
+	case "version":
+		fmt.Fprintf(env.Stdout, "pcp-derive-lsp %s\n", Version)
+		return ExitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(env.Stdout, usage)
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "pcp-derive-lsp: unknown command %q\n%s", cmd, usage)
+	return ExitUsage
+}
+
+func notYet(env Env, what string) int {
+	fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s is not implemented yet\n", what)
+	return ExitUsage
+}

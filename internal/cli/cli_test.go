@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status = Main(context.Background(), Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }})
+	return out.String(), errOut.String(), status
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("..", "..", "testdata", "check", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs; got:\n%s", path, got)
+	}
+}
+
+const examples = "../../testdata/examples"
+
+func TestCheckFormatsGolden(t *testing.T) {
+	for _, format := range []string{"text", "pcp", "json", "sarif"} {
+		for _, dialect := range []string{"pcp6", "pcp7"} {
+			out, _, status := run(t, "", "check", "--format", format, "--dialect", dialect, examples)
+			if status != ExitFindings {
+				t.Errorf("%s/%s: exit %d, want 1", format, dialect, status)
+			}
+			golden(t, "examples."+dialect+"."+format, out)
+		}
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.conf")
+	warn := filepath.Join(dir, "warn.conf")
+	os.WriteFile(clean, []byte("m.a = kernel.all.load + 1\n"), 0o644)
+	os.WriteFile(warn, []byte("m.b = 1"), 0o644) // no final newline: a warning
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"check", clean}, ExitOK},
+		{[]string{"check", warn}, ExitOK},
+		{[]string{"check", "--fail-on", "warning", warn}, ExitFindings},
+		{[]string{"check", filepath.Join(examples, "mistakes.conf")}, ExitFindings},
+		{[]string{"check", filepath.Join(dir, "missing.conf")}, ExitUsage},
+		{[]string{"check", "--format", "xml", clean}, ExitUsage},
+		{[]string{"check", "--dialect", "pcp5", clean}, ExitUsage},
+		{[]string{"check"}, ExitUsage},
+		{[]string{"frobnicate"}, ExitUsage},
+		{[]string{"version"}, ExitOK},
+	}
+	for _, tt := range tests {
+		if _, stderr, got := run(t, "", tt.args...); got != tt.want {
+			t.Errorf("%v: exit %d, want %d (%s)", tt.args, got, tt.want, stderr)
+		}
+	}
+}
+
+func TestCheckStdinAndSuppression(t *testing.T) {
+	src := "# pcp-derive-lsp: ignore[syntax]\nm.a = 1 +\nm.b = 2 +\n"
+	out, _, status := run(t, src, "check", "-")
+	if status != ExitFindings || strings.Count(out, "[syntax]") != 1 || !strings.Contains(out, "<stdin>:3:") {
+		t.Errorf("exit %d, output:\n%s", status, out)
+	}
+	// The pcp format mirrors libpcp, which knows nothing of suppressions.
+	out, _, _ = run(t, src, "check", "--format", "pcp", "-")
+	if strings.Count(out, "syntax error") != 2 {
+		t.Errorf("pcp format:\n%s", out)
+	}
+}
+
+func TestCheckBadInput(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "binary.conf"), []byte("m.a = 1\n\x00\x01\x02"), 0o644)
+	big := bytes.Repeat([]byte("m.x = 1 + 2 + 3\n"), 1<<16)
+	os.WriteFile(filepath.Join(dir, "big.conf"), big, 0o644)
+	longLine := append([]byte("m.long = "), bytes.Repeat([]byte("1 + "), 256<<10)...)
+	os.WriteFile(filepath.Join(dir, "longline.conf"), append(longLine, "1\n"...), 0o644)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	os.Symlink(dir, filepath.Join(sub, "loop")) // a directory loop
+	unreadable := filepath.Join(dir, "unreadable.conf")
+	os.WriteFile(unreadable, []byte("m = 1\n"), 0o000)
+
+	out, stderr, status := run(t, "", "check", "--max-size", "524288", "--format", "json", dir)
+	if !strings.Contains(out, `"binary-file"`) || !strings.Contains(out, `"too-large"`) {
+		t.Errorf("binary and big files not reported:\n%s", out)
+	}
+	if strings.Count(out, `"code": "binary-file"`) != 1 {
+		t.Errorf("binary file reported more than once")
+	}
+	if os.Getuid() != 0 && (status != ExitUsage || !strings.Contains(stderr, "unreadable.conf")) {
+		t.Errorf("unreadable file: exit %d, stderr %s", status, stderr)
+	}
+	// The 1 MB line is checked, not refused.
+	var doc struct {
+		Files []struct{ Path string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range doc.Files {
+		found = found || strings.HasSuffix(f.Path, "longline.conf")
+	}
+	if !found {
+		t.Errorf("longline.conf not checked: %s", out)
+	}
+}
+
+// The pcp format is what libpcp itself prints when it loads the files.
+func TestPCPFormatMatchesPminfo(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	if _, err := exec.LookPath("pminfo"); err != nil {
+		t.Fatal("pminfo missing: run scripts/pcp-testenv.sh")
+	}
+	for _, name := range []string{"mistakes.conf", "disk-and-network.conf"} {
+		path := filepath.Join(examples, name)
+		ours, _, _ := run(t, "", "check", "--format", "pcp", "--dialect", "pcp6", "--no-metadata", path)
+		cmd := exec.Command("pminfo", "-c", path, "-d", "kernel.all.load")
+		cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Run()
+		if ours != stderr.String() {
+			t.Errorf("%s: libpcp prints\n%s\nwe print\n%s", name, stderr.String(), ours)
+		}
+	}
+}
+
+func TestSARIFHasWhatGitHubNeeds(t *testing.T) {
+	out, _, _ := run(t, "", "check", "--format", "sarif", examples)
+	var doc struct {
+		Schema  string `json:"$schema"`
+		Version string
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string
+					Rules []struct{ ID string }
+				}
+			}
+			Results []struct {
+				RuleID    string
+				Level     string
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine, StartColumn int }
+					}
+				}
+				PartialFingerprints map[string]string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != "2.1.0" || doc.Schema == "" || len(doc.Runs) != 1 || doc.Runs[0].Tool.Driver.Name == "" {
+		t.Fatalf("header: %+v", doc)
+	}
+	rules := map[string]bool{}
+	for _, r := range doc.Runs[0].Tool.Driver.Rules {
+		rules[r.ID] = true
+	}
+	if len(doc.Runs[0].Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range doc.Runs[0].Results {
+		loc := r.Locations[0].PhysicalLocation
+		if !rules[r.RuleID] || r.Level == "" || r.Message.Text == "" || loc.Region.StartLine < 1 || loc.Region.StartColumn < 1 ||
+			filepath.IsAbs(loc.ArtifactLocation.URI) || r.PartialFingerprints["primaryLocationLineHash"] == "" {
+			t.Errorf("incomplete result %+v", r)
+		}
+	}
+}
+
+// With the live pmcd's metadata, the pcp format also matches libpcp's
+// binding errors, printed while pminfo walks the whole namespace.
+func TestPCPFormatWithSemanticsMatchesPminfo(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	snap := filepath.Join(t.TempDir(), "live.json")
+	capture := exec.Command("/usr/bin/python3", "../../pmclient/snapshot/testdata/libpcp_capture.py", "127.0.0.1")
+	data, err := capture.Output()
+	if err != nil {
+		t.Fatalf("capturing live metadata through libpcp (run scripts/pcp-testenv.sh): %v", err)
+	}
+	os.WriteFile(snap, data, 0o644)
+	path := filepath.Join(examples, "mistakes.conf")
+	ours, stderr, _ := run(t, "", "check", "--format", "pcp", "--dialect", "pcp6", "--metadata", snap, path)
+	cmd := exec.Command("pminfo", "-h", "127.0.0.1", "-c", path)
+	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	var libpcp bytes.Buffer
+	cmd.Stderr = &libpcp
+	cmd.Run()
+	if ours != libpcp.String() {
+		t.Errorf("libpcp prints\n%s\nwe print\n%s%s", libpcp.String(), ours, stderr)
+	}
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+func runDescribe(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	dialectName := fs.String("dialect", "pcp7", "language `DIALECT`: pcp6 or pcp7")
+	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
+	var src sourceFlags
+	src.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp describe [flags] PATH...\n\nPrints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		if err == nil {
+			fs.Usage()
+		}
+		return ExitUsage
+	}
+	dialect, err := grammar.ParseDialect(*dialectName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
+		return ExitUsage
+	}
+	if src.noMetadata {
+		fmt.Fprintln(env.Stderr, "pcp-derive-lsp describe: needs metadata; --no-metadata makes no sense here")
+		return ExitUsage
+	}
+	source, err := src.open(env)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
+		return ExitUsage
+	}
+	inputs := collectInputs(fs.Args(), env.Stdin, 64<<20)
+	var srcs []grammar.Source
+	status := ExitOK
+	for _, in := range inputs {
+		if in.err != nil || in.problem != "" {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s: %v%s\n", in.path, in.err, in.problem)
+			status = ExitUsage
+			continue
+		}
+		srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
+	}
+	files := grammar.ParseConfigs(srcs, dialect)
+	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
+		return ExitUsage
+	}
+	switch *format {
+	case "pminfo":
+		for _, m := range rep.Metrics {
+			if m.Status == checker.Valid {
+				fmt.Fprintf(env.Stdout, "\n%s\n%s", m.Def.Name, checker.PminfoDesc(m.Desc))
+			}
+		}
+	case "json":
+		type metric struct {
+			Name      string `json:"name"`
+			Status    string `json:"status"`
+			Type      string `json:"type,omitempty"`
+			Semantics string `json:"semantics,omitempty"`
+			Units     string `json:"units,omitempty"`
+			InDom     string `json:"indom,omitempty"`
+			Problem   string `json:"problem,omitempty"`
+		}
+		var out []metric
+		for _, m := range rep.Metrics {
+			jm := metric{Name: m.Def.Name, Status: m.Status.String()}
+			if m.Status == checker.Valid || m.Status == checker.Masked {
+				jm.Type, jm.Semantics, jm.Units, jm.InDom = m.Desc.Type.String(), m.Desc.Sem.String(), m.Desc.Units.String(), m.Desc.InDom.String()
+			}
+			jm.Problem = problemText(m)
+			out = append(out, jm)
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"version": 1, "source": rep.Source, "dialect": dialect.String(), "metrics": out}); err != nil {
+			return ExitUsage
+		}
+	default:
+		fmt.Fprintf(env.Stdout, "# metadata: %s, dialect %s\n", rep.Source, dialect)
+		for _, m := range rep.Metrics {
+			if m.Status == checker.Valid {
+				fmt.Fprintf(env.Stdout, "%s: %s\n", m.Def.Name, checker.DescText(m.Desc))
+			} else {
+				fmt.Fprintf(env.Stdout, "%s: %s: %s\n", m.Def.Name, m.Status, problemText(m))
+			}
+		}
+	}
+	return status
+}
+
+func problemText(m *checker.Metric) string {
+	switch m.Status {
+	case checker.SemanticError:
+		return m.Rendering + ": " + m.Message
+	case checker.Unbound:
+		return fmt.Sprintf("unknown operand %v", m.Unknown)
+	case checker.Masked:
+		return "a real metric of this name hides it"
+	}
+	return ""
+}

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// input is one config file to check, or why it could not be read.
+type input struct {
+	path string
+	src  []byte
+	// problem is a finding about the file as a whole (binary, too large);
+	// err is an I/O error (exit status 2).
+	problem, problemCode string
+	err                  error
+}
+
+// collectInputs expands PATH arguments in order: files as given,
+// directories recursively in sorted order (libpcp uses readdir order, which
+// is not stable), "-" for standard input. Symbolic link loops are skipped.
+func collectInputs(args []string, stdin io.Reader, maxSize int64) []input {
+	var out []input
+	for _, arg := range args {
+		if arg == "-" {
+			out = append(out, readInput("<stdin>", stdin, maxSize))
+			continue
+		}
+		info, err := os.Stat(arg)
+		if err != nil {
+			out = append(out, input{path: arg, err: err})
+			continue
+		}
+		if !info.IsDir() {
+			out = append(out, readFile(arg, maxSize))
+			continue
+		}
+		out = append(out, walkDir(arg, maxSize, map[string]bool{})...)
+	}
+	return out
+}
+
+func walkDir(dir string, maxSize int64, seen map[string]bool) []input {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return []input{{path: dir, err: err}}
+	}
+	if seen[real] {
+		return nil // a symbolic link loop: already visited
+	}
+	seen[real] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []input{{path: dir, err: err}}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	var out []input
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		info, err := os.Stat(path) // follows links, as libpcp does
+		switch {
+		case err != nil:
+			out = append(out, input{path: path, err: err})
+		case info.IsDir():
+			out = append(out, walkDir(path, maxSize, seen)...)
+		case info.Mode().IsRegular():
+			out = append(out, readFile(path, maxSize))
+		}
+	}
+	return out
+}
+
+func readFile(path string, maxSize int64) input {
+	f, err := os.Open(path)
+	if err != nil {
+		return input{path: path, err: err}
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > maxSize {
+		return input{path: path, problemCode: "too-large",
+			problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", info.Size(), maxSize)}
+	}
+	return readInput(path, f, maxSize)
+}
+
+func readInput(path string, r io.Reader, maxSize int64) input {
+	src, err := io.ReadAll(io.LimitReader(r, maxSize+1))
+	if err != nil {
+		return input{path: path, err: err}
+	}
+	if int64(len(src)) > maxSize {
+		return input{path: path, problemCode: "too-large",
+			problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
+	}
+	head := src[:min(len(src), 8192)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return input{path: path, problemCode: "binary-file", problem: "binary file (NUL bytes): not a derived metric config, not checked"}
+	}
+	return input{path: path, src: src}
+}
+

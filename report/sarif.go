@@ -1,0 +1,155 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"sort"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// Rule descriptions for the SARIF rules table, by diagnostic code.
+var ruleText = map[string]string{
+	"syntax":                "libpcp rejects the expression's syntax",
+	"dialect":               "the construct needs a newer PCP than the selected dialect",
+	"duplicate-name":        "a derived metric of this name is already defined",
+	"missing-equals":        "the line has no \"=\"",
+	"missing-name":          "the derived metric name is missing",
+	"illegal-name":          "the derived metric name is not a valid PCP metric name",
+	"missing-rparen":        "an attribute line lacks \")\"",
+	"missing-lparen":        "an attribute line lacks \"(\"",
+	"missing-expr":          "the expression is missing",
+	"attr-missing-name":     "an attribute line has no attribute name",
+	"attr-missing-value":    "an attribute line has no value",
+	"attr-unterminated":     "a quoted attribute value never ends",
+	"attr-extra-text":       "text after a quoted attribute value is ignored",
+	"attr-undefined-metric": "an attribute names a derived metric not defined before it",
+	"attr-invalid":          "an attribute is unknown or set twice",
+	"no-final-newline":      "libpcp ignores a last line without a newline",
+	"nul-byte":              "the line contains a NUL byte",
+	"invalid-utf8":          "the line is not valid UTF-8",
+	"control":               "a #control line is malformed",
+	"semantic":              "libpcp rejects the metric when it binds it",
+	"unknown-metric":        "an operand names a metric the metadata source does not know",
+	"masked":                "a real metric of the same name hides the derived metric",
+	"binary-file":           "the file is not text",
+	"too-large":             "the file is larger than the size limit",
+	"internal":              "pcp-derive-lsp could not analyse the definition",
+}
+
+// SARIF writes SARIF 2.1.0, as GitHub code scanning accepts it. baseDir
+// makes artifact URIs relative (uriBaseId %SRCROOT%).
+func SARIF(w io.Writer, r *Run, baseDir string) error {
+	type region struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+		EndLine     int `json:"endLine"`
+		EndColumn   int `json:"endColumn"`
+	}
+	type artifactLocation struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	type physicalLocation struct {
+		ArtifactLocation artifactLocation `json:"artifactLocation"`
+		Region           region           `json:"region"`
+	}
+	type location struct {
+		PhysicalLocation physicalLocation `json:"physicalLocation"`
+	}
+	type message struct {
+		Text string `json:"text"`
+	}
+	type result struct {
+		RuleID              string            `json:"ruleId"`
+		Level               string            `json:"level"`
+		Message             message           `json:"message"`
+		Locations           []location        `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+	}
+	type rule struct {
+		ID               string  `json:"id"`
+		ShortDescription message `json:"shortDescription"`
+	}
+	type driver struct {
+		Name           string `json:"name"`
+		InformationURI string `json:"informationUri"`
+		Version        string `json:"version"`
+		Rules          []rule `json:"rules"`
+	}
+	type run struct {
+		Tool struct {
+			Driver driver `json:"driver"`
+		} `json:"tool"`
+		ColumnKind string            `json:"columnKind"`
+		Results    []result          `json:"results"`
+		Properties map[string]string `json:"properties"`
+	}
+	var out run
+	out.Tool.Driver = driver{Name: r.Tool, InformationURI: "https://github.com/pcp-derive-lsp/pcp-derive-lsp", Version: r.Version}
+	out.ColumnKind = "utf16CodeUnits"
+	out.Results = []result{}
+	out.Properties = map[string]string{"dialect": r.Dialect.String(), "metadataSource": r.Source}
+	used := map[string]bool{}
+	for _, f := range r.Files {
+		uri := f.File.Path
+		if rel, err := filepath.Rel(baseDir, uri); err == nil && filepath.IsLocal(rel) {
+			uri = rel
+		}
+		uri = filepath.ToSlash(uri)
+		for _, d := range f.Diagnostics {
+			used[d.Code] = true
+			end := d.Range.End
+			if end.Offset <= d.Range.Start.Offset {
+				end.Col16 = d.Range.Start.Col16 + 1
+				end.Line = d.Range.Start.Line
+			}
+			sum := sha256.Sum256([]byte(d.Code + "\x00" + uri + "\x00" + f.File.Line(d.Range.Start.Line)))
+			out.Results = append(out.Results, result{
+				RuleID:  d.Code,
+				Level:   sarifLevel(d.Severity),
+				Message: message{d.Message},
+				Locations: []location{{physicalLocation{
+					ArtifactLocation: artifactLocation{URI: uri, URIBaseID: "%SRCROOT%"},
+					Region: region{StartLine: d.Range.Start.Line, StartColumn: d.Range.Start.Col16 + 1,
+						EndLine: end.Line, EndColumn: end.Col16 + 1},
+				}}},
+				PartialFingerprints: map[string]string{"primaryLocationLineHash": hex.EncodeToString(sum[:8])},
+			})
+		}
+	}
+	var codes []string
+	for c := range used {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	out.Tool.Driver.Rules = []rule{}
+	for _, c := range codes {
+		text := ruleText[c]
+		if text == "" {
+			text = c
+		}
+		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, rule{ID: c, ShortDescription: message{text}})
+	}
+	doc := map[string]any{
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"version": "2.1.0",
+		"runs":    []run{out},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func sarifLevel(s grammar.Severity) string {
+	switch s {
+	case grammar.SeverityError:
+		return "error"
+	case grammar.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}
