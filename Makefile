@@ -5,7 +5,7 @@ GO ?= go
 
 .PHONY: test testenv fmt-check vet unit fuzz-smoke build bench generate
 
-test: testenv fmt-check vet unit fuzz-smoke
+test: testenv fmt-check tables-check vet unit fuzz-smoke
 
 testenv:
 	scripts/pcp-testenv.sh
@@ -13,6 +13,14 @@ testenv:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# The LALR tables must be what bison makes of the grammar files.
+tables-check:
+	@tmp=$$(mktemp -d); \
+	for g in pcp6 pcp7; do \
+		$(GO) run ./grammar/lalr/internal/gentables -y grammar/lalr/$$g.y -o $$tmp/tables_$$g.go -var $${g}Automaton || exit 1; \
+		cmp -s $$tmp/tables_$$g.go grammar/lalr/tables_$$g.go || { echo "grammar/lalr/tables_$$g.go is stale: run make generate"; exit 1; }; \
+	done; rm -rf $$tmp; echo "LALR tables match the grammar files"
 
 vet:
 	$(GO) vet ./...

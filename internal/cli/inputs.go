@@ -101,4 +101,3 @@ func readInput(path string, r io.Reader, maxSize int64) input {
 	}
 	return input{path: path, src: src}
 }
-
