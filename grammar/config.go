@@ -384,14 +384,46 @@ func pcpSyntaxLines(header, raw string, caret int, msg string) []string {
 	return lines
 }
 
-// syntaxExplanation describes an error libpcp reports without a message.
+// syntaxExplanation describes an error libpcp reports without a message,
+// from the token at the caret and the one before it.
 func syntaxExplanation(d *Definition, caret int) string {
-	for _, t := range d.Tokens {
+	toks := d.Tokens
+	for i, t := range toks {
 		if t.Offset != caret {
 			continue
 		}
-		if t.Kind == TokEOS {
+		var prev Token
+		if i > 0 {
+			prev = toks[i-1]
+		}
+		operand := func(k TokenKind) bool {
+			switch k {
+			case TokName, TokInteger, TokDouble, TokRParen, TokInstName:
+				return true
+			}
+			return false
+		}
+		switch {
+		case t.Kind == TokEOS && prev.Kind == TokRParen && strings.Contains(d.Expr, "mkconst("):
+			return "the expression ends too early: mkconst() needs a number and at least one spec, e.g. mkconst(1, type=u32)"
+		case t.Kind == TokEOS:
 			return "the expression ends too early"
+		case t.Kind == TokInstName:
+			return fmt.Sprintf("an instance filter %s may only follow a metric name or a parenthesised expression, once", t.Text)
+		case t.Kind == TokType || t.Kind == TokSemantics || t.Kind == TokUnits || t.Kind == TokIndom || t.Kind == TokMeta:
+			return fmt.Sprintf("%q is a reserved word: it can only be a mkconst() or novalue() spec key", t.Text)
+		case t.Kind == TokString:
+			return "a string is only allowed as rescale()'s units or a spec value"
+		case t.Kind == TokDouble && prev.Kind == TokDouble || t.Kind == TokName && prev.Kind == TokInteger && (t.Text[0] == 'e' || t.Text[0] == 'E'):
+			return fmt.Sprintf("unexpected %q: numbers have no exponent or second decimal point in derived metrics", t.Text)
+		case operand(prev.Kind) && (operand(t.Kind) || t.Kind == TokFunc || t.Kind == TokNot):
+			return fmt.Sprintf("an operator is missing before %q", t.Text)
+		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Value == "mkconst":
+			return "mkconst() takes an unsigned number first, e.g. mkconst(1, type=32)"
+		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Value == "defined":
+			return "defined() takes a metric name"
+		case t.Kind == TokAssign || t.Kind == TokComma:
+			return fmt.Sprintf("unexpected %q: \",\" and \"=\" only appear in function arguments and spec lists", t.Text)
 		}
 		return fmt.Sprintf("unexpected %q here", t.Text)
 	}
