@@ -114,6 +114,11 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	for i, m := range c.report.Metrics {
 		c.check(m, c.fileOf[i])
 	}
+	c.advise(ctx, src)
+	for _, f := range files {
+		diags := c.report.Diagnostics[f]
+		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+	}
 	return c.report, nil
 }
 
@@ -229,6 +234,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
 		c.diag(f, m, exprRange(f, d, se.node.Span()), grammar.SeverityError, "semantic",
 			fmt.Sprintf("%s: %s", m.Message, m.Rendering)+c.operandsNote(m, se.node), []string{line})
+		c.semanticFixes(f, m, se)
 	case err != nil:
 		c.diag(f, m, d.Range, grammar.SeverityError, "internal", err.Error(), nil)
 	default:
@@ -456,4 +462,36 @@ func (r *Report) SortedNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// semanticFixes offers edits for semantic errors with an obvious cure.
+func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
+	colon, ok := se.node.(*colonNode)
+	if !ok || !strings.HasPrefix(se.msg, "Different ") {
+		return
+	}
+	// A bare literal branch is U32 and discrete: make it a constant with
+	// the other branch's metadata.
+	lit, other := colon.t.Else, colon.t.Then
+	if _, isNum := grammar.Unwrap(lit).(*grammar.Number); !isNum {
+		lit, other = colon.t.Then, colon.t.Else
+	}
+	num, isNum := grammar.Unwrap(lit).(*grammar.Number)
+	od := m.Nodes[other]
+	if !isNum || od == nil {
+		return
+	}
+	d := od.Desc
+	text := fmt.Sprintf("mkconst(%s, type=%s, semantics=%s", num.Text, strings.ToLower(d.Type.String()), d.Sem)
+	if u := d.Units.String(); u != "" {
+		text += fmt.Sprintf(", units=%q", u)
+	}
+	text += ")"
+	diags := c.report.Diagnostics[f]
+	last := &diags[len(diags)-1]
+	last.Fixes = append(last.Fixes, grammar.Fix{
+		Title: "Give the constant the other branch's metadata: " + text,
+		Edits: []grammar.Edit{{Range: exprRange(f, m.Def, lit.Span()), NewText: text}},
+	})
+	last.Message += "; a bare number is a 32-bit unsigned discrete constant: write " + text
 }

@@ -54,4 +54,30 @@ type Diagnostic struct {
 	Code     string
 	Message  string
 	PCP      []string
+	// Related points at other places that explain the finding (an
+	// operand's metadata, the earlier definition of a duplicate).
+	Related []Related
+	// Fixes are edits that would resolve it (quick fixes in an editor).
+	Fixes []Fix
 }
+
+// Related is a location and a note about it.
+type Related struct {
+	Range   Range
+	Message string
+}
+
+// Fix is one way to resolve a diagnostic: a title and text edits.
+type Fix struct {
+	Title string
+	Edits []Edit
+}
+
+// Edit replaces Range with NewText.
+type Edit struct {
+	Range   Range
+	NewText string
+}
+
+// Within reports whether p lies inside r (inclusive of r's end).
+func (p Pos) Within(r Range) bool { return p.Offset >= r.Start.Offset && p.Offset <= r.End.Offset }

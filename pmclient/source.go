@@ -84,3 +84,9 @@ type Value struct {
 
 // InNull is PM_IN_NULL, the instance of a singular metric's only value.
 const InNull int32 = -1
+
+// NameLister is implemented by sources that can list their whole namespace
+// cheaply (snapshots, archives); the checker uses it for "did you mean".
+type NameLister interface {
+	AllNames(ctx context.Context) ([]string, error)
+}

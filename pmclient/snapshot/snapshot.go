@@ -360,3 +360,6 @@ func (s *Source) Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// AllNames implements pmclient.NameLister.
+func (s *Source) AllNames(context.Context) ([]string, error) { return s.Names(), nil }

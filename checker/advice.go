@@ -1,0 +1,298 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// Advice: findings libpcp never reports, where it silently returns no
+// values, or computes a value that is not what the user meant.
+
+// suggestNames returns up to three names close to an unknown one.
+func suggestNames(unknown string, names []string) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	limit := max(2, len(unknown)/4)
+	var cands []cand
+	for _, n := range names {
+		if abs(len(n)-len(unknown)) > limit {
+			continue
+		}
+		if d := editDistance(unknown, n, limit); d <= limit {
+			cands = append(cands, cand{n, d})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i := 0; i < len(cands) && i < 3; i++ {
+		out = append(out, cands[i].name)
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// editDistance is Levenshtein distance, giving up above limit.
+func editDistance(a, b string, limit int) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// advise adds warnings about valid metrics and hints for failing ones.
+func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
+	var allNames []string
+	if lister, ok := src.(pmclient.NameLister); ok {
+		allNames, _ = lister.AllNames(ctx)
+	}
+	instances := map[pmapi.InDom][]pmclient.Instance{}
+	instancesOf := func(indom pmapi.InDom) ([]pmclient.Instance, bool) {
+		if in, ok := instances[indom]; ok {
+			return in, in != nil
+		}
+		in, err := src.Instances(ctx, indom)
+		if err != nil || len(in) == 0 {
+			instances[indom] = nil
+			return nil, false
+		}
+		instances[indom] = in
+		return in, true
+	}
+	for i, m := range c.report.Metrics {
+		f := c.fileOf[i]
+		tree, err := m.Def.Tree()
+		if err != nil {
+			continue
+		}
+		switch m.Status {
+		case Unbound:
+			c.adviseUnknown(f, m, allNames)
+		case Valid:
+			c.adviseValid(f, m, tree, instancesOf)
+		}
+	}
+}
+
+// adviseUnknown attaches "did you mean" fixes to unknown-metric findings.
+func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, names []string) {
+	diags := c.report.Diagnostics[f]
+	for k := range diags {
+		d := &diags[k]
+		if d.Code != "unknown-metric" || !d.Range.Start.Within(m.Def.Range) {
+			continue
+		}
+		name := unknownNameIn(d.Message)
+		if name == "" {
+			continue
+		}
+		var alternatives []string
+		if _, ok := c.report.ByName[name]; ok {
+			continue
+		}
+		alternatives = suggestNames(name, names)
+		if len(alternatives) == 0 {
+			continue
+		}
+		d.Message += fmt.Sprintf("; did you mean %s?", strings.Join(alternatives, ", "))
+		for _, alt := range alternatives {
+			d.Fixes = append(d.Fixes, grammar.Fix{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: d.Range, NewText: alt}}})
+		}
+	}
+}
+
+func unknownNameIn(msg string) string {
+	rest, ok := strings.CutPrefix(msg, "unknown metric ")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ":")
+	return name
+}
+
+func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) {
+	warn := func(n grammar.Node, code, msg string, fixes ...grammar.Fix) {
+		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{
+			Range: exprRange(f, m.Def, n.Span()), Severity: grammar.SeverityWarning, Code: code, Message: msg, Fixes: fixes,
+		})
+	}
+	descOf := func(n grammar.Node) (pmapi.Desc, bool) {
+		ni := m.Nodes[grammar.Unwrap(n)]
+		if ni == nil {
+			ni = m.Nodes[n]
+		}
+		if ni == nil {
+			return pmapi.Desc{}, false
+		}
+		return ni.Desc, true
+	}
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		switch n := n.(type) {
+		case *grammar.Metric:
+			if other, ok := c.report.ByName[n.Name]; ok && other != m {
+				if c.opts.Dialect == grammar.PCP6 {
+					warn(n, "nested-derived", fmt.Sprintf("%s is a derived metric: PCP 6 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
+				}
+			}
+			if n.Inst != nil {
+				c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
+			}
+		case *grammar.Filter:
+			c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
+			if c.opts.Dialect == grammar.PCP6 {
+				warn(n, "libpcp-crash", "(expr)[instance] crashes libpcp 6.0.3 when fetched (fixed in PCP 6.1.1): filter the metric itself, as metric[instance]")
+			}
+		case *grammar.Matchinst:
+			c.adviseMatchinst(warn, n, descOf, instancesOf)
+		case *grammar.Unary:
+			if x, ok := descOf(n.X); ok && n.Op == "!" && x.Type != pmapi.Type32 && x.Type != pmapi.TypeU32 {
+				warn(n, "wrong-value", fmt.Sprintf("libpcp computes !x only for 32-bit values: for this %s operand the value is garbage; write (x) == 0", typeText(x.Type)),
+					grammar.Fix{Title: "Rewrite as (x) == 0", Edits: []grammar.Edit{{Range: exprRange(f, m.Def, n.Span()), NewText: "(" + grammar.Format(n.X) + ") == 0"}}})
+			}
+		case *grammar.Binary:
+			c.adviseBinary(warn, m, n, descOf)
+		case *grammar.Call:
+			if x, ok := descOf(n.Arg); ok && n.Func == "rate" && x.Sem != pmapi.SemCounter {
+				warn(n, "rate-of-instant", fmt.Sprintf("rate() of a %s metric is its change per second, rarely what is wanted (rate() is for counters)", x.Sem))
+			}
+			if n.Func == "scalar" && c.opts.Dialect == grammar.PCP6 {
+				if x, ok := descOf(n.Arg); ok && x.InDom != pmapi.InDomNull {
+					warn(n, "libpcp-crash", "scalar() of an expression with no values crashes libpcp 6.0.3 (fixed in PCP 6.1.1)")
+				}
+			}
+		}
+		return true
+	})
+}
+
+func (c *checkRun) adviseInstance(warn func(grammar.Node, string, string, ...grammar.Fix), n grammar.Node, inst string, descOf func(grammar.Node) (pmapi.Desc, bool), instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) {
+	d, ok := descOf(n)
+	if !ok {
+		return
+	}
+	if d.InDom == pmapi.InDomNull {
+		warn(n, "filter-on-singular", fmt.Sprintf("[%s] filters a metric without instances: libpcp accepts it and it never has a value", inst))
+		return
+	}
+	insts, ok := instancesOf(d.InDom)
+	if !ok {
+		return
+	}
+	var names []string
+	for _, i := range insts {
+		// libpcp matches the full name or the part before the first space.
+		short, _, _ := strings.Cut(i.Name, " ")
+		if i.Name == inst || short == inst {
+			return
+		}
+		names = append(names, i.Name)
+	}
+	msg := fmt.Sprintf("no instance %q in instance domain %s now", inst, d.InDom)
+	if alts := suggestNames(inst, names); len(alts) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(alts, ", "))
+	} else if len(names) <= 8 {
+		msg += fmt.Sprintf(" (instances: %s)", strings.Join(names, ", "))
+	}
+	warn(n, "unknown-instance", msg)
+}
+
+// posixOnly spots POSIX regular expression features that Go's RE2 reads
+// differently, so a match test would be a guess.
+var posixOnly = regexp.MustCompile(`\[\[[:.=]|\\[0-9]|\[[^\]]*\\`)
+
+func (c *checkRun) adviseMatchinst(warn func(grammar.Node, string, string, ...grammar.Fix), n *grammar.Matchinst, descOf func(grammar.Node) (pmapi.Desc, bool), instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) {
+	d, ok := descOf(n.X)
+	if !ok {
+		return
+	}
+	if d.InDom == pmapi.InDomNull {
+		warn(n, "filter-on-singular", "matchinst() filters an expression without instances: libpcp accepts it and it never has a value")
+		return
+	}
+	insts, ok := instancesOf(d.InDom)
+	if !ok {
+		return
+	}
+	if posixOnly.MatchString(n.Pattern) {
+		warn(n, "pattern-unchecked", "this pattern uses POSIX regular expression features pcp-derive-lsp cannot evaluate exactly, so it was not matched against the instances")
+		return
+	}
+	re, err := regexp.CompilePOSIX(n.Pattern)
+	if err != nil {
+		return
+	}
+	for _, i := range insts {
+		short, _, _ := strings.Cut(i.Name, " ")
+		if re.MatchString(short) != n.Invert {
+			return
+		}
+	}
+	warn(n, "pattern-matches-nothing", fmt.Sprintf("the pattern matches none of the %d current instances of %s (libpcp matches names cut at the first space, case-sensitively)", len(insts), d.InDom))
+}
+
+func (c *checkRun) adviseBinary(warn func(grammar.Node, string, string, ...grammar.Fix), m *Metric, n *grammar.Binary, descOf func(grammar.Node) (pmapi.Desc, bool)) {
+	l, ok1 := descOf(n.L)
+	r, ok2 := descOf(n.R)
+	if !ok1 || !ok2 {
+		return
+	}
+	switch n.Op {
+	case "<", "<=", ">", ">=", "==", "!=":
+		signed := func(t pmapi.Type) bool { return t == pmapi.Type32 }
+		if (signed(l.Type) && isConst(n.R) && r.Type == pmapi.TypeU32) || (signed(r.Type) && isConst(n.L) && l.Type == pmapi.TypeU32) {
+			warn(n, "wrong-value", "libpcp compares a signed 32-bit metric with an integer literal as unsigned: negative values compare as huge ones (x < 0 is always false); write mkconst(N, type=32) for the literal")
+		}
+	case "/":
+		if num, ok := grammar.Unwrap(n.R).(*grammar.Number); ok && strings.Trim(num.Text, "0.") == "" {
+			warn(n, "wrong-value", "division by a constant zero: libpcp returns infinity (or 0 when the numerator is 0)")
+		}
+	}
+	if n.Op == "*" || n.Op == "/" {
+		// libpcp scales the left operand using the right operand's
+		// dimension sign: with opposite signs it converts the wrong way.
+		lu, ru := l.Units, r.Units
+		wrongTime := lu.DimTime != 0 && ru.DimTime != 0 && lu.ScaleTime < ru.ScaleTime && (lu.DimTime > 0) != (ru.DimTime > 0)
+		wrongSpace := lu.DimSpace != 0 && ru.DimSpace != 0 && lu.ScaleSpace < ru.ScaleSpace && (lu.DimSpace > 0) != (ru.DimSpace > 0)
+		if wrongTime || wrongSpace {
+			warn(n, "wrong-value", "libpcp converts the left operand's units the wrong way here (a known libpcp bug with "+
+				"opposite dimensions in * and /): the value is off by the scale factor squared; swap the operands or rescale() one first")
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package checker
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// TestAdvice: findings libpcp never prints, against the live sample PMDA.
+func TestAdvice(t *testing.T) {
+	src := liveMetadata(t)
+	tests := []struct {
+		expr, code, contains string
+	}{
+		{"sample.lng.one + 1", "unknown-metric", "did you mean sample.long.one"},
+		{"sample.long.one[bin-100]", "filter-on-singular", "never has a value"},
+		{"sample.bin[bin-1000]", "unknown-instance", "did you mean bin-100"},
+		{"matchinst(/BIN/, sample.bin)", "pattern-matches-nothing", "none of the 9"},
+		{"matchinst(/[[:alpha:]]/, sample.bin)", "pattern-unchecked", "POSIX"},
+		{"!sample.double.one", "wrong-value", "garbage"},
+		{"sample.long.one < 0", "wrong-value", "always false"},
+		{"sample.long.one / 0", "wrong-value", "infinity"},
+		{"rate(sample.long.one)", "rate-of-instant", "rate() is for counters"},
+		{"sample.mirage_longlong * sample.scale_step.time_up_secs", "wrong-value", "wrong way"},
+		{"sample.scale_step.time_up_secs * sample.mirage_longlong", "", ""},
+		{"mkconst(1, units=\"/byte\") * mkconst(2, units=\"Kbyte\")", "wrong-value", "wrong way"},
+		{"sample.long.one > 0 ? sample.long.one : 0", "semantic", "mkconst(0, type=32, semantics=instant)"},
+	}
+	for _, tt := range tests {
+		f := grammar.ParseConfig("t.conf", []byte("m.x = "+tt.expr+"\n"), grammar.Options{Dialect: grammar.PCP6})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		found := tt.code == ""
+		for _, d := range rep.Diagnostics[f] {
+			got = append(got, d.Code+": "+d.Message)
+			if d.Code == tt.code && strings.Contains(d.Message, tt.contains) {
+				found = true
+			}
+		}
+		if tt.code == "" && len(got) > 0 {
+			t.Errorf("%q: unexpected %q", tt.expr, got)
+		}
+		if !found {
+			t.Errorf("%q: want %s containing %q, got %q", tt.expr, tt.code, tt.contains, got)
+		}
+	}
+}
