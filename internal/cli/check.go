@@ -8,11 +8,13 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
@@ -27,16 +29,23 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.host, "host", "", "metadata from pmcd on `HOST[:PORT]`")
 	fs.StringVar(&s.socket, "socket", "", "metadata from pmcd's unix `SOCKET`")
 	fs.StringVar(&s.archive, "archive", "", "metadata from a PCP `ARCHIVE`")
-	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command)")
+	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \"embedded\" for the one in the binary")
 	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
 }
 
-// open picks the source: flags first, then $PCP_HOST/$PCP_ARCHIVE, then
-// the metadata embedded in the binary. It returns nil for --no-metadata.
-func (s *sourceFlags) open(env Env) (pmclient.Source, error) {
+// open picks the source: flags first, then $PCP_HOST and $PCP_ARCHIVE,
+// then a pmcd on this host if it answers quickly, then the metadata
+// embedded in the binary. It returns nil for --no-metadata.
+func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error) {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	switch {
 	case s.noMetadata:
 		return nil, nil
+	case s.metadata == "embedded":
+		return embedded.Source()
 	case s.metadata != "":
 		f, err := os.Open(s.metadata)
 		if err != nil {
@@ -44,15 +53,39 @@ func (s *sourceFlags) open(env Env) (pmclient.Source, error) {
 		}
 		defer f.Close()
 		return snapshot.Read(f, "snapshot "+s.metadata)
-	case s.host != "" || s.socket != "" || s.archive != "":
-		return nil, fmt.Errorf("--host, --socket and --archive need the native pmcd and archive clients, which are not built yet: use --metadata FILE or the embedded default")
+	case s.archive != "" || (s.host == "" && s.socket == "" && getenv("PCP_ARCHIVE") != ""):
+		return nil, fmt.Errorf("reading archives is not built yet: use --metadata FILE, --host or the embedded default")
+	case s.host != "":
+		return connect(ctx, s.host, getenv)
+	case s.socket != "":
+		return connect(ctx, "unix:"+s.socket, getenv)
+	case getenv("PCP_HOST") != "":
+		return connect(ctx, getenv("PCP_HOST"), getenv)
 	}
-	for _, v := range []string{"PCP_HOST", "PCP_ARCHIVE"} {
-		if env.Getenv != nil && env.Getenv(v) != "" {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: $%s is set but reading pmcd and archives is not built yet; using the embedded default metadata\n", v)
+	// A pmcd on this host, if one answers within a second.
+	if c, err := pmcd.New("local:", pmcd.Options{ConnectTimeout: time.Second, RequestTimeout: 2 * time.Second, Getenv: getenv}); err == nil {
+		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, verr := c.Version(probe)
+		cancel()
+		if verr == nil {
+			return c, nil
 		}
+		c.Close()
 	}
 	return embedded.Source()
+}
+
+// connect opens a pmcd and checks that it answers.
+func connect(ctx context.Context, spec string, getenv func(string) string) (pmclient.Source, error) {
+	c, err := pmcd.New(spec, pmcd.Options{Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Version(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {
@@ -95,7 +128,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	source, err := src.open(env)
+	source, err := src.open(ctx, env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage

@@ -58,7 +58,7 @@ func Main(ctx context.Context, env Env) int {
 	case "eval":
 		return notYet(env, "eval")
 	case "snapshot":
-		return notYet(env, "snapshot")
+		return runSnapshot(ctx, env, args)
 	case "version":
 		fmt.Fprintf(env.Stdout, "pcp-derive-lsp %s\n", Version)
 		return ExitOK

@@ -44,7 +44,7 @@ const examples = "../../testdata/examples"
 func TestCheckFormatsGolden(t *testing.T) {
 	for _, format := range []string{"text", "pcp", "json", "sarif"} {
 		for _, dialect := range []string{"pcp6", "pcp7"} {
-			out, _, status := run(t, "", "check", "--format", format, "--dialect", dialect, examples)
+			out, _, status := run(t, "", "check", "--metadata", "embedded", "--format", format, "--dialect", dialect, examples)
 			if status != ExitFindings {
 				t.Errorf("%s/%s: exit %d, want 1", format, dialect, status)
 			}
@@ -156,7 +156,7 @@ func TestPCPFormatMatchesPminfo(t *testing.T) {
 }
 
 func TestSARIFHasWhatGitHubNeeds(t *testing.T) {
-	out, _, _ := run(t, "", "check", "--format", "sarif", examples)
+	out, _, _ := run(t, "", "check", "--metadata", "embedded", "--format", "sarif", examples)
 	var doc struct {
 		Schema  string `json:"$schema"`
 		Version string
@@ -225,5 +225,65 @@ func TestPCPFormatWithSemanticsMatchesPminfo(t *testing.T) {
 	cmd.Run()
 	if ours != libpcp.String() {
 		t.Errorf("libpcp prints\n%s\nwe print\n%s%s", libpcp.String(), ours, stderr)
+	}
+}
+
+// Without flags, check uses the pmcd on this host when one answers, and
+// says so.
+func TestCheckUsesLocalPmcd(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	out, stderr, _ := run(t, "", "check", "--format", "json", filepath.Join(examples, "mistakes.conf"))
+	if !strings.Contains(out, `"source": "pmcd on this host`) {
+		t.Errorf("source not the local pmcd: %s\n%s", out[:min(len(out), 300)], stderr)
+	}
+	_, stderr, status := run(t, "", "check", "--host", "127.0.0.1:1", filepath.Join(examples, "mistakes.conf"))
+	if status != ExitUsage || !strings.Contains(stderr, "connecting to pmcd at 127.0.0.1:1") {
+		t.Errorf("unreachable host: exit %d, %s", status, stderr)
+	}
+}
+
+// The snapshot command captures what pmcd serves, readable by check.
+func TestSnapshotCommand(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	path := filepath.Join(t.TempDir(), "snap.json")
+	_, stderr, status := run(t, "", "snapshot", "--host", "127.0.0.1", "-o", path, "--exclude", "proc,hotproc", "--max-instances", "10")
+	if status != ExitOK {
+		t.Fatalf("snapshot: %d %s", status, stderr)
+	}
+	out, _, _ := run(t, "", "describe", "--metadata", path, "--format", "pminfo", "-")
+	_ = out
+	out, _, status = run(t, "m.a = sample.bin + 1\nm.b = sample.lng.one\n", "check", "--metadata", path, "-")
+	if status != ExitFindings || !strings.Contains(out, "did you mean sample.long.one") {
+		t.Errorf("check with the snapshot: %d\n%s", status, out)
+	}
+}
+
+// describe --format pminfo prints what pminfo -c FILE -d NAMES prints.
+func TestDescribeMatchesPminfo(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	config := strings.Join([]string{
+		"m.a = sample.bin + 1", "m.b = rate(sample.milliseconds)", "m.c = sample.long.one * sample.string.hullo",
+		"m.d = no.such + 1", "m.e = mkconst(1, type=64, units=\"Kbyte/sec\")", "m.f = avg(sample.bin)",
+		"m.g = delta(sample.byte_ctr) / delta(sample.kbyte_ctr)", "m.h = kernel.all.load[1 minute] > 2",
+		"m.i = sample.ulong.count.kilo + sample.ulong.count.mega", "m.j = -sample.ulong.one",
+	}, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "d.conf")
+	os.WriteFile(path, []byte(config), 0o644)
+	ours, stderr, status := run(t, "", "describe", "--dialect", "pcp6", "--host", "127.0.0.1", "--format", "pminfo", path)
+	if status != ExitOK {
+		t.Fatalf("describe: %d %s", status, stderr)
+	}
+	names := []string{"m.a", "m.b", "m.c", "m.d", "m.e", "m.f", "m.g", "m.h", "m.i", "m.j"}
+	cmd := exec.Command("pminfo", append([]string{"-h", "127.0.0.1", "-c", path, "-d"}, names...)...)
+	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	want, _ := cmd.Output()
+	if ours != string(want) {
+		t.Errorf("pminfo -d:\n%s\nours:\n%s", want, ours)
 	}
 }

@@ -36,7 +36,7 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "pcp-derive-lsp describe: needs metadata; --no-metadata makes no sense here")
 		return ExitUsage
 	}
-	source, err := src.open(env)
+	source, err := src.open(ctx, env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
 		return ExitUsage

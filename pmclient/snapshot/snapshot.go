@@ -16,7 +16,7 @@
 //	    "pmid": "60.2.0",
 //	    "type": "FLOAT",                          // pmTypeStr spelling
 //	    "indom": "60.2",                          // "" for PM_INDOM_NULL
-//	    "sem": "instant",                         // counter|instant|discrete
+//	    "sem": "instant",                         // counter|instant|discrete (or a number)
 //	    "units": "",                              // pmUnitsStr ("" = none)
 //	    "oneline": "...", "help": "..."           // optional
 //	  }],
@@ -174,7 +174,12 @@ func (m Metric) desc() (pmapi.Desc, error) {
 	case "discrete":
 		d.Sem = pmapi.SemDiscrete
 	default:
-		return d, fmt.Errorf("semantics %q", m.Sem)
+		// A PMDA may declare no valid semantics ("unknown (0)", or "0").
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(m.Sem, "unknown ("), ")"))
+		if err != nil {
+			return d, fmt.Errorf("semantics %q", m.Sem)
+		}
+		d.Sem = pmapi.Sem(n)
 	}
 	if d.Units, _, err = pmapi.ParseUnits(m.Units); err != nil {
 		return d, fmt.Errorf("units %q: %w", m.Units, err)

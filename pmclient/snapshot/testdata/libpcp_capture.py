@@ -2,7 +2,8 @@
 # pmcd through libpcp's own Python bindings. Tests use it as the oracle's
 # view of the metadata; the product captures with its own pmcd client.
 # usage: /usr/bin/python3 libpcp_capture.py HOST [EXCLUDE,PREFIXES [MAX_INSTANCES]] > snapshot.json
-import json, sys
+import json, os, sys
+os.environ["PCP_DERIVED_CONFIG"] = ""  # the host's metrics only, no derived ones
 from pcp import pmapi
 import cpmapi as c
 
@@ -38,13 +39,15 @@ def text(fn, ident, kind):
 metrics, indoms = [], {}
 sems = {c.PM_SEM_COUNTER: "counter", c.PM_SEM_INSTANT: "instant", c.PM_SEM_DISCRETE: "discrete"}
 for name, pmid in zip(names, pmids):
+    if (pmid >> 22) & 0x1ff == 511:
+        continue  # libpcp's own derived metrics (event.flags, event.missed)
     try:
         d = ctx.pmLookupDescs([pmid])[0]
     except pmapi.pmErr:
         continue
     m = {"name": name.decode() if isinstance(name, bytes) else name, "pmid": pmid_str(pmid), "type": type_str(d.contents.type),
          "indom": "" if d.contents.indom == c.PM_INDOM_NULL else indom_str(d.contents.indom),
-         "sem": sems.get(d.contents.sem, "instant"), "units": units_str(d.contents.units),
+         "sem": sems.get(d.contents.sem, str(d.contents.sem)), "units": units_str(d.contents.units),
          "oneline": text(ctx.pmLookupText, pmid, c.PM_TEXT_ONELINE),
          "help": text(ctx.pmLookupText, pmid, c.PM_TEXT_HELP)}
     metrics.append(m)

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+)
+
+func runSnapshot(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	host := fs.String("host", "local:", "capture from pmcd on `HOST` (local:, unix:PATH, host[:port])")
+	out := fs.String("o", "-", "write the snapshot to `FILE` (- for stdout)")
+	exclude := fs.String("exclude", "", "leave out metrics under these comma-separated `PREFIXES`")
+	maxInstances := fs.Int("max-instances", -1, "drop instance lists longer than `N` (-1 keeps all)")
+	noHelp := fs.Bool("no-help", false, "leave out help text")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp snapshot [flags]\n\nSaves a host's metric namespace, descriptors, instance domains and help text\nas JSON, for `check --metadata FILE` where no pmcd runs.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if err == nil {
+			fs.Usage()
+		}
+		return ExitUsage
+	}
+	c, err := pmcd.New(*host, pmcd.Options{Getenv: env.Getenv})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: %v\n", err)
+		return ExitUsage
+	}
+	defer c.Close()
+	snap, err := capture(ctx, c, splitList(*exclude), *maxInstances, !*noHelp)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: %v\n", err)
+		return ExitUsage
+	}
+	w := env.Stdout
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: %v\n", err)
+			return ExitUsage
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := snapshot.Write(w, snap); err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: writing: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(env.Stderr, "captured %d metrics and %d instance domains from %s\n", len(snap.Metrics), len(snap.InDoms), c.Describe())
+	return ExitOK
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// capture reads a whole namespace from a source: one traversal, one
+// batched name lookup, one batched descriptor request, then help text and
+// instances.
+func capture(ctx context.Context, src interface {
+	pmclient.Source
+	pmclient.NameLister
+}, exclude []string, maxInstances int, help bool) (*snapshot.File, error) {
+	names, err := src.AllNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kept := names[:0]
+	for _, n := range names {
+		skip := false
+		for _, p := range exclude {
+			skip = skip || n == p || strings.HasPrefix(n, p+".")
+		}
+		if !skip {
+			kept = append(kept, n)
+		}
+	}
+	names = kept
+	pmids, errs, err := src.LookupNames(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	descs, derrs, err := src.Descs(ctx, pmids)
+	if err != nil {
+		return nil, err
+	}
+	version, _ := src.Version(ctx)
+	snap := &snapshot.File{Source: src.Describe(), PCPVersion: version, Captured: time.Now().UTC().Format(time.RFC3339)}
+	if h, err := os.Hostname(); err == nil {
+		snap.Hostname = h
+	}
+	seen := map[pmapi.InDom]bool{}
+	for i, n := range names {
+		if errs[i] != nil || derrs[i] != nil {
+			continue
+		}
+		m := snapshot.MetricFromDesc(n, descs[i])
+		if help {
+			target := pmclient.HelpTarget{PMID: descs[i].PMID, InDom: pmapi.InDomNull}
+			m.OneLine, _ = src.HelpText(ctx, target, false)
+			m.Help, _ = src.HelpText(ctx, target, true)
+		}
+		snap.Metrics = append(snap.Metrics, m)
+		indom := descs[i].InDom
+		if indom == pmapi.InDomNull || seen[indom] {
+			continue
+		}
+		seen[indom] = true
+		insts, err := src.Instances(ctx, indom)
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		if maxInstances >= 0 && len(insts) > maxInstances {
+			insts = nil
+		}
+		d := snapshot.InDom{InDom: indom.String()}
+		for _, in := range insts {
+			d.Instances = append(d.Instances, snapshot.Instance{ID: in.ID, Name: in.Name})
+		}
+		if help {
+			target := pmclient.HelpTarget{InDom: indom}
+			d.OneLine, _ = src.HelpText(ctx, target, false)
+			d.Help, _ = src.HelpText(ctx, target, true)
+		}
+		snap.InDoms = append(snap.InDoms, d)
+	}
+	return snap, nil
+}
+

@@ -1,0 +1,283 @@
+package pmcd
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+)
+
+func requirePmcd(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	if _, err := exec.LookPath("pminfo"); err != nil {
+		t.Fatal("pminfo missing: run scripts/pcp-testenv.sh")
+	}
+}
+
+// TestWholeNamespaceAgainstLibpcp: for every metric pmcd serves, our names,
+// PMIDs, descriptors, one-line help and small instance domains equal what
+// libpcp reports for the same pmcd.
+func TestWholeNamespaceAgainstLibpcp(t *testing.T) {
+	requirePmcd(t)
+	out, err := exec.Command("/usr/bin/python3", "../snapshot/testdata/libpcp_capture.py", "127.0.0.1").Output()
+	if err != nil {
+		t.Fatalf("libpcp capture: %v", err)
+	}
+	want, err := snapshot.Read(bytes.NewReader(out), "libpcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, spec := range []string{"127.0.0.1", "unix:"} {
+		c, err := New(spec, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := c.AllNames(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantNames := want.Names()
+		if len(names) < 2000 || len(names) < len(wantNames)-50 {
+			t.Fatalf("%s: %d names, libpcp %d", spec, len(names), len(wantNames))
+		}
+		pmids, errs, err := c.LookupNames(ctx, wantNames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantIDs, _, _ := want.LookupNames(ctx, wantNames)
+		descs, derrs, err := c.Descs(ctx, pmids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantDescs, _, _ := want.Descs(ctx, wantIDs)
+		differ := 0
+		for i, n := range wantNames {
+			if errs[i] != nil || derrs[i] != nil || pmids[i] != wantIDs[i] || descs[i] != wantDescs[i] {
+				differ++
+				if differ < 10 {
+					t.Errorf("%s: %v %v %+v, libpcp %v %+v", n, errs[i], derrs[i], descs[i], wantIDs[i], wantDescs[i])
+				}
+			}
+		}
+		helpDiffer := 0
+		for i := 0; i < len(wantNames); i += 7 { // every 7th: help is one request each
+			got, _ := c.HelpText(ctx, pmclient.HelpTarget{PMID: pmids[i], InDom: pmapi.InDomNull}, false)
+			exp, _ := want.HelpText(ctx, pmclient.HelpTarget{PMID: wantIDs[i], InDom: pmapi.InDomNull}, false)
+			if got != exp {
+				helpDiffer++
+				t.Errorf("%s: help %q, libpcp %q", wantNames[i], got, exp)
+			}
+		}
+		for _, n := range []string{"sample.bin", "kernel.all.load", "sample.colour", "sample.mirage"} {
+			id, _, _ := c.LookupNames(ctx, []string{n})
+			d, _, _ := c.Descs(ctx, id)
+			got, err := c.Instances(ctx, d[0].InDom)
+			exp, _ := want.Instances(ctx, d[0].InDom)
+			if err != nil || len(got) != len(exp) {
+				t.Errorf("%s instances: %v %v, libpcp %v", n, got, err, exp)
+			}
+		}
+		t.Logf("%s: %d names, %d descriptors differ, %d help texts differ", spec, len(wantNames), differ, helpDiffer)
+		c.Close()
+	}
+}
+
+// TestValuesAgainstPminfo: deterministic sample metrics read the same as
+// pminfo -f prints them.
+func TestValuesAgainstPminfo(t *testing.T) {
+	requirePmcd(t)
+	names := []string{"sample.long.one", "sample.long.hundred", "sample.ulong.million", "sample.longlong.ten",
+		"sample.ulonglong.hundred", "sample.float.ten", "sample.double.million", "sample.string.hullo", "sample.bin"}
+	out, err := exec.Command("pminfo", append([]string{"-h", "127.0.0.1", "-f"}, names...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := New("127.0.0.1", Options{})
+	defer c.Close()
+	ctx := context.Background()
+	ids, _, err := c.LookupNames(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	descs, _, _ := c.Descs(ctx, ids)
+	res, err := c.Fetch(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours strings.Builder
+	for i, m := range res.Metrics {
+		ours.WriteString("\n" + names[i] + "\n")
+		for _, v := range m.Values {
+			ours.WriteString("    ")
+			if v.Inst != pmclient.InNull {
+				insts, _ := c.Instances(ctx, descs[i].InDom)
+				for _, in := range insts {
+					if in.ID == v.Inst {
+						ours.WriteString("inst [" + strconv.Itoa(int(in.ID)) + " or \"" + in.Name + "\"] ")
+					}
+				}
+			}
+			ours.WriteString("value " + formatValue(descs[i].Type, v) + "\n")
+		}
+	}
+	if got, want := ours.String(), string(out); got != want {
+		t.Errorf("pminfo -f:\n%s\nours:\n%s", want, got)
+	}
+}
+
+func formatValue(t pmapi.Type, v pmclient.Value) string {
+	switch t {
+	case pmapi.Type32, pmapi.Type64, pmapi.TypeU32:
+		return strconv.FormatInt(v.Int, 10)
+	case pmapi.TypeU64:
+		return strconv.FormatUint(v.Uint, 10)
+	case pmapi.TypeFloat, pmapi.TypeDouble:
+		return strconv.FormatFloat(v.Float, 'g', 10, 64)
+	case pmapi.TypeString:
+		return strconv.Quote(v.String)
+	}
+	return "?"
+}
+
+// fakePmcd serves one scripted connection on 127.0.0.1.
+func fakePmcd(t *testing.T, script func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		script(c)
+	}()
+	return ln.Addr().String()
+}
+
+func greeting(c net.Conn) {
+	var g [20]byte
+	binary.BigEndian.PutUint32(g[0:], 20)
+	binary.BigEndian.PutUint32(g[4:], pduError)
+	binary.BigEndian.PutUint32(g[16:], 0x02010e44)
+	c.Write(g[:])
+	var creds [20]byte
+	c.Read(creds[:])
+}
+
+func TestHostilePmcd(t *testing.T) {
+	header := func(n, typ uint32) []byte {
+		var h [12]byte
+		binary.BigEndian.PutUint32(h[0:], n)
+		binary.BigEndian.PutUint32(h[4:], typ)
+		return h[:]
+	}
+	cases := []struct {
+		name   string
+		script func(net.Conn)
+		want   string
+	}{
+		{"oversized length", func(c net.Conn) { greeting(c); c.Read(make([]byte, 100)); c.Write(header(1<<31, pduPMNSIDs)) }, "PDU length"},
+		{"truncated PDU", func(c net.Conn) {
+			greeting(c)
+			c.Read(make([]byte, 100))
+			c.Write(header(40, pduPMNSIDs))
+			c.Write([]byte{0, 0})
+		}, "closed"},
+		{"wrong PDU type", func(c net.Conn) {
+			greeting(c)
+			c.Read(make([]byte, 100))
+			c.Write(append(header(16, pduText), 0, 0, 0, 0))
+		}, "IPC"},
+		{"garbage greeting", func(c net.Conn) { c.Write([]byte("HTTP/1.1 400 Bad Request\r\n\r\n")) }, "greeting"},
+		{"lying counts", func(c net.Conn) {
+			greeting(c)
+			c.Read(make([]byte, 100))
+			c.Write(append(header(20, pduPMNSIDs), 0, 0, 0, 1, 0x7f, 0xff, 0xff, 0xff))
+		}, "does not fit"},
+		{"stall", func(c net.Conn) { greeting(c); time.Sleep(3 * time.Second) }, "Timeout"},
+		{"refused", func(c net.Conn) {
+			var g [20]byte
+			binary.BigEndian.PutUint32(g[0:], 20)
+			binary.BigEndian.PutUint32(g[4:], pduError)
+			binary.BigEndian.PutUint32(g[12:], uint32(0xffffffff-1043+1)) // -1043: connection limit in 1.x numbering
+			c.Write(g[:])
+		}, "connection limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := fakePmcd(t, tc.script)
+			c, err := New(addr, Options{RequestTimeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, errs, err := c.LookupNames(context.Background(), []string{"a.b", "c.d"})
+			if err == nil {
+				t.Fatalf("no error (errs %v)", errs)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to mention %q", err, tc.want)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	addr := fakePmcd(t, func(c net.Conn) { greeting(c); time.Sleep(3 * time.Second) })
+	c, _ := New(addr, Options{RequestTimeout: time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := c.LookupNames(ctx, []string{"a"})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+}
+
+func TestReconnectBackoff(t *testing.T) {
+	now := time.Unix(1000, 0)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens: every connection fails
+	c, _ := New(addr, Options{Now: func() time.Time { return now }, ConnectTimeout: time.Second})
+	ctx := context.Background()
+	var waits []time.Duration
+	for i := 0; i < 7; i++ {
+		if _, _, err := c.LookupNames(ctx, []string{"a"}); err == nil {
+			t.Fatal("connected to nothing")
+		}
+		_, _, err := c.LookupNames(ctx, []string{"a"}) // inside the back-off: no attempt
+		if err == nil || !strings.Contains(err.Error(), "next attempt in") {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+		waits = append(waits, c.retryAt.Sub(now))
+		now = c.retryAt
+	}
+	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 80 * time.Second, 80 * time.Second}
+	if fmt.Sprint(waits) != fmt.Sprint(want) {
+		t.Errorf("back-off %v, want %v", waits, want)
+	}
+}

@@ -1,0 +1,447 @@
+// Package pmcd is a native client for pmcd's PDU protocol over TCP or a
+// unix socket: the plain handshake, PMNS, descriptor, instance, help text
+// and fetch requests, batched, with libpcp's timeouts and back-off.
+package pmcd
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// PDU types.
+const (
+	pduError         = 0x7000
+	pduResult        = 0x7001
+	pduProfile       = 0x7002
+	pduFetch         = 0x7003
+	pduDescReq       = 0x7004
+	pduDesc          = 0x7005
+	pduInstanceReq   = 0x7006
+	pduInstance      = 0x7007
+	pduTextReq       = 0x7008
+	pduText          = 0x7009
+	pduCreds         = 0x700c
+	pduPMNSIDs       = 0x700d
+	pduPMNSNames     = 0x700e
+	pduPMNSChild     = 0x700f
+	pduPMNSTraverse  = 0x7010
+	pduHighresFetch  = 0x7014
+	pduHighresResult = 0x7015
+	pduDescIDs       = 0x7016
+	pduDescs         = 0x7017
+)
+
+// pmcd feature bits from the connection challenge.
+const (
+	featureSecure    = 0x0001
+	featureCredsReqd = 0x0008
+	featureCertReqd  = 0x0080
+	featureHighres   = 0x0400
+	featureDescs     = 0x0800
+)
+
+const (
+	headerLen = 12
+	// DefaultMaxPDU bounds what we accept from pmcd (libpcp has no bound;
+	// real replies exceed 64 KiB).
+	DefaultMaxPDU = 64 << 20
+	// maxClientPDU is pmcd's limit on PDUs from clients.
+	maxClientPDU = 65536
+)
+
+// builder encodes a PDU body; bytes() prefixes the header.
+type builder struct{ b []byte }
+
+func (w *builder) u32(v uint32) { w.b = binary.BigEndian.AppendUint32(w.b, v) }
+func (w *builder) i32(v int32)  { w.u32(uint32(v)) }
+
+// str writes a length-prefixed string padded to 4 bytes.
+func (w *builder) str(s string) {
+	w.u32(uint32(len(s)))
+	w.b = append(w.b, s...)
+	for len(w.b)%4 != 0 {
+		w.b = append(w.b, '~')
+	}
+}
+
+func (w *builder) pdu(typ uint32) []byte {
+	out := make([]byte, headerLen, headerLen+len(w.b))
+	binary.BigEndian.PutUint32(out[0:], uint32(headerLen+len(w.b)))
+	binary.BigEndian.PutUint32(out[4:], typ)
+	return append(out, w.b...)
+}
+
+// reader decodes a PDU with bounds checks: every read past the end sets
+// an error instead of panicking.
+type reader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func newReader(pdu []byte) *reader { return &reader{b: pdu, off: headerLen} }
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: "+format, append([]any{pmclient.ErrIPC}, args...)...)
+	}
+}
+
+func (r *reader) u32() uint32 {
+	if r.err != nil || r.off+4 > len(r.b) {
+		r.fail("PDU of %d bytes truncated at offset %d", len(r.b), r.off)
+		return 0
+	}
+	v := binary.BigEndian.Uint32(r.b[r.off:])
+	r.off += 4
+	return v
+}
+
+func (r *reader) i32() int32 { return int32(r.u32()) }
+
+func (r *reader) u64() uint64 {
+	hi := r.u32()
+	lo := r.u32()
+	return uint64(hi)<<32 | uint64(lo)
+}
+
+// count reads a count and checks it against what the PDU can hold.
+func (r *reader) count(what string, unit int) int {
+	n := r.i32()
+	if n < 0 || int64(n)*int64(unit) > int64(len(r.b)-r.off) {
+		r.fail("%s count %d does not fit a %d-byte PDU", what, n, len(r.b))
+		return 0
+	}
+	return int(n)
+}
+
+// bytes reads n bytes and skips the padding to a 4-byte boundary.
+func (r *reader) bytes(n int, pad bool) []byte {
+	if r.err != nil || n < 0 || r.off+n > len(r.b) {
+		r.fail("%d bytes at offset %d overrun a %d-byte PDU", n, r.off, len(r.b))
+		return nil
+	}
+	out := r.b[r.off : r.off+n]
+	r.off += n
+	if pad {
+		r.off = min((r.off+3)&^3, len(r.b))
+	}
+	return out
+}
+
+// header fields of a whole PDU.
+func pduType(p []byte) uint32 { return binary.BigEndian.Uint32(p[4:]) }
+
+// decodeError decodes an ERROR PDU's code.
+func decodeError(p []byte) (int32, error) {
+	r := newReader(p)
+	code := r.i32()
+	return code, r.err
+}
+
+// unitsFromWire unpacks pmUnits from its big-endian 32-bit form.
+func unitsFromWire(v uint32) pmapi.Units {
+	nib := func(shift uint, signed bool) int8 {
+		x := int8((v >> shift) & 0xf)
+		if signed && x >= 8 {
+			x -= 16
+		}
+		return x
+	}
+	return pmapi.Units{
+		DimSpace: nib(28, true), DimTime: nib(24, true), DimCount: nib(20, true),
+		ScaleSpace: nib(16, false), ScaleTime: nib(12, false), ScaleCount: nib(8, true),
+		ExtraUnit: int8(v >> 3 & 0x1f), ExtraScale: int8(v & 0x7),
+	}
+}
+
+func (r *reader) desc() pmapi.Desc {
+	return pmapi.Desc{
+		PMID:  pmapi.PMID(r.u32()),
+		Type:  pmapi.Type(r.i32()),
+		InDom: pmapi.InDom(r.u32()),
+		Sem:   pmapi.Sem(r.i32()),
+		Units: unitsFromWire(r.u32()),
+	}
+}
+
+// encodeNames is a PMNS_NAMES request for a name lookup.
+func encodeNames(names []string) []byte {
+	var w builder
+	total := 0
+	for _, n := range names {
+		total += len(n) + 1
+	}
+	w.u32(uint32(total))
+	w.u32(0)
+	w.u32(uint32(len(names)))
+	for _, n := range names {
+		w.str(n)
+	}
+	return w.pdu(pduPMNSNames)
+}
+
+// decodeNames decodes a PMNS_NAMES reply: names and, when present, leaf
+// status (0 leaf, 1 non-leaf).
+func decodeNames(p []byte) ([]string, []int32, error) {
+	r := newReader(p)
+	r.u32() // nstrbytes
+	numstatus := r.count("status", 0)
+	numnames := r.count("name", 4)
+	if numstatus != 0 && numstatus != numnames {
+		r.fail("%d statuses for %d names", numstatus, numnames)
+	}
+	names := make([]string, 0, numnames)
+	var status []int32
+	for i := 0; i < numnames && r.err == nil; i++ {
+		if numstatus > 0 {
+			status = append(status, r.i32())
+		}
+		n := r.count("name length", 1)
+		names = append(names, string(r.bytes(n, true)))
+	}
+	return names, status, r.err
+}
+
+// decodeIDs decodes a PMNS_IDS reply.
+func decodeIDs(p []byte, want int) ([]pmapi.PMID, error) {
+	r := newReader(p)
+	r.u32() // number resolved
+	n := r.count("pmid", 4)
+	if r.err == nil && n != want {
+		r.fail("%d PMIDs for %d names", n, want)
+	}
+	ids := make([]pmapi.PMID, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		ids = append(ids, pmapi.PMID(r.u32()))
+	}
+	return ids, r.err
+}
+
+func encodeChild(name string, subtype uint32, typ uint32) []byte {
+	var w builder
+	w.u32(subtype)
+	if name == "" {
+		w.u32(0)
+	} else {
+		w.str(name)
+	}
+	return w.pdu(typ)
+}
+
+func encodeDescReq(pmid pmapi.PMID) []byte {
+	var w builder
+	w.u32(uint32(pmid))
+	return w.pdu(pduDescReq)
+}
+
+func decodeDesc(p []byte) (pmapi.Desc, error) {
+	r := newReader(p)
+	d := r.desc()
+	return d, r.err
+}
+
+func encodeDescIDs(pmids []pmapi.PMID) []byte {
+	var w builder
+	w.i32(-1)
+	w.u32(uint32(len(pmids)))
+	for _, p := range pmids {
+		w.u32(uint32(p))
+	}
+	return w.pdu(pduDescIDs)
+}
+
+func decodeDescs(p []byte, want int) ([]pmapi.Desc, error) {
+	r := newReader(p)
+	n := r.count("descriptor", 20)
+	if r.err == nil && n != want {
+		r.fail("%d descriptors for %d PMIDs", n, want)
+	}
+	out := make([]pmapi.Desc, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		out = append(out, r.desc())
+	}
+	return out, r.err
+}
+
+func encodeInstanceReq(indom pmapi.InDom, inst int32, name string) []byte {
+	var w builder
+	w.u32(uint32(indom))
+	w.u32(0)
+	w.u32(0)
+	w.i32(inst)
+	if name == "" {
+		w.u32(0)
+	} else {
+		w.str(name)
+	}
+	return w.pdu(pduInstanceReq)
+}
+
+func decodeInstances(p []byte) ([]pmclient.Instance, error) {
+	r := newReader(p)
+	r.u32() // indom
+	n := r.count("instance", 8)
+	out := make([]pmclient.Instance, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		id := r.i32()
+		l := r.count("instance name length", 1)
+		out = append(out, pmclient.Instance{ID: id, Name: string(r.bytes(l, true))})
+	}
+	return out, r.err
+}
+
+func encodeTextReq(ident uint32, typ uint32) []byte {
+	var w builder
+	w.u32(ident)
+	w.u32(typ)
+	return w.pdu(pduTextReq)
+}
+
+func decodeText(p []byte) (string, error) {
+	r := newReader(p)
+	r.u32() // ident, in pmcd's byte order: ignored
+	n := r.count("text length", 1)
+	return string(r.bytes(n, true)), r.err
+}
+
+// encodeProfile is the "all instances" profile for a context slot.
+func encodeProfile(ctxid uint32) []byte {
+	var w builder
+	w.u32(ctxid)
+	w.u32(0) // include everything by default
+	w.u32(0)
+	w.u32(0)
+	return w.pdu(pduProfile)
+}
+
+func encodeFetch(ctxid uint32, pmids []pmapi.PMID, highres bool) []byte {
+	var w builder
+	w.u32(ctxid)
+	w.u32(0)
+	w.u32(0)
+	w.u32(uint32(len(pmids)))
+	for _, p := range pmids {
+		w.u32(uint32(p))
+	}
+	if highres {
+		return w.pdu(pduHighresFetch)
+	}
+	return w.pdu(pduFetch)
+}
+
+// decodeResult decodes a RESULT or HIGHRES_RESULT. types gives each
+// requested metric's value type (needed to decode in-situ values).
+func decodeResult(p []byte, types map[pmapi.PMID]pmapi.Type) (*pmclient.Result, error) {
+	r := newReader(p)
+	res := &pmclient.Result{}
+	var n int
+	if pduType(p) == pduHighresResult {
+		n = r.count("pmid", 8)
+		sec := int64(r.u64())
+		nsec := int64(r.u64())
+		res.Timestamp = timeFrom(sec, nsec)
+	} else {
+		sec := int64(r.i32())
+		usec := int64(r.i32())
+		n = r.count("pmid", 8)
+		res.Timestamp = timeFrom(sec, usec*1000)
+	}
+	for i := 0; i < n && r.err == nil; i++ {
+		mv := pmclient.MetricValues{PMID: pmapi.PMID(r.u32())}
+		numval := r.i32()
+		if numval < 0 {
+			mv.Err = pmclient.Error(numval)
+			res.Metrics = append(res.Metrics, mv)
+			continue
+		}
+		if numval > 0 {
+			if int64(numval)*8 > int64(len(p)-r.off) {
+				r.fail("%d values do not fit a %d-byte PDU", numval, len(p))
+				break
+			}
+			valfmt := r.u32()
+			for j := 0; j < int(numval) && r.err == nil; j++ {
+				inst := r.i32()
+				raw := r.u32()
+				v, err := decodeValue(p, valfmt, raw, types[mv.PMID])
+				if err != nil {
+					r.fail("metric %s: %v", mv.PMID, err)
+					break
+				}
+				v.Inst = inst
+				mv.Values = append(mv.Values, v)
+			}
+		}
+		res.Metrics = append(res.Metrics, mv)
+	}
+	return res, r.err
+}
+
+// decodeValue decodes one value: in situ, or a value block at a word
+// offset from the start of the PDU.
+func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type) (pmclient.Value, error) {
+	var v pmclient.Value
+	if valfmt == 0 { // in situ
+		switch t {
+		case pmapi.Type32:
+			v.Int = int64(int32(raw))
+		case pmapi.TypeFloat:
+			v.Float = float64(math.Float32frombits(raw))
+		default:
+			v.Uint, v.Int = uint64(raw), int64(raw)
+		}
+		return v, nil
+	}
+	off := int64(raw) * 4
+	if off < headerLen || off+4 > int64(len(p)) {
+		return v, fmt.Errorf("value block offset %d outside the %d-byte PDU", off, len(p))
+	}
+	hdr := binary.BigEndian.Uint32(p[off:])
+	vlen := int64(hdr & 0xffffff)
+	if vlen < 4 || off+vlen > int64(len(p)) {
+		return v, fmt.Errorf("value block of %d bytes at %d overruns the PDU", vlen, off)
+	}
+	payload := p[off+4 : off+vlen]
+	need := func(n int) error {
+		if len(payload) < n {
+			return fmt.Errorf("value block of %d bytes for a %s value", len(payload), t)
+		}
+		return nil
+	}
+	switch t {
+	case pmapi.Type64:
+		if err := need(8); err != nil {
+			return v, err
+		}
+		v.Int = int64(binary.BigEndian.Uint64(payload))
+	case pmapi.TypeU64:
+		if err := need(8); err != nil {
+			return v, err
+		}
+		v.Uint = binary.BigEndian.Uint64(payload)
+	case pmapi.TypeFloat:
+		if err := need(4); err != nil {
+			return v, err
+		}
+		v.Float = float64(math.Float32frombits(binary.BigEndian.Uint32(payload)))
+	case pmapi.TypeDouble:
+		if err := need(8); err != nil {
+			return v, err
+		}
+		v.Float = math.Float64frombits(binary.BigEndian.Uint64(payload))
+	case pmapi.TypeString:
+		s := payload
+		if n := len(s); n > 0 && s[n-1] == 0 {
+			s = s[:n-1]
+		}
+		v.String = string(s)
+	default: // aggregates and events stay opaque
+		v.Blob = append([]byte(nil), payload...)
+	}
+	return v, nil
+}
