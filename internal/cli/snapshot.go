@@ -143,4 +143,3 @@ func capture(ctx context.Context, src interface {
 	}
 	return snap, nil
 }
-
