@@ -56,7 +56,7 @@ func Main(ctx context.Context, env Env) int {
 	case "describe":
 		return runDescribe(ctx, env, args)
 	case "eval":
-		return notYet(env, "eval")
+		return runEval(ctx, env, args)
 	case "snapshot":
 		return runSnapshot(ctx, env, args)
 	case "version":

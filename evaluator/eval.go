@@ -1,0 +1,409 @@
+package evaluator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// Result is one derived metric's values in one sample: Err for an error
+// (from a PMDA, or no values possible), no values and no error for "no
+// values available" (libpcp's numval 0).
+type Result struct {
+	Name   string
+	Desc   pmapi.Desc
+	Values []Value
+	Err    error
+}
+
+// Sample is one evaluation of every metric.
+type Sample struct {
+	Timestamp time.Time
+	Results   []Result
+}
+
+// Evaluator keeps the history delta() and rate() need between samples.
+// It is not safe for concurrent use: one goroutine samples it.
+type Evaluator struct {
+	src     pmclient.Source
+	dialect grammar.Dialect
+	metrics []*checker.Metric
+	pmids   map[string]pmapi.PMID
+	descs   map[pmapi.PMID]pmapi.Desc
+	state   map[grammar.Node]*nodeState
+	insts   map[pmapi.InDom][]pmclient.Instance
+}
+
+type nodeState struct {
+	prev      []Value
+	prevStamp time.Time
+	hasPrev   bool
+	minmax    Value // libpcp returns the stale buffer for min/max of nothing
+}
+
+// New prepares an evaluator for the valid metrics of a check report.
+func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect grammar.Dialect) (*Evaluator, error) {
+	e := &Evaluator{src: src, dialect: dialect, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, state: map[grammar.Node]*nodeState{}}
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range rep.Metrics {
+		if m.Status != checker.Valid {
+			continue
+		}
+		e.metrics = append(e.metrics, m)
+		tree, _ := m.Def.Tree()
+		grammar.Walk(tree, func(n grammar.Node) bool {
+			if c, ok := n.(*grammar.Call); ok && (c.Func == "defined" || c.Func == "anon") {
+				return false
+			}
+			if mt, ok := n.(*grammar.Metric); ok && !seen[mt.Name] {
+				seen[mt.Name] = true
+				names = append(names, mt.Name)
+			}
+			return true
+		})
+	}
+	if len(names) > 0 {
+		pmids, errs, err := src.LookupNames(ctx, names)
+		if err != nil {
+			return nil, err
+		}
+		var found []pmapi.PMID
+		for i, n := range names {
+			if errs[i] == nil {
+				e.pmids[n] = pmids[i]
+				found = append(found, pmids[i])
+			}
+		}
+		descs, derrs, err := src.Descs(ctx, found)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range found {
+			if derrs[i] == nil {
+				e.descs[p] = descs[i]
+			}
+		}
+	}
+	return e, nil
+}
+
+// Metrics lists the metrics evaluated, in definition order.
+func (e *Evaluator) Metrics() []*checker.Metric { return e.metrics }
+
+// Sample fetches every operand once and evaluates every metric.
+func (e *Evaluator) Sample(ctx context.Context) (*Sample, error) {
+	var pmids []pmapi.PMID
+	for _, p := range e.pmids {
+		pmids = append(pmids, p)
+	}
+	s := &Sample{Timestamp: time.Now()}
+	fetched := map[pmapi.PMID]pmclient.MetricValues{}
+	if len(pmids) > 0 {
+		res, err := e.src.Fetch(ctx, pmids)
+		if err != nil {
+			return nil, err
+		}
+		s.Timestamp = res.Timestamp
+		for _, mv := range res.Metrics {
+			fetched[mv.PMID] = mv
+		}
+	}
+	e.insts = map[pmapi.InDom][]pmclient.Instance{}
+	run := &sampleRun{e: e, ctx: ctx, stamp: s.Timestamp, fetched: fetched}
+	for _, m := range e.metrics {
+		tree, _ := m.Def.Tree()
+		run.m = m
+		vals, err := run.eval(tree)
+		s.Results = append(s.Results, Result{Name: m.Def.Name, Desc: m.Desc, Values: vals, Err: err})
+		if len(vals) > 0 && m.Desc.InDom != pmapi.InDomNull {
+			run.instances(m.Desc.InDom) // names for printing
+		}
+	}
+	return s, nil
+}
+
+// sampleRun evaluates the trees of one sample.
+type sampleRun struct {
+	e       *Evaluator
+	ctx     context.Context
+	m       *checker.Metric
+	stamp   time.Time
+	fetched map[pmapi.PMID]pmclient.MetricValues
+}
+
+func (r *sampleRun) desc(n grammar.Node) pmapi.Desc {
+	if ni := r.m.Nodes[n]; ni != nil {
+		return ni.Desc
+	}
+	return pmapi.Desc{}
+}
+
+func (r *sampleRun) scales(n grammar.Node) (mul, div float64) {
+	if ni := r.m.Nodes[n]; ni != nil {
+		return ni.MulScale, ni.DivScale
+	}
+	return 1, 1
+}
+
+func (r *sampleRun) state(n grammar.Node) *nodeState {
+	st := r.e.state[n]
+	if st == nil {
+		st = &nodeState{}
+		r.e.state[n] = st
+	}
+	return st
+}
+
+// errNoValues marks "no values" (not an error) inside the tree walk.
+var errNoValues = errors.New("no values")
+
+func (r *sampleRun) eval(n grammar.Node) ([]Value, error) {
+	vals, err := r.value(n)
+	if errors.Is(err, errNoValues) {
+		return nil, nil
+	}
+	return vals, err
+}
+
+// value returns a node's values; (nil, nil) is "no values".
+func (r *sampleRun) value(n grammar.Node) ([]Value, error) {
+	switch n := n.(type) {
+	case *grammar.Paren:
+		return r.value(n.X)
+	case *grammar.Metric:
+		vals, err := r.metric(n.Name)
+		if err != nil || n.Inst == nil {
+			return vals, err
+		}
+		return r.filterExact(r.desc(n).InDom, vals, n.Inst.Name)
+	case *grammar.Number, *grammar.Mkconst:
+		return r.constant(n)
+	case *grammar.Novalue:
+		return nil, nil
+	case *grammar.Filter:
+		vals, err := r.value(n.X)
+		if err != nil {
+			return vals, err
+		}
+		return r.filterExact(r.desc(n).InDom, vals, n.Inst.Name)
+	case *grammar.Matchinst:
+		vals, err := r.value(n.X)
+		if err != nil || len(vals) == 0 {
+			return vals, err
+		}
+		return r.matchinst(n, vals)
+	case *grammar.Unary:
+		return r.unary(n)
+	case *grammar.Call:
+		return r.call(n)
+	case *grammar.Rescale:
+		return r.rescale(n)
+	case *grammar.Binary:
+		return r.binary(n)
+	case *grammar.Ternary:
+		return r.ternary(n)
+	}
+	return nil, fmt.Errorf("evaluator: node %T", n)
+}
+
+func (r *sampleRun) metric(name string) ([]Value, error) {
+	pmid, ok := r.e.pmids[name]
+	if !ok {
+		if other, ok := r.e.findMetric(name); ok && other != r.m {
+			// A derived operand: PCP 6 binds it but fetch fails.
+			return nil, pmclient.ErrNoAgent
+		}
+		return nil, pmclient.ErrUnknownName
+	}
+	mv, ok := r.fetched[pmid]
+	if !ok {
+		return nil, nil
+	}
+	if mv.Err != nil {
+		return nil, mv.Err
+	}
+	t := r.e.descs[pmid].Type
+	out := make([]Value, len(mv.Values))
+	for i, v := range mv.Values {
+		out[i] = fromSource(t, v)
+	}
+	return out, nil
+}
+
+func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
+	for _, m := range e.metrics {
+		if m.Def.Name == name {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// constant evaluates a literal or mkconst: one value, instance PM_IN_NULL.
+func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
+	d := r.desc(n)
+	text := ""
+	switch n := n.(type) {
+	case *grammar.Number:
+		text = n.Text
+	case *grammar.Mkconst:
+		text = n.Value.Text
+	}
+	v := Value{Inst: pmclient.InNull}
+	switch d.Type {
+	case pmapi.Type32:
+		v.I = int64(int32(atoi(text)))
+	case pmapi.TypeU32:
+		v.U = uint64(uint32(atoi(text)))
+	case pmapi.Type64:
+		v.I, _ = strconv.ParseInt(leadingDigits(text), 10, 64)
+	case pmapi.TypeU64:
+		v.U, _ = strconv.ParseUint(leadingDigits(text), 10, 64)
+	case pmapi.TypeFloat:
+		f, _ := strconv.ParseFloat(text, 64)
+		v.F = float64(float32(f))
+	case pmapi.TypeDouble:
+		v.F, _ = strconv.ParseFloat(strings.TrimSuffix(text, "."), 64)
+		if text == "." {
+			v.F = 0
+		}
+	}
+	return []Value{v}, nil
+}
+
+// atoi is C's atoi on an unsigned decimal literal: glibc converts with
+// strtol and truncates to int.
+func atoi(s string) int64 {
+	u, _ := strconv.ParseUint(leadingDigits(s), 10, 64)
+	return int64(int32(uint32(u)))
+}
+
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return "0"
+	}
+	return s[:i]
+}
+
+func (r *sampleRun) instances(indom pmapi.InDom) []pmclient.Instance {
+	if in, ok := r.e.insts[indom]; ok {
+		return in
+	}
+	in, _ := r.e.src.Instances(r.ctx, indom)
+	r.e.insts[indom] = in
+	return in
+}
+
+// filterExact keeps the instance named inst: its full external name or
+// the part before the first space, as pmLookupInDom matches.
+func (r *sampleRun) filterExact(indom pmapi.InDom, vals []Value, inst string) ([]Value, error) {
+	if indom == pmapi.InDomNull {
+		return nil, nil
+	}
+	id, found := int32(0), false
+	for i, in := range r.instances(indom) {
+		if inst == "" && i == 0 {
+			// The sample PMDAs match an empty name to the first instance.
+			id, found = in.ID, true
+			break
+		}
+		short, _, _ := strings.Cut(in.Name, " ")
+		if in.Name == inst || short == inst {
+			id, found = in.ID, true
+			break
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	for _, v := range vals {
+		if v.Inst == id {
+			return []Value{v}, nil
+		}
+	}
+	return nil, nil
+}
+
+func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, error) {
+	re, err := regexp.CompilePOSIX(n.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("matchinst pattern %q: %w", n.Pattern, err)
+	}
+	names := map[int32]string{}
+	for _, in := range r.instances(r.desc(n).InDom) {
+		short, _, _ := strings.Cut(in.Name, " ")
+		names[in.ID] = short
+	}
+	var out []Value
+	for _, v := range vals {
+		name, ok := names[v.Inst]
+		if ok && re.MatchString(name) != n.Invert {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
+	x, err := r.value(n.X)
+	if err != nil || len(x) == 0 {
+		return x, err
+	}
+	xt := r.desc(n.X).Type
+	out := make([]Value, len(x))
+	for i, v := range x {
+		o := Value{Inst: v.Inst}
+		if n.Op == "!" {
+			// libpcp writes a 32-bit 0/1 over the value: right for 32-bit
+			// types only (the checker warns about the others).
+			isZero := asFloat64(xt, v) == 0
+			switch xt {
+			case pmapi.Type32:
+				o.I = b2i(isZero)
+			case pmapi.TypeU32:
+				o.U = uint64(b2i(isZero))
+			case pmapi.Type64:
+				o.I = b2i(isZero)
+			case pmapi.TypeU64:
+				o.U = uint64(b2i(isZero))
+			default:
+				o.F = math.Float64frombits(uint64(b2i(isZero)))
+			}
+		} else {
+			switch xt {
+			case pmapi.Type32, pmapi.TypeU32:
+				o.I = int64(-int32(asInt64(xt, v)))
+			case pmapi.Type64, pmapi.TypeU64:
+				o.I = -asInt64(xt, v)
+			case pmapi.TypeFloat:
+				o.F = float64(-float32(v.F))
+			default:
+				o.F = -v.F
+			}
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

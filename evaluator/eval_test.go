@@ -1,0 +1,254 @@
+package evaluator
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+)
+
+// Metrics whose values never change, so one sample of ours and one of
+// libpcp's can be compared.
+var steady = []string{
+	"sample.long.one", "sample.long.ten", "sample.long.hundred", "sample.long.million", "sample.ulong.one",
+	"sample.ulong.hundred", "sample.longlong.one", "sample.longlong.million", "sample.ulonglong.ten",
+	"sample.float.one", "sample.float.hundred", "sample.double.one", "sample.double.million", "sample.bin",
+	"sample.part_bin", "sample.bogus_bin", "sample.long.bin", "sample.ulong.bin", "sample.double.bin",
+	"sample.float.bin", "sample.longlong.bin", "sample.ulong.count.kilo",
+	"sample.ulong.count.mega", "sample.ulong.count.base", "hinv.ncpu",
+}
+
+func requirePCP(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	if _, err := exec.LookPath("pminfo"); err != nil {
+		t.Fatal("pminfo missing: run scripts/pcp-testenv.sh")
+	}
+}
+
+// sampleOnce checks a config against the live pmcd and evaluates one
+// sample, printed as pminfo -f prints it.
+func sampleOnce(t *testing.T, config string) (string, *checker.Report) {
+	t.Helper()
+	ctx := context.Background()
+	src, err := pmcd.New("127.0.0.1", pmcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	f := grammar.ParseConfig("gen.conf", []byte(config), grammar.Options{Dialect: grammar.PCP6})
+	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: grammar.PCP6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := New(ctx, src, rep, grammar.PCP6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ev.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	WritePminfo(&b, s, ev.InstanceName)
+	return b.String(), rep
+}
+
+// pminfoValues asks libpcp for one sample of the named metrics, in chunks:
+// a few expressions make libpcp 6.0.3 hang at fetch (the chunk is then
+// left out and counted).
+func pminfoValues(t *testing.T, config string, names []string) (string, int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "gen.conf")
+	os.WriteFile(path, []byte(config), 0o644)
+	var all strings.Builder
+	hung := 0
+	for start := 0; start < len(names); start += 50 {
+		chunk := names[start:min(start+50, len(names))]
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		cmd := exec.CommandContext(ctx, "pminfo", append([]string{"-h", "127.0.0.1", "-c", path, "-f"}, chunk...)...)
+		cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+		out, _ := cmd.Output() // exits 1 when some metric has no value
+		timedOut := ctx.Err() == context.DeadlineExceeded
+		cancel()
+		if timedOut {
+			hung += len(chunk)
+			continue
+		}
+		all.Write(out)
+	}
+	return all.String(), hung
+}
+
+// blocks splits pminfo -f output into name → lines.
+func blocks(s string) map[string]string {
+	out := map[string]string{}
+	for _, b := range strings.Split(s, "\n\n") {
+		var kept []string
+		for _, l := range strings.Split(b, "\n") {
+			if !strings.HasPrefix(l, "pmNameIndom:") { // pminfo's own complaint
+				kept = append(kept, l)
+			}
+		}
+		name, rest, _ := strings.Cut(strings.TrimSpace(strings.Join(kept, "\n")), "\n")
+		out[name] = rest
+	}
+	return out
+}
+
+// sameValues compares two blocks, numbers to 1e-9 relative.
+func sameValues(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i] == fb[i] {
+			continue
+		}
+		x, err1 := strconv.ParseFloat(fa[i], 64)
+		y, err2 := strconv.ParseFloat(fb[i], 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if d := x - y; d > 1e-9*max(abs(x), abs(y)) || -d > 1e-9*max(abs(x), abs(y)) {
+			return false
+		}
+	}
+	return true
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestSingleSampleAgainstPminfo: generated definitions over metrics with
+// steady values read the same as pminfo -c FILE -f prints them.
+func TestSingleSampleAgainstPminfo(t *testing.T) {
+	requirePCP(t)
+	g := exprgen.New(99, steady)
+	g.BrokenShare = 0
+	var config strings.Builder
+	var names []string
+	for i := 0; len(names) < 1200; i++ {
+		e := g.Next()
+		if !grammar.LibpcpVerdict(e, grammar.PCP6, false).OK || knownLibpcpCrash(e) {
+			continue
+		}
+		name := fmt.Sprintf("gen.m%d", i)
+		names = append(names, name)
+		fmt.Fprintf(&config, "%s = %s\n", name, e)
+	}
+	ours, rep := sampleOnce(t, config.String())
+	libpcp, hung := pminfoValues(t, config.String(), names)
+	want := blocks(libpcp)
+	got := blocks(ours)
+	compared, differ := 0, 0
+	for _, m := range rep.Metrics {
+		name := m.Def.Name
+		if _, asked := want[name]; m.Status != checker.Valid || !asked {
+			continue
+		}
+		if garbageValue(m) {
+			continue
+		}
+		compared++
+		if !sameValues(got[name], want[name]) {
+			differ++
+			if differ <= 20 {
+				t.Errorf("%s = %s\n  libpcp: %q\n  ours:   %q", name, m.Def.Expr, want[name], got[name])
+			}
+		}
+	}
+	t.Logf("%d definitions compared with libpcp, %d differ (%d left out: libpcp hung fetching them)", compared, differ, hung)
+	if compared < 500 {
+		t.Errorf("only %d definitions compared", compared)
+	}
+}
+
+// knownLibpcpCrash: expressions that crash libpcp 6.0.3 (language.md §9).
+func knownLibpcpCrash(e string) bool {
+	return strings.Contains(e, ")[") || strings.Contains(e, ") [") || strings.Contains(e, "scalar(") || strings.Contains(e, "anon(")
+}
+
+// garbageValue: metrics whose libpcp value is not meaningful (documented
+// deviations): !x of non-32-bit operands, strings through ?:, min/max of
+// nothing.
+func garbageValue(m *checker.Metric) bool {
+	bad := false
+	tree, _ := m.Def.Tree()
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if u, ok := n.(*grammar.Unary); ok && u.Op == "!" {
+			if ni := m.Nodes[u.X]; ni != nil && ni.Desc.Type != 0 && ni.Desc.Type != 1 {
+				bad = true
+			}
+		}
+		if tr, ok := n.(*grammar.Ternary); ok {
+			if ni := m.Nodes[tr]; ni != nil && ni.Desc.Type == 6 {
+				bad = true
+			}
+		}
+		return true
+	})
+	return bad
+}
+
+// TestDeltaRate: the first sample has no values; the second compares with
+// it (rate of a time counter is a utilisation near 1).
+func TestDeltaRate(t *testing.T) {
+	requirePCP(t)
+	ctx := context.Background()
+	src, _ := pmcd.New("127.0.0.1", pmcd.Options{})
+	defer src.Close()
+	config := "m.rate = rate(sample.milliseconds)\nm.delta = delta(sample.long.one)\nm.util = rate(sample.milliseconds) > 0.5 ? 1 : 0\nm.count = count(sample.bin)\n"
+	f := grammar.ParseConfig("t.conf", []byte(config), grammar.Options{Dialect: grammar.PCP6})
+	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: grammar.PCP6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := New(ctx, src, rep, grammar.PCP6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ev.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Results[0].Values) != 0 || len(first.Results[1].Values) != 0 {
+		t.Errorf("first sample has delta/rate values: %+v", first.Results)
+	}
+	time.Sleep(300 * time.Millisecond)
+	second, err := ev.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := second.Results[0].Values
+	if len(rate) != 1 || rate[0].F < 0.9 || rate[0].F > 1.1 {
+		t.Errorf("rate(sample.milliseconds) = %+v, want about 1", rate)
+	}
+	if d := second.Results[1].Values; len(d) != 1 || d[0].I != 0 {
+		t.Errorf("delta(sample.long.one) = %+v, want 0", d)
+	}
+	if c := second.Results[3].Values; len(c) != 1 || c[0].U != 9 {
+		t.Errorf("count(sample.bin) = %+v", c)
+	}
+}

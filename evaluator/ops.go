@@ -1,0 +1,481 @@
+package evaluator
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
+	switch n.Func {
+	case "defined":
+		m := n.Arg.(*grammar.Metric)
+		_, known := r.e.pmids[m.Name]
+		return []Value{{Inst: pmclient.InNull, U: uint64(b2i(known))}}, nil
+	case "anon":
+		return nil, nil
+	case "count":
+		x, err := r.value(n.Arg)
+		if err != nil {
+			x = nil // count() maps an operand error to 0
+		}
+		return []Value{{Inst: pmclient.InNull, U: uint64(len(x))}}, nil
+	case "delta", "rate":
+		return r.deltaRate(n)
+	}
+	x, err := r.value(n.Arg)
+	if err != nil {
+		return nil, err
+	}
+	xt := r.desc(n.Arg).Type
+	switch n.Func {
+	case "instant":
+		return x, nil
+	case "scalar":
+		if len(x) == 0 {
+			return nil, nil
+		}
+		v := x[0]
+		v.Inst = pmclient.InNull
+		return []Value{v}, nil
+	case "avg":
+		// libpcp adds each value divided by the count, in float.
+		var avg float32
+		for _, v := range x {
+			avg += float32(asFloat64(xt, v)) / float32(len(x))
+		}
+		out := Value{Inst: pmclient.InNull, F: float64(avg)}
+		return []Value{out}, nil
+	case "sum":
+		out := Value{Inst: pmclient.InNull}
+		for _, v := range x {
+			out = arith(xt, "+", out, v)
+		}
+		return []Value{out}, nil
+	case "min", "max":
+		st := r.state(n)
+		if len(x) == 0 {
+			// libpcp returns whatever its buffer held: 0 at first.
+			return []Value{st.minmax}, nil
+		}
+		best := x[0]
+		for _, v := range x[1:] {
+			less := compare(xt, v, best) < 0
+			if less == (n.Func == "min") {
+				best = v
+			}
+		}
+		best.Inst = pmclient.InNull
+		st.minmax = best
+		return []Value{best}, nil
+	}
+	return nil, nil
+}
+
+// compare orders two values of one numeric type.
+func compare(t pmapi.Type, a, b Value) int {
+	switch t {
+	case pmapi.Type32, pmapi.Type64:
+		return cmp3(a.I < b.I, a.I > b.I)
+	case pmapi.TypeU32, pmapi.TypeU64:
+		return cmp3(a.U < b.U, a.U > b.U)
+	}
+	return cmp3(a.F < b.F, a.F > b.F)
+}
+
+func cmp3(lt, gt bool) int {
+	switch {
+	case lt:
+		return -1
+	case gt:
+		return 1
+	}
+	return 0
+}
+
+// deltaRate compares each instance with the previous sample's.
+func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
+	x, err := r.value(n.Arg)
+	st := r.state(n)
+	prev, prevStamp, hadPrev := st.prev, st.prevStamp, st.hasPrev
+	if err != nil {
+		st.prev, st.hasPrev = nil, false
+		return nil, err
+	}
+	st.prev, st.prevStamp, st.hasPrev = x, r.stamp, true
+	if !hadPrev || len(prev) == 0 || len(x) == 0 {
+		return nil, nil
+	}
+	xd := r.desc(n.Arg)
+	elapsed := r.stamp.Sub(prevStamp).Seconds()
+	var out []Value
+	for i, v := range x {
+		j := i
+		if j >= len(prev) {
+			j = 0
+		}
+		if prev[j].Inst != v.Inst {
+			j = -1
+			for k, p := range prev {
+				if p.Inst == v.Inst {
+					j = k
+					break
+				}
+			}
+			if j < 0 {
+				continue
+			}
+		}
+		p := prev[j]
+		o := Value{Inst: v.Inst}
+		if n.Func == "delta" {
+			switch xd.Type {
+			case pmapi.Type32:
+				o.I = int64(int32(v.I) - int32(p.I))
+			case pmapi.TypeU32:
+				o.I = int64(v.U) - int64(p.U)
+			case pmapi.Type64:
+				o.I = int64(uint64(v.I) - uint64(p.I))
+			case pmapi.TypeU64:
+				o.F = float64(v.U) - float64(p.U)
+			case pmapi.TypeFloat:
+				o.F = float64(float32(v.F) - float32(p.F))
+			default:
+				o.F = v.F - p.F
+			}
+			out = append(out, o)
+			continue
+		}
+		// rate(): since 6.2.1 a counter that went backwards has no rate.
+		if r.e.dialect == grammar.PCP7 && xd.Sem == pmapi.SemCounter && xd.Type != pmapi.Type32 && compare(xd.Type, v, p) < 0 {
+			continue
+		}
+		var d float64
+		switch xd.Type {
+		case pmapi.Type32:
+			d = float64(int32(v.I) - int32(p.I))
+		case pmapi.TypeU32:
+			d = float64(uint32(v.U) - uint32(p.U))
+		case pmapi.Type64:
+			d = float64(v.I - p.I)
+		case pmapi.TypeU64:
+			d = float64(v.U - p.U)
+		case pmapi.TypeFloat:
+			d = float64(float32(v.F) - float32(p.F))
+		default:
+			d = v.F - p.F
+		}
+		o.F = d / elapsed
+		if xd.Units.DimTime == 1 {
+			o.F *= timeUtilisationScale(xd.Units.ScaleTime)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// timeUtilisationScale converts a time counter's unit to seconds.
+func timeUtilisationScale(scale int8) float64 {
+	f := 1.0
+	for s := int8(pmapi.TimeSec); s < scale; s++ {
+		f *= 60
+	}
+	for s := scale; s < pmapi.TimeSec; s++ {
+		f /= 1000
+	}
+	return f
+}
+
+func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
+	x, err := r.value(n.X)
+	if err != nil || len(x) == 0 {
+		return x, err
+	}
+	xd := r.desc(n.X)
+	mult, div, cerr := pmapi.ConvFactors(xd.Units, r.desc(n).Units)
+	if cerr != nil {
+		return nil, nil
+	}
+	out := make([]Value, 0, len(x))
+	for _, v := range x {
+		o := Value{Inst: v.Inst}
+		switch xd.Type {
+		case pmapi.Type32:
+			o.I = int64(int32((v.I*mult + div/2) / div))
+		case pmapi.TypeU32:
+			o.U = uint64(uint32((int64(v.U)*mult + div/2) / div))
+		case pmapi.Type64:
+			o.I = (v.I*mult + div/2) / div
+		case pmapi.TypeU64:
+			o.U = (v.U*uint64(mult) + uint64(div/2)) / uint64(div)
+		case pmapi.TypeFloat:
+			o.F = float64(float32(v.F) * (float32(mult) / float32(div)))
+		default:
+			o.F = v.F * (float64(mult) / float64(div))
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// arith applies + - * in a result type with C's wrap-around.
+func arith(t pmapi.Type, op string, a, b Value) Value {
+	o := Value{Inst: a.Inst}
+	switch t {
+	case pmapi.Type32:
+		x, y := int32(a.I), int32(b.I)
+		o.I = int64(int32Op(op, x, y))
+	case pmapi.TypeU32:
+		x, y := uint32(a.U), uint32(b.U)
+		switch op {
+		case "+":
+			o.U = uint64(x + y)
+		case "-":
+			o.U = uint64(x - y)
+		case "*":
+			o.U = uint64(x * y)
+		}
+	case pmapi.Type64:
+		x, y := uint64(a.I), uint64(b.I)
+		switch op {
+		case "+":
+			o.I = int64(x + y)
+		case "-":
+			o.I = int64(x - y)
+		case "*":
+			o.I = int64(x * y)
+		}
+	case pmapi.TypeU64:
+		switch op {
+		case "+":
+			o.U, _ = bits.Add64(a.U, b.U, 0)
+		case "-":
+			o.U, _ = bits.Sub64(a.U, b.U, 0)
+		case "*":
+			o.U = a.U * b.U
+		}
+	case pmapi.TypeFloat:
+		x, y := float32(a.F), float32(b.F)
+		switch op {
+		case "+":
+			o.F = float64(x + y)
+		case "-":
+			o.F = float64(x - y)
+		case "*":
+			o.F = float64(x * y)
+		}
+	default:
+		switch op {
+		case "+":
+			o.F = a.F + b.F
+		case "-":
+			o.F = a.F - b.F
+		case "*":
+			o.F = a.F * b.F
+		}
+	}
+	return o
+}
+
+func int32Op(op string, x, y int32) int32 {
+	switch op {
+	case "+":
+		return x + y
+	case "-":
+		return x - y
+	}
+	return x * y
+}
+
+// binary evaluates an operator over two value lists: an inner join on
+// instance id in left order, capped at the shorter list, with singular
+// operands broadcast (libpcp's cursor walk).
+func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
+	l, err := r.value(n.L)
+	if err != nil {
+		return nil, err
+	}
+	rv, err := r.value(n.R)
+	if err != nil {
+		return nil, err
+	}
+	if len(l) == 0 || len(rv) == 0 {
+		return nil, nil
+	}
+	ld, rd, d := r.desc(n.L), r.desc(n.R), r.desc(n)
+	lmul, ldiv := r.scales(n.L)
+	rmul, rdiv := r.scales(n.R)
+	// The type operands are converted to: the result type, or for
+	// comparisons and booleans the promoted type of the pair.
+	opType := d.Type
+	rel := n.Op != "+" && n.Op != "-" && n.Op != "*" && n.Op != "/"
+	if rel {
+		opType = promoteType(ld.Type, rd.Type)
+	}
+	apply := func(a, b Value, inst int32) Value {
+		x, y := convert(ld.Type, opType, a), convert(rd.Type, opType, b)
+		if opType == pmapi.TypeDouble {
+			x.F = (x.F / ldiv) * lmul
+			y.F = (y.F / rdiv) * rmul
+		}
+		var o Value
+		switch {
+		case n.Op == "/":
+			num, den := asFloat64(opType, x), asFloat64(opType, y)
+			if num == 0 {
+				o.F = 0
+			} else {
+				o.F = num / den
+			}
+		case rel:
+			o.U = uint64(b2i(relational(opType, n.Op, x, y)))
+		default:
+			o = arith(opType, n.Op, x, y)
+		}
+		o.Inst = inst
+		return o
+	}
+	lSingular := ld.InDom == pmapi.InDomNull
+	rSingular := rd.InDom == pmapi.InDomNull
+	var out []Value
+	switch {
+	case lSingular && rSingular:
+		out = append(out, apply(l[0], rv[0], rv[0].Inst))
+	case rSingular:
+		for _, a := range l {
+			out = append(out, apply(a, rv[0], a.Inst))
+		}
+	case lSingular:
+		for _, b := range rv {
+			out = append(out, apply(l[0], b, b.Inst))
+		}
+	default:
+		limit := min(len(l), len(rv))
+		j := 0
+		for i := 0; i < len(l) && len(out) < limit; i++ {
+			if rv[j].Inst != l[i].Inst {
+				k := -1
+				for x := range rv {
+					if rv[x].Inst == l[i].Inst {
+						k = x
+						break
+					}
+				}
+				if k < 0 {
+					j = 0
+					continue
+				}
+				j = k
+			}
+			out = append(out, apply(l[i], rv[j], l[i].Inst))
+			j = (j + 1) % len(rv)
+		}
+	}
+	return out, nil
+}
+
+func promoteType(a, b pmapi.Type) pmapi.Type {
+	if a.Arithmetic() && b.Arithmetic() {
+		return promoteTable[a][b]
+	}
+	return pmapi.TypeDouble
+}
+
+var promoteTable = [6][6]pmapi.Type{
+	{pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
+	{pmapi.TypeU32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
+	{pmapi.Type64, pmapi.Type64, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
+	{pmapi.TypeU64, pmapi.TypeU64, pmapi.TypeU64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
+	{pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeDouble},
+	{pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble},
+}
+
+// relational compares in a type: 32 and U32 compare their bits as C does
+// in that type (so signed values against literals compare as unsigned).
+func relational(t pmapi.Type, op string, a, b Value) bool {
+	var c int
+	switch t {
+	case pmapi.Type32:
+		c = cmp3(int32(a.I) < int32(b.I), int32(a.I) > int32(b.I))
+	case pmapi.TypeU32:
+		c = cmp3(uint32(a.U) < uint32(b.U), uint32(a.U) > uint32(b.U))
+	default:
+		c = compare(t, a, b)
+	}
+	isNaN := (t == pmapi.TypeFloat || t == pmapi.TypeDouble) && (math.IsNaN(a.F) || math.IsNaN(b.F))
+	switch op {
+	case "<":
+		return c < 0 && !isNaN
+	case "<=":
+		return c <= 0 && !isNaN
+	case "==":
+		return c == 0 && !isNaN
+	case ">=":
+		return c >= 0 && !isNaN
+	case ">":
+		return c > 0 && !isNaN
+	case "!=":
+		return c != 0 || isNaN
+	case "&&":
+		return !isZero(t, a) && !isZero(t, b)
+	case "||":
+		return !isZero(t, a) || !isZero(t, b)
+	}
+	return false
+}
+
+func isZero(t pmapi.Type, v Value) bool { return asFloat64(t, v) == 0 }
+
+// ternary chooses per position: the guard's i-th value (its last one for
+// the rest) picks the branch; a singular branch is broadcast.
+func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
+	g, err := r.value(n.Cond)
+	if err != nil || len(g) == 0 {
+		return nil, err
+	}
+	a, errA := r.value(n.Then)
+	b, errB := r.value(n.Else)
+	_, aNovalue := grammar.Unwrap(n.Then).(*grammar.Novalue)
+	_, bNovalue := grammar.Unwrap(n.Else).(*grammar.Novalue)
+	if errA != nil && !aNovalue {
+		return nil, errA
+	}
+	if errB != nil && !bNovalue {
+		return nil, errB
+	}
+	if (len(a) == 0 && !aNovalue) || (len(b) == 0 && !bNovalue) {
+		return nil, nil
+	}
+	gt := r.desc(n.Cond).Type
+	count := max(len(a), len(b))
+	instFromElse := r.desc(n.Then).InDom == pmapi.InDomNull && r.desc(n.Else).InDom != pmapi.InDomNull
+	var out []Value
+	choose := false
+	for i := 0; i < count; i++ {
+		if i < len(g) {
+			choose = !isZero(gt, g[i])
+		}
+		src, novalue := b, bNovalue
+		if choose {
+			src, novalue = a, aNovalue
+		}
+		if novalue {
+			continue
+		}
+		v := src[0]
+		if i < len(src) {
+			v = src[i]
+		}
+		switch {
+		case instFromElse && i < len(b):
+			v.Inst = b[i].Inst
+		case i < len(a):
+			v.Inst = a[i].Inst
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

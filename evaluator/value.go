@@ -1,0 +1,169 @@
+// Package evaluator computes derived metric values the way libpcp does:
+// the same instance matching, type promotion, C integer wrap-around, unit
+// scaling, delta/rate history and ternary rules, over successive samples
+// from a pmclient.Source.
+package evaluator
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// Value is one instance's value. Which field holds it depends on the
+// metric's type: I for 32 and 64, U for U32 and U64, F for FLOAT and
+// DOUBLE (FLOAT rounded to float32), S for STRING, B for the rest.
+type Value struct {
+	Inst int32
+	I    int64
+	U    uint64
+	F    float64
+	S    string
+	B    []byte
+}
+
+// fromSource converts a value read from a source to our representation.
+func fromSource(t pmapi.Type, v pmclient.Value) Value {
+	out := Value{Inst: v.Inst}
+	switch t {
+	case pmapi.Type32:
+		out.I = int64(int32(v.Int))
+	case pmapi.TypeU32:
+		out.U = uint64(uint32(v.Int)) | uint64(uint32(v.Uint))
+	case pmapi.Type64:
+		out.I = v.Int
+	case pmapi.TypeU64:
+		out.U = v.Uint
+	case pmapi.TypeFloat:
+		out.F = float64(float32(v.Float))
+	case pmapi.TypeDouble:
+		out.F = v.Float
+	case pmapi.TypeString:
+		out.S = v.String
+	default:
+		out.B = v.Blob
+	}
+	return out
+}
+
+// asFloat64 reads a numeric value as a double, as C converts it.
+func asFloat64(t pmapi.Type, v Value) float64 {
+	switch t {
+	case pmapi.Type32, pmapi.Type64:
+		return float64(v.I)
+	case pmapi.TypeU32, pmapi.TypeU64:
+		return float64(v.U)
+	}
+	return v.F
+}
+
+// convert converts a numeric value between types as C's implicit
+// conversions do (integers wrap, floats truncate toward zero).
+func convert(from, to pmapi.Type, v Value) Value {
+	out := Value{Inst: v.Inst}
+	switch to {
+	case pmapi.Type32:
+		out.I = int64(int32(asInt64(from, v)))
+	case pmapi.TypeU32:
+		out.U = uint64(uint32(asInt64(from, v)))
+	case pmapi.Type64:
+		out.I = asInt64(from, v)
+	case pmapi.TypeU64:
+		if from == pmapi.TypeU64 {
+			out.U = v.U
+		} else {
+			out.U = uint64(asInt64(from, v))
+		}
+	case pmapi.TypeFloat:
+		out.F = float64(float32(asFloat64(from, v)))
+	case pmapi.TypeDouble:
+		out.F = asFloat64(from, v)
+	default:
+		return v
+	}
+	return out
+}
+
+func asInt64(t pmapi.Type, v Value) int64 {
+	switch t {
+	case pmapi.Type32, pmapi.Type64:
+		return v.I
+	case pmapi.TypeU32, pmapi.TypeU64:
+		return int64(v.U)
+	}
+	if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+		return math.MinInt64
+	}
+	return int64(v.F)
+}
+
+// Format renders a value as pminfo -f and pmval print it.
+func Format(t pmapi.Type, v Value) string {
+	switch t {
+	case pmapi.Type32, pmapi.Type64:
+		return strconv.FormatInt(v.I, 10)
+	case pmapi.TypeU32, pmapi.TypeU64:
+		return strconv.FormatUint(v.U, 10)
+	case pmapi.TypeFloat:
+		return formatG(v.F, 32)
+	case pmapi.TypeDouble:
+		return formatG(v.F, 64)
+	case pmapi.TypeString:
+		return strconv.Quote(v.S)
+	}
+	return "[blob]"
+}
+
+// formatG is C's "%.*g" with libpcp's precision (pmPrintValue uses %.8g
+// for float and %.16g for double).
+func formatG(f float64, bits int) string {
+	prec := 16
+	if bits == 32 {
+		prec = 8
+	}
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	s := strconv.FormatFloat(f, 'g', prec, 64)
+	return cStyleExponent(trimG(s))
+}
+
+// trimG removes the trailing zeros %g removes (FormatFloat keeps them).
+func trimG(s string) string {
+	mant, exp := s, ""
+	for i := 0; i < len(s); i++ {
+		if s[i] == 'e' {
+			mant, exp = s[:i], s[i:]
+			break
+		}
+	}
+	for i := 0; i < len(mant); i++ {
+		if mant[i] == '.' {
+			for len(mant) > 0 && mant[len(mant)-1] == '0' {
+				mant = mant[:len(mant)-1]
+			}
+			if len(mant) > 0 && mant[len(mant)-1] == '.' {
+				mant = mant[:len(mant)-1]
+			}
+			break
+		}
+	}
+	return mant + exp
+}
+
+// cStyleExponent writes exponents with at least two digits, as C does.
+func cStyleExponent(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 'e' && i+2 < len(s) && len(s)-(i+2) == 1 {
+			return s[:i+2] + "0" + s[i+2:]
+		}
+	}
+	return s
+}

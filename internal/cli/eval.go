@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+)
+
+func runEval(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	dialectName := fs.String("dialect", "pcp7", "language `DIALECT`: pcp6 or pcp7")
+	samples := fs.Int("samples", 0, "stop after `N` samples (0: 2 for rate/delta metrics, else 1)")
+	interval := fs.Duration("interval", time.Second, "time between samples")
+	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -f prints)")
+	var src sourceFlags
+	src.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp eval [flags] CONFIG [NAME...]\n\nComputes derived metric values from pmcd, as libpcp would, and prints them\nper sample (like pmval). Errors are printed per metric; sampling goes on.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		if err == nil {
+			fs.Usage()
+		}
+		return ExitUsage
+	}
+	dialect, err := grammar.ParseDialect(*dialectName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+		return ExitUsage
+	}
+	source, err := src.open(ctx, env)
+	if err != nil || source == nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: needs a pmcd: %v\n", err)
+		return ExitUsage
+	}
+	inputs := collectInputs(fs.Args()[:1], env.Stdin, 64<<20)
+	if len(inputs) == 0 || inputs[0].err != nil || inputs[0].problem != "" {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: %v%s\n", fs.Arg(0), inputs[0].err, inputs[0].problem)
+		return ExitUsage
+	}
+	files := grammar.ParseConfigs([]grammar.Source{{Path: inputs[0].path, Src: inputs[0].src}}, dialect)
+	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+		return ExitUsage
+	}
+	wanted := map[string]bool{}
+	for _, n := range fs.Args()[1:] {
+		wanted[n] = true
+	}
+	for _, m := range rep.Metrics {
+		if (len(wanted) == 0 || wanted[m.Def.Name]) && m.Status != checker.Valid {
+			fmt.Fprintf(env.Stderr, "%s: not evaluated: %s: %s\n", m.Def.Name, m.Status, problemText(m))
+		}
+	}
+	ev, err := evaluator.New(ctx, source, rep, dialect)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+		return ExitUsage
+	}
+	n := *samples
+	if n == 0 {
+		n = 1
+		for _, m := range ev.Metrics() {
+			if strings.Contains(m.Def.Expr, "rate(") || strings.Contains(m.Def.Expr, "delta(") {
+				n = 2
+			}
+		}
+	}
+	fmt.Fprintf(env.Stderr, "# values from %s, dialect %s\n", source.Describe(), dialect)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return ExitOK
+			case <-time.After(*interval):
+			}
+		}
+		s, err := ev.Sample(ctx)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: sample %d: %v\n", i+1, err)
+			continue
+		}
+		s.Results = keep(s.Results, wanted)
+		switch *format {
+		case "pminfo":
+			if i == n-1 {
+				evaluator.WritePminfo(env.Stdout, s, ev.InstanceName)
+			}
+		case "json":
+			writeSampleJSON(env, s, ev)
+		default:
+			writeSampleText(env, s, ev)
+		}
+	}
+	return ExitOK
+}
+
+func keep(rs []evaluator.Result, wanted map[string]bool) []evaluator.Result {
+	if len(wanted) == 0 {
+		return rs
+	}
+	var out []evaluator.Result
+	for _, r := range rs {
+		if wanted[r.Name] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func writeSampleText(env Env, s *evaluator.Sample, ev *evaluator.Evaluator) {
+	fmt.Fprintf(env.Stdout, "%s\n", s.Timestamp.Format("15:04:05.000"))
+	for _, r := range s.Results {
+		units := r.Desc.Units.String()
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(env.Stdout, "  %s: error: %v\n", r.Name, r.Err)
+		case len(r.Values) == 0:
+			fmt.Fprintf(env.Stdout, "  %s: no values\n", r.Name)
+		case r.Desc.InDom == pmapi.InDomNull:
+			fmt.Fprintf(env.Stdout, "  %s = %s %s\n", r.Name, evaluator.Format(r.Desc.Type, r.Values[0]), units)
+		default:
+			fmt.Fprintf(env.Stdout, "  %s:\n", r.Name)
+			for _, v := range r.Values {
+				fmt.Fprintf(env.Stdout, "    [%s] %s %s\n", ev.InstanceName(r.Desc.InDom, v.Inst), evaluator.Format(r.Desc.Type, v), units)
+			}
+		}
+	}
+}
+
+func writeSampleJSON(env Env, s *evaluator.Sample, ev *evaluator.Evaluator) {
+	type value struct {
+		Instance string `json:"instance,omitempty"`
+		Value    string `json:"value"`
+	}
+	type metric struct {
+		Name   string  `json:"name"`
+		Units  string  `json:"units"`
+		Error  string  `json:"error,omitempty"`
+		Values []value `json:"values"`
+	}
+	var ms []metric
+	for _, r := range s.Results {
+		m := metric{Name: r.Name, Units: r.Desc.Units.String(), Values: []value{}}
+		if r.Err != nil {
+			m.Error = r.Err.Error()
+		}
+		for _, v := range r.Values {
+			m.Values = append(m.Values, value{Instance: ev.InstanceName(r.Desc.InDom, v.Inst), Value: evaluator.Format(r.Desc.Type, v)})
+		}
+		ms = append(ms, m)
+	}
+	json.NewEncoder(env.Stdout).Encode(map[string]any{"timestamp": s.Timestamp, "metrics": ms})
+}
