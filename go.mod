@@ -6,11 +6,11 @@ require (
 	github.com/alecthomas/participle/v2 v2.1.4
 	go.lsp.dev/jsonrpc2 v1.0.1
 	go.lsp.dev/protocol v1.0.1
+	go.lsp.dev/uri v1.0.1
 	go.uber.org/zap v1.28.0
 )
 
 require (
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
-	go.lsp.dev/uri v1.0.1 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 )

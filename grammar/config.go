@@ -702,3 +702,52 @@ func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct,
 	}
 	return NewerConstruct{"this expression", "7", Span{0, len(d.Expr)}}, true
 }
+
+// Offset converts a 0-based line and UTF-16 column (an LSP position) to a
+// byte offset, clamped to the line.
+func (f *File) Offset(line0, col16 int) int {
+	if line0 < 0 {
+		return 0
+	}
+	if line0 >= len(f.lineStarts) {
+		return len(f.Src)
+	}
+	off := f.lineStarts[line0]
+	end := len(f.Src)
+	if line0+1 < len(f.lineStarts) {
+		end = f.lineStarts[line0+1] - 1
+	}
+	for n := 0; off < end && n < col16; {
+		r, size := utf8.DecodeRune(f.Src[off:end])
+		n += len(utf16.Encode([]rune{r}))
+		off += size
+	}
+	return off
+}
+
+// DefinitionAt returns the definition whose range contains the offset.
+func (f *File) DefinitionAt(offset int) *Definition {
+	for _, d := range f.Definitions {
+		if d.Range.Start.Offset <= offset && offset <= d.Range.End.Offset {
+			return d
+		}
+	}
+	return nil
+}
+
+// ExprIndex converts a file offset inside the definition's expression to
+// an index into Expr (-1 when outside).
+func (d *Definition) ExprIndex(offset int) int {
+	for i, o := range d.exprOffsets {
+		if o >= offset {
+			if o == offset {
+				return i
+			}
+			return max(i-1, 0)
+		}
+	}
+	if len(d.exprOffsets) > 0 && offset == d.exprOffsets[len(d.exprOffsets)-1]+1 {
+		return len(d.exprOffsets)
+	}
+	return -1
+}

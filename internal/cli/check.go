@@ -8,14 +8,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
 
@@ -33,59 +30,16 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
 }
 
-// open picks the source: flags first, then $PCP_HOST and $PCP_ARCHIVE,
-// then a pmcd on this host if it answers quickly, then the metadata
-// embedded in the binary. It returns nil for --no-metadata.
+// open picks the source (see package choose); nil for --no-metadata.
 func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error) {
+	if s.noMetadata {
+		return nil, nil
+	}
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	switch {
-	case s.noMetadata:
-		return nil, nil
-	case s.metadata == "embedded":
-		return embedded.Source()
-	case s.metadata != "":
-		f, err := os.Open(s.metadata)
-		if err != nil {
-			return nil, fmt.Errorf("metadata snapshot: %w", err)
-		}
-		defer f.Close()
-		return snapshot.Read(f, "snapshot "+s.metadata)
-	case s.archive != "" || (s.host == "" && s.socket == "" && getenv("PCP_ARCHIVE") != ""):
-		return nil, fmt.Errorf("reading archives is not built yet: use --metadata FILE, --host or the embedded default")
-	case s.host != "":
-		return connect(ctx, s.host, getenv)
-	case s.socket != "":
-		return connect(ctx, "unix:"+s.socket, getenv)
-	case getenv("PCP_HOST") != "":
-		return connect(ctx, getenv("PCP_HOST"), getenv)
-	}
-	// A pmcd on this host, if one answers within a second.
-	if c, err := pmcd.New("local:", pmcd.Options{ConnectTimeout: time.Second, RequestTimeout: 2 * time.Second, Getenv: getenv}); err == nil {
-		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, verr := c.Version(probe)
-		cancel()
-		if verr == nil {
-			return c, nil
-		}
-		c.Close()
-	}
-	return embedded.Source()
-}
-
-// connect opens a pmcd and checks that it answers.
-func connect(ctx context.Context, spec string, getenv func(string) string) (pmclient.Source, error) {
-	c, err := pmcd.New(spec, pmcd.Options{Getenv: getenv})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Version(ctx); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+	return choose.Open(ctx, choose.Spec{Host: s.host, Socket: s.socket, Archive: s.archive, Metadata: s.metadata, Getenv: getenv})
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {

@@ -45,12 +45,12 @@ Run "pcp-derive-lsp COMMAND -h" for a command's flags.
 func Main(ctx context.Context, env Env) int {
 	args := env.Args
 	cmd := "serve"
-	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-') {
+	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-' || args[0] == "-h" || args[0] == "--help") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "serve":
-		return notYet(env, "serve (the language server)")
+		return runServe(ctx, env, args)
 	case "check":
 		return runCheck(ctx, env, args)
 	case "describe":
@@ -70,7 +70,3 @@ func Main(ctx context.Context, env Env) int {
 	return ExitUsage
 }
 
-func notYet(env Env, what string) int {
-	fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s is not implemented yet\n", what)
-	return ExitUsage
-}

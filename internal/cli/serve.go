@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/lsp"
+)
+
+// stdio joins standard input and output into the LSP stream.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return nil }
+
+func runServe(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
+	logFile := fs.String("log-file", "", "write logs to `FILE` instead of stderr")
+	logLevel := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	level, err := zapcore.ParseLevel(*logLevel)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp serve: %v\n", err)
+		return ExitUsage
+	}
+	out := zapcore.AddSync(env.Stderr)
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp serve: %v\n", err)
+			return ExitUsage
+		}
+		defer f.Close()
+		out = zapcore.AddSync(f)
+	}
+	// Logs never go to stdout: that is the LSP channel.
+	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, level))
+	defer logger.Sync()
+	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))
+	if err := lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Getenv: env.Getenv, Version: Version}); err != nil && ctx.Err() == nil {
+		logger.Error("server stopped", zap.Error(err))
+		return ExitUsage
+	}
+	return ExitOK
+}

@@ -1,0 +1,114 @@
+// Package lsp is the language server: it serves the grammar, checker and
+// metadata sources over the Language Server Protocol.
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// codec encodes with go.lsp.dev/protocol's union-aware JSON functions
+// (the library's own codec is unexported).
+type codec struct{}
+
+func (codec) Marshal(v any) ([]byte, error) {
+	switch m := v.(type) {
+	case jsonrpc2.RawMessage:
+		if m == nil {
+			return []byte("null"), nil
+		}
+		return m, nil
+	case *jsonrpc2.RawMessage:
+		if m == nil || *m == nil {
+			return []byte("null"), nil
+		}
+		return *m, nil
+	}
+	return protocol.Marshal(v)
+}
+
+func (codec) Unmarshal(data []byte, v any) error {
+	if raw, ok := v.(*jsonrpc2.RawMessage); ok {
+		*raw = append((*raw)[:0], data...)
+		return nil
+	}
+	return protocol.Unmarshal(data, v)
+}
+
+// cancelHandler honours "$/cancelRequest". Unlike the library's, it derives
+// each call's cancellable context from the connection's context: jsonrpc2
+// v1.0.1 recycles request contexts, and a context derived from one can be
+// touched after recycling (a panic in the library's own CancelHandler).
+// Requests are therefore handled one at a time, in order.
+func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
+	var mu sync.Mutex
+	handling := map[jsonrpc2.ID]context.CancelFunc{}
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == protocol.MethodCancelRequest {
+			var params protocol.CancelParams
+			if err := protocol.Unmarshal(req.Params(), &params); err != nil {
+				return nil, fmt.Errorf("%w: %v", jsonrpc2.ErrParse, err)
+			}
+			var id jsonrpc2.ID
+			switch v := params.ID.(type) {
+			case protocol.Integer:
+				id = jsonrpc2.NewNumberID(int64(v))
+			case protocol.String:
+				id = jsonrpc2.NewStringID(string(v))
+			}
+			mu.Lock()
+			cancel := handling[id]
+			mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+			return nil, nil
+		}
+		if !req.IsCall() {
+			return next(ctx, req)
+		}
+		id := req.ID()
+		cctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+		mu.Lock()
+		handling[id] = cancel
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			delete(handling, id)
+			mu.Unlock()
+			cancel()
+		}()
+		return next(cctx, req)
+	}
+}
+
+// Serve speaks LSP over rwc until the client exits or ctx ends.
+//
+// The connection is built by hand, without protocol.NewServer's async
+// handler: messages are handled in order, so didOpen and didChange can
+// never race.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
+	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithCodec(codec{}))
+	client := protocol.ClientDispatcher(conn)
+	srv := newServer(client, opts)
+	handler := cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))
+	conn.Go(protocol.WithClient(ctx, client), handler)
+	select {
+	case <-ctx.Done():
+		conn.Close()
+		<-conn.Done()
+		return ctx.Err()
+	case <-conn.Done():
+	}
+	srv.close()
+	if err := conn.Err(); err != nil && err != io.EOF {
+		opts.Logger.Debug("connection ended", zap.Error(err))
+	}
+	return nil
+}

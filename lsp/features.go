@@ -1,0 +1,452 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// functionDocs documents the functions for hover and completion.
+var functionDocs = map[string]struct{ signature, doc string }{
+	"avg":       {"avg(metric)", "Average of the metric's values over its instances (float)."},
+	"count":     {"count(metric)", "Number of instances with a value (unsigned 32-bit, units count)."},
+	"max":       {"max(metric)", "Largest value over the metric's instances."},
+	"min":       {"min(metric)", "Smallest value over the metric's instances."},
+	"sum":       {"sum(metric)", "Sum over the metric's instances (a counter stays a counter)."},
+	"delta":     {"delta(expr)", "Difference from the previous sample, per instance; no value on the first sample. PCP 6 takes a metric name only."},
+	"rate":      {"rate(expr)", "Change per second from the previous sample, per instance (double); a time counter gives a utilisation. PCP 6 takes a metric name only."},
+	"instant":   {"instant(expr)", "The current value, with counter semantics turned into instantaneous."},
+	"defined":   {"defined(metric)", "1 when the metric exists where the expression is evaluated, else 0."},
+	"scalar":    {"scalar(expr)", "The first value, without an instance domain."},
+	"anon":      {"anon(PM_TYPE_...)", "An anonymous metric that never has values (libpcp internal)."},
+	"rescale":   {"rescale(expr, \"units\")", "Converts values to other units of the same dimension (integers are rounded)."},
+	"matchinst": {"matchinst([!]/regex/, expr)", "Keeps the instances whose name (cut at the first space) matches the POSIX extended regular expression; ! inverts."},
+	"mkconst":   {"mkconst(number, type=..., semantics=..., units=\"...\")", "A constant with metadata; type is 32, U32, 64, U64, FLOAT or DOUBLE; semantics counter, instant or discrete."},
+	"novalue":   {"novalue(type=..., ...)", "A ternary branch with no value (PCP 6.2.2+)."},
+}
+
+func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	off := d.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	def := d.file.DefinitionAt(off)
+	if def == nil {
+		return nil, nil
+	}
+	var md string
+	var rg grammar.Range
+	if off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
+		md, rg = s.derivedHover(d, def.Name), def.NameRange
+	} else {
+		idx := def.ExprIndex(off)
+		tok, ok := tokenAt(def, idx)
+		if !ok {
+			return nil, nil
+		}
+		rg = grammar.Range{Start: d.file.Pos(def.ExprPos(tok.Offset)), End: d.file.Pos(def.ExprPos(tok.End))}
+		switch tok.Kind {
+		case grammar.TokName:
+			if _, ok := metricOf(d, tok.Value); ok {
+				md = s.derivedHover(d, tok.Value)
+			} else {
+				md = s.metricHover(ctx, tok.Value)
+			}
+		case grammar.TokFunc:
+			fd := functionDocs[tok.Value]
+			md = fmt.Sprintf("```\n%s\n```\n%s", fd.signature, fd.doc)
+			if info := nodeInfoAt(d, def, tok.Offset); info != "" {
+				md += "\n\nHere: " + info
+			}
+		default:
+			info := nodeInfoAt(d, def, tok.Offset)
+			if info == "" {
+				return nil, nil
+			}
+			md = fmt.Sprintf("`%s`: %s", tok.Text, info)
+		}
+	}
+	if md == "" {
+		return nil, nil
+	}
+	r := toRange(rg)
+	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
+}
+
+// tokenAt finds the token covering an expression index.
+func tokenAt(def *grammar.Definition, idx int) (grammar.Token, bool) {
+	if idx < 0 {
+		return grammar.Token{}, false
+	}
+	for _, t := range def.Tokens {
+		if t.Kind != grammar.TokEOS && t.Offset <= idx && idx < t.End {
+			return t, true
+		}
+	}
+	// The cursor just after a word still hovers it.
+	for _, t := range def.Tokens {
+		if t.Kind != grammar.TokEOS && t.End == idx {
+			return t, true
+		}
+	}
+	return grammar.Token{}, false
+}
+
+func metricOf(d *document, name string) (*checker.Metric, bool) {
+	if d.report == nil {
+		return nil, false
+	}
+	m, ok := d.report.ByName[name]
+	return m, ok
+}
+
+// nodeInfoAt describes the inferred metadata of the node an operator or
+// function at an expression offset belongs to.
+func nodeInfoAt(d *document, def *grammar.Definition, offset int) string {
+	m, ok := metricOf(d, def.Name)
+	if !ok {
+		return ""
+	}
+	tree, err := def.Tree()
+	if err != nil {
+		return ""
+	}
+	var found grammar.Node
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		switch n := n.(type) {
+		case *grammar.Binary:
+			if n.OpAt.Start == offset {
+				found = n
+			}
+		case *grammar.Call, *grammar.Rescale, *grammar.Matchinst, *grammar.Mkconst, *grammar.Unary:
+			if n.Span().Start == offset {
+				found = n
+			}
+		}
+		return found == nil
+	})
+	if found == nil {
+		return ""
+	}
+	if ni := m.Nodes[found]; ni != nil {
+		return checker.DescText(ni.Desc)
+	}
+	return ""
+}
+
+func (s *server) derivedHover(d *document, name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** (derived metric)\n\n", name)
+	if m, ok := metricOf(d, name); ok {
+		switch m.Status {
+		case checker.Valid, checker.Masked:
+			fmt.Fprintf(&b, "%s\n", checker.DescText(m.Desc))
+		default:
+			fmt.Fprintf(&b, "libpcp will not provide it: %s\n", m.Status)
+		}
+	}
+	for _, a := range d.file.Attributes {
+		if a.Metric == name && a.Applied {
+			fmt.Fprintf(&b, "\n%s: %s\n", a.Attr, a.Value)
+		}
+	}
+	return b.String()
+}
+
+// metricHover shows a real metric's metadata, help and instances.
+func (s *server) metricHover(ctx context.Context, name string) string {
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	if src == nil {
+		return ""
+	}
+	ids, errs, err := src.LookupNames(ctx, []string{name})
+	if err != nil || errs[0] != nil {
+		return fmt.Sprintf("**%s**: not in %s", name, src.Describe())
+	}
+	descs, derrs, err := src.Descs(ctx, ids)
+	if err != nil || derrs[0] != nil {
+		return ""
+	}
+	desc := descs[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** — PMID %s\n\n%s\n", name, desc.PMID, checker.DescText(desc))
+	target := pmclient.HelpTarget{PMID: desc.PMID, InDom: pmapi.InDomNull}
+	if one, err := src.HelpText(ctx, target, false); err == nil {
+		fmt.Fprintf(&b, "\n%s\n", one)
+	}
+	if long, err := src.HelpText(ctx, target, true); err == nil && long != "" {
+		fmt.Fprintf(&b, "\n%s\n", long)
+	}
+	if desc.InDom != pmapi.InDomNull {
+		if insts, err := src.Instances(ctx, desc.InDom); err == nil && len(insts) > 0 {
+			var names []string
+			for i, in := range insts {
+				if i == 10 {
+					names = append(names, fmt.Sprintf("… %d more", len(insts)-10))
+					break
+				}
+				names = append(names, in.Name)
+			}
+			fmt.Fprintf(&b, "\nInstances (%s): %s\n", desc.InDom, strings.Join(names, ", "))
+		}
+	}
+	fmt.Fprintf(&b, "\n_metadata: %s_", src.Describe())
+	return b.String()
+}
+
+// wordBefore returns the dotted metric-name prefix ending at offset.
+func wordBefore(src []byte, off int) int {
+	start := off
+	for start > 0 {
+		c := src[start-1]
+		if c == '.' || c == '_' || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z') {
+			start--
+			continue
+		}
+		break
+	}
+	return start
+}
+
+const maxCompletions = 200
+
+func (s *server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	off := d.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	src8 := d.file.Src
+	// Inside "[...]": the instances of the metric before the bracket.
+	if open := strings.LastIndexByte(string(src8[:off]), '['); open >= 0 && !strings.ContainsAny(string(src8[open:off]), "]\n") && src != nil {
+		return s.completeInstances(ctx, d, src, open, off)
+	}
+	start := wordBefore(src8, off)
+	word := string(src8[start:off])
+	parent, partial := "", word
+	if i := strings.LastIndexByte(word, '.'); i >= 0 {
+		parent, partial = word[:i], word[i+1:]
+	}
+	rg := toRange(grammar.Range{Start: d.file.Pos(start), End: d.file.Pos(off)})
+	var items []protocol.CompletionItem
+	if src != nil {
+		kids, _ := src.Children(ctx, parent)
+		for _, k := range kids {
+			if !strings.HasPrefix(k.Name, partial) {
+				continue
+			}
+			full := k.Name
+			if parent != "" {
+				full = parent + "." + k.Name
+			}
+			kind := protocol.CompletionItemKindModule
+			if k.Leaf {
+				kind = protocol.CompletionItemKindVariable
+			}
+			items = append(items, protocol.CompletionItem{
+				Label: k.Name, Kind: kind, FilterText: protocol.NewOptional(full),
+				TextEdit: &protocol.TextEdit{Range: rg, NewText: full},
+			})
+		}
+	}
+	if parent == "" {
+		for name, fd := range functionDocs {
+			if name == "anon" || !strings.HasPrefix(name, partial) {
+				continue
+			}
+			items = append(items, protocol.CompletionItem{
+				Label: name, Kind: protocol.CompletionItemKindFunction, Detail: protocol.NewOptional(fd.signature),
+				Documentation: protocol.String(fd.doc), InsertTextFormat: protocol.InsertTextFormatSnippet,
+				TextEdit: &protocol.TextEdit{Range: rg, NewText: name + "($1)"},
+			})
+		}
+	}
+	for _, def := range d.file.Definitions {
+		if strings.HasPrefix(def.Name, word) && def.Registered && def.Name != word {
+			items = append(items, protocol.CompletionItem{Label: def.Name, Kind: protocol.CompletionItemKindField,
+				Detail: protocol.NewOptional("derived metric"), TextEdit: &protocol.TextEdit{Range: rg, NewText: def.Name}})
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Label < items[j].Label })
+	incomplete := len(items) > maxCompletions
+	if incomplete {
+		items = items[:maxCompletions]
+	}
+	s.describeLeaves(ctx, src, items)
+	return &protocol.CompletionList{IsIncomplete: incomplete, Items: items}, nil
+}
+
+// describeLeaves adds type, semantics and units to leaf items, batched.
+func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items []protocol.CompletionItem) {
+	if src == nil {
+		return
+	}
+	var names []string
+	var idx []int
+	for i, it := range items {
+		if it.Kind == protocol.CompletionItemKindVariable {
+			if te, ok := it.TextEdit.(*protocol.TextEdit); ok {
+				names = append(names, te.NewText)
+				idx = append(idx, i)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	ids, errs, err := src.LookupNames(ctx, names)
+	if err != nil {
+		return
+	}
+	descs, derrs, err := src.Descs(ctx, ids)
+	if err != nil {
+		return
+	}
+	for k, i := range idx {
+		if errs[k] == nil && derrs[k] == nil {
+			items[i].Detail = protocol.NewOptional(checker.DescText(descs[k]))
+		}
+	}
+}
+
+func (s *server) completeInstances(ctx context.Context, d *document, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
+	nameStart := wordBefore(d.file.Src, open)
+	name := strings.TrimSpace(string(d.file.Src[nameStart:open]))
+	ids, errs, err := src.LookupNames(ctx, []string{name})
+	if err != nil || errs[0] != nil {
+		return nil, nil
+	}
+	descs, derrs, err := src.Descs(ctx, ids)
+	if err != nil || derrs[0] != nil || descs[0].InDom == pmapi.InDomNull {
+		return nil, nil
+	}
+	insts, err := src.Instances(ctx, descs[0].InDom)
+	if err != nil {
+		return nil, nil
+	}
+	rg := toRange(grammar.Range{Start: d.file.Pos(open + 1), End: d.file.Pos(off)})
+	var items []protocol.CompletionItem
+	for _, in := range insts {
+		esc := strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(in.Name)
+		items = append(items, protocol.CompletionItem{Label: in.Name, Kind: protocol.CompletionItemKindEnumMember,
+			Detail: protocol.NewOptional(fmt.Sprintf("instance %d of %s", in.ID, descs[0].InDom)),
+			TextEdit: &protocol.TextEdit{Range: rg, NewText: esc}})
+	}
+	return &protocol.CompletionList{Items: items}, nil
+}
+
+func (s *server) DocumentSymbol(_ context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	var syms protocol.DocumentSymbolSlice
+	index := map[string]int{}
+	for _, def := range d.file.Definitions {
+		detail := def.Expr
+		index[def.Name] = len(syms)
+		syms = append(syms, protocol.DocumentSymbol{Name: def.Name, Detail: &detail, Kind: protocol.SymbolKindVariable,
+			Range: toRange(def.Range), SelectionRange: toRange(def.NameRange)})
+	}
+	for _, a := range d.file.Attributes {
+		i, ok := index[a.Metric]
+		if !ok {
+			continue
+		}
+		v := a.Value
+		syms[i].Children = append(syms[i].Children, protocol.DocumentSymbol{Name: a.Attr, Detail: &v,
+			Kind: protocol.SymbolKindProperty, Range: toRange(a.Range), SelectionRange: toRange(a.Range)})
+	}
+	return syms, nil
+}
+
+// Formatting rewrites every one-line definition that parses into the
+// canonical form: "name = expression" with canonical spacing.
+func (s *server) Formatting(_ context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	var edits []protocol.TextEdit
+	for _, def := range d.file.Definitions {
+		tree, err := def.Tree()
+		if err != nil || !def.Verdict.OK || def.Range.Start.Line != def.Range.End.Line {
+			continue
+		}
+		want := def.Name + " = " + grammar.Format(tree)
+		if got := d.file.Line(def.Range.Start.Line); got != want && strings.TrimRight(got, "\r") == got {
+			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})
+		}
+	}
+	return edits, nil
+}
+
+// CodeAction offers the checker's fixes for diagnostics in the range.
+func (s *server) CodeAction(_ context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	from := d.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))
+	to := d.file.Offset(int(params.Range.End.Line), int(params.Range.End.Character))
+	kind := protocol.CodeActionKindQuickFix
+	var out []protocol.CommandOrCodeAction
+	for _, g := range d.diags {
+		if g.Range.End.Offset < from || g.Range.Start.Offset > to {
+			continue
+		}
+		for _, fix := range g.Fixes {
+			var edits []protocol.TextEdit
+			for _, e := range fix.Edits {
+				edits = append(edits, protocol.TextEdit{Range: toRange(e.Range), NewText: e.NewText})
+			}
+			out = append(out, &protocol.CodeAction{
+				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, g)},
+				Edit: &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: edits}},
+			})
+		}
+	}
+	return out, nil
+}
+
+// Definition jumps from a use of a derived metric to its definition.
+func (s *server) Definition(_ context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
+	d := s.doc(params.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	off := d.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	def := d.file.DefinitionAt(off)
+	if def == nil {
+		return nil, nil
+	}
+	tok, ok := tokenAt(def, def.ExprIndex(off))
+	if !ok || tok.Kind != grammar.TokName {
+		return nil, nil
+	}
+	for _, other := range d.file.Definitions {
+		if other.Name == tok.Value {
+			return &protocol.Location{URI: d.uri, Range: toRange(other.NameRange)}, nil
+		}
+	}
+	return nil, nil
+}

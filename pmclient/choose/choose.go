@@ -1,0 +1,79 @@
+// Package choose opens the metadata source a user asked for, with the
+// precedence every command and the language server share: explicit
+// settings, then $PCP_HOST and $PCP_ARCHIVE, then a pmcd on this host if it
+// answers quickly, then the snapshot embedded in the binary.
+package choose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+)
+
+// Spec names a source. At most one of Host, Socket, Archive, Metadata is
+// normally set; Metadata "embedded" is the built-in snapshot.
+type Spec struct {
+	Host, Socket, Archive, Metadata string
+	// Getenv reads the environment (default os.Getenv).
+	Getenv func(string) string
+}
+
+// ErrArchivesNotBuilt: reading archives is not implemented yet.
+var ErrArchivesNotBuilt = errors.New("reading archives is not built yet: use a snapshot (--metadata FILE), a pmcd or the embedded default")
+
+// Open returns the source the spec asks for.
+func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch {
+	case s.Metadata == "embedded":
+		return embedded.Source()
+	case s.Metadata != "":
+		f, err := os.Open(s.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("metadata snapshot: %w", err)
+		}
+		defer f.Close()
+		return snapshot.Read(f, "snapshot "+s.Metadata)
+	case s.Archive != "" || (s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != ""):
+		return nil, ErrArchivesNotBuilt
+	case s.Host != "":
+		return Connect(ctx, s.Host, getenv)
+	case s.Socket != "":
+		return Connect(ctx, "unix:"+s.Socket, getenv)
+	case getenv("PCP_HOST") != "":
+		return Connect(ctx, getenv("PCP_HOST"), getenv)
+	}
+	if c, err := pmcd.New("local:", pmcd.Options{ConnectTimeout: time.Second, RequestTimeout: 2 * time.Second, Getenv: getenv}); err == nil {
+		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, verr := c.Version(probe)
+		cancel()
+		if verr == nil {
+			return c, nil
+		}
+		c.Close()
+	}
+	return embedded.Source()
+}
+
+// Connect opens a pmcd and checks that it answers.
+func Connect(ctx context.Context, spec string, getenv func(string) string) (*pmcd.Client, error) {
+	c, err := pmcd.New(spec, pmcd.Options{Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Version(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
