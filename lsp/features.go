@@ -348,7 +348,7 @@ func (s *server) completeInstances(ctx context.Context, d *document, src pmclien
 	for _, in := range insts {
 		esc := strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(in.Name)
 		items = append(items, protocol.CompletionItem{Label: in.Name, Kind: protocol.CompletionItemKindEnumMember,
-			Detail: protocol.NewOptional(fmt.Sprintf("instance %d of %s", in.ID, descs[0].InDom)),
+			Detail:   protocol.NewOptional(fmt.Sprintf("instance %d of %s", in.ID, descs[0].InDom)),
 			TextEdit: &protocol.TextEdit{Range: rg, NewText: esc}})
 	}
 	return &protocol.CompletionList{Items: items}, nil

@@ -69,4 +69,3 @@ func Main(ctx context.Context, env Env) int {
 	fmt.Fprintf(env.Stderr, "pcp-derive-lsp: unknown command %q\n%s", cmd, usage)
 	return ExitUsage
 }
-
