@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -78,6 +80,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		descs:  map[string]pmapi.Desc{},
 		known:  map[string]bool{},
 	}
+	buildTrees(files)
 	var names []string
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -494,4 +497,29 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 		Edits: []grammar.Edit{{Range: exprRange(f, m.Def, lit.Span()), NewText: text}},
 	})
 	last.Message += "; a bare number is a 32-bit unsigned discrete constant: write " + text
+}
+
+// buildTrees parses every registered definition's syntax tree on all CPUs
+// (the participle parse is the costliest step of a check).
+func buildTrees(files []*grammar.File) {
+	var defs []*grammar.Definition
+	for _, f := range files {
+		for _, d := range f.Definitions {
+			if d.Registered {
+				defs = append(defs, d)
+			}
+		}
+	}
+	workers := min(runtime.NumCPU(), len(defs)/64+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(defs); i += workers {
+				defs[i].Tree()
+			}
+		}()
+	}
+	wg.Wait()
 }
