@@ -212,10 +212,10 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		dialect:     c.opts.Dialect,
 		nodes:       m.Nodes,
 		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
-		constDesc:   constDesc,
-		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := pmapi.ParseUnits(s); return u, err },
+		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Dialect) },
+		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Dialect); return u, err },
 		convertible: func(a, b pmapi.Units) bool { _, _, err := pmapi.ConvFactors(a, b); return err == nil },
-		unitsText:   func(u pmapi.Units) string { return u.String() },
+		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Dialect == grammar.PCP7) },
 	}
 	// Binding comes first in libpcp: any unknown operand (outside
 	// defined()) hides the metric before a check runs.
@@ -395,7 +395,7 @@ func exprRange(f *grammar.File, d *grammar.Definition, s grammar.Span) grammar.R
 }
 
 // constDesc is the descriptor libpcp gives a literal, mkconst or novalue.
-func constDesc(n grammar.Node) (pmapi.Desc, error) {
+func constDesc(n grammar.Node, dialect grammar.Dialect) (pmapi.Desc, error) {
 	d := pmapi.Desc{PMID: pmapi.PMIDNull, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
 	var specs []grammar.Spec
 	switch n := n.(type) {
@@ -429,7 +429,7 @@ func constDesc(n grammar.Node) (pmapi.Desc, error) {
 				d.Sem = pmapi.SemDiscrete
 			}
 		case "units":
-			u, _, err := pmapi.ParseUnits(s.Value)
+			u, _, err := grammar.ParseUnits(s.Value, dialect)
 			if err != nil {
 				return d, err
 			}

@@ -54,6 +54,8 @@ func newerConstructs(root Node) []NewerConstruct {
 				out = append(out, NewerConstruct{"indom= in a spec list", "7.1.0", s.At})
 			case isDoubleLiteral(s.Value):
 				out = append(out, NewerConstruct{"a floating point spec value", "7.1.0", s.ValueAt})
+			case s.Key == "units" && needsExtraUnits(s.Value):
+				out = append(out, NewerConstruct{"extra units (temperature, voltage, current, power)", "7.2.0", s.ValueAt})
 			}
 		}
 	}
@@ -64,6 +66,10 @@ func newerConstructs(root Node) []NewerConstruct {
 			specs(n.Specs)
 		case *Mkconst:
 			specs(n.Specs)
+		case *Rescale:
+			if needsExtraUnits(n.Units) {
+				out = append(out, NewerConstruct{"extra units (temperature, voltage, current, power)", "7.2.0", n.At})
+			}
 		case *Call:
 			switch n.Func {
 			case "delta", "rate", "instant":

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -101,5 +102,19 @@ func TestLibpcpVerdictPCP7(t *testing.T) {
 		if v.OK != tt.ok || (!tt.ok && (v.Caret != tt.caret || v.Message != tt.msg)) {
 			t.Errorf("%q: got ok=%v caret=%d %q, want ok=%v caret=%d %q", tt.expr, v.OK, v.Caret, v.Message, tt.ok, tt.caret, tt.msg)
 		}
+	}
+}
+
+func TestExtraUnitsByDialect(t *testing.T) {
+	expr := `rescale(sample.temperature.celsius, "temperature (F)")`
+	if v := LibpcpVerdict(expr, PCP7, false); !v.OK {
+		t.Errorf("pcp7 rejects extra units: %+v", v)
+	}
+	if v := LibpcpVerdict(expr, PCP6, false); v.OK || v.Message != "Illegal units: 'unrecognized or duplicate base unit'" {
+		t.Errorf("pcp6: %+v", v)
+	}
+	f := ParseConfig("x.conf", []byte("m.x = "+expr+"\n"), Options{Dialect: PCP6})
+	if len(f.Diagnostics) != 1 || f.Diagnostics[0].Code != "dialect" || !strings.Contains(f.Diagnostics[0].Message, "PCP 7.2.0") {
+		t.Errorf("pcp6 diagnostic: %+v", f.Diagnostics)
 	}
 }

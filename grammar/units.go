@@ -3,11 +3,25 @@ package grammar
 import "github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 
 // unitsError returns pmParseUnitsStr's message for a units string libpcp
-// rejects, or "". (PCP 7.2's extra units, temperature and the like, are
-// not parsed yet: both dialects use the 6.0 units grammar.)
+// rejects, or "". PCP 7.2 adds extra units (temperature and the like).
 func unitsError(s string, d Dialect) string {
-	if _, _, err := pmapi.ParseUnits(s); err != nil {
+	if _, _, err := ParseUnits(s, d); err != nil {
 		return err.Error()
 	}
 	return ""
+}
+
+// ParseUnits parses a units string as the dialect's libpcp does.
+func ParseUnits(s string, d Dialect) (pmapi.Units, float64, error) {
+	if d == PCP7 {
+		return pmapi.ParseUnitsExtra(s)
+	}
+	return pmapi.ParseUnits(s)
+}
+
+// needsExtraUnits reports a units string only PCP 7.2 accepts.
+func needsExtraUnits(s string) bool {
+	_, _, err6 := pmapi.ParseUnits(s)
+	_, _, err7 := pmapi.ParseUnitsExtra(s)
+	return err6 != nil && err7 == nil
 }

@@ -81,6 +81,7 @@ var (
 type wideUnits struct {
 	dimSpace, dimTime, dimCount       int
 	scaleSpace, scaleTime, scaleCount int
+	extraUnit, extraScale             int
 }
 
 func isCSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
@@ -100,12 +101,59 @@ func matchKeyword(s string, i, end int, kws []unitKeyword) (unitKeyword, int, bo
 	return unitKeyword{}, i, false
 }
 
-// parseUnitsPart parses one side of the "/" of a units string.
-func parseUnitsPart(s string, start, end int) (wideUnits, float64, error) {
+// Extra unit codes (PCP 7.2, PM_UNIT_*), and their scales' spellings in
+// code order starting at 1.
+var extraUnits = []struct {
+	name   string
+	scales []string
+}{
+	{"temperature", []string{"C", "F", "K"}},
+	{"voltage", []string{"V", "mV", "uV"}},
+	{"current", []string{"A", "mA", "uA"}},
+	{"power", []string{"kW", "W", "mW", "uW"}},
+}
+
+// matchExtraUnit matches "name (scale)" at s[i:], as PCP 7.2 does, and
+// returns the unit code, scale code and the index after trailing spaces.
+func matchExtraUnit(s string, i, end int) (unit, scale, next int, ok bool) {
+	for u, eu := range extraUnits {
+		j := i + len(eu.name)
+		if j+2 > end || !strings.EqualFold(s[i:j], eu.name) || s[j] != ' ' || s[j+1] != '(' {
+			continue
+		}
+		j += 2
+		for sc, text := range eu.scales {
+			k := j + len(text)
+			if k < end && strings.EqualFold(s[j:k], text) && s[k] == ')' {
+				k++
+				for k < end && isCSpace(s[k]) {
+					k++
+				}
+				return u + 1, sc + 1, k, true
+			}
+		}
+	}
+	return 0, 0, i, false
+}
+
+// parseUnitsPart parses one side of the "/" of a units string; extra
+// allows PCP 7.2's extra units, at most one per side.
+func parseUnitsPart(s string, start, end int, extra bool) (wideUnits, float64, error) {
 	var out wideUnits
 	mult := 1.0
 	i := start
+	extras := 0
 	for i < end {
+		if extra {
+			if u, sc, next, ok := matchExtraUnit(s, i, end); ok {
+				if extras > 0 {
+					return out, 1, &UnitsError{Msg: "multiple extra units not allowed", Offset: i}
+				}
+				extras++
+				out.extraUnit, out.extraScale, i = u, sc, next
+				continue
+			}
+		}
 		c := s[i]
 		if isCSpace(c) {
 			i++
@@ -152,23 +200,38 @@ func parseUnitsPart(s string, start, end int) (wideUnits, float64, error) {
 // ("Kbyte / sec", "count x 10^3", "millisec^2", "1/sec" ...). The
 // multiplier collects numbers and scale differences between the two sides
 // of "/"; derived metrics ignore it, as libpcp does.
-func ParseUnits(s string) (Units, float64, error) {
+func ParseUnits(s string) (Units, float64, error) { return parseUnits(s, false) }
+
+// ParseUnitsExtra is ParseUnits as PCP 7.2 parses units strings: with the
+// extra units "temperature (C|F|K)", "voltage (V|mV|uV)", "current
+// (A|mA|uA)" and "power (kW|W|mW|uW)", at most one on each side of "/".
+func ParseUnitsExtra(s string) (Units, float64, error) { return parseUnits(s, true) }
+
+func parseUnits(s string, extra bool) (Units, float64, error) {
 	var dividend, divisor wideUnits
 	dividendMult, divisorMult := 1.0, 1.0
 	var err error
 	slash := strings.IndexByte(s, '/')
 	if slash < 0 {
-		dividend, dividendMult, err = parseUnitsPart(s, 0, len(s))
+		dividend, dividendMult, err = parseUnitsPart(s, 0, len(s), extra)
 	} else {
-		dividend, dividendMult, err = parseUnitsPart(s, 0, slash)
+		dividend, dividendMult, err = parseUnitsPart(s, 0, slash, extra)
 		if err == nil {
-			divisor, divisorMult, err = parseUnitsPart(s, slash+1, len(s))
+			divisor, divisorMult, err = parseUnitsPart(s, slash+1, len(s), extra)
 		}
 	}
 	if err != nil {
 		return Units{}, 1, err
 	}
 	var out Units
+	switch {
+	case dividend.extraUnit != 0 && divisor.extraUnit != 0:
+		return Units{}, 1, &UnitsError{Msg: "extra units cannot appear in both dividend and divisor"}
+	case dividend.extraUnit != 0:
+		out.ExtraUnit, out.ExtraScale = int8(dividend.extraUnit), int8(dividend.extraScale)
+	case divisor.extraUnit != 0:
+		out.ExtraUnit, out.ExtraScale = int8(-divisor.extraUnit), int8(divisor.extraScale)
+	}
 	for _, d := range []struct {
 		dim  int
 		into *int8
@@ -329,6 +392,14 @@ func (u Units) Format(latest bool) string {
 			neg = append(neg, fmt.Sprintf("%s^%d", text, -dim))
 		}
 	}
+	if latest && u.ExtraUnit != 0 {
+		text := extraText(u)
+		if u.ExtraUnit > 0 {
+			pos = append(pos, text)
+		} else {
+			neg = append(neg, text)
+		}
+	}
 	add(u.DimSpace, space)
 	add(u.DimTime, tm)
 	add(u.DimCount, count)
@@ -350,6 +421,22 @@ func (u Units) Format(latest bool) string {
 		return fmt.Sprintf("%s^%d", prefix, u.ScaleCount)
 	}
 	return out
+}
+
+// extraText renders an extra unit as PCP 7.2 does: "temperature (C)".
+func extraText(u Units) string {
+	code := int(u.ExtraUnit)
+	if code < 0 {
+		code = -code
+	}
+	if code < 1 || code > len(extraUnits) {
+		return fmt.Sprintf("extra-%d", code)
+	}
+	eu := extraUnits[code-1]
+	if int(u.ExtraScale) < 1 || int(u.ExtraScale) > len(eu.scales) {
+		return fmt.Sprintf("%s (scale-%d)", eu.name, u.ExtraScale)
+	}
+	return fmt.Sprintf("%s (%s)", eu.name, eu.scales[u.ExtraScale-1])
 }
 
 // ErrConv and ErrUnit are pmConvScale's failures.

@@ -184,3 +184,31 @@ func FuzzParseUnits(f *testing.F) {
 		}
 	})
 }
+
+// PCP 7.2's extra units (no 7.2 libpcp here: expectations from its qa/1667
+// configs and units code).
+func TestParseUnitsExtra(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{"temperature (C)", "temperature (C)", ""},
+		{"temperature (f)", "temperature (F)", ""},
+		{"voltage (mV)", "voltage (mV)", ""},
+		{"power (kW) hour", "power (kW) hour", ""},
+		{"count / temperature (F)", "count / temperature (F)", ""},
+		{"current (A) / sec", "current (A) / sec", ""},
+		{"voltage (V) power (W)", "", "multiple extra units not allowed"},
+		{"voltage (V) / current (A)", "", "extra units cannot appear in both dividend and divisor"},
+		{"temperature(C)", "", "unrecognized or duplicate base unit"},
+	}
+	for _, tt := range tests {
+		u, _, err := ParseUnitsExtra(tt.in)
+		switch {
+		case tt.err != "" && (err == nil || err.Error() != tt.err):
+			t.Errorf("%q: got %v %v, want error %q", tt.in, u, err, tt.err)
+		case tt.err == "" && (err != nil || u.Format(true) != tt.want):
+			t.Errorf("%q: got %q %v, want %q", tt.in, u.Format(true), err, tt.want)
+		}
+		if _, _, err := ParseUnits(tt.in); strings.Contains(tt.in, "(") && err == nil {
+			t.Errorf("%q: PCP 6 units accept extra units", tt.in)
+		}
+	}
+}
