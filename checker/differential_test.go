@@ -112,3 +112,39 @@ func TestGeneratedAgainstLibpcp(t *testing.T) {
 	t.Logf("%d definitions (%d valid, %d semantic errors, %d hidden): %d differ",
 		len(names), len(names)-counts["semantic"]-counts["absent"], counts["semantic"], counts["absent"], differ)
 }
+
+// TestShippedConfigs: PCP's own derived configs get libpcp's verdict and
+// metadata for every metric they define.
+func TestShippedConfigs(t *testing.T) {
+	src := liveMetadata(t)
+	paths, _ := filepath.Glob("/var/lib/pcp/config/derived/*.conf")
+	if len(paths) == 0 {
+		t.Fatal("no configs in /var/lib/pcp/config/derived (run scripts/pcp-testenv.sh)")
+	}
+	total := 0
+	for _, path := range paths {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := grammar.ParseConfig(path, text, grammar.Options{Dialect: grammar.PCP6})
+		var names []string
+		for _, d := range f.Definitions {
+			if d.Registered {
+				names = append(names, d.Name)
+			}
+		}
+		want := libpcpDescribe(t, string(text), names)
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			total++
+			if got := ourDescribe(rep.ByName[n]); got != want[n] {
+				t.Errorf("%s: %s\n  libpcp: %q\n  ours:   %q", filepath.Base(path), n, want[n], got)
+			}
+		}
+	}
+	t.Logf("%d metrics in %d shipped configs agree with libpcp", total, len(paths))
+}

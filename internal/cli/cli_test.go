@@ -287,3 +287,15 @@ func TestDescribeMatchesPminfo(t *testing.T) {
 		t.Errorf("pminfo -d:\n%s\nours:\n%s", want, ours)
 	}
 }
+
+// A PCP_DERIVED_CONFIG-style list checks the files as one path.
+func TestCheckColonPath(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.conf"), filepath.Join(dir, "b.conf")
+	os.WriteFile(a, []byte("m.x = 1\n"), 0o644)
+	os.WriteFile(b, []byte("m.x = 2\n"), 0o644)
+	out, _, status := run(t, "", "check", "--no-metadata", a+":"+b)
+	if status != ExitFindings || !strings.Contains(out, "duplicate-name") {
+		t.Errorf("exit %d:\n%s", status, out)
+	}
+}

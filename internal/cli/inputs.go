@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
 // input is one config file to check, or why it could not be read.
@@ -30,6 +33,11 @@ func collectInputs(args []string, stdin io.Reader, maxSize int64) []input {
 			continue
 		}
 		info, err := os.Stat(arg)
+		if err != nil && strings.Contains(arg, ":") {
+			// A PCP_DERIVED_CONFIG-style list: "a.conf:b.conf:dir".
+			out = append(out, collectInputs(grammar.SplitConfigPath(arg), stdin, maxSize)...)
+			continue
+		}
 		if err != nil {
 			out = append(out, input{path: arg, err: err})
 			continue
