@@ -50,3 +50,35 @@ func TestAdvice(t *testing.T) {
 		}
 	}
 }
+
+// PCP 7 semantics (from the 6.2.2 and 7.1 rules, language.md §5.2–5.3;
+// no PCP 7 libpcp is available to compare with).
+func TestPCP7Semantics(t *testing.T) {
+	src := liveMetadata(t)
+	tests := []struct {
+		config, name, want string
+	}{
+		{"m.x = defined(no.such) ? no.such : sample.long.one\n", "m.x", "valid"},
+		{"m.x = defined(sample.long.one) ? sample.long.one : no.such\n", "m.x", "valid"},
+		{"m.x = 1 ? no.such : sample.long.one\n", "m.x", "semantic error: operand no.such: Unknown metric for ternary expression"},
+		{"m.x = sample.long.one > 0 ? no.such : sample.long.one\n", "m.x", "semantic error: operand no.such: Unknown metric for ternary expression"},
+		{"m.x = no.such + 1\n", "m.x", "unbound"},
+		{"m.a = sample.long.one\nm.x = m.a + 1\n", "m.x", "semantic error: operand m.a: Illegal nested derived metric"},
+		{"m.a = sample.long.one\nm.x = m.a\n", "m.x", "valid"},
+	}
+	for _, tt := range tests {
+		f := grammar.ParseConfig("t.conf", []byte(tt.config), grammar.Options{Dialect: grammar.PCP7})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := rep.ByName[tt.name]
+		got := m.Status.String()
+		if m.Status == SemanticError {
+			got += ": " + m.Rendering + ": " + m.Message
+		}
+		if got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.config, got, tt.want)
+		}
+	}
+}

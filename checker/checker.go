@@ -217,8 +217,19 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		convertible: func(a, b pmapi.Units) bool { _, _, err := pmapi.ConvFactors(a, b); return err == nil },
 		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Dialect == grammar.PCP7) },
 	}
+	// PCP 6.2.2+ refuses a derived metric inside another (but an alias,
+	// "x = other", is fine).
+	if c.opts.Dialect == grammar.PCP7 {
+		if name := c.nestedDerived(m, tree); name != "" {
+			m.Status, m.Message, m.Rendering = SemanticError, "Illegal nested derived metric", "operand "+name
+			line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
+			c.diag(f, m, d.Range, grammar.SeverityError, "semantic",
+				fmt.Sprintf("%s is itself a derived metric: PCP 7 does not allow derived metrics inside others (define the expression again, or use it alone as an alias)", name), []string{line})
+			return
+		}
+	}
 	// Binding comes first in libpcp: any unknown operand (outside
-	// defined()) hides the metric before a check runs.
+	// defined(), and in PCP 7 outside ?:) hides the metric before a check.
 	m.Unknown = c.unknownOperands(tree)
 	if len(m.Unknown) > 0 {
 		m.Status = Unbound
@@ -332,6 +343,10 @@ func (c *checkRun) unknownOperands(tree grammar.Node) []string {
 			if n.Func == "defined" || n.Func == "anon" {
 				return false
 			}
+		case *grammar.Ternary:
+			if c.opts.Dialect == grammar.PCP7 {
+				return false // bound lazily
+			}
 		case *grammar.Metric:
 			if _, ok := c.bindable(n.Name); !ok {
 				out = append(out, n.Name)
@@ -340,6 +355,25 @@ func (c *checkRun) unknownOperands(tree grammar.Node) []string {
 		return true
 	})
 	return out
+}
+
+// nestedDerived returns the first operand naming another derived metric.
+func (c *checkRun) nestedDerived(m *Metric, tree grammar.Node) string {
+	if mt, ok := grammar.Unwrap(tree).(*grammar.Metric); ok && mt.Inst == nil {
+		return "" // an alias
+	}
+	name := ""
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if mt, ok := n.(*grammar.Metric); ok && name == "" {
+			if other, ok := c.report.ByName[mt.Name]; ok && other != m {
+				if _, real := c.descs[mt.Name]; !real {
+					name = mt.Name
+				}
+			}
+		}
+		return name == ""
+	})
+	return name
 }
 
 // bindable resolves a name like pmLookupName + pmLookupDesc in a context

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -249,6 +250,9 @@ func (in *inferrer) rescale(n *grammar.Rescale) (pmapi.Desc, error) {
 }
 
 func (in *inferrer) ternary(n *grammar.Ternary) (pmapi.Desc, error) {
+	if in.dialect == grammar.PCP7 {
+		return in.ternaryPCP7(n)
+	}
 	g, err := in.desc(n.Cond)
 	if err != nil {
 		return g, err
@@ -261,6 +265,119 @@ func (in *inferrer) ternary(n *grammar.Ternary) (pmapi.Desc, error) {
 	if err != nil {
 		return b, err
 	}
+	return in.ternaryChecks(n, g, a, b)
+}
+
+// ternaryPCP7 is PCP 6.2.2+'s ternary: unknown names are tolerated at
+// bind time; a static guard (literals, defined(), !, &&, ||) selects the
+// only branch that is checked; a selected branch naming an unknown metric
+// is an error.
+func (in *inferrer) ternaryPCP7(n *grammar.Ternary) (pmapi.Desc, error) {
+	guard, known := staticGuard(n.Cond, in.leaf)
+	g, err := in.lenientDesc(n.Cond)
+	if err != nil {
+		return g, err
+	}
+	branches := []grammar.Node{n.Then, n.Else}
+	if known {
+		branches = branches[:1]
+		if !guard {
+			branches = []grammar.Node{n.Else}
+		}
+	}
+	for _, b := range branches {
+		if name := firstUnknown(b, in.leaf); name != "" {
+			return pmapi.Desc{}, &semErr{node: n, msg: "Unknown metric for ternary expression", rendering: "operand " + name}
+		}
+	}
+	if known {
+		d, err := in.desc(branches[0])
+		if err != nil {
+			return d, err
+		}
+		return in.set(n, d), nil
+	}
+	a, err := in.desc(n.Then)
+	if err != nil {
+		return a, err
+	}
+	b, err := in.desc(n.Else)
+	if err != nil {
+		return b, err
+	}
+	return in.ternaryChecks(n, g, a, b)
+}
+
+// lenientDesc infers a guard where unknown metrics bind to a zeroed
+// descriptor (type 32, instance domain 0), as PCP 6.2.2+ does.
+func (in *inferrer) lenientDesc(n grammar.Node) (pmapi.Desc, error) {
+	saved := in.leaf
+	in.leaf = func(m *grammar.Metric) (pmapi.Desc, bool) {
+		if d, ok := saved(m); ok {
+			return d, true
+		}
+		return pmapi.Desc{PMID: pmapi.PMIDNull}, true
+	}
+	defer func() { in.leaf = saved }()
+	return in.desc(n)
+}
+
+// firstUnknown returns the first metric name under n that does not bind.
+func firstUnknown(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) string {
+	name := ""
+	grammar.Walk(n, func(x grammar.Node) bool {
+		if c, ok := x.(*grammar.Call); ok && c.Func == "defined" {
+			return false
+		}
+		if m, ok := x.(*grammar.Metric); ok && name == "" {
+			if _, bound := leaf(m); !bound {
+				name = m.Name
+			}
+		}
+		return name == ""
+	})
+	return name
+}
+
+// staticGuard evaluates a guard made only of integer literals, defined(),
+// !, && and || (short-circuit; an unknown left side makes all unknown).
+func staticGuard(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) (value, known bool) {
+	switch n := grammar.Unwrap(n).(type) {
+	case *grammar.Number:
+		if n.Double {
+			return false, false
+		}
+		return strings.Trim(n.Text, "0") != "", true
+	case *grammar.Call:
+		if n.Func != "defined" {
+			return false, false
+		}
+		_, ok := leaf(n.Arg.(*grammar.Metric))
+		return ok, true
+	case *grammar.Unary:
+		if n.Op != "!" {
+			return false, false
+		}
+		v, ok := staticGuard(n.X, leaf)
+		return !v, ok
+	case *grammar.Binary:
+		if n.Op != "&&" && n.Op != "||" {
+			return false, false
+		}
+		l, ok := staticGuard(n.L, leaf)
+		if !ok {
+			return false, false
+		}
+		if (n.Op == "&&" && !l) || (n.Op == "||" && l) {
+			return l, true
+		}
+		return staticGuard(n.R, leaf)
+	}
+	return false, false
+}
+
+// ternaryChecks are the ":" and "?" node checks.
+func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi.Desc, error) {
 	_, aNovalue := grammar.Unwrap(n.Then).(*grammar.Novalue)
 	_, bNovalue := grammar.Unwrap(n.Else).(*grammar.Novalue)
 	colon := &colonNode{n}

@@ -13,6 +13,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
 
@@ -45,7 +46,7 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error
 func runCheck(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	dialectName := fs.String("dialect", "pcp7", "language `DIALECT`: pcp6 (PCP 6.0-6.2) or pcp7 (PCP 7.2)")
+	dialectName := fs.String("dialect", "auto", "language `DIALECT`: pcp6 (PCP 6.0-6.2), pcp7 (PCP 7.2), or auto (a live pmcd's version, else pcp7)")
 	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json or sarif")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
@@ -58,10 +59,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
-	dialect, err := grammar.ParseDialect(*dialectName)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
-		return ExitUsage
+	if *dialectName != "auto" {
+		if _, err := grammar.ParseDialect(*dialectName); err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+			return ExitUsage
+		}
 	}
 	threshold := grammar.SeverityError
 	switch *failOn {
@@ -87,6 +89,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage
 	}
+	dialect := pickDialect(ctx, *dialectName, source)
 	run, ioErrors := analyse(ctx, env, fs.Args(), dialect, source, *maxSize)
 	if run == nil {
 		return ExitUsage
@@ -225,4 +228,17 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// pickDialect resolves "auto": a live pmcd's own version, else pcp7.
+func pickDialect(ctx context.Context, name string, src pmclient.Source) grammar.Dialect {
+	if d, err := grammar.ParseDialect(name); err == nil {
+		return d
+	}
+	if c, ok := src.(*pmcd.Client); ok {
+		if v, err := c.Version(ctx); err == nil && v != "" && v[0] >= '1' && v[0] < '7' && v[1] == '.' {
+			return grammar.PCP6
+		}
+	}
+	return grammar.PCP7
 }
