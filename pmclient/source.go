@@ -56,10 +56,13 @@ type HelpTarget struct {
 	InDom pmapi.InDom // pmapi.InDomNull when asking about a metric
 }
 
-// Result is one fetch: a timestamp and, per requested PMID, values or an error.
+// Result is one fetch: a timestamp and, per requested PMID, values or an
+// error. From an archive, Mark reports a gap in the recording (a <mark>
+// record): values before and after it are not continuous.
 type Result struct {
 	Timestamp time.Time
 	Metrics   []MetricValues
+	Mark      bool
 }
 
 // MetricValues holds the values of one metric in a Result. Err is set (and

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 )
 
 func runEval(ctx context.Context, env Env, args []string) int {
@@ -24,7 +27,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	var src sourceFlags
 	src.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp eval [flags] CONFIG [NAME...]\n\nComputes derived metric values from pmcd, as libpcp would, and prints them\nper sample (like pmval). Errors are printed per metric; sampling goes on.\n\nflags:")
+		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp eval [flags] CONFIG [NAME...]\n\nComputes derived metric values from pmcd or an archive, as libpcp would, and\nprints them per sample (like pmval). From an archive every record is replayed\nin time order (no interpolation, so --interval does not apply). Errors are\nprinted per metric; sampling goes on.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
@@ -68,8 +71,11 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
 		return ExitUsage
 	}
+	_, fromArchive := source.(*archive.Archive)
 	n := *samples
-	if n == 0 {
+	if fromArchive && n == 0 {
+		n = -1 // every record (no interpolation: values are the recorded ones)
+	} else if n == 0 {
 		n = 1
 		for _, m := range ev.Metrics() {
 			if strings.Contains(m.Def.Expr, "rate(") || strings.Contains(m.Def.Expr, "delta(") {
@@ -78,8 +84,8 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "# values from %s, dialect %s\n", source.Describe(), dialect)
-	for i := 0; i < n; i++ {
-		if i > 0 {
+	for i := 0; n < 0 || i < n; i++ {
+		if i > 0 && !fromArchive {
 			select {
 			case <-ctx.Done():
 				return ExitOK
@@ -87,14 +93,20 @@ func runEval(ctx context.Context, env Env, args []string) int {
 			}
 		}
 		s, err := ev.Sample(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: sample %d: %v\n", i+1, err)
+			if fromArchive {
+				return ExitUsage
+			}
 			continue
 		}
 		s.Results = keep(s.Results, wanted)
 		switch *format {
 		case "pminfo":
-			if i == n-1 {
+			if i == n-1 || fromArchive {
 				evaluator.WritePminfo(env.Stdout, s, ev.InstanceName)
 			}
 		case "json":

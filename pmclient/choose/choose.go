@@ -6,12 +6,12 @@ package choose
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
@@ -24,9 +24,6 @@ type Spec struct {
 	// Getenv reads the environment (default os.Getenv).
 	Getenv func(string) string
 }
-
-// ErrArchivesNotBuilt: reading archives is not implemented yet.
-var ErrArchivesNotBuilt = errors.New("reading archives is not built yet: use a snapshot (--metadata FILE), a pmcd or the embedded default")
 
 // Open returns the source the spec asks for.
 func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
@@ -44,8 +41,10 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 		}
 		defer f.Close()
 		return snapshot.Read(f, "snapshot "+s.Metadata)
-	case s.Archive != "" || (s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != ""):
-		return nil, ErrArchivesNotBuilt
+	case s.Archive != "":
+		return archive.Open(s.Archive)
+	case s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != "":
+		return archive.Open(getenv("PCP_ARCHIVE"))
 	case s.Host != "":
 		return Connect(ctx, s.Host, getenv)
 	case s.Socket != "":

@@ -6,10 +6,10 @@ package pmcd
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/wire"
 )
 
 // PDU types.
@@ -351,97 +351,13 @@ func decodeResult(p []byte, types map[pmapi.PMID]pmapi.Type) (*pmclient.Result, 
 		n = r.count("pmid", 8)
 		res.Timestamp = timeFrom(sec, usec*1000)
 	}
-	for i := 0; i < n && r.err == nil; i++ {
-		mv := pmclient.MetricValues{PMID: pmapi.PMID(r.u32())}
-		numval := r.i32()
-		if numval < 0 {
-			mv.Err = pmclient.Error(numval)
-			res.Metrics = append(res.Metrics, mv)
-			continue
-		}
-		if numval > 0 {
-			if int64(numval)*8 > int64(len(p)-r.off) {
-				r.fail("%d values do not fit a %d-byte PDU", numval, len(p))
-				break
-			}
-			valfmt := r.u32()
-			for j := 0; j < int(numval) && r.err == nil; j++ {
-				inst := r.i32()
-				raw := r.u32()
-				v, err := decodeValue(p, valfmt, raw, types[mv.PMID])
-				if err != nil {
-					r.fail("metric %s: %v", mv.PMID, err)
-					break
-				}
-				v.Inst = inst
-				mv.Values = append(mv.Values, v)
-			}
-		}
-		res.Metrics = append(res.Metrics, mv)
+	if r.err != nil {
+		return nil, r.err
 	}
-	return res, r.err
-}
-
-// decodeValue decodes one value: in situ, or a value block at a word
-// offset from the start of the PDU.
-func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type) (pmclient.Value, error) {
-	var v pmclient.Value
-	if valfmt == 0 { // in situ
-		switch t {
-		case pmapi.Type32:
-			v.Int = int64(int32(raw))
-		case pmapi.TypeFloat:
-			v.Float = float64(math.Float32frombits(raw))
-		default:
-			v.Uint, v.Int = uint64(raw), int64(raw)
-		}
-		return v, nil
+	metrics, err := wire.DecodeVsets(p, r.off, n, types)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", pmclient.ErrIPC, err)
 	}
-	off := int64(raw) * 4
-	if off < headerLen || off+4 > int64(len(p)) {
-		return v, fmt.Errorf("value block offset %d outside the %d-byte PDU", off, len(p))
-	}
-	hdr := binary.BigEndian.Uint32(p[off:])
-	vlen := int64(hdr & 0xffffff)
-	if vlen < 4 || off+vlen > int64(len(p)) {
-		return v, fmt.Errorf("value block of %d bytes at %d overruns the PDU", vlen, off)
-	}
-	payload := p[off+4 : off+vlen]
-	need := func(n int) error {
-		if len(payload) < n {
-			return fmt.Errorf("value block of %d bytes for a %s value", len(payload), t)
-		}
-		return nil
-	}
-	switch t {
-	case pmapi.Type64:
-		if err := need(8); err != nil {
-			return v, err
-		}
-		v.Int = int64(binary.BigEndian.Uint64(payload))
-	case pmapi.TypeU64:
-		if err := need(8); err != nil {
-			return v, err
-		}
-		v.Uint = binary.BigEndian.Uint64(payload)
-	case pmapi.TypeFloat:
-		if err := need(4); err != nil {
-			return v, err
-		}
-		v.Float = float64(math.Float32frombits(binary.BigEndian.Uint32(payload)))
-	case pmapi.TypeDouble:
-		if err := need(8); err != nil {
-			return v, err
-		}
-		v.Float = math.Float64frombits(binary.BigEndian.Uint64(payload))
-	case pmapi.TypeString:
-		s := payload
-		if n := len(s); n > 0 && s[n-1] == 0 {
-			s = s[:n-1]
-		}
-		v.String = string(s)
-	default: // aggregates and events stay opaque
-		v.Blob = append([]byte(nil), payload...)
-	}
-	return v, nil
+	res.Metrics = metrics
+	return res, nil
 }

@@ -1,0 +1,465 @@
+// Package archive reads PCP archives (versions 2 and 3): the label, the
+// .meta metadata (descriptors, names, instance domains with v3 deltas,
+// help text), and the data volumes replayed forward in time order, from
+// plain or .xz-compressed files.
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ulikunitz/xz"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// Limits that keep a corrupt file from costing unbounded memory.
+const (
+	maxRecord  = 256 << 20
+	maxNameLen = 4095
+)
+
+// Label is an archive's label record.
+type Label struct {
+	Version  int
+	PID      int32
+	Start    time.Time
+	Volume   int32
+	Hostname string
+	TZ       string
+	Zoneinfo string // v3 only
+}
+
+// observation is one instance-domain record, full or (v3) delta.
+type observation struct {
+	at        time.Time
+	delta     bool
+	instances []pmclient.Instance // a delta: Name "" with ID marks a deletion
+	deleted   map[int32]bool
+}
+
+// Archive is an opened archive: all its metadata in memory, volumes read
+// on demand. It implements pmclient.Source; Fetch replays the next data
+// record (see Fetch). Safe for concurrent use.
+type Archive struct {
+	base    string
+	label   Label
+	meta    metadata
+	volumes []volumeFile
+
+	mu       sync.Mutex
+	replay   *replayer
+	replayAt time.Time
+	end      time.Time
+	endRead  bool
+}
+
+type volumeFile struct {
+	n    int
+	path string
+}
+
+type metadata struct {
+	descs  map[pmapi.PMID]pmapi.Desc
+	names  map[pmapi.PMID][]string
+	byName map[string]pmapi.PMID
+	indoms map[pmapi.InDom][]observation
+	text   map[[2]uint32]string // (type, ident) → text
+	order  []string             // names in .meta order
+}
+
+// Open opens an archive by base name ("DIR/20261122"), by one of its
+// volumes ("DIR/20261122.0"), by its .meta or .index file, with or
+// without a compression suffix.
+func Open(path string) (*Archive, error) {
+	base := baseName(path)
+	dir, prefix := filepath.Dir(base), filepath.Base(base)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", path, err)
+	}
+	a := &Archive{base: base}
+	metaPath := ""
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".xz")
+		if !strings.HasPrefix(name, prefix+".") {
+			continue
+		}
+		suffix := strings.TrimPrefix(name, prefix+".")
+		full := filepath.Join(dir, e.Name())
+		switch {
+		case suffix == "meta":
+			metaPath = full
+		case isDigits(suffix):
+			n, _ := strconv.Atoi(suffix)
+			a.volumes = append(a.volumes, volumeFile{n, full})
+		}
+	}
+	if metaPath == "" {
+		return nil, fmt.Errorf("archive %s: no %s.meta file", path, prefix)
+	}
+	if len(a.volumes) == 0 {
+		return nil, fmt.Errorf("archive %s: no data volume (%s.0, ...)", path, prefix)
+	}
+	sort.Slice(a.volumes, func(i, j int) bool { return a.volumes[i].n < a.volumes[j].n })
+	if err := a.readMeta(metaPath); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// baseName strips compression, .meta, .index and volume suffixes.
+func baseName(path string) string {
+	p := strings.TrimSuffix(path, ".xz")
+	if i := strings.LastIndexByte(p, '.'); i > 0 {
+		suffix := p[i+1:]
+		if suffix == "meta" || suffix == "index" || isDigits(suffix) {
+			return p[:i]
+		}
+	}
+	return p
+}
+
+// openFile opens a file, decompressing .xz.
+func openFile(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(path, ".xz") {
+		return f, nil
+	}
+	zr, err := xz.NewReader(bufio.NewReader(f))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{zr, f}, nil
+}
+
+// recordReader reads length-framed records and checks the trailer.
+type recordReader struct {
+	r    *bufio.Reader
+	path string
+	off  int64
+}
+
+// next returns a record's bytes including both length words; io.EOF at a
+// clean end.
+func (rr *recordReader) next() ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(rr.r, hdr[:]); err != nil {
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("%s at byte %d: truncated record header", rr.path, rr.off)
+	}
+	n := int64(binary.BigEndian.Uint32(hdr[:]))
+	if n < 8 || n > maxRecord {
+		return nil, fmt.Errorf("%s at byte %d: record length %d: %w", rr.path, rr.off, n, errCorrupt)
+	}
+	rec := make([]byte, n)
+	copy(rec, hdr[:])
+	if _, err := io.ReadFull(rr.r, rec[4:]); err != nil {
+		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: %w", rr.path, rr.off, n, errCorrupt)
+	}
+	if trailer := binary.BigEndian.Uint32(rec[n-4:]); int64(trailer) != n {
+		return nil, fmt.Errorf("%s at byte %d: record length %d but trailer %d: %w", rr.path, rr.off, n, trailer, errCorrupt)
+	}
+	rr.off += n
+	return rec, nil
+}
+
+var errCorrupt = errors.New("corrupt archive record")
+
+// cursor reads fields of one record with bounds checks.
+type cursor struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (c *cursor) need(n int) bool {
+	if c.err != nil {
+		return false
+	}
+	if n < 0 || c.off+n > len(c.b) {
+		c.err = fmt.Errorf("%w: field at %d overruns a %d-byte record", errCorrupt, c.off, len(c.b))
+		return false
+	}
+	return true
+}
+
+func (c *cursor) u32() uint32 {
+	if !c.need(4) {
+		return 0
+	}
+	v := binary.BigEndian.Uint32(c.b[c.off:])
+	c.off += 4
+	return v
+}
+
+func (c *cursor) bytes(n int) []byte {
+	if !c.need(n) {
+		return nil
+	}
+	v := c.b[c.off : c.off+n]
+	c.off += n
+	return v
+}
+
+// stamp reads a v2 (sec, usec) or v3 (split 64-bit sec, nsec) timestamp.
+func (c *cursor) stamp(version int) time.Time {
+	if version == 2 {
+		sec := int32(c.u32())
+		usec := c.u32()
+		return time.Unix(int64(sec), int64(usec)*1000)
+	}
+	lo := c.u32()
+	hi := c.u32()
+	nsec := c.u32()
+	return time.Unix(int64(uint64(hi)<<32|uint64(lo)), int64(nsec))
+}
+
+func cstring(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// parseLabel decodes a label record.
+func parseLabel(rec []byte, path string) (Label, error) {
+	c := &cursor{b: rec, off: 4}
+	magic := c.u32()
+	if magic&0xffffff00 != 0x50052600 {
+		return Label{}, fmt.Errorf("%s: not a PCP archive (magic %#x)", path, magic)
+	}
+	l := Label{Version: int(magic & 0xff), PID: int32(c.u32())}
+	switch l.Version {
+	case 2:
+		l.Start = c.stamp(2)
+		l.Volume = int32(c.u32())
+		l.Hostname = cstring(c.bytes(64))
+		l.TZ = cstring(c.bytes(40))
+	case 3:
+		l.Start = c.stamp(3)
+		l.Volume = int32(c.u32())
+		if features := c.u32(); features&^0x80000000 != 0 {
+			return l, fmt.Errorf("%s: archive feature bits %#x not supported", path, features)
+		}
+		c.u32()
+		l.Hostname = cstring(c.bytes(256))
+		l.TZ = cstring(c.bytes(256))
+		l.Zoneinfo = cstring(c.bytes(256))
+	default:
+		return l, fmt.Errorf("%s: archive version %d not supported (only 2 and 3)", path, l.Version)
+	}
+	if c.err != nil {
+		return l, fmt.Errorf("%s: label: %w", path, c.err)
+	}
+	return l, nil
+}
+
+func (a *Archive) readMeta(path string) error {
+	f, err := openFile(path)
+	if err != nil {
+		return fmt.Errorf("archive metadata: %w", err)
+	}
+	defer f.Close()
+	rr := &recordReader{r: bufio.NewReaderSize(f, 64<<10), path: path}
+	rec, err := rr.next()
+	if err != nil {
+		return fmt.Errorf("%s: reading the label: %w", path, err)
+	}
+	if a.label, err = parseLabel(rec, path); err != nil {
+		return err
+	}
+	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, names: map[pmapi.PMID][]string{},
+		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{}}
+	for {
+		rec, err := rr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.meta.add(rec, a.label.Version); err != nil {
+			return fmt.Errorf("%s at byte %d: %w", path, rr.off-int64(len(rec)), err)
+		}
+	}
+}
+
+// add decodes one .meta record.
+func (m *metadata) add(rec []byte, version int) error {
+	c := &cursor{b: rec[:len(rec)-4], off: 4}
+	switch typ := c.u32(); typ {
+	case 1: // DESC
+		d := pmapi.Desc{PMID: pmapi.PMID(c.u32()), Type: pmapi.Type(int32(c.u32())), InDom: pmapi.InDom(c.u32()), Sem: pmapi.Sem(int32(c.u32()))}
+		d.Units = unitsFromWire(c.u32())
+		m.descs[d.PMID] = d
+		if c.off == len(c.b) {
+			return c.err // no names
+		}
+		n := int(c.u32())
+		if n < 0 || n*4 > len(c.b) {
+			return fmt.Errorf("%w: %d names", errCorrupt, n)
+		}
+		for i := 0; i < n && c.err == nil; i++ {
+			l := int(c.u32())
+			if l < 0 || l > maxNameLen {
+				return fmt.Errorf("%w: name length %d", errCorrupt, l)
+			}
+			name := string(c.bytes(l))
+			if c.err == nil {
+				m.names[d.PMID] = append(m.names[d.PMID], name)
+				if _, dup := m.byName[name]; !dup {
+					m.order = append(m.order, name)
+				}
+				m.byName[name] = d.PMID
+			}
+		}
+		return c.err
+	case 2, 5, 6: // INDOM_V2, INDOM, INDOM_DELTA
+		stampVersion := version
+		if typ == 2 {
+			stampVersion = 2
+		}
+		at := c.stamp(stampVersion)
+		indom := pmapi.InDom(c.u32())
+		n := int(int32(c.u32()))
+		if n <= 0 {
+			return c.err // libpcp ignores empty records
+		}
+		if n*8 > len(c.b) {
+			return fmt.Errorf("%w: %d instances", errCorrupt, n)
+		}
+		ids := make([]int32, n)
+		for i := range ids {
+			ids[i] = int32(c.u32())
+		}
+		offs := make([]int32, n)
+		for i := range offs {
+			offs[i] = int32(c.u32())
+		}
+		if c.err != nil {
+			return c.err
+		}
+		table := c.b[c.off:]
+		obs := observation{at: at, delta: typ == 6}
+		for i, id := range ids {
+			if offs[i] < 0 {
+				if !obs.delta {
+					return fmt.Errorf("%w: instance %d without a name in a full instance domain", errCorrupt, id)
+				}
+				if obs.deleted == nil {
+					obs.deleted = map[int32]bool{}
+				}
+				obs.deleted[id] = true
+				continue
+			}
+			if int(offs[i]) >= len(table) {
+				return fmt.Errorf("%w: instance name offset %d outside the %d-byte string table", errCorrupt, offs[i], len(table))
+			}
+			obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: cstring(table[offs[i]:])})
+		}
+		m.indoms[indom] = append(m.indoms[indom], obs)
+		return nil
+	case 3, 7: // labels: parsed for validity only
+		return nil
+	case 4: // TEXT
+		tt := c.u32()
+		ident := c.u32()
+		if c.err != nil {
+			return c.err
+		}
+		m.text[[2]uint32{tt, ident}] = cstring(c.b[c.off:])
+		return nil
+	default:
+		return fmt.Errorf("%w: metadata record type %d", errCorrupt, typ)
+	}
+}
+
+// instancesAt rebuilds an instance domain as it was at time t (the latest
+// observation not after t, deltas applied); zero t means the latest.
+func (m *metadata) instancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instance {
+	cur := map[int32]string{}
+	for _, obs := range m.indoms[indom] {
+		if !t.IsZero() && obs.at.After(t) {
+			break
+		}
+		if !obs.delta {
+			cur = map[int32]string{}
+		}
+		for id := range obs.deleted {
+			delete(cur, id)
+		}
+		for _, in := range obs.instances {
+			cur[in.ID] = in.Name
+		}
+	}
+	out := make([]pmclient.Instance, 0, len(cur))
+	for id, name := range cur {
+		out = append(out, pmclient.Instance{ID: id, Name: name})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func unitsFromWire(v uint32) pmapi.Units {
+	nib := func(shift uint, signed bool) int8 {
+		x := int8((v >> shift) & 0xf)
+		if signed && x >= 8 {
+			x -= 16
+		}
+		return x
+	}
+	return pmapi.Units{DimSpace: nib(28, true), DimTime: nib(24, true), DimCount: nib(20, true),
+		ScaleSpace: nib(16, false), ScaleTime: nib(12, false), ScaleCount: nib(8, true)}
+}
+
+// Label returns the archive label.
+func (a *Archive) Label() Label { return a.label }
+
+// Names lists the metric names in .meta order.
+func (a *Archive) Names() []string { return append([]string(nil), a.meta.order...) }
+
+var _ pmclient.Source = (*Archive)(nil)
+
+// Describe implements pmclient.Source.
+func (a *Archive) Describe() string { return "archive " + a.base }
+
+// Version implements pmclient.Source: archives do not record the PCP
+// version; the label's format version is reported as "archive vN".
+func (a *Archive) Version(context.Context) (string, error) {
+	return fmt.Sprintf("archive v%d", a.label.Version), nil
+}

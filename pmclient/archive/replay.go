@@ -1,0 +1,328 @@
+package archive
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/wire"
+)
+
+// Record is one data record: every metric it holds, or a mark.
+type Record struct {
+	Timestamp time.Time
+	Mark      bool
+	Metrics   []pmclient.MetricValues
+}
+
+// replayer reads the data volumes forward, one record at a time.
+type replayer struct {
+	a      *Archive
+	vol    int // index into a.volumes
+	closer io.Closer
+	rr     *recordReader
+}
+
+// Records replays every data record from the start, in time order.
+func (a *Archive) Records() *Reader { return &Reader{r: &replayer{a: a, vol: -1}} }
+
+// Reader iterates over an archive's data records.
+type Reader struct{ r *replayer }
+
+// Next returns the next record, or io.EOF after the last.
+func (rd *Reader) Next(ctx context.Context) (*Record, error) { return rd.r.next(ctx) }
+
+// Close releases the open volume.
+func (rd *Reader) Close() error { return rd.r.close() }
+
+func (r *replayer) close() error {
+	if r.closer != nil {
+		err := r.closer.Close()
+		r.closer, r.rr = nil, nil
+		return err
+	}
+	return nil
+}
+
+func (r *replayer) next(ctx context.Context) (*Record, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if r.rr == nil {
+			r.vol++
+			if r.vol >= len(r.a.volumes) {
+				return nil, io.EOF
+			}
+			if err := r.openVolume(); err != nil {
+				return nil, err
+			}
+		}
+		rec, err := r.rr.next()
+		if err == io.EOF {
+			r.close()
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out, err := r.a.decodeRecord(rec)
+		if err != nil {
+			return nil, fmt.Errorf("%s at byte %d: %w", r.rr.path, r.rr.off-int64(len(rec)), err)
+		}
+		return out, nil
+	}
+}
+
+func (r *replayer) openVolume() error {
+	v := r.a.volumes[r.vol]
+	f, err := openFile(v.path)
+	if err != nil {
+		return fmt.Errorf("archive volume: %w", err)
+	}
+	rr := &recordReader{r: bufio.NewReaderSize(f, 256<<10), path: v.path}
+	rec, err := rr.next()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("%s: reading the label: %w", v.path, err)
+	}
+	label, err := parseLabel(rec, v.path)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if label.Version != r.a.label.Version || int(label.Volume) != v.n {
+		f.Close()
+		return fmt.Errorf("%s: label says version %d volume %d, expected version %d volume %d", v.path, label.Version, label.Volume, r.a.label.Version, v.n)
+	}
+	r.closer, r.rr = f, rr
+	return nil
+}
+
+// decodeRecord decodes a data record. Its value-block offsets count words
+// from 8 bytes before the record, where the RESULT PDU it was made from
+// began, so the record is decoded inside such a frame.
+func (a *Archive) decodeRecord(rec []byte) (*Record, error) {
+	pdu := make([]byte, 8+len(rec)-4)
+	copy(pdu[8:], rec[:len(rec)-4])
+	c := &cursor{b: pdu, off: 12}
+	out := &Record{Timestamp: c.stamp(a.label.Version)}
+	n := int(int32(c.u32()))
+	if c.err != nil {
+		return nil, c.err
+	}
+	if n == 0 {
+		out.Mark = true
+		return out, nil
+	}
+	types := make(map[pmapi.PMID]pmapi.Type, len(a.meta.descs))
+	for id, d := range a.meta.descs {
+		types[id] = d.Type
+	}
+	metrics, err := wire.DecodeVsets(pdu, c.off, n, types)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	out.Metrics = metrics
+	return out, nil
+}
+
+// Fetch implements pmclient.Source for an archive: each call returns the
+// next data record in time order, with the requested metrics (no values
+// for those the record lacks), Mark set on a <mark> record, and io.EOF
+// after the last record. Rewind starts again.
+func (a *Archive) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.replay == nil {
+		a.replay = &replayer{a: a, vol: -1}
+	}
+	rec, err := a.replay.next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &pmclient.Result{Timestamp: rec.Timestamp, Mark: rec.Mark}
+	have := make(map[pmapi.PMID]pmclient.MetricValues, len(rec.Metrics))
+	for _, m := range rec.Metrics {
+		have[m.PMID] = m
+	}
+	for _, p := range pmids {
+		m, ok := have[p]
+		if !ok {
+			m = pmclient.MetricValues{PMID: p}
+		}
+		res.Metrics = append(res.Metrics, m)
+	}
+	a.replayAt = rec.Timestamp
+	return res, nil
+}
+
+// Rewind restarts Fetch at the first record.
+func (a *Archive) Rewind() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.replay != nil {
+		a.replay.close()
+	}
+	a.replay, a.replayAt = nil, time.Time{}
+}
+
+// LookupNames implements pmclient.Source.
+func (a *Archive) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
+	pmids := make([]pmapi.PMID, len(names))
+	errs := make([]error, len(names))
+	for i, n := range names {
+		if id, ok := a.meta.byName[n]; ok {
+			pmids[i] = id
+		} else {
+			pmids[i], errs[i] = pmapi.PMIDNull, pmclient.ErrUnknownName
+		}
+	}
+	return pmids, errs, nil
+}
+
+// NamesOf implements pmclient.Source.
+func (a *Archive) NamesOf(_ context.Context, pmids []pmapi.PMID) ([][]string, []error, error) {
+	names := make([][]string, len(pmids))
+	errs := make([]error, len(pmids))
+	for i, p := range pmids {
+		if ns, ok := a.meta.names[p]; ok {
+			names[i] = ns
+		} else {
+			errs[i] = pmclient.ErrUnknownPMID
+		}
+	}
+	return names, errs, nil
+}
+
+// Children implements pmclient.Source from the archive's namespace.
+func (a *Archive) Children(_ context.Context, name string) ([]pmclient.Child, error) {
+	seen := map[string]bool{}
+	var out []pmclient.Child
+	prefix := name
+	if prefix != "" {
+		prefix += "."
+	}
+	for _, n := range a.meta.order {
+		if n == name {
+			return nil, nil // a leaf
+		}
+		rest, ok := cutPrefix(n, prefix)
+		if !ok {
+			continue
+		}
+		child, _, deeper := cut(rest, ".")
+		if !seen[child] {
+			seen[child] = true
+			out = append(out, pmclient.Child{Name: child, Leaf: !deeper})
+		}
+	}
+	if len(out) == 0 {
+		return nil, pmclient.ErrUnknownName
+	}
+	return out, nil
+}
+
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return "", false
+}
+
+func cut(s, sep string) (string, string, bool) {
+	for i := 0; i+len(sep) <= len(s); i++ {
+		if s[i:i+len(sep)] == sep {
+			return s[:i], s[i+len(sep):], true
+		}
+	}
+	return s, "", false
+}
+
+// AllNames implements pmclient.NameLister.
+func (a *Archive) AllNames(context.Context) ([]string, error) { return a.Names(), nil }
+
+// Descs implements pmclient.Source.
+func (a *Archive) Descs(_ context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
+	descs := make([]pmapi.Desc, len(pmids))
+	errs := make([]error, len(pmids))
+	for i, p := range pmids {
+		if d, ok := a.meta.descs[p]; ok {
+			descs[i] = d
+		} else {
+			errs[i] = pmclient.ErrUnknownPMID
+		}
+	}
+	return descs, errs, nil
+}
+
+// Instances implements pmclient.Source: the instance domain as it was at
+// the record Fetch returned last (before any Fetch, as it is at the end).
+func (a *Archive) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.Instance, error) {
+	if _, ok := a.meta.indoms[indom]; !ok {
+		return nil, pmclient.ErrUnknownInDom
+	}
+	a.mu.Lock()
+	at := a.replayAt
+	a.mu.Unlock()
+	return a.meta.instancesAt(indom, at), nil
+}
+
+// InstancesAt returns an instance domain as it was at time t.
+func (a *Archive) InstancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instance {
+	return a.meta.instancesAt(indom, t)
+}
+
+// HelpText implements pmclient.Source.
+func (a *Archive) HelpText(_ context.Context, target pmclient.HelpTarget, long bool) (string, error) {
+	typ, ident := uint32(1), uint32(target.PMID)
+	if long {
+		typ = 2
+	}
+	if target.InDom != pmapi.InDomNull {
+		typ |= 8
+		ident = uint32(target.InDom)
+	} else {
+		typ |= 4
+	}
+	text, ok := a.meta.text[[2]uint32{typ, ident}]
+	if !ok && long {
+		text, ok = a.meta.text[[2]uint32{typ&^2 | 1, ident}]
+	}
+	if !ok || text == "" {
+		return "", pmclient.ErrNoHelp
+	}
+	return text, nil
+}
+
+// End returns the timestamp of the last data record.
+func (a *Archive) End(ctx context.Context) (time.Time, error) {
+	a.mu.Lock()
+	if a.endRead {
+		defer a.mu.Unlock()
+		return a.end, nil
+	}
+	a.mu.Unlock()
+	rd := a.Records()
+	defer rd.Close()
+	var last time.Time
+	for {
+		rec, err := rd.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return last, err
+		}
+		last = rec.Timestamp
+	}
+	a.mu.Lock()
+	a.end, a.endRead = last, true
+	a.mu.Unlock()
+	return last, nil
+}
