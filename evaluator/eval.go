@@ -316,16 +316,19 @@ func (r *sampleRun) filterExact(indom pmapi.InDom, vals []Value, inst string) ([
 		return nil, nil
 	}
 	id, found := int32(0), false
-	for i, in := range r.instances(indom) {
-		if inst == "" && i == 0 {
-			// The sample PMDAs match an empty name to the first instance.
-			id, found = in.ID, true
-			break
+	if lk, ok := r.e.src.(pmclient.InstanceLookuper); ok {
+		// Live: the PMDA matches the name, as pmLookupInDom asks it to.
+		if v, err := lk.LookupInstance(r.ctx, indom, inst); err == nil {
+			id, found = v, true
 		}
-		short, _, _ := strings.Cut(in.Name, " ")
-		if in.Name == inst || short == inst {
-			id, found = in.ID, true
-			break
+	} else {
+		// Archives: the full external name or the part before the first space.
+		for _, in := range r.instances(indom) {
+			short, _, _ := strings.Cut(in.Name, " ")
+			if in.Name == inst || short == inst {
+				id, found = in.ID, true
+				break
+			}
 		}
 	}
 	if !found {

@@ -59,7 +59,9 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		st := r.state(n)
 		if len(x) == 0 {
 			// libpcp returns whatever its buffer held: 0 at first.
-			return []Value{st.minmax}, nil
+			v := st.minmax
+			v.Inst = pmclient.InNull
+			return []Value{v}, nil
 		}
 		best := x[0]
 		for _, v := range x[1:] {

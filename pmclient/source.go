@@ -93,3 +93,9 @@ const InNull int32 = -1
 type NameLister interface {
 	AllNames(ctx context.Context) ([]string, error)
 }
+
+// InstanceLookuper is implemented by sources whose agents resolve
+// instance names themselves (pmcd's PMDAs, for pmLookupInDom).
+type InstanceLookuper interface {
+	LookupInstance(ctx context.Context, indom pmapi.InDom, name string) (int32, error)
+}

@@ -133,24 +133,33 @@ func (a *Archive) decodeRecord(rec []byte) (*Record, error) {
 }
 
 // Fetch implements pmclient.Source for an archive: each call returns the
-// next data record in time order, with the requested metrics (no values
-// for those the record lacks), Mark set on a <mark> record, and io.EOF
-// after the last record. Rewind starts again.
+// next data record in time order that holds any of the requested metrics
+// (as libpcp's forward mode does), with no values for those it lacks, Mark
+// set on a <mark> record, and io.EOF after the last record. Rewind starts
+// again.
 func (a *Archive) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.replay == nil {
 		a.replay = &replayer{a: a, vol: -1}
 	}
-	rec, err := a.replay.next(ctx)
-	if err != nil {
-		return nil, err
+	var rec *Record
+	have := map[pmapi.PMID]pmclient.MetricValues{}
+	for {
+		var err error
+		if rec, err = a.replay.next(ctx); err != nil {
+			return nil, err
+		}
+		clear(have)
+		for _, m := range rec.Metrics {
+			have[m.PMID] = m
+		}
+		if rec.Mark || len(pmids) == 0 || anyPresent(have, pmids) {
+			break
+		}
+		// Like libpcp in forward mode, skip records with none of the metrics.
 	}
 	res := &pmclient.Result{Timestamp: rec.Timestamp, Mark: rec.Mark}
-	have := make(map[pmapi.PMID]pmclient.MetricValues, len(rec.Metrics))
-	for _, m := range rec.Metrics {
-		have[m.PMID] = m
-	}
 	for _, p := range pmids {
 		m, ok := have[p]
 		if !ok {
@@ -160,6 +169,15 @@ func (a *Archive) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resu
 	}
 	a.replayAt = rec.Timestamp
 	return res, nil
+}
+
+func anyPresent(have map[pmapi.PMID]pmclient.MetricValues, pmids []pmapi.PMID) bool {
+	for _, p := range pmids {
+		if _, ok := have[p]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Rewind restarts Fetch at the first record.

@@ -453,3 +453,36 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 	}
 	return res.Metrics[0].Values[0].String, nil
 }
+
+// LookupInstance asks the PMDA for the instance of an external name
+// (pmLookupInDom): the PMDA decides how names match.
+func (c *Client) LookupInstance(ctx context.Context, indom pmapi.InDom, name string) (int32, error) {
+	var id int32
+	err := c.do(ctx, func(cn *conn) error {
+		if err := c.sendProfile(ctx, cn); err != nil {
+			return err
+		}
+		var w builder
+		w.u32(uint32(indom))
+		w.u32(0)
+		w.u32(0)
+		w.i32(-1)
+		w.str(name)
+		p, err := cn.roundTrip(ctx, w.pdu(pduInstanceReq), nil)
+		if err != nil {
+			return err
+		}
+		insts, err := decodeInstances(p)
+		if err != nil {
+			return err
+		}
+		if len(insts) == 0 {
+			return pmclient.ErrUnknownInst
+		}
+		// An empty name is a request for every instance: libpcp takes the
+		// first one, and so do we.
+		id = insts[0].ID
+		return nil
+	})
+	return id, err
+}

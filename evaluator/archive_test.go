@@ -1,0 +1,170 @@
+package evaluator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
+)
+
+// Metrics logged for the evaluation archive: counters, instants, strings,
+// several types and an instance domain that changes (sample.dynamic).
+var logged = []string{
+	"sample.bin", "sample.milliseconds", "sample.long.one", "sample.long.hundred", "sample.ulong.million",
+	"sample.double.ten", "sample.float.one", "sample.longlong.million", "sample.ulonglong.hundred",
+	"sample.colour", "sample.byte_ctr", "sample.kbyte_ctr", "sample.long.bin_ctr", "sample.dynamic.counter",
+	"kernel.all.load", "kernel.all.cpu.user", "mem.util.used", "hinv.ncpu",
+}
+
+// canonical prints a sample as testdata/libpcp_archive_eval.py does.
+func canonical(s *Sample) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "T %d.%06d\n", s.Timestamp.Unix(), s.Timestamp.Nanosecond()/1000)
+	for _, r := range s.Results {
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(&b, "%s ERR %v\n", r.Name, r.Err)
+		case len(r.Values) == 0:
+			fmt.Fprintf(&b, "%s NOVALUES\n", r.Name)
+		}
+		for _, v := range r.Values {
+			val := Format(r.Desc.Type, v)
+			switch r.Desc.Type {
+			case pmapi.TypeFloat, pmapi.TypeDouble:
+				val = fmt.Sprintf("%.17g", v.F)
+			case pmapi.TypeString:
+				val = v.S
+			}
+			fmt.Fprintf(&b, "%s %d %s\n", r.Name, v.Inst, val)
+		}
+	}
+	return b.String()
+}
+
+// TestArchiveAgainstLibpcp: over every record of an archive of ≥60
+// samples, 1,000 generated definitions evaluate as libpcp evaluates them.
+func TestArchiveAgainstLibpcp(t *testing.T) {
+	requirePCP(t)
+	dir := t.TempDir()
+	cfg := "log mandatory on default { " + strings.Join(logged, " ") + " }\n"
+	os.WriteFile(filepath.Join(dir, "cfg"), []byte(cfg), 0o644)
+	rec := exec.Command("pmlogger", "-h", "127.0.0.1", "-c", "cfg", "-t", "100msec", "-s", "62", "-V3", "eval")
+	rec.Dir = dir
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Fatalf("pmlogger: %v\n%s", err, out)
+	}
+	g := exprgen.New(7, logged)
+	g.BrokenShare = 0
+	var config strings.Builder
+	var names []string
+	for i := 0; len(names) < 1000; i++ {
+		e := g.Next()
+		if !grammar.LibpcpVerdict(e, grammar.PCP6, false).OK || knownLibpcpCrash(e) {
+			continue
+		}
+		name := fmt.Sprintf("gen.m%d", i)
+		names = append(names, name)
+		fmt.Fprintf(&config, "%s = %s\n", name, e)
+	}
+	ctx := context.Background()
+	lines := strings.SplitAfter(config.String(), "\n")
+	compared, differ, hung, samples, definitions := 0, 0, 0, 0, 0
+	for start := 0; start < len(lines); start += 100 {
+		chunk := strings.Join(lines[start:min(start+100, len(lines))], "")
+		confPath := filepath.Join(dir, fmt.Sprintf("gen%d.conf", start))
+		os.WriteFile(confPath, []byte(chunk), 0o644)
+		a, err := archive.Open(filepath.Join(dir, "eval"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := grammar.ParseConfig(confPath, []byte(chunk), grammar.Options{Dialect: grammar.PCP6})
+		rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Dialect: grammar.PCP6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var valid []string
+		skip := map[string]bool{}
+		for _, m := range rep.Metrics {
+			if m.Status == checker.Valid {
+				valid = append(valid, m.Def.Name)
+				skip[m.Def.Name] = garbageValue(m)
+			}
+		}
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		out, err := exec.CommandContext(pctx, "/usr/bin/python3", append([]string{"testdata/libpcp_archive_eval.py", filepath.Join(dir, "eval"), confPath}, valid...)...).Output()
+		timedOut := pctx.Err() == context.DeadlineExceeded
+		cancel()
+		if timedOut {
+			hung += len(valid) // libpcp 6.0.3 hangs on a few expressions
+			continue
+		}
+		if err != nil {
+			// libpcp 6.0.3 crashes on a few expressions (language.md §9).
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Logf("chunk %d: libpcp failed (%v): %.200s", start, err, ee.Stderr)
+			}
+			hung += len(valid)
+			continue
+		}
+		definitions += len(valid)
+		ev, err := New(ctx, a, rep, grammar.PCP6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours strings.Builder
+		samples = 0
+		for {
+			s, err := ev.Sample(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			samples++
+			ours.WriteString(canonical(s))
+		}
+		wantLines := strings.Split(string(out), "\n")
+		gotLines := strings.Split(ours.String(), "\n")
+		if len(wantLines) != len(gotLines) {
+			t.Errorf("chunk %d: libpcp printed %d lines, we %d", start, len(wantLines), len(gotLines))
+		}
+		for i := 0; i < min(len(wantLines), len(gotLines)); i++ {
+			name := strings.SplitN(wantLines[i], " ", 2)[0]
+			if skip[name] {
+				continue
+			}
+			compared++
+			if !sameValues(wantLines[i], gotLines[i]) {
+				differ++
+				if differ <= 10 {
+					t.Errorf("%s = %s\n  line %d: libpcp %q, ours %q", name, exprOf(rep, name), i+1, wantLines[i], gotLines[i])
+				}
+			}
+		}
+	}
+	if samples < 60 {
+		t.Errorf("only %d samples", samples)
+	}
+	t.Logf("%d definitions over %d records: %d value lines compared, %d differ (%d definitions left out: libpcp hung)", definitions, samples, compared, differ, hung)
+}
+
+func exprOf(rep *checker.Report, name string) string {
+	if m, ok := rep.ByName[name]; ok {
+		return m.Def.Expr
+	}
+	return "?"
+}
