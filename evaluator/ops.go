@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -381,18 +382,9 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 
 func promoteType(a, b pmapi.Type) pmapi.Type {
 	if a.Arithmetic() && b.Arithmetic() {
-		return promoteTable[a][b]
+		return checker.Promote(a, b)
 	}
 	return pmapi.TypeDouble
-}
-
-var promoteTable = [6][6]pmapi.Type{
-	{pmapi.Type32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
-	{pmapi.TypeU32, pmapi.TypeU32, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
-	{pmapi.Type64, pmapi.Type64, pmapi.Type64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
-	{pmapi.TypeU64, pmapi.TypeU64, pmapi.TypeU64, pmapi.TypeU64, pmapi.TypeFloat, pmapi.TypeDouble},
-	{pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeFloat, pmapi.TypeDouble},
-	{pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble, pmapi.TypeDouble},
 }
 
 // relational compares in a type: 32 and U32 compare their bits as C does

@@ -176,3 +176,26 @@ type Desc struct {
 	Sem   Sem
 	Units Units
 }
+
+// UnitsFromWire unpacks pmUnits from the 32-bit big-endian form used in
+// PDUs and archives: dimSpace, dimTime, dimCount, scaleSpace, scaleTime,
+// scaleCount in 4-bit fields (dimensions and scaleCount signed), then
+// PCP 7.2's extra unit (5 bits, signed) and scale (3 bits).
+func UnitsFromWire(v uint32) Units {
+	nib := func(shift uint, signed bool) int8 {
+		x := int8((v >> shift) & 0xf)
+		if signed && x >= 8 {
+			x -= 16
+		}
+		return x
+	}
+	extra := int8(v >> 3 & 0x1f)
+	if extra >= 16 {
+		extra -= 32
+	}
+	return Units{
+		DimSpace: nib(28, true), DimTime: nib(24, true), DimCount: nib(20, true),
+		ScaleSpace: nib(16, false), ScaleTime: nib(12, false), ScaleCount: nib(8, true),
+		ExtraUnit: extra, ExtraScale: int8(v & 0x7),
+	}
+}

@@ -325,7 +325,7 @@ func (m *metadata) add(rec []byte, version int) error {
 	switch typ := c.u32(); typ {
 	case 1: // DESC
 		d := pmapi.Desc{PMID: pmapi.PMID(c.u32()), Type: pmapi.Type(int32(c.u32())), InDom: pmapi.InDom(c.u32()), Sem: pmapi.Sem(int32(c.u32()))}
-		d.Units = unitsFromWire(c.u32())
+		d.Units = pmapi.UnitsFromWire(c.u32())
 		m.descs[d.PMID] = d
 		if c.off == len(c.b) {
 			return c.err // no names
@@ -433,18 +433,6 @@ func (m *metadata) instancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instan
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
-}
-
-func unitsFromWire(v uint32) pmapi.Units {
-	nib := func(shift uint, signed bool) int8 {
-		x := int8((v >> shift) & 0xf)
-		if signed && x >= 8 {
-			x -= 16
-		}
-		return x
-	}
-	return pmapi.Units{DimSpace: nib(28, true), DimTime: nib(24, true), DimCount: nib(20, true),
-		ScaleSpace: nib(16, false), ScaleTime: nib(12, false), ScaleCount: nib(8, true)}
 }
 
 // Label returns the archive label.

@@ -143,21 +143,6 @@ func decodeError(p []byte) (int32, error) {
 	return code, r.err
 }
 
-// unitsFromWire unpacks pmUnits from its big-endian 32-bit form.
-func unitsFromWire(v uint32) pmapi.Units {
-	nib := func(shift uint, signed bool) int8 {
-		x := int8((v >> shift) & 0xf)
-		if signed && x >= 8 {
-			x -= 16
-		}
-		return x
-	}
-	return pmapi.Units{
-		DimSpace: nib(28, true), DimTime: nib(24, true), DimCount: nib(20, true),
-		ScaleSpace: nib(16, false), ScaleTime: nib(12, false), ScaleCount: nib(8, true),
-		ExtraUnit: int8(v >> 3 & 0x1f), ExtraScale: int8(v & 0x7),
-	}
-}
 
 func (r *reader) desc() pmapi.Desc {
 	return pmapi.Desc{
@@ -165,7 +150,7 @@ func (r *reader) desc() pmapi.Desc {
 		Type:  pmapi.Type(r.i32()),
 		InDom: pmapi.InDom(r.u32()),
 		Sem:   pmapi.Sem(r.i32()),
-		Units: unitsFromWire(r.u32()),
+		Units: pmapi.UnitsFromWire(r.u32()),
 	}
 }
 
