@@ -143,7 +143,6 @@ func decodeError(p []byte) (int32, error) {
 	return code, r.err
 }
 
-
 func (r *reader) desc() pmapi.Desc {
 	return pmapi.Desc{
 		PMID:  pmapi.PMID(r.u32()),
