@@ -185,10 +185,11 @@ func (s *server) metricHover(ctx context.Context, name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** — PMID %s\n\n%s\n", name, desc.PMID, checker.DescText(desc))
 	target := pmclient.HelpTarget{PMID: desc.PMID, InDom: pmapi.InDomNull}
-	if one, err := src.HelpText(ctx, target, false); err == nil {
+	one, _ := src.HelpText(ctx, target, false)
+	if one != "" {
 		fmt.Fprintf(&b, "\n%s\n", one)
 	}
-	if long, err := src.HelpText(ctx, target, true); err == nil && long != "" {
+	if long, err := src.HelpText(ctx, target, true); err == nil && long != "" && long != one {
 		fmt.Fprintf(&b, "\n%s\n", long)
 	}
 	if desc.InDom != pmapi.InDomNull {

@@ -1,0 +1,13 @@
+-- Headless test of the plugin itself: filetype detection and setup().
+local out = assert(os.getenv("PCP_DERIVE_LSP_OUT"))
+local bin = assert(os.getenv("PCP_DERIVE_LSP_BIN"))
+local conf = assert(os.getenv("PCP_DERIVE_LSP_CONF"))
+require('pcp_derive').setup({ cmd = { bin, 'serve' }, settings = { source = { metadata = 'embedded' } } })
+vim.cmd("edit " .. conf)
+local buf = vim.api.nvim_get_current_buf()
+local ok = vim.wait(15000, function() return #vim.diagnostic.get(buf) > 0 end, 100)
+local f = assert(io.open(out, "w"))
+f:write("filetype " .. vim.bo[buf].filetype .. "\n")
+f:write("diagnostics " .. tostring(ok) .. " " .. #vim.diagnostic.get(buf) .. "\n")
+f:close()
+vim.cmd("qa!")
