@@ -3,9 +3,9 @@ SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 
-.PHONY: test testenv fmt-check vet unit fuzz-smoke build bench generate
+.PHONY: test testenv fmt-check tables-check vet unit protocol-test fuzz-smoke build bench generate
 
-test: testenv fmt-check tables-check vet unit fuzz-smoke
+test: testenv fmt-check tables-check vet unit protocol-test fuzz-smoke
 
 testenv:
 	scripts/pcp-testenv.sh
@@ -30,6 +30,11 @@ unit:
 
 fuzz-smoke:
 	scripts/fuzz-smoke.sh
+
+# The server driven by Microsoft's LSP client libraries (npm).
+protocol-test:
+	CGO_ENABLED=0 $(GO) build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp
+	cd editors/vscode && npm ci --no-audit --no-fund >/dev/null && PCP_DERIVE_LSP_BIN=$(CURDIR)/bin/pcp-derive-lsp npm test
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp
