@@ -1,0 +1,69 @@
+package pmclient
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+)
+
+// counting is a source that counts requests and can report a change.
+type counting struct {
+	Source
+	lookups, descs int
+	changed        int32
+}
+
+func (c *counting) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
+	c.lookups++
+	ids := make([]pmapi.PMID, len(names))
+	errs := make([]error, len(names))
+	for i, n := range names {
+		if n == "nope" {
+			ids[i], errs[i] = pmapi.PMIDNull, ErrUnknownName
+		} else {
+			ids[i] = pmapi.NewPMID(1, 0, uint32(len(n)))
+		}
+	}
+	return ids, errs, nil
+}
+
+func (c *counting) Descs(_ context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
+	c.descs++
+	out := make([]pmapi.Desc, len(pmids))
+	for i, p := range pmids {
+		out[i] = pmapi.Desc{PMID: p, Type: pmapi.TypeU32}
+	}
+	return out, make([]error, len(pmids)), nil
+}
+
+func (c *counting) Changes() int32 {
+	ch := c.changed
+	c.changed = 0
+	return ch
+}
+
+func TestCache(t *testing.T) {
+	src := &counting{}
+	c := NewCache(src)
+	ctx := context.Background()
+	ids, errs, _ := c.LookupNames(ctx, []string{"a.b", "nope"})
+	c.LookupNames(ctx, []string{"a.b", "nope"})
+	if src.lookups != 1 || errs[1] != ErrUnknownName {
+		t.Errorf("lookups %d, errs %v", src.lookups, errs)
+	}
+	c.LookupNames(ctx, []string{"a.b", "c.d.e"}) // only c.d.e is new
+	if src.lookups != 2 {
+		t.Errorf("lookups %d", src.lookups)
+	}
+	c.Descs(ctx, ids[:1])
+	c.Descs(ctx, ids[:1])
+	if src.descs != 1 {
+		t.Errorf("descs %d", src.descs)
+	}
+	src.changed = 16 // names changed on pmcd
+	c.LookupNames(ctx, []string{"a.b"})
+	if src.lookups != 3 {
+		t.Errorf("cache not flushed on a change: lookups %d", src.lookups)
+	}
+}
