@@ -27,6 +27,12 @@ type Cache struct {
 	children map[string][]Child
 	insts    map[pmapi.InDom][]Instance
 	help     map[helpKey]string
+	labels   map[labelKey][]LabelSet
+}
+
+type labelKey struct {
+	typ   LabelType
+	ident uint32
 }
 
 type helpKey struct {
@@ -48,6 +54,7 @@ func (c *Cache) Flush() {
 	c.pmids, c.unknown = map[string]pmapi.PMID{}, map[string]error{}
 	c.descs, c.children = map[pmapi.PMID]pmapi.Desc{}, map[string][]Child{}
 	c.insts, c.help = map[pmapi.InDom][]Instance{}, map[helpKey]string{}
+	c.labels = map[labelKey][]LabelSet{}
 }
 
 // checkChanges flushes when the source reports a change.
@@ -195,3 +202,28 @@ func (c *Cache) AllNames(ctx context.Context) ([]string, error) {
 
 // Unwrap returns the cached source.
 func (c *Cache) Unwrap() Source { return c.Source }
+
+// Labels answers from memory after the first request for a level; a source
+// without labels answers ErrNoLabels.
+func (c *Cache) Labels(ctx context.Context, typ LabelType, ident uint32) ([]LabelSet, error) {
+	l, ok := c.Source.(Labeler)
+	if !ok {
+		return nil, ErrNoLabels
+	}
+	c.checkChanges()
+	key := labelKey{typ, ident}
+	c.mu.Lock()
+	sets, hit := c.labels[key]
+	c.mu.Unlock()
+	if hit {
+		return sets, nil
+	}
+	sets, err := l.Labels(ctx, typ, ident)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.labels[key] = sets
+	c.mu.Unlock()
+	return sets, nil
+}

@@ -38,6 +38,7 @@ const (
 	ErrPermission   Error = -12387 // PM_ERR_PERMISSION
 	ErrNoProfile    Error = -12381 // PM_ERR_NOPROFILE
 	ErrNoLabels     Error = -12410 // PM_ERR_NOLABELS
+	ErrType         Error = -12397 // PM_ERR_TYPE
 	// ErrNoValues is not a PCP code: a source that has metadata only.
 	ErrNoValues Error = -21345
 )

@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/labeltest"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -254,11 +258,55 @@ func TestSnapshotCommand(t *testing.T) {
 	if status != ExitOK {
 		t.Fatalf("snapshot: %d %s", status, stderr)
 	}
-	out, _, _ := run(t, "", "describe", "--metadata", path, "--format", "pminfo", "-")
-	_ = out
-	out, _, status = run(t, "m.a = sample.bin + 1\nm.b = sample.lng.one\n", "check", "--metadata", path, "-")
+	out, _, status := run(t, "m.a = sample.bin + 1\nm.b = sample.lng.one\n", "check", "--metadata", path, "-")
 	if status != ExitFindings || !strings.Contains(out, "did you mean sample.long.one") {
 		t.Errorf("check with the snapshot: %d\n%s", status, out)
+	}
+
+	// Labels read back from the snapshot print as pminfo -l prints them
+	// from pmcd (metrics whose instance list was kept).
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	snap, err := snapshot.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pminfo, err := exec.Command("pminfo", "-h", "127.0.0.1", "-l", "sample", "kernel", "hinv", "pmcd.agent", "disk").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := labeltest.ParsePminfo(pminfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	compared := 0
+	for name, wantLines := range want {
+		if strings.HasPrefix(name, "sample.scramble.") || strings.HasPrefix(name, "sample.mirage") || strings.HasPrefix(name, "sample.dynamic.") {
+			continue // instances that change between the two reads
+		}
+		pmids, errs, _ := snap.LookupNames(ctx, []string{name})
+		if errs[0] != nil {
+			continue // excluded from the snapshot
+		}
+		descs, _, _ := snap.Descs(ctx, pmids)
+		if insts, _ := snap.Instances(ctx, descs[0].InDom); descs[0].InDom != pmapi.InDomNull && len(insts) == 0 {
+			continue // instance list dropped (--max-instances)
+		}
+		got, err := labeltest.Render(ctx, snap, descs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
+			t.Errorf("%s:\nsnapshot:\n%s\npminfo -l:\n%s", name, strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
+		}
+		compared++
+	}
+	if compared < 200 {
+		t.Errorf("compared the labels of only %d metrics", compared)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ func runSnapshot(ctx context.Context, env Env, args []string) int {
 	exclude := fs.String("exclude", "", "leave out metrics under these comma-separated `PREFIXES`")
 	maxInstances := fs.Int("max-instances", -1, "drop instance lists longer than `N` (-1 keeps all)")
 	noHelp := fs.Bool("no-help", false, "leave out help text")
+	noLabels := fs.Bool("no-labels", false, "leave out labels")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp snapshot [flags]\n\nSaves a host's metric namespace, descriptors, instance domains and help text\nas JSON, for `check --metadata FILE` where no pmcd runs.\n\nflags:")
 		fs.PrintDefaults()
@@ -38,7 +40,7 @@ func runSnapshot(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	defer c.Close()
-	snap, err := capture(ctx, c, splitList(*exclude), *maxInstances, !*noHelp)
+	snap, err := capture(ctx, c, captureOptions{exclude: splitList(*exclude), maxInstances: *maxInstances, help: !*noHelp, labels: !*noLabels})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: %v\n", err)
 		return ExitUsage
@@ -71,13 +73,22 @@ func splitList(s string) []string {
 	return out
 }
 
+// captureOptions say what a snapshot leaves out.
+type captureOptions struct {
+	exclude      []string // PMNS subtrees
+	maxInstances int      // drop longer instance lists (-1 keeps all)
+	help         bool
+	labels       bool
+}
+
 // capture reads a whole namespace from a source: one traversal, one
-// batched name lookup, one batched descriptor request, then help text and
-// instances.
+// batched name lookup, one batched descriptor request, then help text,
+// instances and labels.
 func capture(ctx context.Context, src interface {
 	pmclient.Source
 	pmclient.NameLister
-}, exclude []string, maxInstances int, help bool) (*snapshot.File, error) {
+}, opts captureOptions) (*snapshot.File, error) {
+	exclude, maxInstances, help := opts.exclude, opts.maxInstances, opts.help
 	names, err := src.AllNames(ctx)
 	if err != nil {
 		return nil, err
@@ -141,5 +152,60 @@ func capture(ctx context.Context, src interface {
 		}
 		snap.InDoms = append(snap.InDoms, d)
 	}
+	if l, ok := src.(pmclient.Labeler); ok && opts.labels {
+		if err := captureLabels(ctx, l, snap); err != nil {
+			return nil, err
+		}
+	}
 	return snap, nil
+}
+
+// captureLabels records every level of label sets the snapshot's metrics
+// use, once per level, leaving out empty sets.
+func captureLabels(ctx context.Context, src pmclient.Labeler, snap *snapshot.File) error {
+	seen := map[[2]uint32]bool{}
+	kept := map[pmapi.InDom]bool{}
+	for _, d := range snap.InDoms {
+		if len(d.Instances) > 0 {
+			id, _ := snapshot.ParseInDom(d.InDom)
+			kept[id] = true
+		}
+	}
+	for _, m := range snap.Metrics {
+		d, err := m.Desc()
+		if err != nil {
+			return err
+		}
+		for _, typ := range []pmclient.LabelType{pmclient.LabelContext, pmclient.LabelDomain, pmclient.LabelInDom, pmclient.LabelCluster, pmclient.LabelItem, pmclient.LabelInstances} {
+			if (typ == pmclient.LabelInDom || typ == pmclient.LabelInstances) && d.InDom == pmapi.InDomNull ||
+				typ == pmclient.LabelInstances && !kept[d.InDom] {
+				continue
+			}
+			key := [2]uint32{uint32(typ), pmclient.LabelIdent(typ, d)}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			sets, err := src.Labels(ctx, typ, key[1])
+			if errors.Is(err, pmclient.ErrNoLabels) {
+				return nil
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				continue // this level is unavailable, like a PMDA without labels
+			}
+			nonEmpty := sets[:0:0]
+			for _, set := range sets {
+				if len(set.Labels) > 0 {
+					nonEmpty = append(nonEmpty, set)
+				}
+			}
+			if len(nonEmpty) > 0 {
+				snap.Labels = append(snap.Labels, snapshot.LabelsFrom(typ, key[1], nonEmpty))
+			}
+		}
+	}
+	return nil
 }

@@ -77,8 +77,9 @@ type metadata struct {
 	names  map[pmapi.PMID][]string
 	byName map[string]pmapi.PMID
 	indoms map[pmapi.InDom][]observation
-	text   map[[2]uint32]string // (type, ident) → text
-	order  []string             // names in .meta order
+	text   map[[2]uint32]string             // (type, ident) → text
+	labels map[[2]uint32][]labelObservation // (type, ident) → sets over time
+	order  []string                         // names in .meta order
 }
 
 // Open opens an archive by base name ("DIR/20261122"), by one of its
@@ -304,7 +305,8 @@ func (a *Archive) readMeta(path string) error {
 		return err
 	}
 	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, names: map[pmapi.PMID][]string{},
-		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{}}
+		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
+		labels: map[[2]uint32][]labelObservation{}}
 	for {
 		rec, err := rr.next()
 		if err == io.EOF {
@@ -317,6 +319,13 @@ func (a *Archive) readMeta(path string) error {
 			return fmt.Errorf("%s at byte %d: %w", path, rr.off-int64(len(rec)), err)
 		}
 	}
+}
+
+// labelObservation is one label record: the sets for a (type, ident) from
+// its timestamp on.
+type labelObservation struct {
+	at   time.Time
+	sets []pmclient.LabelSet
 }
 
 // add decodes one .meta record.
@@ -394,7 +403,38 @@ func (m *metadata) add(rec []byte, version int) error {
 		}
 		m.indoms[indom] = append(m.indoms[indom], obs)
 		return nil
-	case 3, 7: // labels: parsed for validity only
+	case 3, 7: // LABEL_V2, LABEL
+		stampVersion := version
+		if typ == 3 {
+			stampVersion = 2
+		}
+		obs := labelObservation{at: c.stamp(stampVersion)}
+		key := [2]uint32{c.u32(), c.u32()}
+		n := int(int32(c.u32()))
+		if c.err != nil {
+			return c.err
+		}
+		if n < 0 || n*12 > len(c.b)-c.off {
+			return fmt.Errorf("%w: %d label sets in a %d-byte record", errCorrupt, n, len(c.b))
+		}
+		for i := 0; i < n; i++ {
+			inst := int32(c.u32())
+			json := c.bytes(int(int32(c.u32())))
+			nlabels := int(int32(c.u32()))
+			if c.err == nil && (nlabels < 0 || nlabels*8 > len(c.b)-c.off) {
+				return fmt.Errorf("%w: %d labels in a %d-byte record", errCorrupt, nlabels, len(c.b))
+			}
+			entries := c.bytes(nlabels * 8)
+			if c.err != nil {
+				return c.err
+			}
+			set, err := pmclient.ParseLabelSet(inst, json, entries)
+			if err != nil {
+				return fmt.Errorf("%w: label set %d: %v", errCorrupt, i, err)
+			}
+			obs.sets = append(obs.sets, set)
+		}
+		m.labels[key] = append(m.labels[key], obs)
 		return nil
 	case 4: // TEXT
 		tt := c.u32()

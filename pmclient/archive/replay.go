@@ -344,3 +344,26 @@ func (a *Archive) End(ctx context.Context) (time.Time, error) {
 	a.mu.Unlock()
 	return last, nil
 }
+
+// Labels implements pmclient.Labeler with the label sets in force at the
+// end of the archive (a later record for the same level replaces an
+// earlier one).
+func (a *Archive) Labels(_ context.Context, typ pmclient.LabelType, ident uint32) ([]pmclient.LabelSet, error) {
+	if typ == pmclient.LabelCluster {
+		ident &^= 0x3ff
+	}
+	obs := a.meta.labels[[2]uint32{uint32(typ), ident}]
+	if len(obs) == 0 && typ == pmclient.LabelInstances {
+		// Like libpcp: instances without labels get empty sets.
+		insts, _ := a.Instances(context.Background(), pmapi.InDom(ident))
+		sets := make([]pmclient.LabelSet, len(insts))
+		for i, in := range insts {
+			sets[i] = pmclient.LabelSet{Inst: in.ID}
+		}
+		return sets, nil
+	}
+	if len(obs) == 0 {
+		return nil, nil
+	}
+	return obs[len(obs)-1].sets, nil
+}

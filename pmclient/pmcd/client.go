@@ -390,6 +390,46 @@ func (c *Client) HelpText(ctx context.Context, target pmclient.HelpTarget, long 
 	return text, err
 }
 
+// Labels implements pmclient.Labeler. Like libpcp it asks only a pmcd that
+// advertised label support, and sends the instance profile before an
+// instances request.
+func (c *Client) Labels(ctx context.Context, typ pmclient.LabelType, ident uint32) ([]pmclient.LabelSet, error) {
+	switch typ {
+	case pmclient.LabelContext, pmclient.LabelDomain, pmclient.LabelInDom, pmclient.LabelCluster, pmclient.LabelItem, pmclient.LabelInstances:
+	default:
+		return nil, fmt.Errorf("label type %d: %w", typ, pmclient.ErrType)
+	}
+	var sets []pmclient.LabelSet
+	err := c.do(ctx, func(cn *conn) error {
+		if cn.features&featureLabels == 0 {
+			return pmclient.ErrNoLabels
+		}
+		if typ == pmclient.LabelInstances {
+			if err := c.sendProfile(ctx, cn); err != nil {
+				return err
+			}
+		}
+		p, err := cn.roundTrip(ctx, encodeLabelReq(ident, typ), nil)
+		if err != nil {
+			return err
+		}
+		sets, err = decodeLabels(p, ident, typ)
+		return err
+	})
+	if err == nil && typ == pmclient.LabelInstances && len(sets) == 0 {
+		// Like pmGetInstancesLabels: when the agent has no instance
+		// labels, every current instance gets an empty set.
+		insts, ierr := c.Instances(ctx, pmapi.InDom(ident))
+		if ierr != nil {
+			return nil, nil
+		}
+		for _, in := range insts {
+			sets = append(sets, pmclient.LabelSet{Inst: in.ID})
+		}
+	}
+	return sets, err
+}
+
 func (c *Client) sendProfile(ctx context.Context, cn *conn) error {
 	if c.profileSent {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 // transcriptPDUs extracts the PDUs pmcd sent in the annotated captures of
@@ -93,6 +94,10 @@ func decodeAny(p []byte) error {
 		_, err = decodeText(p)
 	case pduResult, pduHighresResult:
 		_, err = decodeResult(p, map[pmapi.PMID]pmapi.Type{})
+	case pduLabel:
+		r := newReader(p)
+		ident, typ := r.u32(), r.u32()
+		_, err = decodeLabels(p, ident, pmclient.LabelType(typ))
 	}
 	return err
 }
@@ -110,5 +115,6 @@ func FuzzDecodePDU(f *testing.F) {
 		decodeResult(p, map[pmapi.PMID]pmapi.Type{pmapi.PMID(0x07400006): pmapi.TypeDouble})
 		decodeNames(p)
 		decodeInstances(p)
+		decodeLabels(p, 0xffffffff, pmclient.LabelContext)
 	})
 }

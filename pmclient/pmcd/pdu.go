@@ -29,6 +29,8 @@ const (
 	pduPMNSNames     = 0x700e
 	pduPMNSChild     = 0x700f
 	pduPMNSTraverse  = 0x7010
+	pduLabelReq      = 0x7012
+	pduLabel         = 0x7013
 	pduHighresFetch  = 0x7014
 	pduHighresResult = 0x7015
 	pduDescIDs       = 0x7016
@@ -40,6 +42,7 @@ const (
 	featureSecure    = 0x0001
 	featureCredsReqd = 0x0008
 	featureCertReqd  = 0x0080
+	featureLabels    = 0x0200
 	featureHighres   = 0x0400
 	featureDescs     = 0x0800
 )
@@ -291,6 +294,55 @@ func decodeText(p []byte) (string, error) {
 	r.u32() // ident, in pmcd's byte order: ignored
 	n := r.count("text length", 1)
 	return string(r.bytes(n, true)), r.err
+}
+
+func encodeLabelReq(ident uint32, typ pmclient.LabelType) []byte {
+	var w builder
+	w.u32(ident)
+	w.u32(uint32(typ))
+	return w.pdu(pduLabelReq)
+}
+
+// decodeLabels reads a LABEL reply: set headers with their label entries,
+// then the JSON texts, addressed by offsets from the start of the PDU.
+func decodeLabels(p []byte, ident uint32, typ pmclient.LabelType) ([]pmclient.LabelSet, error) {
+	if pduType(p) != pduLabel {
+		return nil, fmt.Errorf("%w: a PDU of type %#x answered a label request", pmclient.ErrIPC, pduType(p))
+	}
+	r := newReader(p)
+	if gotIdent, gotType := r.u32(), r.u32(); r.err == nil && (gotIdent != ident || gotType != uint32(typ)) {
+		return nil, fmt.Errorf("%w: label reply for ident %#x type %d, asked for %#x type %d", pmclient.ErrIPC, gotIdent, gotType, ident, typ)
+	}
+	r.u32() // padding
+	n := r.count("label set", 16)
+	sets := make([]pmclient.LabelSet, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		inst := r.i32()
+		nlabels := r.i32()
+		jsonOff, jsonLen := int(r.u32()), int(r.u32())
+		if r.err != nil {
+			break
+		}
+		if nlabels < 0 {
+			return nil, pmclient.Error(nlabels)
+		}
+		entries := r.bytes(int(nlabels)*8, false)
+		if r.err != nil {
+			break
+		}
+		if jsonOff < 0 || jsonLen < 0 || jsonOff+jsonLen > len(p) || jsonOff < headerLen {
+			return nil, fmt.Errorf("%w: label JSON at %d+%d outside a %d-byte PDU", pmclient.ErrIPC, jsonOff, jsonLen, len(p))
+		}
+		set, err := pmclient.ParseLabelSet(inst, p[jsonOff:jsonOff+jsonLen], entries)
+		if err != nil {
+			return nil, fmt.Errorf("%w: label set %d: %v", pmclient.ErrIPC, i, err)
+		}
+		sets = append(sets, set)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return sets, nil
 }
 
 // encodeProfile is the "all instances" profile for a context slot.

@@ -24,11 +24,19 @@
 //	    "indom": "60.2",
 //	    "instances": [{"id": 1, "name": "1 minute"}],
 //	    "oneline": "...", "help": "..."           // optional
+//	  }],
+//	  "labels": [{                                // optional
+//	    "type": 16,                               // 1 context, 2 domain, 4 indom, 8 cluster, 16 item, 32 instances
+//	    "ident": 121634822,                       // as pmclient.LabelIdent
+//	    "sets": [{"inst": -1, "labels": [{"name": "agent", "value": "sample", "flags": 2}]}]
 //	  }]
 //	}
+//
+// Label values are JSON values kept as pmcd sent them.
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,6 +62,39 @@ type File struct {
 	Captured   string   `json:"captured,omitempty"`
 	Metrics    []Metric `json:"metrics"`
 	InDoms     []InDom  `json:"indoms"`
+	Labels     []Labels `json:"labels,omitempty"`
+}
+
+// Labels are the label sets of one level of the metadata hierarchy.
+type Labels struct {
+	Type  uint32     `json:"type"`
+	Ident uint32     `json:"ident"`
+	Sets  []LabelSet `json:"sets"`
+}
+
+// LabelSet is one set; Inst is -1 except for instance labels.
+type LabelSet struct {
+	Inst   int32   `json:"inst"`
+	Labels []Label `json:"labels"`
+}
+
+// Label is a name and its JSON value.
+type Label struct {
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value"`
+	Flags uint8           `json:"flags"`
+}
+
+// LabelsFrom converts a source's label sets for the file.
+func LabelsFrom(typ pmclient.LabelType, ident uint32, sets []pmclient.LabelSet) Labels {
+	out := Labels{Type: uint32(typ), Ident: ident, Sets: make([]LabelSet, len(sets))}
+	for i, set := range sets {
+		out.Sets[i] = LabelSet{Inst: set.Inst, Labels: make([]Label, len(set.Labels))}
+		for j, l := range set.Labels {
+			out.Sets[i].Labels[j] = Label{Name: l.Name, Value: json.RawMessage(l.Value), Flags: l.Flags}
+		}
+	}
+	return out
 }
 
 // Metric is one metric's metadata.
@@ -91,6 +132,7 @@ type Source struct {
 	descs    []pmapi.Desc
 	indoms   map[pmapi.InDom]*InDom
 	children map[string][]pmclient.Child
+	labels   map[[2]uint32][]pmclient.LabelSet
 	once     sync.Once
 }
 
@@ -114,7 +156,7 @@ func Read(r io.Reader, name string) (*Source, error) {
 		indoms:   make(map[pmapi.InDom]*InDom, len(f.InDoms)),
 	}
 	for i, m := range f.Metrics {
-		d, err := m.desc()
+		d, err := m.Desc()
 		if err != nil {
 			return nil, fmt.Errorf("%s: metric %q: %w", name, m.Name, err)
 		}
@@ -129,6 +171,27 @@ func Read(r io.Reader, name string) (*Source, error) {
 		}
 		s.indoms[id] = &f.InDoms[i]
 	}
+	s.labels = make(map[[2]uint32][]pmclient.LabelSet, len(f.Labels))
+	for _, l := range f.Labels {
+		switch pmclient.LabelType(l.Type) {
+		case pmclient.LabelContext, pmclient.LabelDomain, pmclient.LabelInDom, pmclient.LabelCluster, pmclient.LabelItem, pmclient.LabelInstances:
+		default:
+			return nil, fmt.Errorf("%s: label type %d", name, l.Type)
+		}
+		sets := make([]pmclient.LabelSet, len(l.Sets))
+		for i, set := range l.Sets {
+			sets[i] = pmclient.LabelSet{Inst: set.Inst, Labels: make([]pmclient.Label, len(set.Labels))}
+			for j, lab := range set.Labels {
+				if lab.Name == "" || !json.Valid(lab.Value) {
+					return nil, fmt.Errorf("%s: label %q of type %d ident %d: a name and a JSON value are required", name, lab.Name, l.Type, l.Ident)
+				}
+				var compact bytes.Buffer
+				json.Compact(&compact, lab.Value) // undo the file's indentation
+				sets[i].Labels[j] = pmclient.Label{Name: lab.Name, Value: compact.String(), Flags: lab.Flags}
+			}
+		}
+		s.labels[[2]uint32{l.Type, l.Ident}] = sets
+	}
 	return s, nil
 }
 
@@ -137,6 +200,10 @@ func Write(w io.Writer, f *File) error {
 	f.Format, f.Version = formatName, 1
 	sort.Slice(f.Metrics, func(i, j int) bool { return f.Metrics[i].Name < f.Metrics[j].Name })
 	sort.Slice(f.InDoms, func(i, j int) bool { return f.InDoms[i].InDom < f.InDoms[j].InDom })
+	sort.Slice(f.Labels, func(i, j int) bool {
+		a, b := f.Labels[i], f.Labels[j]
+		return a.Type < b.Type || a.Type == b.Type && a.Ident < b.Ident
+	})
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(f)
@@ -151,7 +218,8 @@ func MetricFromDesc(name string, d pmapi.Desc) Metric {
 	return m
 }
 
-func (m Metric) desc() (pmapi.Desc, error) {
+// Desc is the entry's descriptor.
+func (m Metric) Desc() (pmapi.Desc, error) {
 	var d pmapi.Desc
 	var err error
 	if d.PMID, err = ParsePMID(m.PMID); err != nil {
@@ -368,3 +436,23 @@ func (s *Source) Names() []string {
 
 // AllNames implements pmclient.NameLister.
 func (s *Source) AllNames(context.Context) ([]string, error) { return s.Names(), nil }
+
+// Labels implements pmclient.Labeler. A snapshot without labels answers
+// ErrNoLabels.
+func (s *Source) Labels(ctx context.Context, typ pmclient.LabelType, ident uint32) ([]pmclient.LabelSet, error) {
+	if len(s.labels) == 0 {
+		return nil, pmclient.ErrNoLabels
+	}
+	if sets, ok := s.labels[[2]uint32{uint32(typ), ident}]; ok {
+		return sets, nil
+	}
+	if typ == pmclient.LabelInstances {
+		insts, _ := s.Instances(ctx, pmapi.InDom(ident))
+		sets := make([]pmclient.LabelSet, len(insts))
+		for i, in := range insts {
+			sets[i] = pmclient.LabelSet{Inst: in.ID}
+		}
+		return sets, nil
+	}
+	return nil, nil
+}
