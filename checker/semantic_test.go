@@ -1,0 +1,111 @@
+package checker
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/semantic.table's verdicts from libpcp")
+
+const tablePath = "testdata/semantic.table"
+
+// tableCase is one expression of the hand-written table and the verdict
+// recorded for it.
+type tableCase struct {
+	expr, verdict string
+	line          int
+}
+
+// readTable parses the table: comments and "## section" lines, then each
+// expression followed by its "\t=> verdict" line (absent before -update).
+func readTable(t *testing.T) ([]string, []tableCase) {
+	t.Helper()
+	data, err := os.ReadFile(tablePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var cases []tableCase
+	for i, l := range lines {
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+		case strings.HasPrefix(l, "\t=> "):
+			if len(cases) == 0 || cases[len(cases)-1].verdict != "" {
+				t.Fatalf("%s:%d: verdict without an expression", tablePath, i+1)
+			}
+			cases[len(cases)-1].verdict = strings.TrimPrefix(l, "\t=> ")
+		default:
+			cases = append(cases, tableCase{expr: l, line: i + 1})
+		}
+	}
+	return lines, cases
+}
+
+// compact puts a pminfo -d block on one line.
+func compact(verdict string) string { return strings.Join(strings.Fields(verdict), " ") }
+
+// TestSemanticTable: every hand-written case gets libpcp's verdict (the
+// recorded one, re-checked against libpcp on every run): same metadata as
+// pminfo -d, same semantic error message, or the same silent absence.
+func TestSemanticTable(t *testing.T) {
+	src := liveMetadata(t)
+	lines, cases := readTable(t)
+	if len(cases) < 300 {
+		t.Fatalf("only %d cases in %s", len(cases), tablePath)
+	}
+	var config strings.Builder
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = fmt.Sprintf("t.c%d", i)
+		fmt.Fprintf(&config, "%s = %s\n", names[i], c.expr)
+	}
+	libpcp := libpcpDescribe(t, config.String(), names)
+	f := grammar.ParseConfig("semantic.table", []byte(config.String()), grammar.Options{Dialect: grammar.PCP6})
+	for _, d := range f.Diagnostics {
+		if d.Severity == grammar.SeverityError {
+			t.Errorf("case %d: a syntax error, not a semantic case: %s", d.Range.Start.Line, d.Message)
+		}
+	}
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		var out []string
+		next := 0
+		for i, l := range lines {
+			if strings.HasPrefix(l, "\t=> ") {
+				continue
+			}
+			out = append(out, l)
+			if next < len(cases) && cases[next].line == i+1 {
+				out = append(out, "\t=> "+compact(libpcp[names[next]]))
+				next++
+			}
+		}
+		if err := os.WriteFile(tablePath, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote %s from libpcp", tablePath)
+		return
+	}
+	kinds := map[string]int{}
+	for i, c := range cases {
+		want := compact(libpcp[names[i]])
+		got := compact(ourDescribe(rep.ByName[names[i]]))
+		kinds[strings.SplitN(want, ":", 2)[0]]++
+		if c.verdict != want {
+			t.Errorf("%s:%d: %s\n  recorded: %s\n  libpcp:   %s (run with -update if libpcp is right)", tablePath, c.line, c.expr, c.verdict, want)
+		}
+		if got != want {
+			t.Errorf("%s:%d: %s\n  libpcp: %s\n  ours:   %s", tablePath, c.line, c.expr, want, got)
+		}
+	}
+	t.Logf("%d hand-written cases (%d semantic errors, %d absent, the rest valid) agree with libpcp", len(cases), kinds["semantic"], kinds["absent"])
+}
