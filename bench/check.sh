@@ -28,3 +28,8 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v n="$n" 'BEGIN {
 	printf "pcp-derive-lsp check --host:        %8.1f ms  (libpcp/ours = %.1fx)\n", (c - b) * 1000, (b - a) / (c - b)
 	printf "pcp-derive-lsp check, 1,000 lines:  %8.1f ms  (whole process, cold)\n", (d - c) * 1000
 }'
+
+# The language server's per-keystroke cost: parse and check a 1,000-line
+# file against metadata already cached in memory.
+go test ./checker -run '^$' -bench CheckWarm -benchtime 20x | awk '/^BenchmarkCheckWarm/ {
+	printf "check of 1,000 lines, warm cache:   %8.1f ms  (%d allocs/op)\n", $3 / 1e6, $7 }'

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -727,10 +728,10 @@ func (f *File) Offset(line0, col16 int) int {
 
 // DefinitionAt returns the definition whose range contains the offset.
 func (f *File) DefinitionAt(offset int) *Definition {
-	for _, d := range f.Definitions {
-		if d.Range.Start.Offset <= offset && offset <= d.Range.End.Offset {
-			return d
-		}
+	// Definitions are in file order and do not overlap.
+	i := sort.Search(len(f.Definitions), func(i int) bool { return f.Definitions[i].Range.End.Offset >= offset })
+	if i < len(f.Definitions) && f.Definitions[i].Range.Start.Offset <= offset {
+		return f.Definitions[i]
 	}
 	return nil
 }

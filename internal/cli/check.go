@@ -205,10 +205,8 @@ func suppress(f *grammar.File, diags []grammar.Diagnostic) []grammar.Diagnostic 
 	out := diags[:0:0]
 	for _, d := range diags {
 		first := d.Range.Start.Line
-		for _, def := range f.Definitions {
-			if def.Range.Start.Line <= first && first <= def.Range.End.Line {
-				first = def.Range.Start.Line
-			}
+		if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
+			first = def.Range.Start.Line
 		}
 		if m := ignoreRE.FindStringSubmatch(f.Line(first - 1)); m != nil {
 			codes := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })

@@ -88,14 +88,4 @@ func TestLabelsAgainstPminfo(t *testing.T) {
 	}
 }
 
-// volatileInstances: instance domains that change between two reads
-// (processes, each client's own pmcd.client entry, the sample PMDA's
-// deliberately changing domains).
-func volatileInstances(name string) bool {
-	for _, p := range []string{"proc.", "hotproc.", "pmcd.client.", "sample.mirage", "sample.dynamic.", "sample.scramble.", "sampledso.mirage", "sampledso.dynamic.", "sampledso.scramble."} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
+func volatileInstances(name string) bool { return labeltest.Volatile(name) }
