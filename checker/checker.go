@@ -68,6 +68,10 @@ type Report struct {
 // Options tune a check.
 type Options struct {
 	Dialect grammar.Dialect
+	// InDoms are the equivalent instance domains (pmapi.ParseIndomConfig)
+	// that PCP 6.0.4+ lets binary operators combine; nil for none. The
+	// pcp6 dialect follows 6.0.3, which has no equivalences.
+	InDoms *pmapi.InDomEquivalence
 }
 
 // Check binds and checks every registered definition of the files against
@@ -209,7 +213,10 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		return
 	}
 	in := &inferrer{
-		dialect:     c.opts.Dialect,
+		dialect: c.opts.Dialect,
+		equivalent: func(a, b pmapi.InDom) bool {
+			return c.opts.Dialect == grammar.PCP7 && c.opts.InDoms.Equivalent(a, b)
+		},
 		nodes:       m.Nodes,
 		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
 		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Dialect) },

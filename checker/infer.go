@@ -41,6 +41,8 @@ type inferrer struct {
 	convertible func(from, to pmapi.Units) bool
 	// unitsText renders units as pmUnitsStr does.
 	unitsText func(u pmapi.Units) string
+	// equivalent reports instance domains declared the same (6.0.4+).
+	equivalent func(a, b pmapi.InDom) bool
 }
 
 func (in *inferrer) info(n grammar.Node) *NodeInfo {
@@ -534,7 +536,8 @@ func (in *inferrer) binary(n *grammar.Binary) (pmapi.Desc, error) {
 		in.mapUnits(n, l, r, &d)
 	}
 	switch {
-	case l.InDom != pmapi.InDomNull && r.InDom != pmapi.InDomNull && l.InDom != r.InDom:
+	case l.InDom != pmapi.InDomNull && r.InDom != pmapi.InDomNull && l.InDom != r.InDom &&
+		(in.equivalent == nil || !in.equivalent(l.InDom, r.InDom)):
 		return fail("Operands should have the same instance domain")
 	case l.InDom != pmapi.InDomNull && r.InDom == pmapi.InDomNull:
 		d.InDom = l.InDom

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/semantic.table's verdicts from libpcp")
@@ -108,4 +109,35 @@ func TestSemanticTable(t *testing.T) {
 		}
 	}
 	t.Logf("%d hand-written cases (%d semantic errors, %d absent, the rest valid) agree with libpcp", len(cases), kinds["semantic"], kinds["absent"])
+}
+
+// TestEquivalentInDoms: an indom config lets pcp7 combine operands from
+// equivalent instance domains (PCP 6.0.4+); 6.0.3 (pcp6) never does.
+func TestEquivalentInDoms(t *testing.T) {
+	src := liveMetadata(t)
+	eq, problems := pmapi.ParseIndomConfig(strings.NewReader("# bins and colours\n29.2 29.1\n"), "indom.conf")
+	if len(problems) > 0 || eq.Len() != 1 {
+		t.Fatalf("indom config: %v", problems)
+	}
+	config := "m.a = sample.bin + sample.colour\nm.b = sample.bin + sample.hordes.one\nm.c = sample.long.one ? sample.bin : sample.colour\n"
+	for _, tc := range []struct {
+		dialect grammar.Dialect
+		indoms  *pmapi.InDomEquivalence
+		want    [3]string
+	}{
+		{grammar.PCP7, eq, [3]string{"InDom: 29.2", "Operands should have the same instance domain", "Different instance domains for ternary operands"}},
+		{grammar.PCP7, nil, [3]string{"Operands should have the same instance domain", "Operands should have the same instance domain", "Different instance domains"}},
+		{grammar.PCP6, eq, [3]string{"Operands should have the same instance domain", "Operands should have the same instance domain", "Different instance domains"}},
+	} {
+		f := grammar.ParseConfig("e.conf", []byte(config), grammar.Options{Dialect: tc.dialect})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: tc.dialect, InDoms: tc.indoms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range []string{"m.a", "m.b", "m.c"} {
+			if got := ourDescribe(rep.ByName[name]); !strings.Contains(got, tc.want[i]) {
+				t.Errorf("%v, %d equivalence sets: %s = %q, want %q", tc.dialect, tc.indoms.Len(), name, got, tc.want[i])
+			}
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 )
@@ -34,6 +35,9 @@ type Settings struct {
 	Source  struct {
 		Host, Socket, Archive, Metadata string
 	} `json:"source"`
+	// IndomConfig names a file of equivalent instance domains (pcp7);
+	// default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf.
+	IndomConfig string `json:"indomConfig"`
 }
 
 // document is one open config file and its latest analysis.
@@ -58,6 +62,7 @@ type server struct {
 	dialect   grammar.Dialect
 	source    pmclient.Source
 	sourceErr error
+	indoms    *pmapi.InDomEquivalence
 }
 
 func newServer(client protocol.Client, opts Options) *server {
@@ -98,6 +103,18 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 	}
 	src, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
 		Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv})
+	if err == nil {
+		// Metadata is asked for on every keystroke: answer from memory,
+		// flushed when pmcd reports that its namespace changed.
+		src = pmclient.NewCache(src)
+	}
+	indoms, problems, ierr := choose.Equivalence(st.IndomConfig, s.opts.Getenv)
+	if ierr != nil {
+		s.log.Warn("indom config", zap.Error(ierr))
+	}
+	for _, p := range problems {
+		s.log.Warn("indom config", zap.String("file", p.File), zap.Int("line", p.Line), zap.String("problem", p.Msg), zap.Bool("warning", p.Warning))
+	}
 	if st.Dialect == "auto" && err == nil {
 		if v, verr := src.Version(ctx); verr == nil && len(v) > 0 && v[0] < '7' {
 			dialect = grammar.PCP6
@@ -108,7 +125,7 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 	if c, ok := s.source.(interface{ Close() error }); ok && s.source != src {
 		c.Close()
 	}
-	s.settings, s.dialect, s.source, s.sourceErr = st, dialect, src, err
+	s.settings, s.dialect, s.source, s.sourceErr, s.indoms = st, dialect, src, err, indoms
 	if err != nil {
 		s.log.Warn("no metadata source: syntax checks only", zap.Error(err))
 	} else {
@@ -228,13 +245,13 @@ func (s *server) update(ctx context.Context, u uri.URI, version int32, text stri
 	ctx, cancel := detach(ctx)
 	defer cancel()
 	s.mu.Lock()
-	dialect, src := s.dialect, s.source
+	dialect, src, indoms := s.dialect, s.source, s.indoms
 	s.mu.Unlock()
 	d := &document{uri: u, version: version, text: text}
 	d.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect})
 	d.diags = append(d.diags, d.file.Diagnostics...)
 	if src != nil {
-		rep, err := checker.Check(ctx, []*grammar.File{d.file}, src, checker.Options{Dialect: dialect})
+		rep, err := checker.Check(ctx, []*grammar.File{d.file}, src, checker.Options{Dialect: dialect, InDoms: indoms})
 		if err != nil {
 			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
 		} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
@@ -21,6 +22,7 @@ import (
 type sourceFlags struct {
 	host, socket, archive, metadata string
 	noMetadata                      bool
+	indomConfig                     string
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
@@ -29,6 +31,24 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.archive, "archive", "", "metadata from a PCP `ARCHIVE`")
 	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \"embedded\" for the one in the binary")
 	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
+	fs.StringVar(&s.indomConfig, "indom-config", "", "equivalent instance domains from `FILE` (pcp7; default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf)")
+}
+
+// equivalence reads the equivalent instance domains (see
+// choose.Equivalence) and prints the problems found in the file.
+func (s *sourceFlags) equivalence(env Env) *pmapi.InDomEquivalence {
+	eq, problems, err := choose.Equivalence(s.indomConfig, env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: indom config: %v\n", err)
+	}
+	for _, p := range problems {
+		kind := "error (libpcp ignores the whole file)"
+		if p.Warning {
+			kind = "warning"
+		}
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s:%d: %s: %s\n", p.File, p.Line, kind, p.Msg)
+	}
+	return eq
 }
 
 // open picks the source (see package choose); nil for --no-metadata.
@@ -90,7 +110,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	dialect := pickDialect(ctx, *dialectName, source)
-	run, ioErrors := analyse(ctx, env, fs.Args(), dialect, source, *maxSize)
+	run, ioErrors := analyse(ctx, env, fs.Args(), checker.Options{Dialect: dialect, InDoms: src.equivalence(env)}, source, *maxSize)
 	if run == nil {
 		return ExitUsage
 	}
@@ -137,7 +157,8 @@ func plural(n int, what string) string {
 
 // analyse reads, parses and checks the inputs. I/O errors are reported on
 // stderr and counted; checking goes on with the other files.
-func analyse(ctx context.Context, env Env, paths []string, dialect grammar.Dialect, source pmclient.Source, maxSize int64) (*report.Run, int) {
+func analyse(ctx context.Context, env Env, paths []string, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, int) {
+	dialect := opts.Dialect
 	inputs := collectInputs(paths, env.Stdin, maxSize)
 	ioErrors := 0
 	var srcs []grammar.Source
@@ -158,7 +179,7 @@ func analyse(ctx context.Context, env Env, paths []string, dialect grammar.Diale
 	var rep *checker.Report
 	if source != nil {
 		var err error
-		rep, err = checker.Check(ctx, files, source, checker.Options{Dialect: dialect})
+		rep, err = checker.Check(ctx, files, source, opts)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", err)
 			return nil, ioErrors

@@ -53,7 +53,7 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
 	}
 	files := grammar.ParseConfigs(srcs, dialect)
-	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect})
+	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect, InDoms: src.equivalence(env)})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
 		return ExitUsage

@@ -52,7 +52,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	files := grammar.ParseConfigs([]grammar.Source{{Path: inputs[0].path, Src: inputs[0].src}}, dialect)
-	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect})
+	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect, InDoms: src.equivalence(env)})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
 		return ExitUsage

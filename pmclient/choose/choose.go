@@ -8,8 +8,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
@@ -75,4 +77,51 @@ func Connect(ctx context.Context, spec string, getenv func(string) string) (*pmc
 		return nil, err
 	}
 	return c, nil
+}
+
+// Equivalence reads the equivalent instance domains the way libpcp finds
+// them: the explicit path if given, else $PCP_INDOM_CONFIG (set but empty:
+// none), else $PCP_ETC_DIR/pcp/indom.conf. A missing default file means no
+// equivalences; a missing explicit one is an error.
+func Equivalence(path string, getenv func(string) string) (*pmapi.InDomEquivalence, []*pmapi.IndomConfigError, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	explicit := path != ""
+	if !explicit {
+		if v, set := lookupEnv(getenv, "PCP_INDOM_CONFIG"); set {
+			if v == "" {
+				return nil, nil, nil
+			}
+			path, explicit = v, true
+		} else {
+			etc := getenv("PCP_ETC_DIR")
+			if etc == "" {
+				etc = "/etc"
+			}
+			path = filepath.Join(etc, "pcp", "indom.conf")
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if explicit {
+			return nil, nil, err
+		}
+		return nil, nil, nil
+	}
+	defer f.Close()
+	eq, problems := pmapi.ParseIndomConfig(f, path)
+	return eq, problems, nil
+}
+
+// lookupEnv tells a variable set to "" from an unset one. getenv cannot,
+// so "set but empty" is taken from the process environment.
+func lookupEnv(getenv func(string) string, name string) (string, bool) {
+	if v := getenv(name); v != "" {
+		return v, true
+	}
+	if v, ok := os.LookupEnv(name); ok && v == "" {
+		return "", true
+	}
+	return "", false
 }
