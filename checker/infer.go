@@ -449,17 +449,21 @@ func isRelational(op string) bool {
 	return false
 }
 
+// Extra units (PCP 7.2) count as a dimension everywhere; they only occur
+// in the pcp7 dialect, so these tests are 6.0.3's for pcp6.
 func sameDims(a, b pmapi.Units) bool {
-	return a.DimSpace == b.DimSpace && a.DimTime == b.DimTime && a.DimCount == b.DimCount
+	return a.DimSpace == b.DimSpace && a.DimTime == b.DimTime && a.DimCount == b.DimCount && a.ExtraUnit == b.ExtraUnit
 }
 
 // countLeniency: one side dimensionless, the other exactly count^1.
 func countLeniency(a, b pmapi.Units) bool {
-	return a.DimTime == 0 && b.DimTime == 0 && a.DimSpace == 0 && b.DimSpace == 0 &&
+	return a.DimTime == 0 && b.DimTime == 0 && a.DimSpace == 0 && b.DimSpace == 0 && a.ExtraUnit == 0 && b.ExtraUnit == 0 &&
 		((a.DimCount == 0 && b.DimCount == 1) || (a.DimCount == 1 && b.DimCount == 0))
 }
 
-func dimensionless(u pmapi.Units) bool { return u.DimSpace == 0 && u.DimTime == 0 && u.DimCount == 0 }
+func dimensionless(u pmapi.Units) bool {
+	return u.DimSpace == 0 && u.DimTime == 0 && u.DimCount == 0 && u.ExtraUnit == 0
+}
 
 func (in *inferrer) binary(n *grammar.Binary) (pmapi.Desc, error) {
 	l, err := in.desc(n.L)
@@ -529,6 +533,16 @@ func (in *inferrer) binary(n *grammar.Binary) (pmapi.Desc, error) {
 		if l.Sem != pmapi.SemCounter && r.Sem == pmapi.SemCounter && !dimensionless(l.Units) {
 			return fail("Non-counter and not dimensionless for left operand")
 		}
+	}
+	lx, rx := l.Units.ExtraUnit != 0, r.Units.ExtraUnit != 0
+	sameExtra := l.Units.ExtraUnit == r.Units.ExtraUnit && l.Units.ExtraScale == r.Units.ExtraScale
+	switch {
+	case op == "*" && lx && rx:
+		return fail("Extra units not allowed for both operands of *")
+	case op == "/" && lx && rx && !sameExtra:
+		return fail("Different extra units not allowed for both operands of /")
+	case lx && rx && !sameExtra:
+		return fail("Operands have incompatible extra units or scale")
 	}
 	if rel || boolean {
 		d.Units = noUnits
@@ -610,10 +624,25 @@ func (in *inferrer) mapUnits(n *grammar.Binary, l, r pmapi.Desc, d *pmapi.Desc) 
 		d.Units.DimCount = lu.DimCount + ru.DimCount
 		d.Units.DimTime = lu.DimTime + ru.DimTime
 		d.Units.DimSpace = lu.DimSpace + ru.DimSpace
+		// Extra units on one side carry through (both sides: refused).
+		if lu.ExtraUnit != 0 && ru.ExtraUnit == 0 {
+			d.Units.ExtraUnit, d.Units.ExtraScale = lu.ExtraUnit, lu.ExtraScale
+		} else if lu.ExtraUnit == 0 && ru.ExtraUnit != 0 {
+			d.Units.ExtraUnit, d.Units.ExtraScale = ru.ExtraUnit, ru.ExtraScale
+		}
 	case "/":
 		d.Units.DimCount = lu.DimCount - ru.DimCount
 		d.Units.DimTime = lu.DimTime - ru.DimTime
 		d.Units.DimSpace = lu.DimSpace - ru.DimSpace
+		// Identical extra units cancel; a divisor's become negative.
+		switch {
+		case lu.ExtraUnit != 0 && ru.ExtraUnit != 0:
+			d.Units.ExtraUnit, d.Units.ExtraScale = 0, 0
+		case lu.ExtraUnit != 0:
+			d.Units.ExtraUnit, d.Units.ExtraScale = lu.ExtraUnit, lu.ExtraScale
+		case ru.ExtraUnit != 0:
+			d.Units.ExtraUnit, d.Units.ExtraScale = -ru.ExtraUnit, ru.ExtraScale
+		}
 	}
 	if d.Units.DimCount != 0 && lu.DimCount == 0 {
 		d.Units.ScaleCount = ru.ScaleCount
@@ -632,6 +661,9 @@ func (in *inferrer) mapUnits(n *grammar.Binary, l, r pmapi.Desc, d *pmapi.Desc) 
 	}
 	if d.Units.DimSpace == 0 {
 		d.Units.ScaleSpace = 0
+	}
+	if d.Units.ExtraUnit == 0 {
+		d.Units.ExtraScale = 0
 	}
 }
 

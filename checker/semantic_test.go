@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/semantic.table's verdicts from libpcp")
@@ -140,4 +141,85 @@ func TestEquivalentInDoms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExtraUnits: PCP 7.2's rules for temperature, voltage, current and
+// power units in the pcp7 dialect, with the metadata and messages of PCP's
+// QA test 1667 (libpcp 7.2 is not on this machine; its expected output is
+// the oracle). The descriptors are the 7.2 sample PMDA's.
+func TestExtraUnits(t *testing.T) {
+	f, err := os.Open("testdata/sample-7.2.snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err := snapshot.Read(f, "sample 7.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ expr, want string }{
+		{`sample.voltage.millivolt`, "float PM_INDOM_NULL instant voltage (mV)"},
+		{`rescale(sample.voltage.millivolt, "voltage (V)")`, "float PM_INDOM_NULL instant voltage (V)"},
+		{`sample.voltage.millivolt + rescale(sample.voltage.millivolt / 1000, "voltage (mV)")`, "double PM_INDOM_NULL instant voltage (mV)"},
+		{`rescale(sample.voltage.millivolt, "voltage (V)") + sample.voltage.volt`, "float PM_INDOM_NULL instant voltage (V)"},
+		{`rescale(sample.temperature.celsius, "temperature (F)")`, "float PM_INDOM_NULL instant temperature (F)"},
+		{`rescale(mkconst(212, units="temperature (F)"), "temperature (C)")`, "32-bit unsigned int PM_INDOM_NULL discrete temperature (C)"},
+		{`sample.power.kilowatt * mkconst(24, units="hour")`, "float PM_INDOM_NULL instant power (kW) hour"},
+		{`sample.bigid / sample.temperature.fahrenheit`, "double PM_INDOM_NULL instant count / temperature (F)"},
+		{`sample.temperature.celsius * sample.bigid`, "float PM_INDOM_NULL instant temperature (C) count"},
+		{`sample.current.amp / (rescale(sample.current.milliamp, "current (A)") + rescale(sample.current.microamp, "current (A)"))`, "double PM_INDOM_NULL instant none"},
+		{`sample.temperature.fahrenheit * 2`, "float PM_INDOM_NULL instant temperature (F)"},
+		{`2 * sample.temperature.fahrenheit`, "float PM_INDOM_NULL instant temperature (F)"},
+		{`sample.temperature.fahrenheit / 2`, "double PM_INDOM_NULL instant temperature (F)"},
+		{`128 / sample.temperature.fahrenheit`, "double PM_INDOM_NULL instant / temperature (F)"},
+		{`sample.temperature.fahrenheit * sampledso.long.ten`, "float PM_INDOM_NULL instant temperature (F)"},
+		{`sampledso.long.ten * sample.temperature.fahrenheit`, "float PM_INDOM_NULL instant temperature (F)"},
+		{`sample.temperature.fahrenheit / sampledso.long.ten`, "double PM_INDOM_NULL instant temperature (F)"},
+		{`sampledso.long.hundred / sample.temperature.fahrenheit`, "double PM_INDOM_NULL instant / temperature (F)"},
+		{`sample.voltage.millivolt + sample.byte_rate`, "semantic: sample.voltage.millivolt + sample.byte_rate: Dimensions are not the same"},
+		{`sample.voltage.volt + sample.voltage.millivolt`, "semantic: sample.voltage.volt + sample.voltage.millivolt: Operands have incompatible extra units or scale"},
+		{`sample.temperature.celsius + sample.step`, "semantic: sample.temperature.celsius + sample.step: Dimensions are not the same"},
+		{`sample.step - sample.temperature.celsius`, "semantic: sample.step - sample.temperature.celsius: Dimensions are not the same"},
+		{`sample.temperature.celsius + sample.current.amp`, "semantic: sample.temperature.celsius + sample.current.amp: Dimensions are not the same"},
+		{`sample.current.amp - sample.temperature.celsius`, "semantic: sample.current.amp - sample.temperature.celsius: Dimensions are not the same"},
+		{`sample.temperature.celsius * sample.current.amp`, "semantic: sample.temperature.celsius * sample.current.amp: Extra units not allowed for both operands of *"},
+		{`sample.current.amp / sample.temperature.celsius`, "semantic: sample.current.amp / sample.temperature.celsius: Different extra units not allowed for both operands of /"},
+		// Not in the QA test: the rules' remaining branches.
+		{`sample.voltage.volt / sample.voltage.volt`, "double PM_INDOM_NULL instant none"},
+		{`sample.voltage.volt / sample.voltage.millivolt`, "semantic: sample.voltage.volt / sample.voltage.millivolt: Different extra units not allowed for both operands of /"},
+		{`sample.voltage.volt > sample.voltage.millivolt`, "semantic: sample.voltage.volt > sample.voltage.millivolt: Operands have incompatible extra units or scale"},
+		{`sample.voltage.volt > 1.5`, "semantic: sample.voltage.volt > 1.5: Dimensions are not the same"},
+		{`sample.voltage.volt && 1`, "semantic: sample.voltage.volt && 1: Dimensions are not the same"},
+		{`sample.long.one ? sample.voltage.volt : sample.voltage.millivolt`, "absent"},
+		{`sample.bigid ? sample.voltage.volt : sample.voltage.millivolt`, "semantic: sample.voltage.volt : sample.voltage.millivolt: Different units or scale (extra) for ternary operands"},
+	}
+	var config strings.Builder
+	for i, c := range cases {
+		fmt.Fprintf(&config, "qa.m%d = %s\n", i, c.expr)
+	}
+	file := grammar.ParseConfig("extra.conf", []byte(config.String()), grammar.Options{Dialect: grammar.PCP7})
+	rep, err := Check(context.Background(), []*grammar.File{file}, src, Options{Dialect: grammar.PCP7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		m := rep.ByName[fmt.Sprintf("qa.m%d", i)]
+		got := ourDescribe(m)
+		if m.Status == Valid {
+			got = fmt.Sprintf("%s %s %s %s", typeText(m.Desc.Type), inDomText(m.Desc.InDom), m.Desc.Sem, m.Desc.Units.Format(true))
+			if m.Desc.Units == (pmapi.Units{}) {
+				got = strings.TrimSuffix(got, " ") + " none"
+			}
+		}
+		if c.want == "absent" && m.Status == Valid || c.want != "absent" && got != c.want {
+			t.Errorf("%s\n  got  %s\n  want %s", c.expr, got, c.want)
+		}
+	}
+}
+
+func inDomText(i pmapi.InDom) string {
+	if i == pmapi.InDomNull {
+		return "PM_INDOM_NULL"
+	}
+	return i.String()
 }

@@ -198,10 +198,13 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 		return x, err
 	}
 	xd := r.desc(n.X)
-	mult, div, cerr := pmapi.ConvFactors(xd.Units, r.desc(n).Units)
+	to := r.desc(n).Units
+	mult, div, cerr := pmapi.ConvFactors(xd.Units, to)
 	if cerr != nil {
 		return nil, nil
 	}
+	extra, _ := pmapi.ConvExtra(xd.Units, to)
+	hasExtra := xd.Units.ExtraUnit != 0 && xd.Units.ExtraScale != to.ExtraScale
 	out := make([]Value, 0, len(x))
 	for _, v := range x {
 		o := Value{Inst: v.Inst}
@@ -219,9 +222,32 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 		default:
 			o.F = v.F * (float64(mult) / float64(div))
 		}
+		if hasExtra {
+			o = convertExtra(xd.Type, extra, o)
+		}
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// convertExtra applies a 7.2 extra-unit conversion in double precision and
+// stores the result in the value's type, truncating like a C cast.
+func convertExtra(t pmapi.Type, c pmapi.ExtraConv, v Value) Value {
+	switch t {
+	case pmapi.Type32:
+		v.I = int64(int32(c.Apply(float64(int32(v.I)))))
+	case pmapi.TypeU32:
+		v.U = uint64(uint32(c.Apply(float64(uint32(v.U)))))
+	case pmapi.Type64:
+		v.I = int64(c.Apply(float64(v.I)))
+	case pmapi.TypeU64:
+		v.U = uint64(c.Apply(float64(v.U)))
+	case pmapi.TypeFloat:
+		v.F = float64(float32(c.Apply(float64(float32(v.F)))))
+	default:
+		v.F = c.Apply(v.F)
+	}
+	return v
 }
 
 // arith applies + - * in a result type with C's wrap-around.

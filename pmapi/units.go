@@ -392,7 +392,7 @@ func (u Units) Format(latest bool) string {
 			neg = append(neg, fmt.Sprintf("%s^%d", text, -dim))
 		}
 	}
-	if latest && u.ExtraUnit != 0 {
+	if u.ExtraUnit != 0 { // only PCP 7.2+ has them, so always its spelling
 		text := extraText(u)
 		if u.ExtraUnit > 0 {
 			pos = append(pos, text)
@@ -447,16 +447,23 @@ var (
 
 // ConvFactors returns what pmConvScale multiplies and divides a value by
 // to convert it from one unit scale to another. A dimensionless side
-// counts as count^1, so none and count convert into each other.
+// counts as count^1, so none and count convert into each other. Extra
+// units (7.2) must match in kind; their scales convert with ConvExtra,
+// applied after these factors.
 func ConvFactors(from, to Units) (mult, div int64, err error) {
-	if from.DimSpace == 0 && from.DimTime == 0 && from.DimCount == 0 {
+	if from.DimSpace == 0 && from.DimTime == 0 && from.DimCount == 0 && from.ExtraUnit == 0 {
 		from.DimCount = 1
 	}
-	if to.DimSpace == 0 && to.DimTime == 0 && to.DimCount == 0 {
+	if to.DimSpace == 0 && to.DimTime == 0 && to.DimCount == 0 && to.ExtraUnit == 0 {
 		to.DimCount = 1
 	}
-	if from.DimSpace != to.DimSpace || from.DimTime != to.DimTime || from.DimCount != to.DimCount {
+	if from.DimSpace != to.DimSpace || from.DimTime != to.DimTime || from.DimCount != to.DimCount || from.ExtraUnit != to.ExtraUnit {
 		return 0, 0, ErrConv
+	}
+	if from.ExtraUnit != 0 {
+		if _, ok := ConvExtra(from, to); !ok {
+			return 0, 0, ErrUnit
+		}
 	}
 	mult, div = 1, 1
 	apply := func(dim int8, d, m int64) {
@@ -543,3 +550,55 @@ func ConvFactors(from, to Units) (mult, div int64, err error) {
 
 // ConvInt converts an integer value with pmConvScale's rounding.
 func ConvInt(v, mult, div int64) int64 { return (v*mult + div/2) / div }
+
+// ExtraConv converts an extra-unit value between scales as PCP 7.2 does:
+// out = A + B*(in + C)/D, computed in double precision.
+type ExtraConv struct{ A, B, C, D float64 }
+
+// Apply converts one value.
+func (c ExtraConv) Apply(x float64) float64 { return c.A + c.B*(x+c.C)/c.D }
+
+// ConvExtra returns the conversion between the extra-unit scales of two
+// units of the same kind; the identity when the scales are equal.
+// Temperatures are affine (C, F, K); voltage, current and power scales
+// are powers of 1000 apart.
+func ConvExtra(from, to Units) (ExtraConv, bool) {
+	identity := ExtraConv{0, 1, 0, 1}
+	if from.ExtraScale == to.ExtraScale {
+		return identity, true
+	}
+	if from.ExtraUnit != to.ExtraUnit || from.ExtraUnit < 1 || int(from.ExtraUnit) > len(extraUnits) {
+		return ExtraConv{}, false
+	}
+	n := int8(len(extraUnits[from.ExtraUnit-1].scales))
+	if from.ExtraScale < 1 || from.ExtraScale > n || to.ExtraScale < 1 || to.ExtraScale > n {
+		return ExtraConv{}, false
+	}
+	if from.ExtraUnit == 1 { // temperature: C=1, F=2, K=3
+		const c, f, k = 1, 2, 3
+		switch [2]int8{from.ExtraScale, to.ExtraScale} {
+		case [2]int8{c, f}:
+			return ExtraConv{32, 18, 0, 10}, true
+		case [2]int8{f, c}:
+			return ExtraConv{0, 10, -32, 18}, true
+		case [2]int8{c, k}:
+			return ExtraConv{273.15, 1, 0, 1}, true
+		case [2]int8{k, c}:
+			return ExtraConv{0, 1, -273.15, 1}, true
+		case [2]int8{f, k}:
+			return ExtraConv{273.15, 10, -32, 18}, true
+		case [2]int8{k, f}:
+			return ExtraConv{32, 18, -273.15, 10}, true
+		}
+		return ExtraConv{}, false
+	}
+	// Larger scale codes are smaller units (V, mV, uV; kW, W, mW, uW).
+	step := 1.0
+	for i := min(from.ExtraScale, to.ExtraScale); i < max(from.ExtraScale, to.ExtraScale); i++ {
+		step *= 1000
+	}
+	if to.ExtraScale > from.ExtraScale {
+		return ExtraConv{0, step, 0, 1}, true
+	}
+	return ExtraConv{0, 1, 0, step}, true
+}

@@ -212,3 +212,48 @@ func TestParseUnitsExtra(t *testing.T) {
 		}
 	}
 }
+
+func TestConvExtra(t *testing.T) {
+	u := func(s string) Units {
+		x, _, err := ParseUnitsExtra(s)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		from, to string
+		in, out  float64
+	}{
+		{"temperature (C)", "temperature (F)", 100, 212},
+		{"temperature (F)", "temperature (C)", 212, 100},
+		{"temperature (C)", "temperature (K)", 0, 273.15},
+		{"temperature (K)", "temperature (C)", 273.15, 0},
+		{"temperature (F)", "temperature (K)", 32, 273.15},
+		{"temperature (K)", "temperature (F)", 373.15, 212},
+		{"voltage (V)", "voltage (mV)", 1.5, 1500},
+		{"voltage (uV)", "voltage (V)", 2e6, 2},
+		{"current (mA)", "current (uA)", 3, 3000},
+		{"power (kW)", "power (uW)", 1, 1e9},
+		{"power (mW)", "power (kW)", 5e6, 5},
+		{"power (W)", "power (W)", 7, 7},
+	} {
+		c, ok := ConvExtra(u(tc.from), u(tc.to))
+		if !ok {
+			t.Errorf("%s -> %s: no conversion", tc.from, tc.to)
+			continue
+		}
+		if got := c.Apply(tc.in); math.Abs(got-tc.out) > 1e-9*math.Max(1, math.Abs(tc.out)) {
+			t.Errorf("%s -> %s: %g gives %g, want %g", tc.from, tc.to, tc.in, got, tc.out)
+		}
+	}
+	if _, _, err := ConvFactors(u("voltage (V)"), u("current (A)")); err == nil {
+		t.Error("volts converted to amps")
+	}
+	if _, _, err := ConvFactors(u("voltage (V)"), u("")); err == nil {
+		t.Error("volts converted to none")
+	}
+	if _, _, err := ConvFactors(u("voltage (V) / sec"), u("voltage (mV) / millisec")); err != nil {
+		t.Errorf("V/s to mV/ms: %v", err)
+	}
+}

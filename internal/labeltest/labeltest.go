@@ -63,7 +63,7 @@ func Render(ctx context.Context, src pmclient.Labeler, d pmapi.Desc) ([]string, 
 // of the same pmcd: processes, each client's own pmcd.client entry, and the
 // sample PMDA's deliberately changing domains.
 func Volatile(name string) bool {
-	for _, p := range []string{"proc.", "hotproc.", "pmcd.client.", "sample.mirage", "sample.dynamic.", "sample.scramble.", "sample.proc.",
+	for _, p := range []string{"proc.", "hotproc.", "pmcd.client.", "pmcd.pmlogger.", "sample.mirage", "sample.dynamic.", "sample.scramble.", "sample.proc.",
 		"sampledso.mirage", "sampledso.dynamic.", "sampledso.scramble.", "sampledso.proc."} {
 		if strings.HasPrefix(name, p) {
 			return true

@@ -17,7 +17,7 @@
 //	    "type": "FLOAT",                          // pmTypeStr spelling
 //	    "indom": "60.2",                          // "" for PM_INDOM_NULL
 //	    "sem": "instant",                         // counter|instant|discrete (or a number)
-//	    "units": "",                              // pmUnitsStr ("" = none)
+//	    "units": "",                              // pmUnitsStr ("" = none; 7.2 extra units allowed)
 //	    "oneline": "...", "help": "..."           // optional
 //	  }],
 //	  "indoms": [{
@@ -211,7 +211,11 @@ func Write(w io.Writer, f *File) error {
 
 // MetricFromDesc fills a snapshot entry from a descriptor.
 func MetricFromDesc(name string, d pmapi.Desc) Metric {
-	m := Metric{Name: name, PMID: d.PMID.String(), Type: d.Type.String(), Sem: d.Sem.String(), Units: d.Units.String()}
+	units := d.Units.String()
+	if d.Units.ExtraUnit != 0 {
+		units = d.Units.Format(true) // PCP 7.2's spelling carries extra units
+	}
+	m := Metric{Name: name, PMID: d.PMID.String(), Type: d.Type.String(), Sem: d.Sem.String(), Units: units}
 	if d.InDom != pmapi.InDomNull {
 		m.InDom = d.InDom.String()
 	}
@@ -249,7 +253,7 @@ func (m Metric) Desc() (pmapi.Desc, error) {
 		}
 		d.Sem = pmapi.Sem(n)
 	}
-	if d.Units, _, err = pmapi.ParseUnits(m.Units); err != nil {
+	if d.Units, _, err = pmapi.ParseUnitsExtra(m.Units); err != nil {
 		return d, fmt.Errorf("units %q: %w", m.Units, err)
 	}
 	return d, nil
