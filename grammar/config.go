@@ -752,3 +752,6 @@ func (d *Definition) ExprIndex(offset int) int {
 	}
 	return -1
 }
+
+// ValidMetricName reports whether libpcp accepts name for a derived metric.
+func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }

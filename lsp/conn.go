@@ -75,6 +75,7 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}
 		id := req.ID()
 		cctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+		cctx = context.WithValue(cctx, releaseKey{}, func() { jsonrpc2.Async(ctx) })
 		mu.Lock()
 		handling[id] = cancel
 		mu.Unlock()
@@ -88,6 +89,17 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 	}
 }
 
+type releaseKey struct{}
+
+// release lets the messages after a slow request (one that may wait for
+// pmcd) be handled while it runs. Edits stay ordered: notifications are
+// never released.
+func release(ctx context.Context) {
+	if f, ok := ctx.Value(releaseKey{}).(func()); ok {
+		f()
+	}
+}
+
 // Serve speaks LSP over rwc until the client exits or ctx ends.
 //
 // The connection is built by hand, without protocol.NewServer's async
@@ -96,9 +108,10 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithCodec(codec{}))
 	client := protocol.ClientDispatcher(conn)
-	srv := newServer(client, opts)
+	bg := protocol.WithClient(ctx, client)
+	srv := newServer(bg, client, opts)
 	handler := cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))
-	conn.Go(protocol.WithClient(ctx, client), handler)
+	conn.Go(bg, handler)
 	select {
 	case <-ctx.Done():
 		conn.Close()

@@ -35,9 +35,10 @@ var functionDocs = map[string]struct{ signature, doc string }{
 }
 
 func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
+	release(ctx) // may wait for metadata
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	d := s.doc(params.TextDocument.URI)
+	d := s.current(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -104,7 +105,7 @@ func tokenAt(def *grammar.Definition, idx int) (grammar.Token, bool) {
 	return grammar.Token{}, false
 }
 
-func metricOf(d *document, name string) (*checker.Metric, bool) {
+func metricOf(d *analysis, name string) (*checker.Metric, bool) {
 	if d.report == nil {
 		return nil, false
 	}
@@ -114,7 +115,7 @@ func metricOf(d *document, name string) (*checker.Metric, bool) {
 
 // nodeInfoAt describes the inferred metadata of the node an operator or
 // function at an expression offset belongs to.
-func nodeInfoAt(d *document, def *grammar.Definition, offset int) string {
+func nodeInfoAt(d *analysis, def *grammar.Definition, offset int) string {
 	m, ok := metricOf(d, def.Name)
 	if !ok {
 		return ""
@@ -146,7 +147,7 @@ func nodeInfoAt(d *document, def *grammar.Definition, offset int) string {
 	return ""
 }
 
-func (s *server) derivedHover(d *document, name string) string {
+func (s *server) derivedHover(d *analysis, name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** (derived metric)\n\n", name)
 	if m, ok := metricOf(d, name); ok {
@@ -226,9 +227,10 @@ func wordBefore(src []byte, off int) int {
 const maxCompletions = 200
 
 func (s *server) Completion(ctx context.Context, params *protocol.CompletionParams) (protocol.CompletionResult, error) {
+	release(ctx) // may wait for metadata
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	d := s.doc(params.TextDocument.URI)
+	d := s.current(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -329,7 +331,7 @@ func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items 
 	}
 }
 
-func (s *server) completeInstances(ctx context.Context, d *document, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
+func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
 	nameStart := wordBefore(d.file.Src, open)
 	name := strings.TrimSpace(string(d.file.Src[nameStart:open]))
 	ids, errs, err := src.LookupNames(ctx, []string{name})
@@ -355,8 +357,8 @@ func (s *server) completeInstances(ctx context.Context, d *document, src pmclien
 	return &protocol.CompletionList{Items: items}, nil
 }
 
-func (s *server) DocumentSymbol(_ context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
-	d := s.doc(params.TextDocument.URI)
+func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
+	d := s.current(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -382,8 +384,8 @@ func (s *server) DocumentSymbol(_ context.Context, params *protocol.DocumentSymb
 
 // Formatting rewrites every one-line definition that parses into the
 // canonical form: "name = expression" with canonical spacing.
-func (s *server) Formatting(_ context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
-	d := s.doc(params.TextDocument.URI)
+func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
+	d := s.current(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -402,8 +404,8 @@ func (s *server) Formatting(_ context.Context, params *protocol.DocumentFormatti
 }
 
 // CodeAction offers the checker's fixes for diagnostics in the range.
-func (s *server) CodeAction(_ context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
-	d := s.doc(params.TextDocument.URI)
+func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	d := s.current(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -427,27 +429,4 @@ func (s *server) CodeAction(_ context.Context, params *protocol.CodeActionParams
 		}
 	}
 	return out, nil
-}
-
-// Definition jumps from a use of a derived metric to its definition.
-func (s *server) Definition(_ context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
-	d := s.doc(params.TextDocument.URI)
-	if d == nil {
-		return nil, nil
-	}
-	off := d.file.Offset(int(params.Position.Line), int(params.Position.Character))
-	def := d.file.DefinitionAt(off)
-	if def == nil {
-		return nil, nil
-	}
-	tok, ok := tokenAt(def, def.ExprIndex(off))
-	if !ok || tok.Kind != grammar.TokName {
-		return nil, nil
-	}
-	for _, other := range d.file.Definitions {
-		if other.Name == tok.Value {
-			return &protocol.Location{URI: d.uri, Range: toRange(other.NameRange)}, nil
-		}
-	}
-	return nil, nil
 }

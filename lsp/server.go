@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -22,10 +22,15 @@ import (
 // Options configure a server.
 type Options struct {
 	Logger *zap.Logger
+	// Level, when set, is changed by the logLevel setting.
+	Level *zap.AtomicLevel
 	// Getenv reads the environment for source selection (os.Getenv).
 	Getenv func(string) string
 	// Version is reported to the client.
 	Version string
+	// RetryInterval is how often an unreachable source is retried
+	// (default 5 s, PCP's first back-off step).
+	RetryInterval time.Duration
 }
 
 // Settings are what a client may set in initializationOptions or
@@ -38,16 +43,35 @@ type Settings struct {
 	// IndomConfig names a file of equivalent instance domains (pcp7);
 	// default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf.
 	IndomConfig string `json:"indomConfig"`
+	// Preview shows live values (inlay hints, code lens, pcp/preview).
+	Preview struct {
+		Enabled  *bool   `json:"enabled"`  // default true
+		Interval float64 `json:"interval"` // seconds between refreshes, default 10
+	} `json:"preview"`
+	// InlayHints shows each definition's inferred metadata (default true).
+	InlayHints *bool `json:"inlayHints"`
+	// Debounce is how long (ms) to wait after an edit before analysing,
+	// default 150.
+	Debounce *int `json:"debounce"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `json:"logLevel"`
 }
 
-// document is one open config file and its latest analysis.
-type document struct {
-	uri     uri.URI
-	version int32
-	text    string
-	file    *grammar.File
-	report  *checker.Report
-	diags   []grammar.Diagnostic
+func (st Settings) previewOn() bool { return st.Preview.Enabled == nil || *st.Preview.Enabled }
+func (st Settings) hintsOn() bool   { return st.InlayHints == nil || *st.InlayHints }
+
+func (st Settings) previewInterval() time.Duration {
+	if st.Preview.Interval <= 0 {
+		return 10 * time.Second
+	}
+	return time.Duration(max(st.Preview.Interval, 1) * float64(time.Second))
+}
+
+func (st Settings) debounce() time.Duration {
+	if st.Debounce == nil || *st.Debounce < 0 {
+		return 150 * time.Millisecond
+	}
+	return time.Duration(*st.Debounce) * time.Millisecond
 }
 
 type server struct {
@@ -55,26 +79,51 @@ type server struct {
 	client protocol.Client
 	opts   Options
 	log    *zap.Logger
+	// bg is the connection's context, for work that outlives a request.
+	bg context.Context
 
-	mu        sync.Mutex
-	docs      map[uri.URI]*document
-	settings  Settings
-	dialect   grammar.Dialect
-	source    pmclient.Source
-	sourceErr error
-	indoms    *pmapi.InDomEquivalence
+	mu          sync.Mutex
+	docs        map[uri.URI]*docState
+	settings    Settings
+	dialect     grammar.Dialect
+	source      pmclient.Source
+	sourceErr   error
+	sourceDown  bool // the last analysis could not reach the source
+	retrying    bool
+	indoms      *pmapi.InDomEquivalence
+	clientCaps  clientCaps
+	workspace   *workspace
+	previews    *previewStore
+	previewStop context.CancelFunc
 }
 
-func newServer(client protocol.Client, opts Options) *server {
+// clientCaps are the client capabilities the server adapts to.
+type clientCaps struct {
+	inlayRefresh, codeLensRefresh, workDoneProgress bool
+}
+
+func newServer(bg context.Context, client protocol.Client, opts Options) *server {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	return &server{client: client, opts: opts, log: opts.Logger, docs: map[uri.URI]*document{}, dialect: grammar.PCP7}
+	if opts.RetryInterval <= 0 {
+		opts.RetryInterval = 5 * time.Second
+	}
+	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, docs: map[uri.URI]*docState{}, dialect: grammar.PCP7,
+		workspace: newWorkspace(), previews: newPreviewStore()}
 }
 
 func (s *server) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.previewStop != nil {
+		s.previewStop()
+	}
+	for _, d := range s.docs {
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+	}
 	if c, ok := s.source.(interface{ Close() error }); ok {
 		c.Close()
 	}
@@ -97,6 +146,11 @@ func decodeSettings(raw []byte) (Settings, error) {
 
 // applySettings opens the metadata source the settings name.
 func (s *server) applySettings(ctx context.Context, st Settings) {
+	if s.opts.Level != nil && st.LogLevel != "" {
+		if lvl, err := zap.ParseAtomicLevel(st.LogLevel); err == nil {
+			s.opts.Level.SetLevel(lvl.Level())
+		}
+	}
 	dialect := grammar.PCP7
 	if st.Dialect == "pcp6" {
 		dialect = grammar.PCP6
@@ -108,6 +162,11 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		// flushed when pmcd reports that its namespace changed.
 		src = pmclient.NewCache(src)
 	}
+	if st.Dialect == "auto" && err == nil {
+		if v, verr := src.Version(ctx); verr == nil && len(v) > 0 && v[0] < '7' {
+			dialect = grammar.PCP6
+		}
+	}
 	indoms, problems, ierr := choose.Equivalence(st.IndomConfig, s.opts.Getenv)
 	if ierr != nil {
 		s.log.Warn("indom config", zap.Error(ierr))
@@ -115,22 +174,18 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 	for _, p := range problems {
 		s.log.Warn("indom config", zap.String("file", p.File), zap.Int("line", p.Line), zap.String("problem", p.Msg), zap.Bool("warning", p.Warning))
 	}
-	if st.Dialect == "auto" && err == nil {
-		if v, verr := src.Version(ctx); verr == nil && len(v) > 0 && v[0] < '7' {
-			dialect = grammar.PCP6
-		}
-	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if c, ok := s.source.(interface{ Close() error }); ok && s.source != src {
 		c.Close()
 	}
-	s.settings, s.dialect, s.source, s.sourceErr, s.indoms = st, dialect, src, err, indoms
+	s.settings, s.dialect, s.source, s.sourceErr, s.indoms, s.sourceDown = st, dialect, src, err, indoms, false
+	s.mu.Unlock()
 	if err != nil {
 		s.log.Warn("no metadata source: syntax checks only", zap.Error(err))
 	} else {
 		s.log.Info("metadata source", zap.String("source", src.Describe()), zap.Stringer("dialect", dialect))
 	}
+	s.restartPreview()
 }
 
 // detach returns a context safe to derive from: jsonrpc2 recycles request
@@ -148,23 +203,67 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	if err != nil {
 		s.log.Warn("ignoring initializationOptions", zap.Error(err))
 	}
+	s.mu.Lock()
+	s.clientCaps = readClientCaps(params)
+	s.mu.Unlock()
+	folders, _ := params.WorkspaceFolders.Get()
+	for _, f := range folders {
+		s.workspace.addFolder(f.URI)
+	}
+	if len(folders) == 0 && params.RootURI != nil {
+		s.workspace.addFolder(*params.RootURI)
+	}
 	s.applySettings(ctx, st)
+	return &protocol.InitializeResult{Capabilities: capabilities(), ServerInfo: protocol.ServerInfo{Name: "pcp-derive-lsp", Version: protocol.NewOptional(s.opts.Version)}}, nil
+}
+
+func readClientCaps(p *protocol.InitializeParams) clientCaps {
+	var c clientCaps
+	if ws := p.Capabilities.Workspace; ws != nil {
+		if ws.InlayHint != nil && ws.InlayHint.RefreshSupport != nil {
+			c.inlayRefresh = *ws.InlayHint.RefreshSupport
+		}
+		if ws.CodeLens != nil && ws.CodeLens.RefreshSupport != nil {
+			c.codeLensRefresh = *ws.CodeLens.RefreshSupport
+		}
+	}
+	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
+		c.workDoneProgress = *w.WorkDoneProgress
+	}
+	return c
+}
+
+// Commands the server executes (workspace/executeCommand).
+const (
+	cmdPreview = "pcp-derive.preview"
+)
+
+func capabilities() protocol.ServerCapabilities {
 	yes := true
 	full := protocol.TextDocumentSyncKindFull
-	return &protocol.InitializeResult{
-		Capabilities: protocol.ServerCapabilities{
-			TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &full},
-			HoverProvider:    protocol.Boolean(true),
-			CompletionProvider: &protocol.CompletionOptions{
-				TriggerCharacters: []string{".", "[", "(", ",", "="},
-			},
-			DocumentSymbolProvider:     protocol.Boolean(true),
-			DocumentFormattingProvider: protocol.Boolean(true),
-			CodeActionProvider:         protocol.Boolean(true),
-			DefinitionProvider:         protocol.Boolean(true),
+	return protocol.ServerCapabilities{
+		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &full, Save: protocol.Boolean(true)},
+		HoverProvider:    protocol.Boolean(true),
+		CompletionProvider: &protocol.CompletionOptions{
+			TriggerCharacters: []string{".", "[", "(", ",", "=", "\""},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "pcp-derive-lsp", Version: protocol.NewOptional(s.opts.Version)},
-	}, nil
+		SignatureHelpProvider: &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","}},
+		DocumentSymbolProvider:     protocol.Boolean(true),
+		WorkspaceSymbolProvider:    protocol.Boolean(true),
+		DocumentFormattingProvider: protocol.Boolean(true),
+		CodeActionProvider:         protocol.Boolean(true),
+		DefinitionProvider:         protocol.Boolean(true),
+		ReferencesProvider:         protocol.Boolean(true),
+		RenameProvider:             &protocol.RenameOptions{PrepareProvider: &yes},
+		FoldingRangeProvider:       protocol.Boolean(true),
+		InlayHintProvider:          protocol.Boolean(true),
+		CodeLensProvider:           &protocol.CodeLensOptions{},
+		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview}},
+		SemanticTokensProvider: &protocol.SemanticTokensOptions{
+			Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: tokenModifiers},
+			Full:   protocol.Boolean(true),
+		},
+	}
 }
 
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
@@ -177,6 +276,7 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	} else if src != nil {
 		msg = "pcp-derive-lsp: metric metadata from " + src.Describe()
 	}
+	go s.workspace.scan(s.bg, s.log) // other config files, for references and rename
 	if msg != "" {
 		return s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg})
 	}
@@ -194,91 +294,84 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 		return fmt.Errorf("settings: %w", err)
 	}
 	s.applySettings(ctx, st)
-	s.mu.Lock()
-	docs := make([]*document, 0, len(s.docs))
-	for _, d := range s.docs {
-		docs = append(docs, d)
-	}
-	s.mu.Unlock()
-	for _, d := range docs {
-		s.update(ctx, d.uri, d.version, d.text)
-	}
+	s.reanalyseAll()
 	return nil
 }
 
-func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
-	td := params.TextDocument
-	return s.update(ctx, td.URI, td.Version, td.Text)
+// reanalyseAll re-checks every open document now (new settings, or the
+// source is back).
+func (s *server) reanalyseAll() {
+	s.mu.Lock()
+	var us []uri.URI
+	for u := range s.docs {
+		us = append(us, u)
+	}
+	s.mu.Unlock()
+	for _, u := range us {
+		s.schedule(u, 0)
+	}
 }
 
-func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+// sourceFailed records that the source could not be reached: one notice
+// to the user, then retries in the background until it answers again.
+func (s *server) sourceFailed(err error) {
 	s.mu.Lock()
-	d := s.docs[params.TextDocument.URI]
+	first := !s.sourceDown
+	s.sourceDown = true
+	start := !s.retrying
+	s.retrying = true
+	src := s.source
 	s.mu.Unlock()
-	if d == nil {
-		return fmt.Errorf("didChange for %s, which is not open", params.TextDocument.URI)
+	if first {
+		s.log.Warn("metadata source unreachable: syntax checks only", zap.Error(err))
+		s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
+			Message: fmt.Sprintf("pcp-derive-lsp: %s is not answering (%v): syntax checks only until it is back", src.Describe(), err)})
 	}
-	text := d.text
-	for _, ch := range params.ContentChanges {
-		switch c := ch.(type) {
-		case *protocol.TextDocumentContentChangeWholeDocument:
-			text = c.Text
-		case *protocol.TextDocumentContentChangePartial:
-			f := grammar.ParseConfig("", []byte(text), grammar.Options{Dialect: s.dialect})
-			start := f.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character))
-			end := f.Offset(int(c.Range.End.Line), int(c.Range.End.Character))
-			text = text[:start] + c.Text + text[end:]
+	if start {
+		go s.retry(src)
+	}
+}
+
+// retry polls the source until it answers, then re-checks every document.
+func (s *server) retry(src pmclient.Source) {
+	t := time.NewTicker(s.opts.RetryInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.bg.Done():
+			return
+		case <-t.C:
 		}
-	}
-	return s.update(ctx, params.TextDocument.URI, params.TextDocument.Version, text)
-}
-
-func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
-	s.mu.Lock()
-	delete(s.docs, params.TextDocument.URI)
-	s.mu.Unlock()
-	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: params.TextDocument.URI, Diagnostics: []protocol.Diagnostic{}})
-}
-
-// update analyses a document and publishes its diagnostics.
-func (s *server) update(ctx context.Context, u uri.URI, version int32, text string) error {
-	ctx, cancel := detach(ctx)
-	defer cancel()
-	s.mu.Lock()
-	dialect, src, indoms := s.dialect, s.source, s.indoms
-	s.mu.Unlock()
-	d := &document{uri: u, version: version, text: text}
-	d.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect})
-	d.diags = append(d.diags, d.file.Diagnostics...)
-	if src != nil {
-		rep, err := checker.Check(ctx, []*grammar.File{d.file}, src, checker.Options{Dialect: dialect, InDoms: indoms})
-		if err != nil {
-			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
-		} else {
-			d.report = rep
-			d.diags = append(d.diags, rep.Diagnostics[d.file]...)
-		}
-	}
-	s.mu.Lock()
-	if old := s.docs[u]; old != nil && old.version > version {
+		s.mu.Lock()
+		current := s.source
 		s.mu.Unlock()
-		return nil // an older analysis finished late
+		if current != src {
+			break // new settings replaced the source
+		}
+		ctx, cancel := context.WithTimeout(s.bg, 5*time.Second)
+		_, err := src.Version(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
 	}
-	s.docs[u] = d
+	s.mu.Lock()
+	s.retrying, s.sourceDown = false, false
 	s.mu.Unlock()
-	diags := make([]protocol.Diagnostic, 0, len(d.diags))
-	for _, g := range d.diags {
-		diags = append(diags, toProtocolDiagnostic(u, g))
-	}
-	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{
-		URI: u, Version: protocol.NewOptional(version), Diagnostics: diags,
-	})
+	s.log.Info("metadata source answers again", zap.String("source", src.Describe()))
+	s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
+		Message: "pcp-derive-lsp: " + src.Describe() + " answers again: full checks resumed"})
+	s.reanalyseAll()
 }
 
-func (s *server) doc(u uri.URI) *document {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.docs[u]
+// unreachable tells a source that cannot be reached from one that
+// answered with an error about a metric.
+func unreachable(err error) bool {
+	var pe pmclient.Error
+	if errors.As(err, &pe) {
+		return pe == pmclient.ErrTimeout || pe == pmclient.ErrIPC
+	}
+	return err != nil && !errors.Is(err, context.Canceled)
 }
 
 func toRange(r grammar.Range) protocol.Range {
@@ -295,6 +388,10 @@ func toProtocolDiagnostic(u uri.URI, g grammar.Diagnostic) protocol.Diagnostic {
 		Code:     protocol.String(g.Code),
 		Source:   protocol.NewOptional("pcp-derive-lsp"),
 		Message:  protocol.String(g.Message),
+	}
+	switch g.Code {
+	case "masked", "duplicate-name", "no-final-newline":
+		d.Tags = protocol.NewDiagnosticTags(protocol.DiagnosticTagUnnecessary)
 	}
 	for _, r := range g.Related {
 		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{

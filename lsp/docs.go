@@ -1,0 +1,234 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// docState is one open document: its latest text, and the latest
+// analysis, which may be of an older version while a new one is pending.
+//
+// Edits only record the text and schedule an analysis (debounced), so a
+// burst of keystrokes costs one analysis and a slow metadata source never
+// holds up the messages that follow.
+type docState struct {
+	version int32
+	text    string
+	a       *analysis
+	gen     int           // bumped by every edit; an analysis of an older gen is dropped
+	timer   *time.Timer   // the pending debounced analysis
+	done    chan struct{} // closed when the analysis of gen is stored
+	closed  bool          // done is closed
+}
+
+// analysis is what the grammar and the checker made of one version.
+type analysis struct {
+	uri     uri.URI
+	version int32
+	text    string
+	file    *grammar.File
+	report  *checker.Report // nil when no source answered
+	diags   []grammar.Diagnostic
+	dialect grammar.Dialect
+}
+
+func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	td := params.TextDocument
+	s.mu.Lock()
+	s.docs[td.URI] = &docState{version: td.Version, text: td.Text, done: make(chan struct{})}
+	s.mu.Unlock()
+	s.schedule(td.URI, 0)
+	return nil
+}
+
+func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+	u := params.TextDocument.URI
+	s.mu.Lock()
+	d := s.docs[u]
+	if d == nil {
+		s.mu.Unlock()
+		return fmt.Errorf("didChange for %s, which is not open", u)
+	}
+	text := d.text
+	for _, ch := range params.ContentChanges {
+		switch c := ch.(type) {
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			text = c.Text
+		case *protocol.TextDocumentContentChangePartial:
+			start := offsetIn(text, c.Range.Start)
+			end := max(offsetIn(text, c.Range.End), start)
+			text = text[:start] + c.Text + text[end:]
+		}
+	}
+	d.text, d.version = text, params.TextDocument.Version
+	delay := s.settings.debounce()
+	s.mu.Unlock()
+	s.schedule(u, delay)
+	return nil
+}
+
+func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
+	s.schedule(params.TextDocument.URI, 0)
+	return nil
+}
+
+func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	u := params.TextDocument.URI
+	s.mu.Lock()
+	if d := s.docs[u]; d != nil {
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+		d.gen++ // drops an analysis in flight
+		if !d.closed {
+			close(d.done)
+			d.closed = true
+		}
+	}
+	delete(s.docs, u)
+	s.mu.Unlock()
+	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: []protocol.Diagnostic{}})
+}
+
+// schedule (re)starts the analysis of a document after delay.
+func (s *server) schedule(u uri.URI, delay time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.docs[u]
+	if d == nil {
+		return
+	}
+	d.gen++
+	if !d.closed {
+		close(d.done) // wake waiters: they wait again for the new gen
+	}
+	d.done, d.closed = make(chan struct{}), false
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	gen := d.gen
+	d.timer = time.AfterFunc(delay, func() { s.analyse(u, gen) })
+}
+
+// analyse checks the text of generation gen and publishes its diagnostics,
+// unless an edit made it obsolete meanwhile.
+func (s *server) analyse(u uri.URI, gen int) {
+	s.mu.Lock()
+	d := s.docs[u]
+	if d == nil || d.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	text, version := d.text, d.version
+	dialect, src, indoms, down := s.dialect, s.source, s.indoms, s.sourceDown
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
+	defer cancel()
+	a := &analysis{uri: u, version: version, text: text, dialect: dialect}
+	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect})
+	a.diags = append(a.diags, a.file.Diagnostics...)
+	if src != nil && !down {
+		rep, err := checker.Check(ctx, []*grammar.File{a.file}, src, checker.Options{Dialect: dialect, InDoms: indoms})
+		switch {
+		case err == nil:
+			a.report = rep
+			a.diags = append(a.diags, rep.Diagnostics[a.file]...)
+		case unreachable(err):
+			s.sourceFailed(err)
+		default:
+			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
+		}
+	}
+	s.workspace.update(u, a.file)
+
+	s.mu.Lock()
+	if d := s.docs[u]; d == nil || d.gen != gen {
+		s.mu.Unlock()
+		return // edited or closed meanwhile: a newer analysis will publish
+	}
+	d.a = a
+	if !d.closed {
+		close(d.done)
+		d.closed = true
+	}
+	s.mu.Unlock()
+
+	diags := make([]protocol.Diagnostic, 0, len(a.diags))
+	for _, g := range a.diags {
+		diags = append(diags, toProtocolDiagnostic(u, g))
+	}
+	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
+		URI: u, Version: protocol.NewOptional(version), Diagnostics: diags,
+	}); err != nil {
+		s.log.Debug("publishing diagnostics", zap.Error(err))
+	}
+}
+
+// current returns the analysis of a document's latest text, waiting for
+// a pending one (started at once) up to a bound; after that, or when ctx
+// ends, the latest finished analysis is better than none.
+func (s *server) current(ctx context.Context, u uri.URI) *analysis {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		d := s.docs[u]
+		if d == nil {
+			s.mu.Unlock()
+			return nil
+		}
+		if d.a != nil && d.a.version == d.version && d.a.text == d.text {
+			a := d.a
+			s.mu.Unlock()
+			return a
+		}
+		if d.timer != nil && d.timer.Stop() {
+			gen := d.gen
+			go s.analyse(u, gen) // a request needs it now: skip the debounce
+		}
+		done, stale := d.done, d.a
+		s.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return stale
+		case <-deadline.C:
+			return stale
+		}
+	}
+}
+
+// offsetIn converts an LSP position (UTF-16 columns) to a byte offset.
+func offsetIn(text string, p protocol.Position) int {
+	line, off := uint32(0), 0
+	for line < p.Line {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		off += i + 1
+		line++
+	}
+	col := uint32(0)
+	for off < len(text) && text[off] != '\n' && col < p.Character {
+		r, size := utf8.DecodeRuneInString(text[off:])
+		if r >= 0x10000 {
+			col += 2
+		} else {
+			col++
+		}
+		off += size
+	}
+	return off
+}

@@ -1,0 +1,422 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+)
+
+// isLive reports a pmcd source: values that change, worth refreshing.
+func isLive(src pmclient.Source) bool {
+	if c, ok := src.(*pmclient.Cache); ok {
+		src = c.Unwrap()
+	}
+	_, ok := src.(*pmcd.Client)
+	return ok
+}
+
+// InlayHint shows, at the end of every valid definition, its inferred
+// metadata and (when preview is on and the source has values) its latest
+// values.
+func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil || a.report == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	values := s.previews.get(a.uri, a.version)
+	yes := true
+	var out []protocol.InlayHint
+	for _, def := range a.file.Definitions {
+		m, ok := a.report.ByName[def.Name]
+		if !ok || m.Def != def || m.Status != checker.Valid {
+			continue
+		}
+		if line := uint32(max(def.Range.End.Line-1, 0)); line < params.Range.Start.Line || line > params.Range.End.Line {
+			continue
+		}
+		pos := toRange(grammar.Range{Start: def.Range.End, End: def.Range.End}).End
+		if st.hintsOn() {
+			out = append(out, protocol.InlayHint{Position: pos, Label: protocol.String(hintText(m.Desc)),
+				Kind: protocol.InlayHintKindType, PaddingLeft: &yes,
+				Tooltip: protocol.String(checker.DescText(m.Desc))})
+		}
+		if v, ok := values[def.Name]; ok && st.previewOn() {
+			out = append(out, protocol.InlayHint{Position: pos, Label: protocol.String("= " + v.short),
+				PaddingLeft: &yes, Tooltip: protocol.String(v.long)})
+		}
+	}
+	return out, nil
+}
+
+// hintText is the compact metadata: "double instant Kbyte / sec [60.1]".
+func hintText(d pmapi.Desc) string {
+	units := d.Units.String()
+	if units == "" {
+		units = "none"
+	}
+	t := fmt.Sprintf("%s %s %s", strings.ToLower(d.Type.String()), d.Sem, units)
+	if d.InDom != pmapi.InDomNull {
+		t += " [" + d.InDom.String() + "]"
+	}
+	return t
+}
+
+// CodeLens offers "preview values" above every valid definition.
+func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil || a.report == nil {
+		return nil, nil
+	}
+	values := s.previews.get(a.uri, a.version)
+	var out []protocol.CodeLens
+	for _, def := range a.file.Definitions {
+		m, ok := a.report.ByName[def.Name]
+		if !ok || m.Def != def || m.Status != checker.Valid {
+			continue
+		}
+		title := "preview values"
+		if v, ok := values[def.Name]; ok {
+			title = "= " + v.short
+		}
+		arg, _ := json.Marshal(previewParams{TextDocument: protocol.TextDocumentIdentifier{URI: a.uri}, Position: toRange(def.NameRange).Start})
+		out = append(out, protocol.CodeLens{Range: toRange(def.NameRange),
+			Command: protocol.Command{Title: title, Command: cmdPreview, Arguments: []protocol.LSPAny{arg}}})
+	}
+	return out, nil
+}
+
+// previewParams are the parameters of pcp/preview and of the preview
+// command: a definition, by any position in it.
+type previewParams struct {
+	TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+	Position     protocol.Position               `json:"position"`
+}
+
+// PreviewResult is the answer of pcp/preview.
+type PreviewResult struct {
+	Name      string         `json:"name"`
+	Source    string         `json:"source"`
+	Timestamp string         `json:"timestamp,omitempty"`
+	Metadata  string         `json:"metadata,omitempty"`
+	Values    []PreviewValue `json:"values"`
+	Error     string         `json:"error,omitempty"`
+	// Text is the whole answer in one line for clients that just show it.
+	Text string `json:"text"`
+}
+
+// PreviewValue is one instance's value.
+type PreviewValue struct {
+	Instance string `json:"instance,omitempty"`
+	Value    string `json:"value"`
+}
+
+// Request serves the custom pcp/preview request.
+func (s *server) Request(ctx context.Context, method string, params any) (any, error) {
+	switch method {
+	case "pcp/preview":
+		release(ctx) // fetches from pmcd, maybe twice a second apart
+		var p previewParams
+		if err := decodeAny(params, &p); err != nil {
+			return nil, fmt.Errorf("pcp/preview: %w", err)
+		}
+		res, err := s.preview(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return marshalAny(res)
+	}
+	return nil, fmt.Errorf("%w: %s", jsonrpc2.ErrMethodNotFound, method)
+}
+
+// ExecuteCommand runs the preview command and shows its answer.
+func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	if params.Command != cmdPreview || len(params.Arguments) != 1 {
+		return nil, fmt.Errorf("unknown command %q or arguments", params.Command)
+	}
+	release(ctx)
+	var p previewParams
+	if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
+		return nil, fmt.Errorf("%s: %w", cmdPreview, err)
+	}
+	res, err := s.preview(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: res.Text})
+	return marshalAny(res)
+}
+
+func decodeAny(params any, v any) error {
+	raw, ok := params.(protocol.LSPAny)
+	if !ok {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	return json.Unmarshal(raw, v)
+}
+
+func marshalAny(v any) (protocol.LSPAny, error) {
+	b, err := json.Marshal(v)
+	return protocol.LSPAny(b), err
+}
+
+// preview evaluates one definition now. Metrics that need history
+// (delta, rate) are sampled twice, a second apart, as pmval would.
+func (s *server) preview(ctx context.Context, p previewParams) (*PreviewResult, error) {
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	a := s.current(ctx, p.TextDocument.URI)
+	if a == nil {
+		return nil, fmt.Errorf("%s is not open", p.TextDocument.URI)
+	}
+	def := a.file.DefinitionAt(a.file.Offset(int(p.Position.Line), int(p.Position.Character)))
+	if def == nil {
+		return nil, errors.New("no derived metric definition here")
+	}
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	res := &PreviewResult{Name: def.Name, Values: []PreviewValue{}}
+	if src == nil || a.report == nil {
+		res.Error = "no metric source answers: values need a pmcd or an archive"
+		res.Text = def.Name + ": " + res.Error
+		return res, nil
+	}
+	res.Source = src.Describe()
+	m, ok := a.report.ByName[def.Name]
+	if !ok || m.Status != checker.Valid {
+		res.Error = "libpcp would not provide this metric (see its diagnostics)"
+		res.Text = def.Name + ": " + res.Error
+		return res, nil
+	}
+	res.Metadata = checker.DescText(m.Desc)
+	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: []*checker.Metric{m}}, a.dialect)
+	if err != nil {
+		return nil, err
+	}
+	sample, err := ev.Sample(ctx)
+	if err == nil && needsHistory(def) {
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		sample, err = ev.Sample(ctx)
+	}
+	if err != nil {
+		if errors.Is(err, pmclient.ErrNoValues) {
+			res.Error = src.Describe() + " has metadata only, no values"
+		} else {
+			res.Error = err.Error()
+		}
+		res.Text = def.Name + ": " + res.Error
+		return res, nil
+	}
+	res.Timestamp = sample.Timestamp.UTC().Format(time.RFC3339Nano)
+	r := sample.Results[0]
+	v := formatValues(ev, r)
+	res.Values = v.values
+	if r.Err != nil {
+		res.Error = r.Err.Error()
+	}
+	res.Text = def.Name + " = " + v.long
+	return res, nil
+}
+
+// needsHistory reports a delta() or rate() in the expression.
+func needsHistory(def *grammar.Definition) bool {
+	tree, err := def.Tree()
+	if err != nil {
+		return false
+	}
+	found := false
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if c, ok := n.(*grammar.Call); ok && (c.Func == "delta" || c.Func == "rate") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// shownValues is one metric's values rendered for hints and previews.
+type shownValues struct {
+	short, long string
+	values      []PreviewValue
+}
+
+const maxShownInstances = 3
+
+func formatValues(ev *evaluator.Evaluator, r evaluator.Result) shownValues {
+	units := r.Desc.Units.String()
+	withUnits := func(v string) string {
+		if units == "" {
+			return v
+		}
+		return v + " " + units
+	}
+	var out shownValues
+	for _, v := range r.Values {
+		pv := PreviewValue{Value: evaluator.Format(r.Desc.Type, v)}
+		if r.Desc.InDom != pmapi.InDomNull {
+			pv.Instance = ev.InstanceName(r.Desc.InDom, v.Inst)
+		}
+		out.values = append(out.values, pv)
+	}
+	switch {
+	case r.Err != nil:
+		out.short, out.long = "error", r.Err.Error()
+	case len(out.values) == 0:
+		out.short, out.long = "no values", "no values"
+	case r.Desc.InDom == pmapi.InDomNull:
+		out.short = withUnits(out.values[0].Value)
+		out.long = out.short
+	default:
+		var parts []string
+		for _, pv := range out.values {
+			parts = append(parts, pv.Instance+": "+pv.Value)
+		}
+		out.long = withUnits(strings.Join(parts, ", "))
+		if len(parts) > maxShownInstances {
+			parts = append(parts[:maxShownInstances], fmt.Sprintf("… %d more", len(out.values)-maxShownInstances))
+		}
+		out.short = withUnits(strings.Join(parts, ", "))
+	}
+	return out
+}
+
+// previewStore keeps the latest live values per document version.
+type previewStore struct {
+	mu   sync.Mutex
+	docs map[uri.URI]docValues
+}
+
+type docValues struct {
+	version int32
+	values  map[string]shownValues
+}
+
+func newPreviewStore() *previewStore { return &previewStore{docs: map[uri.URI]docValues{}} }
+
+func (p *previewStore) get(u uri.URI, version int32) map[string]shownValues {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d, ok := p.docs[u]; ok && d.version == version {
+		return d.values
+	}
+	return nil
+}
+
+func (p *previewStore) set(u uri.URI, version int32, values map[string]shownValues) {
+	p.mu.Lock()
+	p.docs[u] = docValues{version, values}
+	p.mu.Unlock()
+}
+
+// restartPreview (re)starts the loop that samples the open documents'
+// metrics on the preview interval, when preview is on and the source is a
+// live pmcd (an archive's "next record" or a snapshot's metadata are not
+// live values).
+func (s *server) restartPreview() {
+	s.mu.Lock()
+	if s.previewStop != nil {
+		s.previewStop()
+		s.previewStop = nil
+	}
+	st, src := s.settings, s.source
+	live := isLive(src)
+	if !st.previewOn() || !live {
+		s.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(s.bg)
+	s.previewStop = cancel
+	s.mu.Unlock()
+	go s.previewLoop(ctx, src, st.previewInterval())
+}
+
+func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every time.Duration) {
+	evs := map[uri.URI]*docEvaluator{}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		changed := false
+		s.mu.Lock()
+		var as []*analysis
+		for _, d := range s.docs {
+			if d.a != nil && d.a.report != nil {
+				as = append(as, d.a)
+			}
+		}
+		down := s.sourceDown
+		caps := s.clientCaps
+		s.mu.Unlock()
+		for _, a := range as {
+			if down {
+				break
+			}
+			de := evs[a.uri]
+			if de == nil || de.version != a.version {
+				ev, err := evaluator.New(ctx, src, a.report, a.dialect)
+				if err != nil {
+					s.log.Debug("preview", zap.Error(err))
+					continue
+				}
+				de = &docEvaluator{version: a.version, ev: ev}
+				evs[a.uri] = de
+			}
+			sctx, cancel := context.WithTimeout(ctx, every)
+			sample, err := de.ev.Sample(sctx)
+			cancel()
+			if err != nil {
+				s.log.Debug("preview sample", zap.Error(err))
+				continue
+			}
+			values := map[string]shownValues{}
+			for _, r := range sample.Results {
+				values[r.Name] = formatValues(de.ev, r)
+			}
+			s.previews.set(a.uri, a.version, values)
+			changed = true
+		}
+		if changed && caps.inlayRefresh {
+			s.client.InlayHintRefresh(ctx)
+		}
+		if changed && caps.codeLensRefresh {
+			s.client.CodeLensRefresh(ctx)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// docEvaluator keeps delta()/rate() history for one document version.
+type docEvaluator struct {
+	version int32
+	ev      *evaluator.Evaluator
+}

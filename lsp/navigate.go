@@ -1,0 +1,331 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// nameAt finds the derived-metric-like name under a position: the name of
+// a definition, of an attribute line, or a metric name in an expression.
+func nameAt(a *analysis, p protocol.Position) (string, grammar.Range, bool) {
+	off := a.file.Offset(int(p.Line), int(p.Character))
+	if def := a.file.DefinitionAt(off); def != nil {
+		if off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
+			return def.Name, def.NameRange, true
+		}
+		if tok, ok := tokenAt(def, def.ExprIndex(off)); ok && tok.Kind == grammar.TokName {
+			return tok.Value, grammar.Range{Start: a.file.Pos(def.ExprPos(tok.Offset)), End: a.file.Pos(def.ExprPos(tok.End-1) + 1)}, true
+		}
+	}
+	for _, at := range a.file.Attributes {
+		if r := attributeNameRange(a.file, at); off >= r.Start.Offset && off <= r.End.Offset {
+			return at.Metric, r, true
+		}
+	}
+	return "", grammar.Range{}, false
+}
+
+func attributeNameRange(f *grammar.File, at *grammar.Attribute) grammar.Range {
+	start := at.Range.Start.Offset
+	return grammar.Range{Start: f.Pos(start), End: f.Pos(start + len(at.Metric))}
+}
+
+// occurrences lists every place a derived metric name appears in the
+// workspace: definitions (decl), uses in expressions and attribute lines.
+func (s *server) occurrences(name string) (decls, uses map[uri.URI][]grammar.Range) {
+	decls, uses = map[uri.URI][]grammar.Range{}, map[uri.URI][]grammar.Range{}
+	for _, wf := range s.workspace.snapshot() {
+		f := wf.file
+		for _, def := range f.Definitions {
+			if def.Name == name {
+				decls[wf.uri] = append(decls[wf.uri], def.NameRange)
+			}
+			for _, t := range def.Tokens {
+				if t.Kind == grammar.TokName && t.Value == name {
+					uses[wf.uri] = append(uses[wf.uri], grammar.Range{Start: f.Pos(def.ExprPos(t.Offset)), End: f.Pos(def.ExprPos(t.End-1) + 1)})
+				}
+			}
+		}
+		for _, at := range f.Attributes {
+			if at.Metric == name {
+				uses[wf.uri] = append(uses[wf.uri], attributeNameRange(f, at))
+			}
+		}
+	}
+	return decls, uses
+}
+
+// Definition jumps from a use of a derived metric to its definition, in
+// any config file of the workspace.
+func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil {
+		return nil, nil
+	}
+	name, _, ok := nameAt(a, params.Position)
+	if !ok {
+		return nil, nil
+	}
+	decls, _ := s.occurrences(name)
+	var locs protocol.LocationSlice
+	for u, rs := range decls {
+		for _, r := range rs {
+			locs = append(locs, protocol.Location{URI: u, Range: toRange(r)})
+		}
+	}
+	if len(locs) == 0 {
+		return nil, nil
+	}
+	sortLocations(locs)
+	if len(locs) == 1 {
+		return &locs[0], nil
+	}
+	return locs, nil
+}
+
+// References lists the uses of a derived metric across the workspace.
+func (s *server) References(ctx context.Context, params *protocol.ReferenceParams) ([]protocol.Location, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil {
+		return nil, nil
+	}
+	name, _, ok := nameAt(a, params.Position)
+	if !ok {
+		return nil, nil
+	}
+	decls, uses := s.occurrences(name)
+	if len(decls) == 0 {
+		return nil, nil // a PMNS metric: not ours to track
+	}
+	var locs []protocol.Location
+	add := func(m map[uri.URI][]grammar.Range) {
+		for u, rs := range m {
+			for _, r := range rs {
+				locs = append(locs, protocol.Location{URI: u, Range: toRange(r)})
+			}
+		}
+	}
+	if params.Context.IncludeDeclaration {
+		add(decls)
+	}
+	add(uses)
+	sortLocations(locs)
+	return locs, nil
+}
+
+func sortLocations(locs []protocol.Location) {
+	less := func(a, b protocol.Location) bool {
+		if a.URI != b.URI {
+			return a.URI < b.URI
+		}
+		if a.Range.Start.Line != b.Range.Start.Line {
+			return a.Range.Start.Line < b.Range.Start.Line
+		}
+		return a.Range.Start.Character < b.Range.Start.Character
+	}
+	for i := 1; i < len(locs); i++ {
+		for j := i; j > 0 && less(locs[j], locs[j-1]); j-- {
+			locs[j], locs[j-1] = locs[j-1], locs[j]
+		}
+	}
+}
+
+// PrepareRename accepts only derived metrics defined in the workspace.
+func (s *server) PrepareRename(ctx context.Context, params *protocol.PrepareRenameParams) (protocol.PrepareRenameResult, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil {
+		return nil, nil
+	}
+	name, r, ok := nameAt(a, params.Position)
+	if !ok {
+		return nil, fmt.Errorf("only derived metric names can be renamed")
+	}
+	if decls, _ := s.occurrences(name); len(decls) == 0 {
+		return nil, fmt.Errorf("%s is not a derived metric defined in this workspace: it cannot be renamed here", name)
+	}
+	return &protocol.PrepareRenamePlaceholder{Range: toRange(r), Placeholder: name}, nil
+}
+
+// Rename renames a derived metric everywhere in the workspace: its
+// definitions, its attribute lines and every expression using it.
+func (s *server) Rename(ctx context.Context, params *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil {
+		return nil, nil
+	}
+	name, _, ok := nameAt(a, params.Position)
+	if !ok {
+		return nil, fmt.Errorf("only derived metric names can be renamed")
+	}
+	if !grammar.ValidMetricName(params.NewName) || strings.HasSuffix(params.NewName, ".") {
+		return nil, fmt.Errorf("%q is not a valid metric name: dot-separated parts starting with a letter, then letters, digits or _", params.NewName)
+	}
+	decls, uses := s.occurrences(name)
+	if len(decls) == 0 {
+		return nil, fmt.Errorf("%s is not a derived metric defined in this workspace", name)
+	}
+	if other, _ := s.occurrences(params.NewName); len(other) > 0 {
+		return nil, fmt.Errorf("%s is already defined: renaming would make a duplicate", params.NewName)
+	}
+	changes := map[uri.URI][]protocol.TextEdit{}
+	for _, m := range []map[uri.URI][]grammar.Range{decls, uses} {
+		for u, rs := range m {
+			for _, r := range rs {
+				changes[u] = append(changes[u], protocol.TextEdit{Range: toRange(r), NewText: params.NewName})
+			}
+		}
+	}
+	return &protocol.WorkspaceEdit{Changes: changes}, nil
+}
+
+// Symbols finds derived metrics by name across the workspace's configs.
+func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
+	q := strings.ToLower(params.Query)
+	var out protocol.WorkspaceSymbolSlice
+	for _, wf := range s.workspace.snapshot() {
+		for _, def := range wf.file.Definitions {
+			if q != "" && !strings.Contains(strings.ToLower(def.Name), q) {
+				continue
+			}
+			container := fileName(wf.uri)
+			out = append(out, protocol.WorkspaceSymbol{
+				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: def.Name, Kind: protocol.SymbolKindVariable, ContainerName: &container},
+				Location:              &protocol.Location{URI: wf.uri, Range: toRange(def.NameRange)},
+			})
+			if len(out) >= 1000 {
+				return out, nil
+			}
+		}
+	}
+	return out, nil
+}
+
+// FoldingRanges folds multi-line definitions, multi-line help text and
+// runs of comment lines.
+func (s *server) FoldingRanges(ctx context.Context, params *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil {
+		return nil, nil
+	}
+	var out []protocol.FoldingRange
+	span := func(r grammar.Range, kind protocol.FoldingRangeKind) {
+		if r.End.Line > r.Start.Line {
+			out = append(out, protocol.FoldingRange{StartLine: uint32(r.Start.Line - 1), EndLine: uint32(r.End.Line - 1), Kind: kind})
+		}
+	}
+	for _, def := range a.file.Definitions {
+		span(def.Range, protocol.FoldingRangeKindRegion)
+	}
+	for _, at := range a.file.Attributes {
+		span(at.Range, protocol.FoldingRangeKindRegion)
+	}
+	// Consecutive comment lines fold together.
+	var run grammar.Range
+	flush := func() {
+		span(run, protocol.FoldingRangeKindComment)
+		run = grammar.Range{}
+	}
+	for _, c := range a.file.Comments {
+		if run.Start.Line != 0 && c.Start.Line == run.End.Line+1 {
+			run.End = c.End
+			continue
+		}
+		flush()
+		run = c
+	}
+	flush()
+	return out, nil
+}
+
+// signatures describes every function's parameters for signature help.
+var signatures = map[string][]string{
+	"avg": {"metric"}, "count": {"metric"}, "max": {"metric"}, "min": {"metric"}, "sum": {"metric"},
+	"defined": {"metric"}, "anon": {"PM_TYPE_..."},
+	"delta": {"expr"}, "rate": {"expr"}, "instant": {"expr"}, "scalar": {"expr"},
+	"rescale":   {"expr", `"units"`},
+	"matchinst": {"[!]/regex/", "expr"},
+	"mkconst":   {"number", "type=32|U32|64|U64|FLOAT|DOUBLE", "semantics=counter|instant|discrete", `units="..."`, "meta=metric", "indom=N.M"},
+	"novalue":   {"type=...", "semantics=...", `units="..."`, "meta=metric", "indom=N.M"},
+}
+
+// SignatureHelp shows the parameters of the function call around the
+// cursor, with the one being typed highlighted.
+func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
+	a := s.current(ctx, params.TextDocument.URI)
+	if a == nil {
+		return nil, nil
+	}
+	off := a.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	def := a.file.DefinitionAt(off)
+	if def == nil {
+		return nil, nil
+	}
+	idx := def.ExprIndex(off)
+	if idx < 0 {
+		return nil, nil
+	}
+	var stack []callFrame
+	for _, t := range def.Tokens {
+		if t.Offset >= idx || t.Kind == grammar.TokEOS {
+			break
+		}
+		n := len(stack)
+		switch t.Kind {
+		case grammar.TokFunc:
+			stack = append(stack, callFrame{fn: t.Value})
+		case grammar.TokLParen:
+			if n > 0 && stack[n-1].fn != "" && !stack[n-1].opened {
+				stack[n-1].opened = true
+			} else {
+				stack = append(stack, callFrame{opened: true})
+			}
+		case grammar.TokComma:
+			if n > 0 {
+				stack[n-1].arg++
+			}
+		case grammar.TokRParen:
+			if n > 0 {
+				stack = stack[:n-1]
+			}
+		}
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		f := stack[i]
+		if f.fn == "" {
+			continue
+		}
+		ps := signatures[f.fn]
+		if ps == nil {
+			return nil, nil
+		}
+		if !f.opened {
+			continue
+		}
+		active := uint32(f.arg)
+		if f.fn == "mkconst" || f.fn == "novalue" {
+			active = min(active, uint32(len(ps)-1))
+		}
+		sig := protocol.SignatureInformation{Label: f.fn + "(" + strings.Join(ps, ", ") + ")",
+			Documentation: protocol.String(functionDocs[f.fn].doc)}
+		for _, p := range ps {
+			sig.Parameters = append(sig.Parameters, protocol.ParameterInformation{Label: protocol.String(p)})
+		}
+		zero := uint32(0)
+		return &protocol.SignatureHelp{Signatures: []protocol.SignatureInformation{sig}, ActiveSignature: &zero,
+			ActiveParameter: protocol.NewNullable(active)}, nil
+	}
+	return nil, nil
+}
+
+// callFrame is an open parenthesis while scanning for signature help.
+type callFrame struct {
+	fn     string // "" for a plain parenthesis
+	opened bool   // the call's "(" has been seen
+	arg    int    // commas seen inside
+}
