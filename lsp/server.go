@@ -247,7 +247,7 @@ func capabilities() protocol.ServerCapabilities {
 		CompletionProvider: &protocol.CompletionOptions{
 			TriggerCharacters: []string{".", "[", "(", ",", "=", "\""},
 		},
-		SignatureHelpProvider: &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","}},
+		SignatureHelpProvider:      &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","}},
 		DocumentSymbolProvider:     protocol.Boolean(true),
 		WorkspaceSymbolProvider:    protocol.Boolean(true),
 		DocumentFormattingProvider: protocol.Boolean(true),

@@ -46,10 +46,11 @@ func runServe(ctx context.Context, env Env, args []string) int {
 		out = zapcore.AddSync(f)
 	}
 	// Logs never go to stdout: that is the LSP channel.
-	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, level))
+	atom := zap.NewAtomicLevelAt(level) // the logLevel setting changes it
+	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, atom))
 	defer logger.Sync()
 	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))
-	if err := lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Getenv: env.Getenv, Version: Version}); err != nil && ctx.Err() == nil {
+	if err := lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version}); err != nil && ctx.Err() == nil {
 		logger.Error("server stopped", zap.Error(err))
 		return ExitUsage
 	}
