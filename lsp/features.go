@@ -243,6 +243,11 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	if open := strings.LastIndexByte(string(src8[:off]), '['); open >= 0 && !strings.ContainsAny(string(src8[open:off]), "]\n") && src != nil {
 		return s.completeInstances(ctx, d, src, open, off)
 	}
+	if def := d.file.DefinitionAt(off); def != nil {
+		if items, ok := specCompletion(d, def, off); ok {
+			return &protocol.CompletionList{Items: items}, nil
+		}
+	}
 	start := wordBefore(src8, off)
 	word := string(src8[start:off])
 	parent, partial := "", word

@@ -2,11 +2,8 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +18,9 @@ import (
 type recorder struct {
 	protocol.UnimplementedClient
 	mu    sync.Mutex
-	diags map[uri.URI][]protocol.Diagnostic
-	ch    chan uri.URI
+	diags    map[uri.URI][]protocol.Diagnostic
+	ch       chan uri.URI
+	messages []string
 }
 
 func (r *recorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
@@ -35,8 +33,28 @@ func (r *recorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiag
 
 func (r *recorder) LogMessage(context.Context, *protocol.LogMessageParams) error { return nil }
 
+func (r *recorder) ShowMessage(_ context.Context, p *protocol.ShowMessageParams) error {
+	r.mu.Lock()
+	r.messages = append(r.messages, p.Message)
+	r.mu.Unlock()
+	return nil
+}
+
+// latest returns the diagnostics last published for a document.
+func (r *recorder) latest(u uri.URI) []protocol.Diagnostic {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.diags[u]
+}
+
 // session starts a server and a client over an in-memory pipe.
 func session(t *testing.T, initOptions string) (protocol.Server, *recorder, context.Context) {
+	t.Helper()
+	return sessionIn(t, initOptions, "")
+}
+
+// sessionIn is session with a workspace folder.
+func sessionIn(t *testing.T, initOptions, root string) (protocol.Server, *recorder, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
@@ -45,6 +63,9 @@ func session(t *testing.T, initOptions string) (protocol.Server, *recorder, cont
 	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
 	params := &protocol.InitializeParams{}
+	if root != "" {
+		params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: uri.File(root), Name: "test"}})
+	}
 	if initOptions != "" {
 		params.InitializationOptions = []byte(initOptions)
 	}
@@ -112,105 +133,6 @@ func markerPos(text string) map[string]protocol.Position {
 		}
 	}
 	return pos
-}
-
-// TestMarkers runs every testdata/*.txtar: a config (config.conf), its
-// settings (settings.json, optional) and expectations (want), one per
-// line: "diag CODE", "nodiag CODE", "hover MARKER TEXT",
-// "complete MARKER LABEL", "symbols N", "format TEXT", "action MARKER TITLE".
-func TestMarkers(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no marker tests")
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			ar := readArchive(t, path)
-			if strings.Contains(ar["settings.json"], "127.0.0.1") && os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
-				t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
-			}
-			srv, rec, ctx := session(t, strings.TrimSpace(ar["settings.json"]))
-			u := uri.File("/tmp/marker.conf")
-			text := ar["config.conf"]
-			srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "pcp-derived", Version: 1, Text: text}})
-			diags := rec.wait(t, u)
-			marks := markerPos(text)
-			tdp := func(m string) protocol.TextDocumentPositionParams {
-				p, ok := marks[m]
-				if !ok {
-					t.Fatalf("no marker %q", m)
-				}
-				return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: p}
-			}
-			for _, line := range strings.Split(strings.TrimSpace(ar["want"]), "\n") {
-				if line == "" {
-					continue
-				}
-				f := strings.SplitN(line, " ", 3)
-				switch f[0] {
-				case "diag", "nodiag":
-					found := false
-					for _, d := range diags {
-						if fmt.Sprint(d.Code) == f[1] {
-							found = true
-						}
-					}
-					if found != (f[0] == "diag") {
-						t.Errorf("%s: diagnostics %+v", line, diags)
-					}
-				case "hover":
-					h, err := srv.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: tdp(f[1])})
-					if err != nil || h == nil || !strings.Contains(h.Contents.(*protocol.MarkupContent).Value, f[2]) {
-						got := ""
-						if h != nil {
-							got = h.Contents.(*protocol.MarkupContent).Value
-						}
-						t.Errorf("%s: got %q (%v)", line, got, err)
-					}
-				case "complete":
-					res, err := srv.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: tdp(f[1])})
-					found := false
-					if l, ok := res.(*protocol.CompletionList); ok && err == nil {
-						for _, it := range l.Items {
-							found = found || it.Label == f[2]
-						}
-					}
-					if !found {
-						t.Errorf("%s: not offered (%v)", line, err)
-					}
-				case "symbols":
-					n, _ := strconv.Atoi(f[1])
-					res, err := srv.DocumentSymbol(ctx, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
-					if syms, ok := res.(protocol.DocumentSymbolSlice); !ok || len(syms) != n || err != nil {
-						t.Errorf("%s: got %v %v", line, res, err)
-					}
-				case "format":
-					edits, err := srv.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
-					found := false
-					for _, e := range edits {
-						found = found || e.NewText == strings.Join(f[1:], " ")
-					}
-					if !found || err != nil {
-						t.Errorf("%s: edits %+v", line, edits)
-					}
-				case "action":
-					p := tdp(f[1]).Position
-					acts, err := srv.CodeAction(ctx, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: protocol.Range{Start: p, End: p}})
-					found := false
-					for _, a := range acts {
-						if ca, ok := a.(*protocol.CodeAction); ok && strings.Contains(ca.Title, f[2]) {
-							found = true
-						}
-					}
-					if !found || err != nil {
-						t.Errorf("%s: actions %v %v", line, acts, err)
-					}
-				default:
-					t.Fatalf("unknown expectation %q", line)
-				}
-			}
-		})
-	}
 }
 
 // TestIncrementalChangeAndClose: edits re-publish with the new version;

@@ -215,8 +215,12 @@ func (s *server) FoldingRanges(ctx context.Context, params *protocol.FoldingRang
 	}
 	var out []protocol.FoldingRange
 	span := func(r grammar.Range, kind protocol.FoldingRangeKind) {
-		if r.End.Line > r.Start.Line {
-			out = append(out, protocol.FoldingRange{StartLine: uint32(r.Start.Line - 1), EndLine: uint32(r.End.Line - 1), Kind: kind})
+		end := r.End.Line
+		if r.End.Col16 == 0 && end > r.Start.Line {
+			end-- // the range ends with the newline of the line before
+		}
+		if end > r.Start.Line {
+			out = append(out, protocol.FoldingRange{StartLine: uint32(r.Start.Line - 1), EndLine: uint32(end - 1), Kind: kind})
 		}
 	}
 	for _, def := range a.file.Definitions {
