@@ -17,7 +17,7 @@ import (
 // recorder is the editor side: it keeps published diagnostics.
 type recorder struct {
 	protocol.UnimplementedClient
-	mu    sync.Mutex
+	mu       sync.Mutex
 	diags    map[uri.URI][]protocol.Diagnostic
 	ch       chan uri.URI
 	messages []string
