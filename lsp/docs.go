@@ -25,6 +25,7 @@ type docState struct {
 	version int32
 	text    string
 	a       *analysis
+	syntax  *analysis     // the parse of the latest text, before its check
 	gen     int           // bumped by every edit; an analysis of an older gen is dropped
 	timer   *time.Timer   // the pending debounced analysis
 	done    chan struct{} // closed when the analysis of gen is stored
@@ -138,7 +139,18 @@ func (s *server) analyse(u uri.URI, gen int) {
 	a := &analysis{uri: u, version: version, text: text, dialect: dialect}
 	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect})
 	a.diags = append(a.diags, a.file.Diagnostics...)
+	syntax := *a
+	s.mu.Lock()
+	if d := s.docs[u]; d != nil && d.gen == gen {
+		d.syntax = &syntax // enough for symbols, folding, tokens, formatting
+		s.workspace.update(u, a.file)
+	}
+	s.mu.Unlock()
 	if src != nil && !down {
+		// A slow source must not hide syntax errors: publish them alone
+		// if the check takes a while.
+		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, &syntax) })
+		defer slow.Stop()
 		rep, err := checker.Check(ctx, []*grammar.File{a.file}, src, checker.Options{Dialect: dialect, InDoms: indoms})
 		switch {
 		case err == nil:
@@ -150,8 +162,6 @@ func (s *server) analyse(u uri.URI, gen int) {
 			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
 		}
 	}
-	s.workspace.update(u, a.file)
-
 	s.mu.Lock()
 	if d := s.docs[u]; d == nil || d.gen != gen {
 		s.mu.Unlock()
@@ -164,15 +174,62 @@ func (s *server) analyse(u uri.URI, gen int) {
 	}
 	s.mu.Unlock()
 
+	s.publish(u, gen, a)
+}
+
+// publish sends an analysis' diagnostics unless the document moved on.
+func (s *server) publish(u uri.URI, gen int, a *analysis) {
+	s.mu.Lock()
+	d := s.docs[u]
+	current := d != nil && d.gen == gen
+	s.mu.Unlock()
+	if !current {
+		return
+	}
 	diags := make([]protocol.Diagnostic, 0, len(a.diags))
 	for _, g := range a.diags {
 		diags = append(diags, toProtocolDiagnostic(u, g))
 	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
-		URI: u, Version: protocol.NewOptional(version), Diagnostics: diags,
+		URI: u, Version: protocol.NewOptional(a.version), Diagnostics: diags,
 	}); err != nil {
 		s.log.Debug("publishing diagnostics", zap.Error(err))
 	}
+}
+
+// parsed returns the parse of a document's latest text, for features that
+// need no metadata; it never waits for the metadata source.
+func (s *server) parsed(ctx context.Context, u uri.URI) *analysis {
+	s.mu.Lock()
+	d := s.docs[u]
+	if d == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	for _, a := range []*analysis{d.a, d.syntax} {
+		if a != nil && a.version == d.version && a.text == d.text {
+			s.mu.Unlock()
+			return a
+		}
+	}
+	s.mu.Unlock()
+	// Not parsed yet (within the debounce): parse now, without
+	// disturbing the scheduled analysis.
+	return s.parseNow(u)
+}
+
+func (s *server) parseNow(u uri.URI) *analysis {
+	s.mu.Lock()
+	d := s.docs[u]
+	if d == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	a := &analysis{uri: u, version: d.version, text: d.text, dialect: s.dialect}
+	s.mu.Unlock()
+	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Dialect: a.dialect})
+	a.diags = a.file.Diagnostics
+	return a
 }
 
 // current returns the analysis of a document's latest text, waiting for

@@ -363,7 +363,7 @@ func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclien
 }
 
 func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
-	d := s.current(ctx, params.TextDocument.URI)
+	d := s.parsed(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -390,7 +390,7 @@ func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 // Formatting rewrites every one-line definition that parses into the
 // canonical form: "name = expression" with canonical spacing.
 func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
-	d := s.current(ctx, params.TextDocument.URI)
+	d := s.parsed(ctx, params.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}

@@ -64,7 +64,7 @@ func (s *server) occurrences(name string) (decls, uses map[uri.URI][]grammar.Ran
 // Definition jumps from a use of a derived metric to its definition, in
 // any config file of the workspace.
 func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}
@@ -91,7 +91,7 @@ func (s *server) Definition(ctx context.Context, params *protocol.DefinitionPara
 
 // References lists the uses of a derived metric across the workspace.
 func (s *server) References(ctx context.Context, params *protocol.ReferenceParams) ([]protocol.Location, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}
@@ -138,7 +138,7 @@ func sortLocations(locs []protocol.Location) {
 
 // PrepareRename accepts only derived metrics defined in the workspace.
 func (s *server) PrepareRename(ctx context.Context, params *protocol.PrepareRenameParams) (protocol.PrepareRenameResult, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}
@@ -155,7 +155,7 @@ func (s *server) PrepareRename(ctx context.Context, params *protocol.PrepareRena
 // Rename renames a derived metric everywhere in the workspace: its
 // definitions, its attribute lines and every expression using it.
 func (s *server) Rename(ctx context.Context, params *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}
@@ -209,7 +209,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 // FoldingRanges folds multi-line definitions, multi-line help text and
 // runs of comment lines.
 func (s *server) FoldingRanges(ctx context.Context, params *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}
@@ -261,7 +261,7 @@ var signatures = map[string][]string{
 // SignatureHelp shows the parameters of the function call around the
 // cursor, with the one being typed highlighted.
 func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}

@@ -156,8 +156,10 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		dialect = grammar.PCP6
 	}
 	src, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
-		Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv})
-	if err == nil {
+		Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv, Lazy: true})
+	if err != nil {
+		src = nil
+	} else {
 		// Metadata is asked for on every keystroke: answer from memory,
 		// flushed when pmcd reports that its namespace changed.
 		src = pmclient.NewCache(src)
@@ -346,7 +348,10 @@ func (s *server) retry(src pmclient.Source) {
 		current := s.source
 		s.mu.Unlock()
 		if current != src {
-			break // new settings replaced the source
+			s.mu.Lock()
+			s.retrying = false // new settings replaced the source
+			s.mu.Unlock()
+			return
 		}
 		ctx, cancel := context.WithTimeout(s.bg, 5*time.Second)
 		_, err := src.Version(ctx)
@@ -364,13 +369,10 @@ func (s *server) retry(src pmclient.Source) {
 	s.reanalyseAll()
 }
 
-// unreachable tells a source that cannot be reached from one that
-// answered with an error about a metric.
+// unreachable tells a failed source (the checker only returns an error
+// when a whole request failed; per-metric errors are findings) from a
+// cancelled check.
 func unreachable(err error) bool {
-	var pe pmclient.Error
-	if errors.As(err, &pe) {
-		return pe == pmclient.ErrTimeout || pe == pmclient.ErrIPC
-	}
 	return err != nil && !errors.Is(err, context.Canceled)
 }
 

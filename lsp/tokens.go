@@ -48,7 +48,7 @@ type semToken struct {
 // spec keywords, numbers, strings, instance names, patterns, operators
 // and attribute lines.
 func (s *server) SemanticTokensFull(ctx context.Context, params *protocol.SemanticTokensParams) (*protocol.SemanticTokens, error) {
-	a := s.current(ctx, params.TextDocument.URI)
+	a := s.parsed(ctx, params.TextDocument.URI)
 	if a == nil {
 		return nil, nil
 	}

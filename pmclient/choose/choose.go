@@ -25,6 +25,9 @@ type Spec struct {
 	Host, Socket, Archive, Metadata string
 	// Getenv reads the environment (default os.Getenv).
 	Getenv func(string) string
+	// Lazy returns a named pmcd's client without checking that it
+	// answers: a language server keeps it and reconnects later.
+	Lazy bool
 }
 
 // Open returns the source the spec asks for.
@@ -48,11 +51,11 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 	case s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != "":
 		return archive.Open(getenv("PCP_ARCHIVE"))
 	case s.Host != "":
-		return Connect(ctx, s.Host, getenv)
+		return s.connect(ctx, s.Host, getenv)
 	case s.Socket != "":
-		return Connect(ctx, "unix:"+s.Socket, getenv)
+		return s.connect(ctx, "unix:"+s.Socket, getenv)
 	case getenv("PCP_HOST") != "":
-		return Connect(ctx, getenv("PCP_HOST"), getenv)
+		return s.connect(ctx, getenv("PCP_HOST"), getenv)
 	}
 	if c, err := pmcd.New("local:", pmcd.Options{ConnectTimeout: time.Second, RequestTimeout: 2 * time.Second, Getenv: getenv}); err == nil {
 		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -64,6 +67,17 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 		c.Close()
 	}
 	return embedded.Source()
+}
+
+func (s Spec) connect(ctx context.Context, spec string, getenv func(string) string) (pmclient.Source, error) {
+	if s.Lazy {
+		return pmcd.New(spec, pmcd.Options{Getenv: getenv})
+	}
+	c, err := Connect(ctx, spec, getenv)
+	if err != nil {
+		return nil, err // not a typed nil *pmcd.Client
+	}
+	return c, nil
 }
 
 // Connect opens a pmcd and checks that it answers.
