@@ -40,6 +40,7 @@ type Evaluator struct {
 	metrics []*checker.Metric
 	pmids   map[string]pmapi.PMID
 	descs   map[pmapi.PMID]pmapi.Desc
+	defined map[string]bool // defined(name), fixed at bind time as in libpcp
 	state   map[grammar.Node]*nodeState
 	insts   map[pmapi.InDom][]pmclient.Instance
 }
@@ -54,8 +55,8 @@ type nodeState struct {
 // New prepares an evaluator for the valid metrics of a check report.
 func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect grammar.Dialect) (*Evaluator, error) {
 	e := &Evaluator{src: src, dialect: dialect, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, state: map[grammar.Node]*nodeState{}}
-	var names []string
-	seen := map[string]bool{}
+	var names, defNames []string
+	seen, defSeen := map[string]bool{}, map[string]bool{}
 	for _, m := range rep.Metrics {
 		if m.Status != checker.Valid {
 			continue
@@ -64,6 +65,10 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect 
 		tree, _ := m.Def.Tree()
 		grammar.Walk(tree, func(n grammar.Node) bool {
 			if c, ok := n.(*grammar.Call); ok && (c.Func == "defined" || c.Func == "anon") {
+				if mt, ok := c.Arg.(*grammar.Metric); ok && c.Func == "defined" && !defSeen[mt.Name] {
+					defSeen[mt.Name] = true
+					defNames = append(defNames, mt.Name)
+				}
 				return false
 			}
 			if mt, ok := n.(*grammar.Metric); ok && !seen[mt.Name] {
@@ -95,7 +100,47 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect 
 			}
 		}
 	}
+	if err := e.bindDefined(ctx, rep, defNames); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// bindDefined resolves defined(name) once, as libpcp does at bind: true
+// when the name has a descriptor (a pmcd metric, a valid derived metric,
+// or libpcp's own event.flags and event.missed).
+func (e *Evaluator) bindDefined(ctx context.Context, rep *checker.Report, names []string) error {
+	e.defined = map[string]bool{}
+	if len(names) == 0 {
+		return nil
+	}
+	pmids, errs, err := e.src.LookupNames(ctx, names)
+	if err != nil {
+		return err
+	}
+	var found []pmapi.PMID
+	var foundNames []string
+	for i, n := range names {
+		if errs[i] == nil {
+			found = append(found, pmids[i])
+			foundNames = append(foundNames, n)
+		}
+	}
+	if len(found) > 0 {
+		_, derrs, err := e.src.Descs(ctx, found)
+		if err != nil {
+			return err
+		}
+		for i, n := range foundNames {
+			e.defined[n] = derrs[i] == nil
+		}
+	}
+	for _, n := range names {
+		if m, ok := rep.ByName[n]; ok && m.Status == checker.Valid || n == "event.flags" || n == "event.missed" {
+			e.defined[n] = true
+		}
+	}
+	return nil
 }
 
 // Metrics lists the metrics evaluated, in definition order.

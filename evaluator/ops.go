@@ -14,8 +14,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 	switch n.Func {
 	case "defined":
 		m := n.Arg.(*grammar.Metric)
-		_, known := r.e.pmids[m.Name]
-		return []Value{{Inst: pmclient.InNull, U: uint64(b2i(known))}}, nil
+		return []Value{{Inst: pmclient.InNull, U: uint64(b2i(r.e.defined[m.Name]))}}, nil
 	case "anon":
 		return nil, nil
 	case "count":
