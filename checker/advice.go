@@ -189,6 +189,9 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 		case *grammar.Binary:
 			c.adviseBinary(warn, m, n, descOf)
 		case *grammar.Call:
+			if n.Func == "defined" {
+				return false // binds without fetching: nesting is fine
+			}
 			if x, ok := descOf(n.Arg); ok && n.Func == "rate" && x.Sem != pmapi.SemCounter {
 				warn(n, "rate-of-instant", fmt.Sprintf("rate() of a %s metric is its change per second, rarely what is wanted (rate() is for counters)", x.Sem))
 			}

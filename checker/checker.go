@@ -118,8 +118,13 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	if err := c.lookup(ctx, src, names); err != nil {
 		return nil, err
 	}
+	c.fileByMetric = make(map[*Metric]*grammar.File, len(c.report.Metrics))
 	for i, m := range c.report.Metrics {
-		c.check(m, c.fileOf[i])
+		c.fileByMetric[m] = c.fileOf[i]
+	}
+	c.state = map[*Metric]int{}
+	for i, m := range c.report.Metrics {
+		c.ensure(m, c.fileOf[i])
 	}
 	c.advise(ctx, src)
 	for _, f := range files {
@@ -162,6 +167,34 @@ type checkRun struct {
 	fileOf []*grammar.File
 	descs  map[string]pmapi.Desc // real metrics by name
 	known  map[string]bool
+	// fileByMetric and state let a metric be checked on demand when
+	// another one binds it (libpcp binds a derived operand when first
+	// used, so order in the file does not matter).
+	fileByMetric map[*Metric]*grammar.File
+	state        map[*Metric]int // 0 unchecked, 1 checking, 2 checked
+	cyclic       map[*Metric]bool
+}
+
+// ensure checks a metric once; a metric met again while it is being
+// checked (a cycle) stays unbound.
+func (c *checkRun) ensure(m *Metric, f *grammar.File) {
+	if c.state == nil {
+		return
+	}
+	if c.state[m] == 1 && c.opts.Dialect == grammar.PCP6 && !c.cyclic[m] {
+		if c.cyclic == nil {
+			c.cyclic = map[*Metric]bool{}
+		}
+		c.cyclic[m] = true
+		c.diag(f, m, m.Def.NameRange, grammar.SeverityError, "libpcp-crash",
+			fmt.Sprintf("%s depends on itself through other derived metrics: libpcp 6 recurses without end and crashes (segmentation fault) when it binds it", m.Def.Name), nil)
+	}
+	if c.state[m] != 0 {
+		return
+	}
+	c.state[m] = 1
+	c.check(m, f)
+	c.state[m] = 2
 }
 
 func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
@@ -347,6 +380,11 @@ func (c *checkRun) unknownOperands(tree grammar.Node) []string {
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		switch n := n.(type) {
 		case *grammar.Call:
+			if n.Func == "defined" {
+				if name, bad := c.brokenDerivedInDefined(n); bad {
+					out = append(out, name)
+				}
+			}
 			if n.Func == "defined" || n.Func == "anon" {
 				return false
 			}
@@ -362,6 +400,24 @@ func (c *checkRun) unknownOperands(tree grammar.Node) []string {
 		return true
 	})
 	return out
+}
+
+// brokenDerivedInDefined: in libpcp 6.0.3, defined(D) of a derived metric
+// D that does not bind (a semantic error, an unknown operand) fails the
+// whole binding, so the metric using it is hidden; defined() of a name
+// that is not a metric at all is simply 0.
+func (c *checkRun) brokenDerivedInDefined(n *grammar.Call) (string, bool) {
+	mt, ok := n.Arg.(*grammar.Metric)
+	if !ok || c.opts.Dialect != grammar.PCP6 {
+		return "", false
+	}
+	if _, derived := c.report.ByName[mt.Name]; !derived {
+		return "", false
+	}
+	if _, ok := c.bindable(mt.Name); ok {
+		return "", false
+	}
+	return mt.Name, true
 }
 
 // nestedDerived returns the first operand naming another derived metric.
@@ -390,8 +446,11 @@ func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
 	if d, ok := c.descs[name]; ok {
 		return d, true
 	}
-	if m, ok := c.report.ByName[name]; ok && m.Status == Valid {
-		return m.Desc, true
+	if m, ok := c.report.ByName[name]; ok {
+		c.ensure(m, c.fileByMetric[m])
+		if m.Status == Valid {
+			return m.Desc, true
+		}
 	}
 	if name == "event.flags" || name == "event.missed" {
 		return pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}, true
@@ -404,6 +463,10 @@ func (c *checkRun) leaf(n *grammar.Metric) (pmapi.Desc, bool) { return c.bindabl
 func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) {
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		if call, ok := n.(*grammar.Call); ok && (call.Func == "defined" || call.Func == "anon") {
+			if name, bad := c.brokenDerivedInDefined(call); bad {
+				c.diag(f, m, exprRange(f, m.Def, call.Arg.(*grammar.Metric).At), grammar.SeverityError, "unknown-metric",
+					fmt.Sprintf("%s is a derived metric that does not bind: libpcp 6 then fails defined(%s) and silently hides %s", name, name, m.Def.Name), nil)
+			}
 			return false
 		}
 		mt, ok := n.(*grammar.Metric)

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -222,4 +224,69 @@ func inDomText(i pmapi.InDom) string {
 		return "PM_INDOM_NULL"
 	}
 	return i.String()
+}
+
+// TestDerivedReferences: derived metrics used by others, before and after
+// their definition, inside and outside defined(), valid and broken, get
+// libpcp 6.0.3's verdicts (it binds a derived operand when first used).
+func TestDerivedReferences(t *testing.T) {
+	src := liveMetadata(t)
+	config := strings.Join([]string{
+		"d.a = defined(event.flags)",
+		"d.b = defined(d.later)",
+		"d.later = sample.long.one + 1",
+		"d.c = defined(d.bad)",
+		"d.bad = sample.long.one + sample.bin + sample.colour",
+		"d.e = defined(d.unbound)",
+		"d.unbound = sample.no.such + 1",
+		"d.f = defined(sample.long.one) + sample.long.one",
+		"d.g = defined(sample.noinst)",
+		"d.h = defined(no.such.thing)",
+		"d.fwd = d.later2 * 2",
+		"d.later2 = sample.long.ten",
+		"d.back = d.later + 1",
+		"d.brokenref = d.bad + 1",
+		"d.alias = d.later",
+	}, "\n") + "\n"
+	var names []string
+	for _, l := range strings.Split(strings.TrimSpace(config), "\n") {
+		names = append(names, strings.Fields(l)[0])
+	}
+	want := libpcpDescribe(t, config, names)
+	f := grammar.ParseConfig("refs.conf", []byte(config), grammar.Options{Dialect: grammar.PCP6})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if got := ourDescribe(rep.ByName[n]); got != want[n] {
+			t.Errorf("%s:\n  libpcp: %q\n  ours:   %q", n, want[n], got)
+		}
+	}
+
+	// Derived metrics that refer to each other crash libpcp 6.0.3 when
+	// bound; we say so instead.
+	cycle := "d.cycle1 = d.cycle2 + 1\nd.cycle2 = d.cycle1 + 1\n"
+	path := filepath.Join(t.TempDir(), "cycle.conf")
+	os.WriteFile(path, []byte(cycle), 0o644)
+	cmd := exec.Command("pminfo", "-h", "127.0.0.1", "-c", path, "-d", "d.cycle1")
+	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 && ee.ExitCode() != 139 {
+		t.Errorf("expected libpcp to crash binding a cycle, got %v", err)
+	}
+	f = grammar.ParseConfig("cycle.conf", []byte(cycle), grammar.Options{Dialect: grammar.PCP6})
+	rep, err = Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := 0
+	for _, d := range rep.Diagnostics[f] {
+		if d.Code == "libpcp-crash" {
+			crash++
+		}
+	}
+	if crash == 0 {
+		t.Errorf("no libpcp-crash diagnostic for a cycle: %+v", rep.Diagnostics[f])
+	}
 }
