@@ -4,8 +4,11 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -89,6 +92,55 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 	}
 }
 
+// lockedConn serialises writes, so a parse-error reply written by
+// tolerantStream never interleaves with the connection's own messages.
+type lockedConn struct {
+	io.ReadWriteCloser
+	mu sync.Mutex
+}
+
+func (c *lockedConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ReadWriteCloser.Write(p)
+}
+
+// tolerantStream answers a well-framed message whose body is not JSON-RPC
+// with a parse error (id null), as JSON-RPC asks, and reads on; the
+// library's stream would end the connection.
+type tolerantStream struct {
+	jsonrpc2.Stream
+	conn io.Writer
+	log  *zap.Logger
+}
+
+func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for {
+		msg, n, err := s.Stream.Read(ctx)
+		if err == nil || !malformedBody(err) {
+			return msg, n, err
+		}
+		s.log.Warn("malformed message", zap.Error(err))
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":%q}}`, "parse error: "+err.Error())
+		if _, werr := fmt.Fprintf(s.conn, "Content-Length: %d\r\n\r\n%s", len(body), body); werr != nil {
+			return nil, 0, werr
+		}
+	}
+}
+
+// malformedBody tells a bad message body (the frame was read whole, the
+// stream is still in step) from a broken or closed connection.
+func malformedBody(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed),
+		errors.Is(err, io.ErrClosedPipe), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, jsonrpc2.ErrInvalidHeader), errors.As(err, &ne):
+		return false
+	}
+	return true
+}
+
 type releaseKey struct{}
 
 // release lets the messages after a slow request (one that may wait for
@@ -106,7 +158,11 @@ func release(ctx context.Context) {
 // handler: messages are handled in order, so didOpen and didChange can
 // never race.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
-	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(rwc), jsonrpc2.WithCodec(codec{}))
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	locked := &lockedConn{ReadWriteCloser: rwc}
+	conn := jsonrpc2.NewConn(&tolerantStream{Stream: jsonrpc2.NewHeaderStream(locked), conn: locked, log: opts.Logger}, jsonrpc2.WithCodec(codec{}))
 	client := protocol.ClientDispatcher(conn)
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)
