@@ -29,7 +29,10 @@ func rawSession(t *testing.T) *rawClient {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	done := make(chan struct{})
-	go func() { Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"}); close(done) }()
+	go func() {
+		Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
+		close(done)
+	}()
 	t.Cleanup(func() { clientEnd.Close(); cancel(); <-done })
 	c := &rawClient{t: t, conn: clientEnd, in: make(chan message, 1000), errs: make(chan error, 1)}
 	go c.readLoop(bufio.NewReader(clientEnd))
