@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -252,7 +253,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		},
 		nodes:       m.Nodes,
 		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
-		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Dialect) },
+		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Dialect, c.bindable) },
 		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Dialect); return u, err },
 		convertible: func(a, b pmapi.Units) bool { _, _, err := pmapi.ConvFactors(a, b); return err == nil },
 		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Dialect == grammar.PCP7) },
@@ -499,7 +500,10 @@ func exprRange(f *grammar.File, d *grammar.Definition, s grammar.Span) grammar.R
 }
 
 // constDesc is the descriptor libpcp gives a literal, mkconst or novalue.
-func constDesc(n grammar.Node, dialect grammar.Dialect) (pmapi.Desc, error) {
+// With meta=M (PCP 6.2.2+) it starts from M's descriptor and the other
+// keys override it, as libpcp's bind_desc does; indom= (7.1) sets the
+// instance domain.
+func constDesc(n grammar.Node, dialect grammar.Dialect, lookup func(string) (pmapi.Desc, bool)) (pmapi.Desc, error) {
 	d := pmapi.Desc{PMID: pmapi.PMIDNull, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
 	var specs []grammar.Spec
 	switch n := n.(type) {
@@ -520,7 +524,24 @@ func constDesc(n grammar.Node, dialect grammar.Dialect) (pmapi.Desc, error) {
 		specs = n.Specs
 	}
 	for _, s := range specs {
+		if s.Key != "meta" {
+			continue
+		}
+		m, ok := lookup(s.Value)
+		if !ok {
+			return d, &semErr{node: n, msg: "Unknown operand metric", rendering: "operand " + s.Value}
+		}
+		d.Type, d.InDom, d.Sem, d.Units = m.Type, m.InDom, m.Sem, m.Units
+	}
+	for _, s := range specs {
 		switch s.Key {
+		case "indom":
+			d.InDom = pmapi.InDomNull
+			if dom, serial, ok := strings.Cut(s.Value, "."); ok {
+				a, _ := strconv.ParseUint(dom, 10, 32)
+				b, _ := strconv.ParseUint(serial, 10, 32)
+				d.InDom = pmapi.InDom(uint32(a)<<22 | uint32(b))
+			}
 		case "type":
 			d.Type = specType(s.Value)
 		case "semantics":

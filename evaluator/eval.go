@@ -295,7 +295,8 @@ func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
 	return nil, false
 }
 
-// constant evaluates a literal or mkconst: one value, instance PM_IN_NULL.
+// constant evaluates a literal or mkconst: one value, instance PM_IN_NULL,
+// or one per instance for a constant with an instance domain.
 func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
 	d := r.desc(n)
 	text := ""
@@ -324,7 +325,18 @@ func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
 			v.F = 0
 		}
 	}
-	return []Value{v}, nil
+	if d.InDom == pmapi.InDomNull {
+		return []Value{v}, nil
+	}
+	// PCP 6.2.2+: a constant with an instance domain (meta=, indom=) has
+	// its value for every instance currently in the domain.
+	insts := r.instances(d.InDom)
+	out := make([]Value, len(insts))
+	for i, in := range insts {
+		out[i] = v
+		out[i].Inst = in.ID
+	}
+	return out, nil
 }
 
 // atoi is C's atoi on an unsigned decimal literal: glibc converts with

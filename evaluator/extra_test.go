@@ -12,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
@@ -99,6 +100,63 @@ func TestExtraUnitValues(t *testing.T) {
 	for i, c := range cases {
 		if g := got[fmt.Sprintf("qa.m%d", i)]; g != c.want {
 			t.Errorf("%s = %s, want %s", c.expr, g, c.want)
+		}
+	}
+}
+
+// TestConstantsWithInDom: in pcp7 a constant with meta= or indom= has one
+// value per current instance of its domain (PCP 6.2.2+ and 7.1+), and
+// meta= copies the metric's descriptor before the other keys override it.
+func TestConstantsWithInDom(t *testing.T) {
+	requirePCP(t)
+	ctx := context.Background()
+	src, err := pmcd.New("127.0.0.1", pmcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	config := "m.c = mkconst(7, type=32, meta=sample.bin)\nm.e = mkconst(3, indom=60.2)\nm.g = mkconst(2, meta=sample.bin, type=64, semantics=counter)\nm.s = mkconst(5, type=u32)\n"
+	file := grammar.ParseConfig("c.conf", []byte(config), grammar.Options{Dialect: grammar.PCP7})
+	rep, err := checker.Check(ctx, []*grammar.File{file}, src, checker.Options{Dialect: grammar.PCP7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDesc := map[string]string{
+		"m.c": "32-bit int instant, units none, indom 29.2",
+		"m.e": "32-bit unsigned int discrete, units none, indom 60.2",
+		"m.g": "64-bit int counter, units none, indom 29.2",
+		"m.s": "32-bit unsigned int discrete, units none, singular",
+	}
+	for name, want := range wantDesc {
+		if got := checker.DescText(rep.ByName[name].Desc); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	ev, err := New(ctx, src, rep, grammar.PCP7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ev.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range s.Results {
+		var parts []string
+		for _, v := range r.Values {
+			parts = append(parts, fmt.Sprintf("%d=%s", v.Inst, Format(r.Desc.Type, v)))
+		}
+		got[r.Name] = strings.Join(parts, " ")
+	}
+	want := map[string]string{
+		"m.c": "100=7 200=7 300=7 400=7 500=7 600=7 700=7 800=7 900=7",
+		"m.e": "1=3 5=3 15=3",
+		"m.g": "100=2 200=2 300=2 400=2 500=2 600=2 700=2 800=2 900=2",
+		"m.s": "-1=5",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s = %s, want %s", name, got[name], w)
 		}
 	}
 }

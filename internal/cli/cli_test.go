@@ -347,3 +347,24 @@ func TestCheckColonPath(t *testing.T) {
 		t.Errorf("exit %d:\n%s", status, out)
 	}
 }
+
+// The eval progress line draws in place and erases itself; off a terminal
+// it writes nothing.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b}
+	p.show("sample 1 of 3")
+	p.show("sample 2 of 3")
+	p.clear()
+	p.clear()
+	if want := "\r\033[Ksample 1 of 3\r\033[Ksample 2 of 3\r\033[K"; b.String() != want {
+		t.Errorf("terminal output %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	q := newProgress(&b) // a buffer is not a terminal
+	q.show("x")
+	q.clear()
+	if b.Len() != 0 {
+		t.Errorf("wrote %q off a terminal", b.String())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -84,13 +85,17 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "# values from %s, dialect %s\n", source.Describe(), dialect)
+	progress := newProgress(env.Stderr)
+	defer progress.clear()
 	for i := 0; n < 0 || i < n; i++ {
 		if i > 0 && !fromArchive {
+			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), *interval))
 			select {
 			case <-ctx.Done():
 				return ExitOK
 			case <-time.After(*interval):
 			}
+			progress.clear()
 		}
 		s, err := ev.Sample(ctx)
 		if errors.Is(err, io.EOF) {
@@ -116,6 +121,44 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		}
 	}
 	return ExitOK
+}
+
+func countText(n int) string {
+	if n < 0 {
+		return "all"
+	}
+	return fmt.Sprint(n)
+}
+
+// progress is a status line on a terminal (like pmval's wait), redrawn in
+// place and erased before output; nothing when stderr is not a terminal.
+type progress struct {
+	w     io.Writer
+	shown bool
+}
+
+func newProgress(w io.Writer) *progress {
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return &progress{w: w}
+		}
+	}
+	return &progress{}
+}
+
+func (p *progress) show(line string) {
+	if p.w == nil {
+		return
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+	p.shown = true
+}
+
+func (p *progress) clear() {
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
 }
 
 func keep(rs []evaluator.Result, wanted map[string]bool) []evaluator.Result {
