@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -257,8 +258,7 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	rg := toRange(grammar.Range{Start: d.file.Pos(start), End: d.file.Pos(off)})
 	var items []protocol.CompletionItem
 	if src != nil {
-		kids, _ := src.Children(ctx, parent)
-		for _, k := range kids {
+		for _, k := range s.childrenOf(ctx, src, parent) {
 			if !strings.HasPrefix(k.Name, partial) {
 				continue
 			}
@@ -332,8 +332,45 @@ func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items 
 	for k, i := range idx {
 		if errs[k] == nil && derrs[k] == nil {
 			items[i].Detail = protocol.NewOptional(checker.DescText(descs[k]))
+			data, _ := json.Marshal(resolveData{Metric: names[k], PMID: uint32(descs[k].PMID)})
+			items[i].Data = protocol.LSPAny(data)
 		}
 	}
+}
+
+// resolveData rides on a metric's completion item until it is resolved.
+type resolveData struct {
+	Metric string `json:"metric"`
+	PMID   uint32 `json:"pmid"`
+}
+
+// CompletionResolve adds a metric's help text when the editor shows the
+// item: one round trip for the item looked at, not for the whole list.
+func (s *server) CompletionResolve(ctx context.Context, item *protocol.CompletionItem) (*protocol.CompletionItem, error) {
+	release(ctx)
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	var d resolveData
+	if len(item.Data) == 0 || json.Unmarshal(item.Data, &d) != nil || d.Metric == "" {
+		return item, nil
+	}
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	if src == nil {
+		return item, nil
+	}
+	target := pmclient.HelpTarget{PMID: pmapi.PMID(d.PMID), InDom: pmapi.InDomNull}
+	one, _ := src.HelpText(ctx, target, false)
+	long, _ := src.HelpText(ctx, target, true)
+	doc := one
+	if long != "" && long != one {
+		doc = one + "\n\n" + long
+	}
+	if doc != "" {
+		item.Documentation = &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: doc}
+	}
+	return item, nil
 }
 
 func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {

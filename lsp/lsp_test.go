@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -21,6 +23,7 @@ type recorder struct {
 	diags    map[uri.URI][]protocol.Diagnostic
 	ch       chan uri.URI
 	messages []string
+	progress []string
 }
 
 func (r *recorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
@@ -36,6 +39,19 @@ func (r *recorder) LogMessage(context.Context, *protocol.LogMessageParams) error
 func (r *recorder) ShowMessage(_ context.Context, p *protocol.ShowMessageParams) error {
 	r.mu.Lock()
 	r.messages = append(r.messages, p.Message)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) WorkDoneProgressCreate(context.Context, *protocol.WorkDoneProgressCreateParams) error {
+	return nil
+}
+
+func (r *recorder) Progress(_ context.Context, p *protocol.ProgressParams) error {
+	var v struct{ Kind, Title, Message string }
+	json.Unmarshal(p.Value, &v)
+	r.mu.Lock()
+	r.progress = append(r.progress, v.Kind+": "+v.Title+v.Message)
 	r.mu.Unlock()
 	return nil
 }
@@ -62,7 +78,8 @@ func sessionIn(t *testing.T, initOptions, root string) (protocol.Server, *record
 	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
 	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
-	params := &protocol.InitializeParams{}
+	yes := true
+	params := &protocol.InitializeParams{Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}
 	if root != "" {
 		params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: uri.File(root), Name: "test"}})
 	}
@@ -155,5 +172,33 @@ func TestIncrementalChangeAndClose(t *testing.T) {
 	srv.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
 	if d := rec.wait(t, u); len(d) != 0 {
 		t.Fatalf("after close: %+v", d)
+	}
+}
+
+// TestNamespaceProgress: the namespace is indexed after initialize with
+// $/progress begin and end, and completion answers from the index.
+func TestNamespaceProgress(t *testing.T) {
+	_, rec, _ := session(t, `{"source": {"metadata": "embedded"}}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		rec.mu.Lock()
+		p := append([]string(nil), rec.progress...)
+		rec.mu.Unlock()
+		if len(p) >= 2 && strings.HasPrefix(p[len(p)-1], "end: ") {
+			if !strings.HasPrefix(p[0], "begin: Loading metric names") || !strings.Contains(p[len(p)-1], "metric names") {
+				t.Errorf("progress %q", p)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no $/progress end for loading the namespace")
+}
+
+func TestBuildChildren(t *testing.T) {
+	kids := buildChildren([]string{"a.b.c", "a.b.d", "a.e", "f"})
+	got := fmt.Sprint(kids[""], kids["a"], kids["a.b"])
+	if want := "[{a false} {f true}] [{b false} {e true}] [{c true} {d true}]"; got != want {
+		t.Errorf("children %s, want %s", got, want)
 	}
 }

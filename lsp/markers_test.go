@@ -163,6 +163,26 @@ func (r *markerRun) run(f []string) []string {
 			}
 			out = append(out, line)
 		}
+	case "resolve":
+		res, err := srv.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: r.pos(arg(1))})
+		if err != nil {
+			return errLine(err)
+		}
+		l, _ := res.(*protocol.CompletionList)
+		for _, it := range l.Items {
+			if len(it.Data) == 0 {
+				continue
+			}
+			item, err := srv.CompletionResolve(ctx, &it)
+			if err != nil {
+				return errLine(err)
+			}
+			doc := "(no documentation)"
+			if m, ok := item.Documentation.(*protocol.MarkupContent); ok {
+				doc = strings.SplitN(m.Value, "\n", 2)[0]
+			}
+			out = append(out, it.Label+": "+doc)
+		}
 	case "signature":
 		h, err := srv.SignatureHelp(ctx, &protocol.SignatureHelpParams{TextDocumentPositionParams: r.pos(arg(1))})
 		switch {

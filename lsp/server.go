@@ -95,6 +95,7 @@ type server struct {
 	workspace   *workspace
 	previews    *previewStore
 	previewStop context.CancelFunc
+	names       *nameIndex // the source's namespace, for completion
 }
 
 // clientCaps are the client capabilities the server adapts to.
@@ -190,6 +191,17 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 	s.restartPreview()
 }
 
+// startNameLoad indexes the current source's namespace in the background
+// (after initialize: it may report $/progress to the client).
+func (s *server) startNameLoad() {
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	if src != nil {
+		go s.loadNames(src)
+	}
+}
+
 // detach returns a context safe to derive from: jsonrpc2 recycles request
 // contexts when a handler returns, so contexts derived from them (by the
 // pmcd client's timeouts) must hang off the connection's instead. The
@@ -248,6 +260,7 @@ func capabilities() protocol.ServerCapabilities {
 		HoverProvider:    protocol.Boolean(true),
 		CompletionProvider: &protocol.CompletionOptions{
 			TriggerCharacters: []string{".", "[", "(", ",", "=", "\""},
+			ResolveProvider:   &yes,
 		},
 		SignatureHelpProvider:      &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ","}, RetriggerCharacters: []string{","}},
 		DocumentSymbolProvider:     protocol.Boolean(true),
@@ -279,6 +292,7 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 		msg = "pcp-derive-lsp: metric metadata from " + src.Describe()
 	}
 	go s.workspace.scan(s.bg, s.log) // other config files, for references and rename
+	s.startNameLoad()
 	if msg != "" {
 		return s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg})
 	}
@@ -296,6 +310,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 		return fmt.Errorf("settings: %w", err)
 	}
 	s.applySettings(ctx, st)
+	s.startNameLoad()
 	s.reanalyseAll()
 	return nil
 }
