@@ -48,6 +48,7 @@ type Definition struct {
 	exprOffsets []int // file offset of each byte of Expr
 	leaked      bool  // Tokens were lexed in libpcp's leaked matchinst state
 	dialect     Dialect
+	memo        *memoEntry // shared parse of the same text (Options.Memo)
 
 	treeOnce sync.Once
 	tree     Node
@@ -58,16 +59,22 @@ type Definition struct {
 // participle parse costs more than the rest of reading a file). The error
 // says where parsing stopped when the expression is broken.
 func (d *Definition) Tree() (Node, error) {
-	d.treeOnce.Do(func() {
-		if d.leaked {
-			// The tree describes the text; libpcp's leaked lexer state is
-			// reported by the verdict.
-			d.tree, d.treeErr = ParseExpr(d.Expr, d.dialect)
-			return
-		}
-		d.tree, d.treeErr = parseTokens(d.Tokens)
-	})
+	if d.memo != nil {
+		e := d.memo
+		e.once.Do(func() { e.tree, e.err = d.buildTree() })
+		return e.tree, e.err
+	}
+	d.treeOnce.Do(func() { d.tree, d.treeErr = d.buildTree() })
 	return d.tree, d.treeErr
+}
+
+func (d *Definition) buildTree() (Node, error) {
+	if d.leaked {
+		// The tree describes the text; libpcp's leaked lexer state is
+		// reported by the verdict.
+		return ParseExpr(d.Expr, d.dialect)
+	}
+	return parseTokens(d.Tokens)
 }
 
 // ExprPos converts a byte offset in Expr to a file offset.
@@ -98,6 +105,10 @@ type Attribute struct {
 // Options control ParseConfig.
 type Options struct {
 	Dialect Dialect
+	// Memo, when set, remembers each expression's tokens, verdict and
+	// syntax tree, so re-reading an edited file (an editor does, on every
+	// keystroke) only parses the lines that changed.
+	Memo *Memo
 	// Leak is libpcp's matchinst flag left by earlier files in the same
 	// process (File.Leak of the previous file).
 	Leak bool
@@ -121,7 +132,7 @@ func ParseConfig(path string, src []byte, opts Options) *File {
 	for n := range opts.Registered {
 		registered[n] = true
 	}
-	r := &configReader{f: f, src: src, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1}
+	r := &configReader{f: f, src: src, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo}
 	r.run()
 	return f
 }
@@ -135,6 +146,7 @@ type configReader struct {
 	attrs      map[string]map[string]bool // metric → attributes set
 	lineno     int                        // libpcp's line counter
 	clineno    int                        // pcp7: continuation lines pending
+	memo       *Memo
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
@@ -314,8 +326,13 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		exprOffsets: ln.offs[ep:],
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
-	d.Tokens = Tokens(d.Expr, r.f.Dialect, r.f.Leak)
 	d.leaked, d.dialect = r.f.Leak, r.f.Dialect
+	memo := r.memo.get(d.Expr, r.f.Dialect, r.f.Leak)
+	if memo != nil {
+		d.Tokens = memo.tokens
+	} else {
+		d.Tokens = Tokens(d.Expr, r.f.Dialect, r.f.Leak)
+	}
 	raw := string(ln.buf[ln.eq+1:])
 	header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
 	exprRange := func(a, b int) Range { return Range{r.f.Pos(d.ExprPos(a)), r.f.Pos(d.ExprPos(b))} }
@@ -329,7 +346,13 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	wasLeaking := r.f.Leak
-	d.Verdict = libpcpVerdict(d.Expr, d.Tokens, r.f.Dialect, r.f.Leak)
+	if memo != nil {
+		d.Verdict = memo.verdict
+		memo.share(d)
+	} else {
+		d.Verdict = libpcpVerdict(d.Expr, d.Tokens, r.f.Dialect, r.f.Leak)
+		r.memo.put(d)
+	}
 	if ln.finalLine {
 		return // libpcp never parses it, so its lexer state is untouched
 	}
@@ -755,3 +778,81 @@ func (d *Definition) ExprIndex(offset int) int {
 
 // ValidMetricName reports whether libpcp accepts name for a derived metric.
 func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }
+
+// Memo remembers the parse of expressions across ParseConfig calls. The
+// entries are shared read-only between files; Trim keeps it to what the
+// latest file uses. Safe for concurrent use.
+type Memo struct {
+	mu   sync.Mutex
+	m    map[memoKey]*memoEntry
+	used map[memoKey]bool
+}
+
+type memoKey struct {
+	expr    string
+	dialect Dialect
+	leaked  bool
+}
+
+type memoEntry struct {
+	tokens  []Token
+	verdict Verdict
+	// The tree is built once, by whichever definition asks first.
+	once sync.Once
+	tree Node
+	err  error
+}
+
+// NewMemo makes an empty memo.
+func NewMemo() *Memo { return &Memo{m: map[memoKey]*memoEntry{}, used: map[memoKey]bool{}} }
+
+func (m *Memo) get(expr string, d Dialect, leaked bool) *memoEntry {
+	if m == nil {
+		return nil
+	}
+	k := memoKey{expr, d, leaked}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.m[k]
+	if e != nil {
+		m.used[k] = true
+	}
+	return e
+}
+
+func (m *Memo) put(d *Definition) {
+	if m == nil {
+		return
+	}
+	k := memoKey{d.Expr, d.dialect, d.leaked}
+	e := &memoEntry{tokens: d.Tokens, verdict: d.Verdict}
+	m.mu.Lock()
+	m.m[k], m.used[k] = e, true
+	m.mu.Unlock()
+	e.share(d)
+}
+
+// share makes the definition build its tree through the entry.
+func (e *memoEntry) share(d *Definition) { d.memo = e }
+
+// Trim forgets the expressions not used since the last Trim.
+func (m *Memo) Trim() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.m {
+		if !m.used[k] {
+			delete(m.m, k)
+		}
+	}
+	m.used = map[memoKey]bool{}
+}
+
+// Len is the number of remembered expressions.
+func (m *Memo) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.m)
+}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,5 +126,41 @@ func TestContinuationLinesPCP7(t *testing.T) {
 	}
 	if f.Definitions[1].Line != 3 {
 		t.Errorf("next definition reported on line %d", f.Definitions[1].Line)
+	}
+}
+
+// TestMemo: re-reading a file through a memo gives the same definitions,
+// verdicts and diagnostics, and shares the unchanged expressions' trees.
+func TestMemo(t *testing.T) {
+	src := []byte("a = x.y + 1\nb = matchinst(/foo/\nc = 3 / x.y\nd = x.y + 1\ne = delta(x.z)\n")
+	memo := NewMemo()
+	first := ParseConfig("m.conf", src, Options{Dialect: PCP7, Memo: memo})
+	plain := ParseConfig("m.conf", src, Options{Dialect: PCP7})
+	second := ParseConfig("m.conf", src, Options{Dialect: PCP7, Memo: memo})
+	for i, d := range plain.Definitions {
+		for _, other := range []*Definition{first.Definitions[i], second.Definitions[i]} {
+			if other.Verdict != d.Verdict || len(other.Tokens) != len(d.Tokens) || other.Registered != d.Registered {
+				t.Errorf("%s: memo changed the parse: %+v vs %+v", d.Name, other.Verdict, d.Verdict)
+			}
+			got, err1 := other.Tree()
+			want, err2 := d.Tree()
+			if (err1 == nil) != (err2 == nil) || err1 == nil && Format(got) != Format(want) {
+				t.Errorf("%s: tree %v %v, want %v %v", d.Name, got, err1, want, err2)
+			}
+		}
+	}
+	if fmt.Sprint(first.Diagnostics) != fmt.Sprint(plain.Diagnostics) || fmt.Sprint(second.Diagnostics) != fmt.Sprint(plain.Diagnostics) {
+		t.Errorf("diagnostics differ with a memo:\n%v\n%v", second.Diagnostics, plain.Diagnostics)
+	}
+	t1, _ := first.Definitions[0].Tree()
+	t2, _ := second.Definitions[0].Tree()
+	if t1 != t2 {
+		t.Error("an unchanged expression was parsed again")
+	}
+	memo.Trim()
+	ParseConfig("m.conf", []byte("a = x.y + 2\n"), Options{Dialect: PCP7, Memo: memo})
+	memo.Trim()
+	if memo.Len() != 1 {
+		t.Errorf("memo keeps %d expressions after trimming, want 1", memo.Len())
 	}
 }

@@ -30,6 +30,7 @@ type docState struct {
 	timer   *time.Timer   // the pending debounced analysis
 	done    chan struct{} // closed when the analysis of gen is stored
 	closed  bool          // done is closed
+	memo    *grammar.Memo // parses of the lines, reused across versions
 }
 
 // analysis is what the grammar and the checker made of one version.
@@ -46,7 +47,7 @@ type analysis struct {
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	td := params.TextDocument
 	s.mu.Lock()
-	s.docs[td.URI] = &docState{version: td.Version, text: td.Text, done: make(chan struct{})}
+	s.docs[td.URI] = &docState{version: td.Version, text: td.Text, done: make(chan struct{}), memo: grammar.NewMemo()}
 	s.mu.Unlock()
 	s.schedule(td.URI, 0)
 	return nil
@@ -130,14 +131,15 @@ func (s *server) analyse(u uri.URI, gen int) {
 		s.mu.Unlock()
 		return
 	}
-	text, version := d.text, d.version
+	text, version, memo := d.text, d.version, d.memo
 	dialect, src, indoms, down := s.dialect, s.source, s.indoms, s.sourceDown
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
 	defer cancel()
 	a := &analysis{uri: u, version: version, text: text, dialect: dialect}
-	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect})
+	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect, Memo: memo})
+	memo.Trim()
 	a.diags = append(a.diags, a.file.Diagnostics...)
 	syntax := *a
 	s.mu.Lock()
@@ -226,8 +228,9 @@ func (s *server) parseNow(u uri.URI) *analysis {
 		return nil
 	}
 	a := &analysis{uri: u, version: d.version, text: d.text, dialect: s.dialect}
+	memo := d.memo
 	s.mu.Unlock()
-	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Dialect: a.dialect})
+	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Dialect: a.dialect, Memo: memo})
 	a.diags = a.file.Diagnostics
 	return a
 }

@@ -1,0 +1,163 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+)
+
+// versionRecorder signals each published diagnostics version.
+type versionRecorder struct {
+	protocol.UnimplementedClient
+	versions chan int32
+}
+
+func (r *versionRecorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
+	v, _ := p.Version.Get()
+	r.versions <- v
+	return nil
+}
+
+func (r *versionRecorder) LogMessage(context.Context, *protocol.LogMessageParams) error   { return nil }
+func (r *versionRecorder) ShowMessage(context.Context, *protocol.ShowMessageParams) error { return nil }
+
+func benchSession(b *testing.B, settings string) (protocol.Server, *versionRecorder, context.Context) {
+	ctx, cancel := context.WithCancel(context.Background())
+	serverEnd, clientEnd := net.Pipe()
+	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "bench"})
+	rec := &versionRecorder{versions: make(chan int32, 1000)}
+	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	b.Cleanup(func() { conn.Close(); cancel() })
+	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(settings)}); err != nil {
+		b.Fatal(err)
+	}
+	srv.Initialized(cctx, &protocol.InitializedParams{})
+	return srv, rec, cctx
+}
+
+// embeddedConfig is n generated definitions over metrics of the embedded
+// default metadata.
+func embeddedConfig(n int) string {
+	g := exprgen.New(11, []string{"kernel.all.load", "kernel.all.cpu.user", "kernel.all.cpu.sys", "disk.dev.read",
+		"disk.dev.write", "disk.dev.total_bytes", "mem.util.used", "mem.util.free", "hinv.ncpu", "network.interface.in.bytes"})
+	g.BrokenShare = 0
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "bench.m%d = %s\n", i, g.Next())
+	}
+	return b.String()
+}
+
+// benchDidChange measures one edit's didChange to publishDiagnostics with
+// a warm metadata cache: the per-keystroke cost a user feels.
+func benchDidChange(b *testing.B, lines int) {
+	srv, rec, ctx := benchSession(b, `{"source": {"metadata": "embedded"}, "debounce": 0, "preview": {"enabled": false}}`)
+	u := uri.File("/tmp/bench.conf")
+	text := embeddedConfig(lines)
+	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
+	<-rec.versions
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v := int32(i + 2)
+		// A keystroke in the middle of the file: the whole text is sent.
+		edited := text + "bench.typing = kernel.all.load + " + strconv.Itoa(i) + "\n"
+		srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: edited}},
+		})
+		for got := <-rec.versions; got != v; got = <-rec.versions {
+		}
+	}
+}
+
+func BenchmarkDidChange1000Lines(b *testing.B)   { benchDidChange(b, 1000) }
+func BenchmarkDidChange100000Lines(b *testing.B) { benchDidChange(b, 100000) }
+
+// bigNamespace writes a snapshot of n metric names in a realistic shape
+// (a few hundred subtrees of a few hundred leaves).
+func bigNamespace(b *testing.B, n int) string {
+	f := &snapshot.File{Source: "synthetic", PCPVersion: "6.0.3"}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("big.agent%03d.group%02d.metric%04d", i%300, (i/300)%20, i)
+		f.Metrics = append(f.Metrics, snapshot.Metric{Name: name, PMID: fmt.Sprintf("%d.%d.%d", 100+i%300, (i/300)%20, i%1000),
+			Type: "U64", Sem: "counter", Units: "byte"})
+	}
+	path := filepath.Join(b.TempDir(), "big.json")
+	w, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	if err := snapshot.Write(w, f); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkCompletion100kNames: completing a metric name level by level
+// in a 100,000-name namespace, after the server indexed it; reports the
+// process RSS with that namespace loaded.
+func BenchmarkCompletion100kNames(b *testing.B) {
+	path := bigNamespace(b, 100000)
+	srv, _, ctx := benchSession(b, fmt.Sprintf(`{"source": {"metadata": %q}, "preview": {"enabled": false}}`, path))
+	u := uri.File("/tmp/complete.conf")
+	text := "x = big.agent1\ny = big.agent123.group05.metric\n"
+	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
+	positions := []protocol.Position{{Line: 0, Character: 14}, {Line: 1, Character: 30}}
+	complete := func(p protocol.Position) *protocol.CompletionList {
+		res, err := srv.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: p}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, _ := res.(*protocol.CompletionList)
+		return l
+	}
+	// Wait for the index (completion works before it too, from the source).
+	for i := 0; i < 200; i++ {
+		if l := complete(positions[1]); l != nil && l.IsIncomplete {
+			break
+		}
+		runtime.Gosched()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if l := complete(positions[i%2]); l == nil || len(l.Items) == 0 {
+			b.Fatal("no completions")
+		}
+	}
+	b.StopTimer()
+	if rss := rssMB(); rss > 0 {
+		b.ReportMetric(rss, "MB-RSS")
+	}
+}
+
+// rssMB reads this process's resident set size from /proc.
+func rssMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
