@@ -486,6 +486,19 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 			pcp = []string{fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", m.Def.Name, mt.Name)}
 		}
 		c.diag(f, m, exprRange(f, m.Def, mt.At), grammar.SeverityError, "unknown-metric", msg, pcp)
+		if c.opts.Dialect == grammar.PCP7 {
+			// PCP 6.2.2+: a metric that may be missing is guarded, and the
+			// derived metric simply has no value where it is.
+			body := grammar.Format(tree)
+			if _, isTernary := grammar.Unwrap(tree).(*grammar.Ternary); isTernary {
+				body = "(" + body + ")"
+			}
+			text := fmt.Sprintf("defined(%s) ? %s : novalue()", mt.Name, body)
+			diags := c.report.Diagnostics[f]
+			last := &diags[len(diags)-1]
+			last.Fixes = append(last.Fixes, grammar.Fix{Title: "Guard it: " + text,
+				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, grammar.Span{Start: 0, End: len(m.Def.Expr)}), NewText: text}}})
+		}
 		return true
 	})
 }
@@ -594,9 +607,40 @@ func (r *Report) SortedNames() []string {
 
 // semanticFixes offers edits for semantic errors with an obvious cure.
 func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
+	diags := c.report.Diagnostics[f]
+	if len(diags) == 0 {
+		return
+	}
+	last := &diags[len(diags)-1]
+	if b, ok := se.node.(*grammar.Binary); ok && strings.Contains(se.msg, "counter") {
+		// Counters combine after rate(); in pcp6 rate() takes a metric
+		// name only.
+		for _, x := range []grammar.Node{b.L, b.R} {
+			ni := m.Nodes[x]
+			if ni == nil || ni.Desc.Sem != pmapi.SemCounter {
+				continue
+			}
+			if _, isName := grammar.Unwrap(x).(*grammar.Metric); !isName && c.opts.Dialect == grammar.PCP6 {
+				continue
+			}
+			text := "rate(" + grammar.Format(grammar.Unwrap(x)) + ")"
+			last.Fixes = append(last.Fixes, grammar.Fix{Title: "Use the counter's rate: " + text,
+				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, x.Span()), NewText: text}}})
+		}
+		return
+	}
 	colon, ok := se.node.(*colonNode)
 	if !ok || !strings.HasPrefix(se.msg, "Different ") {
 		return
+	}
+	if strings.HasPrefix(se.msg, "Different units or scale") {
+		// Same dimension, other scale: rescale the second branch.
+		td, ed := m.Nodes[colon.t.Then], m.Nodes[colon.t.Else]
+		if td != nil && ed != nil && sameDims(td.Desc.Units, ed.Desc.Units) && td.Desc.Units.String() != "" {
+			text := fmt.Sprintf("rescale(%s, %q)", grammar.Format(grammar.Unwrap(colon.t.Else)), td.Desc.Units.Format(c.opts.Dialect == grammar.PCP7))
+			last.Fixes = append(last.Fixes, grammar.Fix{Title: "Rescale the second branch: " + text,
+				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, colon.t.Else.Span()), NewText: text}}})
+		}
 	}
 	// A bare literal branch is U32 and discrete: make it a constant with
 	// the other branch's metadata.
@@ -615,8 +659,6 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 		text += fmt.Sprintf(", units=%q", u)
 	}
 	text += ")"
-	diags := c.report.Diagnostics[f]
-	last := &diags[len(diags)-1]
 	last.Fixes = append(last.Fixes, grammar.Fix{
 		Title: "Give the constant the other branch's metadata: " + text,
 		Edits: []grammar.Edit{{Range: exprRange(f, m.Def, lit.Span()), NewText: text}},

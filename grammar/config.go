@@ -342,6 +342,10 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 			r.diag(nameRange, SeverityError, "duplicate-name",
 				fmt.Sprintf("derived metric %s is already defined: libpcp rejects this definition", name),
 				pcpSyntaxLines(header, raw, ep-ln.eq-1, d.Verdict.Message))
+			// The whole line(s), newline included, so nothing is left behind.
+			whole := Range{Start: r.f.Pos(ln.start), End: r.f.Pos(ln.end)}
+			last := &r.f.Diagnostics[len(r.f.Diagnostics)-1]
+			last.Fixes = append(last.Fixes, Fix{Title: "Remove this duplicate definition of " + name, Edits: []Edit{{Range: whole, NewText: ""}}})
 		}
 		return
 	}
