@@ -207,6 +207,21 @@ func (s *server) metricHover(ctx context.Context, name string) string {
 			fmt.Fprintf(&b, "\nInstances (%s): %s\n", desc.InDom, strings.Join(names, ", "))
 		}
 	}
+	if l, ok := src.(pmclient.Labeler); ok {
+		if ml, err := pmclient.LookupMetricLabels(ctx, l, desc); err == nil {
+			// The metric's own labels: the host's (context) ones say
+			// nothing about this metric.
+			var own []pmclient.Label
+			for _, lb := range ml.Metric {
+				if lb.Flags&uint8(pmclient.LabelContext) == 0 {
+					own = append(own, lb)
+				}
+			}
+			if len(own) > 0 {
+				fmt.Fprintf(&b, "\nLabels: `%s`\n", pmclient.FormatLabels(own))
+			}
+		}
+	}
 	fmt.Fprintf(&b, "\n_metadata: %s_", src.Describe())
 	return b.String()
 }
