@@ -202,3 +202,64 @@ func TestBuildChildren(t *testing.T) {
 		t.Errorf("children %s, want %s", got, want)
 	}
 }
+
+// refreshRecorder counts workspace/inlayHint/refresh requests.
+type refreshRecorder struct {
+	*recorder
+	refreshes chan struct{}
+}
+
+func (r *refreshRecorder) InlayHintRefresh(context.Context) error {
+	select {
+	case r.refreshes <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// TestLiveInlayValues: with preview on and a live pmcd, values appear in
+// inlay hints and the client is asked to refresh them.
+func TestLiveInlayValues(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	serverEnd, clientEnd := net.Pipe()
+	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
+	rec := &refreshRecorder{recorder: &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}, refreshes: make(chan struct{}, 1)}
+	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	t.Cleanup(func() { conn.Close(); cancel() })
+	yes := true
+	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{
+		InitializationOptions: []byte(`{"source": {"host": "127.0.0.1"}, "preview": {"interval": 1}}`),
+		Capabilities:          protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{InlayHint: &protocol.InlayHintWorkspaceClientCapabilities{RefreshSupport: &yes}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Initialized(cctx, &protocol.InitializedParams{})
+	u := uri.File("/tmp/live.conf")
+	srv.DidOpen(cctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1,
+		Text: "m.h = sample.long.hundred * 2\nm.b = sample.bin[bin-200]\n"}})
+	rec.wait(t, u)
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case <-rec.refreshes:
+		case <-deadline:
+			t.Fatal("no inlay hint refresh with live values")
+		}
+		hints, err := srv.InlayHint(cctx, &protocol.InlayHintParams{TextDocument: protocol.TextDocumentIdentifier{URI: u},
+			Range: protocol.Range{End: protocol.Position{Line: 10}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var labels []string
+		for _, h := range hints {
+			labels = append(labels, fmt.Sprint(h.Label))
+		}
+		all := strings.Join(labels, " | ")
+		if strings.Contains(all, "= 200") && strings.Contains(all, "bin-200: 200") {
+			return
+		}
+	}
+}
