@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -261,5 +262,50 @@ func TestLiveInlayValues(t *testing.T) {
 		if strings.Contains(all, "= 200") && strings.Contains(all, "bin-200: 200") {
 			return
 		}
+	}
+}
+
+// applyEdits applies non-overlapping LSP edits to a text.
+func applyEdits(text string, edits []protocol.TextEdit) string {
+	sort.Slice(edits, func(i, j int) bool {
+		a, b := edits[i].Range.Start, edits[j].Range.Start
+		return a.Line > b.Line || a.Line == b.Line && a.Character > b.Character
+	})
+	for _, e := range edits {
+		start, end := offsetIn(text, e.Range.Start), offsetIn(text, e.Range.End)
+		text = text[:start] + e.NewText + text[end:]
+	}
+	return text
+}
+
+// TestFormattingIdempotent: formatting keeps comments, attributes and
+// multi-line definitions, and formatting the result changes nothing.
+func TestFormattingIdempotent(t *testing.T) {
+	srv, rec, ctx := session(t, `{"source": {"metadata": "embedded"}, "dialect": "pcp7"}`)
+	u := uri.File("/tmp/fmt.conf")
+	text := "# keep me\na   =1+2*  3\nb(oneline) = keep  this   text\nc = (a.b)   ?x.y:  -z\nd = kernel.all.load[1 minute]+\\\n    1\n"
+	format := func(version int32, text string) []protocol.TextEdit {
+		if version == 1 {
+			srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
+		} else {
+			srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: version},
+				ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: text}},
+			})
+		}
+		rec.wait(t, u)
+		edits, err := srv.Formatting(ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return edits
+	}
+	once := applyEdits(text, format(1, text))
+	want := "# keep me\na = 1 + 2 * 3\nb(oneline) = keep  this   text\nc = (a.b) ? x.y : -z\nd = kernel.all.load[1 minute]+\\\n    1\n"
+	if once != want {
+		t.Errorf("formatted:\n%s\nwant:\n%s", once, want)
+	}
+	if again := format(2, once); len(again) != 0 {
+		t.Errorf("formatting is not idempotent: %+v", again)
 	}
 }
