@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -859,4 +860,45 @@ func (m *Memo) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.m)
+}
+
+// prefetch lexes and parses, on all CPUs, the text after the first "=" of
+// every line, as the one-line definition libpcp would see (matchinst flag
+// down, the usual case). Reading the files then finds most definitions
+// done; any other line, or a line read in another state, simply misses.
+func (m *Memo) prefetch(srcs []Source, d Dialect) {
+	seen := map[string]bool{}
+	var exprs []string
+	for _, s := range srcs {
+		for _, line := range strings.Split(string(s.Src), "\n") {
+			eq := strings.IndexByte(line, '=')
+			if eq < 0 || strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
+				continue
+			}
+			expr := strings.TrimLeft(line[eq+1:], " \t")
+			if expr != "" && !seen[expr] {
+				seen[expr] = true
+				exprs = append(exprs, expr)
+			}
+		}
+	}
+	entries := make([]*memoEntry, len(exprs))
+	workers := min(runtime.NumCPU(), len(exprs)/256+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(exprs); i += workers {
+				toks := Tokens(exprs[i], d, false)
+				entries[i] = &memoEntry{tokens: toks, verdict: libpcpVerdict(exprs[i], toks, d, false)}
+			}
+		}()
+	}
+	wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, e := range exprs {
+		m.m[memoKey{e, d, false}] = entries[i]
+	}
 }

@@ -15,8 +15,16 @@ func ParseConfigs(srcs []Source, d Dialect) []*File {
 	registered := map[string]bool{}
 	leak := false
 	files := make([]*File, 0, len(srcs))
+	memo := NewMemo()
+	total := 0
 	for _, s := range srcs {
-		f := ParseConfig(s.Path, s.Src, Options{Dialect: d, Leak: leak, Registered: registered})
+		total += len(s.Src)
+	}
+	if total > 64<<10 {
+		memo.prefetch(srcs, d)
+	}
+	for _, s := range srcs {
+		f := ParseConfig(s.Path, s.Src, Options{Dialect: d, Leak: leak, Registered: registered, Memo: memo})
 		for _, def := range f.Definitions {
 			if def.Registered {
 				registered[def.Name] = true
