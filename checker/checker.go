@@ -199,35 +199,12 @@ func (c *checkRun) ensure(m *Metric, f *grammar.File) {
 }
 
 func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
-	if len(names) == 0 {
-		return nil
+	found, err := pmclient.Resolve(ctx, src, names)
+	for _, r := range found {
+		c.descs[r.Name] = r.Desc
+		c.known[r.Name] = true
 	}
-	pmids, errs, err := src.LookupNames(ctx, names)
-	if err != nil {
-		return fmt.Errorf("looking up %d metric names in %s: %w", len(names), src.Describe(), err)
-	}
-	var found []pmapi.PMID
-	var foundNames []string
-	for i, n := range names {
-		if errs[i] == nil {
-			found = append(found, pmids[i])
-			foundNames = append(foundNames, n)
-		}
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	descs, derrs, err := src.Descs(ctx, found)
-	if err != nil {
-		return fmt.Errorf("fetching %d descriptors from %s: %w", len(found), src.Describe(), err)
-	}
-	for i, n := range foundNames {
-		if derrs[i] == nil {
-			c.descs[n] = descs[i]
-			c.known[n] = true
-		}
-	}
-	return nil
+	return err
 }
 
 // check runs binding and semantic checks for one metric.

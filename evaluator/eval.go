@@ -78,27 +78,13 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect 
 			return true
 		})
 	}
-	if len(names) > 0 {
-		pmids, errs, err := src.LookupNames(ctx, names)
-		if err != nil {
-			return nil, err
-		}
-		var found []pmapi.PMID
-		for i, n := range names {
-			if errs[i] == nil {
-				e.pmids[n] = pmids[i]
-				found = append(found, pmids[i])
-			}
-		}
-		descs, derrs, err := src.Descs(ctx, found)
-		if err != nil {
-			return nil, err
-		}
-		for i, p := range found {
-			if derrs[i] == nil {
-				e.descs[p] = descs[i]
-			}
-		}
+	found, err := pmclient.Resolve(ctx, src, names)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range found {
+		e.pmids[r.Name] = r.PMID
+		e.descs[r.PMID] = r.Desc
 	}
 	if err := e.bindDefined(ctx, rep, defNames); err != nil {
 		return nil, err
@@ -114,26 +100,12 @@ func (e *Evaluator) bindDefined(ctx context.Context, rep *checker.Report, names 
 	if len(names) == 0 {
 		return nil
 	}
-	pmids, errs, err := e.src.LookupNames(ctx, names)
+	found, err := pmclient.Resolve(ctx, e.src, names)
 	if err != nil {
 		return err
 	}
-	var found []pmapi.PMID
-	var foundNames []string
-	for i, n := range names {
-		if errs[i] == nil {
-			found = append(found, pmids[i])
-			foundNames = append(foundNames, n)
-		}
-	}
-	if len(found) > 0 {
-		_, derrs, err := e.src.Descs(ctx, found)
-		if err != nil {
-			return err
-		}
-		for i, n := range foundNames {
-			e.defined[n] = derrs[i] == nil
-		}
+	for _, r := range found {
+		e.defined[r.Name] = true
 	}
 	for _, n := range names {
 		if m, ok := rep.ByName[n]; ok && m.Status == checker.Valid || n == "event.flags" || n == "event.missed" {

@@ -29,7 +29,7 @@ func specCompletion(a *analysis, def *grammar.Definition, off int) (items []prot
 	if idx < 0 {
 		return nil, false
 	}
-	var stack []callFrame
+	var stack callStack
 	var prev, prev2 grammar.Token
 	var inString *grammar.Token
 	for _, t := range def.Tokens {
@@ -41,25 +41,7 @@ func specCompletion(a *analysis, def *grammar.Definition, off int) (items []prot
 			inString = &tt // the cursor is inside this string
 			break
 		}
-		n := len(stack)
-		switch t.Kind {
-		case grammar.TokFunc:
-			stack = append(stack, callFrame{fn: t.Value})
-		case grammar.TokLParen:
-			if n > 0 && stack[n-1].fn != "" && !stack[n-1].opened {
-				stack[n-1].opened = true
-			} else {
-				stack = append(stack, callFrame{opened: true})
-			}
-		case grammar.TokComma:
-			if n > 0 {
-				stack[n-1].arg++
-			}
-		case grammar.TokRParen:
-			if n > 0 {
-				stack = stack[:n-1]
-			}
-		}
+		stack = stack.push(t)
 		prev2, prev = prev, t
 	}
 	var fn string

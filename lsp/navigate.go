@@ -274,30 +274,12 @@ func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHe
 	if idx < 0 {
 		return nil, nil
 	}
-	var stack []callFrame
+	var stack callStack
 	for _, t := range def.Tokens {
 		if t.Offset >= idx || t.Kind == grammar.TokEOS {
 			break
 		}
-		n := len(stack)
-		switch t.Kind {
-		case grammar.TokFunc:
-			stack = append(stack, callFrame{fn: t.Value})
-		case grammar.TokLParen:
-			if n > 0 && stack[n-1].fn != "" && !stack[n-1].opened {
-				stack[n-1].opened = true
-			} else {
-				stack = append(stack, callFrame{opened: true})
-			}
-		case grammar.TokComma:
-			if n > 0 {
-				stack[n-1].arg++
-			}
-		case grammar.TokRParen:
-			if n > 0 {
-				stack = stack[:n-1]
-			}
-		}
+		stack = stack.push(t)
 	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := stack[i]
@@ -327,9 +309,37 @@ func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHe
 	return nil, nil
 }
 
-// callFrame is an open parenthesis while scanning for signature help.
+// callFrame is an open parenthesis while scanning the tokens before the
+// cursor (signature help, completion inside calls).
 type callFrame struct {
 	fn     string // "" for a plain parenthesis
 	opened bool   // the call's "(" has been seen
 	arg    int    // commas seen inside
+}
+
+// callStack is the open calls and parentheses, innermost last.
+type callStack []callFrame
+
+// push updates the stack with the next token.
+func (st callStack) push(t grammar.Token) callStack {
+	n := len(st)
+	switch t.Kind {
+	case grammar.TokFunc:
+		return append(st, callFrame{fn: t.Value})
+	case grammar.TokLParen:
+		if n > 0 && st[n-1].fn != "" && !st[n-1].opened {
+			st[n-1].opened = true
+			return st
+		}
+		return append(st, callFrame{opened: true})
+	case grammar.TokComma:
+		if n > 0 {
+			st[n-1].arg++
+		}
+	case grammar.TokRParen:
+		if n > 0 {
+			return st[:n-1]
+		}
+	}
+	return st
 }

@@ -5,6 +5,7 @@ package pmclient
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -98,4 +99,48 @@ type NameLister interface {
 // instance names themselves (pmcd's PMDAs, for pmLookupInDom).
 type InstanceLookuper interface {
 	LookupInstance(ctx context.Context, indom pmapi.InDom, name string) (int32, error)
+}
+
+// Resolved is a metric name bound the way libpcp binds an operand: a PMID
+// (pmLookupName) and a descriptor (pmLookupDesc).
+type Resolved struct {
+	Name string
+	PMID pmapi.PMID
+	Desc pmapi.Desc
+}
+
+// Resolve binds names with one batched name lookup and one batched
+// descriptor request. Names that fail either step are left out; err is
+// for a failed request.
+func Resolve(ctx context.Context, src Source, names []string) ([]Resolved, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	pmids, errs, err := src.LookupNames(ctx, names)
+	if err != nil {
+		return nil, fmt.Errorf("looking up %d metric names in %s: %w", len(names), src.Describe(), err)
+	}
+	var found []Resolved
+	var ids []pmapi.PMID
+	for i, n := range names {
+		if errs[i] == nil {
+			found = append(found, Resolved{Name: n, PMID: pmids[i]})
+			ids = append(ids, pmids[i])
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	descs, derrs, err := src.Descs(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("fetching %d descriptors from %s: %w", len(ids), src.Describe(), err)
+	}
+	out := found[:0]
+	for i, r := range found {
+		if derrs[i] == nil {
+			r.Desc = descs[i]
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -74,6 +74,7 @@ type volumeFile struct {
 
 type metadata struct {
 	descs  map[pmapi.PMID]pmapi.Desc
+	types  map[pmapi.PMID]pmapi.Type // descs' value types, for decoding records
 	names  map[pmapi.PMID][]string
 	byName map[string]pmapi.PMID
 	indoms map[pmapi.InDom][]observation
@@ -176,6 +177,14 @@ type recordReader struct {
 // next returns a record's bytes including both length words; io.EOF at a
 // clean end.
 func (rr *recordReader) next() ([]byte, error) {
+	buf, err := rr.read(nil, 0)
+	return buf, err
+}
+
+// read reads the next record into buf[front:], growing buf when it is too
+// small, and returns buf[:front+length]: the record after front bytes the
+// caller may use. io.EOF at a clean end.
+func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(rr.r, hdr[:]); err != nil {
 		if err == io.EOF {
@@ -187,7 +196,12 @@ func (rr *recordReader) next() ([]byte, error) {
 	if n < 8 || n > maxRecord {
 		return nil, fmt.Errorf("%s at byte %d: record length %d: %w", rr.path, rr.off, n, errCorrupt)
 	}
-	rec := make([]byte, n)
+	size := front + int(n)
+	if cap(buf) < size {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	rec := buf[front:]
 	copy(rec, hdr[:])
 	if _, err := io.ReadFull(rr.r, rec[4:]); err != nil {
 		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: %w", rr.path, rr.off, n, errCorrupt)
@@ -196,7 +210,7 @@ func (rr *recordReader) next() ([]byte, error) {
 		return nil, fmt.Errorf("%s at byte %d: record length %d but trailer %d: %w", rr.path, rr.off, n, trailer, errCorrupt)
 	}
 	rr.off += n
-	return rec, nil
+	return buf, nil
 }
 
 var errCorrupt = errors.New("corrupt archive record")
@@ -304,7 +318,7 @@ func (a *Archive) readMeta(path string) error {
 	if a.label, err = parseLabel(rec, path); err != nil {
 		return err
 	}
-	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, names: map[pmapi.PMID][]string{},
+	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
 		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
 		labels: map[[2]uint32][]labelObservation{}}
 	for {
@@ -336,6 +350,7 @@ func (m *metadata) add(rec []byte, version int) error {
 		d := pmapi.Desc{PMID: pmapi.PMID(c.u32()), Type: pmapi.Type(int32(c.u32())), InDom: pmapi.InDom(c.u32()), Sem: pmapi.Sem(int32(c.u32()))}
 		d.Units = pmapi.UnitsFromWire(c.u32())
 		m.descs[d.PMID] = d
+		m.types[d.PMID] = d.Type
 		if c.off == len(c.b) {
 			return c.err // no names
 		}

@@ -26,6 +26,9 @@ type replayer struct {
 	vol    int // index into a.volumes
 	closer io.Closer
 	rr     *recordReader
+	// buf holds the record being decoded, reused from record to record
+	// (decoded values never point into it).
+	buf []byte
 }
 
 // Records replays every data record from the start, in time order.
@@ -63,7 +66,7 @@ func (r *replayer) next(ctx context.Context) (*Record, error) {
 				return nil, err
 			}
 		}
-		rec, err := r.rr.next()
+		buf, err := r.rr.read(r.buf, recordFront)
 		if err == io.EOF {
 			r.close()
 			continue
@@ -71,9 +74,10 @@ func (r *replayer) next(ctx context.Context) (*Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := r.a.decodeRecord(rec)
+		r.buf = buf
+		out, err := r.a.decodeRecord(buf)
 		if err != nil {
-			return nil, fmt.Errorf("%s at byte %d: %w", r.rr.path, r.rr.off-int64(len(rec)), err)
+			return nil, fmt.Errorf("%s at byte %d: %w", r.rr.path, r.rr.off-int64(len(buf)-recordFront), err)
 		}
 		return out, nil
 	}
@@ -104,12 +108,16 @@ func (r *replayer) openVolume() error {
 	return nil
 }
 
-// decodeRecord decodes a data record. Its value-block offsets count words
-// from 8 bytes before the record, where the RESULT PDU it was made from
-// began, so the record is decoded inside such a frame.
-func (a *Archive) decodeRecord(rec []byte) (*Record, error) {
-	pdu := make([]byte, 8+len(rec)-4)
-	copy(pdu[8:], rec[:len(rec)-4])
+// recordFront is the room read leaves before a data record: its
+// value-block offsets count words from 8 bytes before the record, where
+// the RESULT PDU it was made from began.
+const recordFront = 8
+
+// decodeRecord decodes a data record read after recordFront spare bytes,
+// inside the frame of the PDU it was made from (without its trailer).
+// Nothing decoded points into framed.
+func (a *Archive) decodeRecord(framed []byte) (*Record, error) {
+	pdu := framed[:len(framed)-4]
 	c := &cursor{b: pdu, off: 12}
 	out := &Record{Timestamp: c.stamp(a.label.Version)}
 	n := int(int32(c.u32()))
@@ -120,11 +128,7 @@ func (a *Archive) decodeRecord(rec []byte) (*Record, error) {
 		out.Mark = true
 		return out, nil
 	}
-	types := make(map[pmapi.PMID]pmapi.Type, len(a.meta.descs))
-	for id, d := range a.meta.descs {
-		types[id] = d.Type
-	}
-	metrics, err := wire.DecodeVsets(pdu, c.off, n, types)
+	metrics, err := wire.DecodeVsets(pdu, c.off, n, a.meta.types)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
