@@ -168,3 +168,81 @@ func exprOf(rep *checker.Report, name string) string {
 	}
 	return "?"
 }
+
+// TestArchiveMarkAgainstLibpcp: over an archive merged by pmlogextract,
+// which holds a <mark> where the recordings meet, pmFetch in forward mode
+// passes over the mark: no sample there, and delta()/rate() go on from the
+// last record before it. We evaluate as libpcp does.
+func TestArchiveMarkAgainstLibpcp(t *testing.T) {
+	requirePCP(t)
+	dir := t.TempDir()
+	cfg := "log mandatory on default { sample.long.bin_ctr sample.milliseconds sample.long.one sample.byte_ctr }\n"
+	os.WriteFile(filepath.Join(dir, "cfg"), []byte(cfg), 0o644)
+	for _, name := range []string{"one", "two"} {
+		rec := exec.Command("pmlogger", "-h", "127.0.0.1", "-c", "cfg", "-t", "100msec", "-s", "6", "-V3", name)
+		rec.Dir = dir
+		if out, err := rec.CombinedOutput(); err != nil {
+			t.Fatalf("pmlogger: %v\n%s", err, out)
+		}
+	}
+	merge := exec.Command("pmlogextract", "-m", "one", "two", "merged")
+	merge.Dir = dir
+	if out, err := merge.CombinedOutput(); err != nil {
+		t.Fatalf("pmlogextract: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "merged")
+	config := "m.d = delta(sample.long.bin_ctr)\nm.r = rate(sample.milliseconds)\nm.b = rate(sample.byte_ctr)\nm.o = sample.long.one\n"
+	confPath := filepath.Join(dir, "m.conf")
+	os.WriteFile(confPath, []byte(config), 0o644)
+	a, err := archive.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := 0
+	for r := a.Records(); ; {
+		rec, err := r.Next(context.Background())
+		if err != nil {
+			break
+		}
+		if rec.Mark {
+			marks++
+		}
+	}
+	if marks == 0 {
+		t.Fatal("the merged archive has no <mark> record")
+	}
+	ctx := context.Background()
+	f := grammar.ParseConfig(confPath, []byte(config), grammar.Options{Dialect: grammar.PCP6})
+	rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Dialect: grammar.PCP6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := exec.Command("/usr/bin/python3", "testdata/libpcp_archive_eval.py", path, confPath, "m.d", "m.r", "m.b", "m.o").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := New(ctx, a, rep, grammar.PCP6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for {
+		s, err := ev.Sample(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.WriteString(canonical(s))
+	}
+	if got.String() != string(want) {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(got.String(), "\n")
+		for i := range min(len(wl), len(gl)) {
+			if wl[i] != gl[i] {
+				t.Fatalf("line %d: libpcp %q, ours %q (%d vs %d lines)", i+1, wl[i], gl[i], len(wl), len(gl))
+			}
+		}
+		t.Fatalf("libpcp %d lines, ours %d", len(wl), len(gl))
+	}
+}

@@ -43,6 +43,12 @@ type Evaluator struct {
 	defined map[string]bool // defined(name), fixed at bind time as in libpcp
 	state   map[grammar.Node]*nodeState
 	insts   map[pmapi.InDom][]pmclient.Instance
+	regexps map[string]compiledRegexp // matchinst patterns, compiled once
+}
+
+type compiledRegexp struct {
+	re  *regexp.Regexp
+	err error
 }
 
 type nodeState struct {
@@ -372,9 +378,9 @@ func (r *sampleRun) filterExact(indom pmapi.InDom, vals []Value, inst string) ([
 }
 
 func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, error) {
-	re, err := regexp.CompilePOSIX(n.Pattern)
+	re, err := r.e.regexp(n.Pattern)
 	if err != nil {
-		return nil, fmt.Errorf("matchinst pattern %q: %w", n.Pattern, err)
+		return nil, err
 	}
 	names := map[int32]string{}
 	for _, in := range r.instances(r.desc(n).InDom) {
@@ -389,6 +395,22 @@ func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, erro
 		}
 	}
 	return out, nil
+}
+
+// regexp compiles a matchinst pattern on its first use only.
+func (e *Evaluator) regexp(pattern string) (*regexp.Regexp, error) {
+	if c, ok := e.regexps[pattern]; ok {
+		return c.re, c.err
+	}
+	re, err := regexp.CompilePOSIX(pattern)
+	if err != nil {
+		err = fmt.Errorf("matchinst pattern %q: %w", pattern, err)
+	}
+	if e.regexps == nil {
+		e.regexps = map[string]compiledRegexp{}
+	}
+	e.regexps[pattern] = compiledRegexp{re, err}
+	return re, err
 }
 
 func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {

@@ -138,9 +138,9 @@ func (a *Archive) decodeRecord(framed []byte) (*Record, error) {
 
 // Fetch implements pmclient.Source for an archive: each call returns the
 // next data record in time order that holds any of the requested metrics
-// (as libpcp's forward mode does), with no values for those it lacks, Mark
-// set on a <mark> record, and io.EOF after the last record. Rewind starts
-// again.
+// (as pmFetch in libpcp's forward mode does, which also passes over <mark>
+// records), with no values for those it lacks, and io.EOF after the last
+// record. Rewind starts again.
 func (a *Archive) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -158,10 +158,11 @@ func (a *Archive) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resu
 		for _, m := range rec.Metrics {
 			have[m.PMID] = m
 		}
-		if rec.Mark || len(pmids) == 0 || anyPresent(have, pmids) {
+		if !rec.Mark && (len(pmids) == 0 || anyPresent(have, pmids)) {
 			break
 		}
-		// Like libpcp in forward mode, skip records with none of the metrics.
+		// Like pmFetch in forward mode, skip <mark> records and records
+		// with none of the metrics (Records reports every record).
 	}
 	res := &pmclient.Result{Timestamp: rec.Timestamp, Mark: rec.Mark}
 	for _, p := range pmids {

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The pmcd client against libpcp, in the same run, over TCP to the test
+# pmcd (scripts/pcp-testenv.sh, started here if needed):
+#  (a) metadata of the whole PMNS, every name and its descriptor: ours
+#      (go test -bench WholePMNSMetadata: connect, traverse, names, descs)
+#      against `pminfo -d` of the whole namespace; goal: ours faster.
+#  (b) one fetch round trip of the 50 metrics of bench/testdata/fetch50.names
+#      on a warm connection: ours (go test -bench Fetch50) against libpcp's
+#      pmFetch of the same PMIDs in a loop (python3-pcp calling libpcp
+#      directly through ctypes); goal: ours within 1.2x of libpcp.
+# Three rounds, the two sides taking turns; the best run of each counts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+host=${PCP_DERIVE_LSP_BENCH_HOST:-127.0.0.1}
+export PCP_DERIVE_LSP_BENCH_HOST=$host
+# pmcd's own namespace only: no libpcp-side derived metrics in pminfo.
+export PCP_DERIVED_CONFIG=
+out=$(scripts/pcp-testenv.sh 2>&1) || { echo "$out" >&2; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+names=bench/testdata/fetch50.names
+
+now() { date +%s%N; }
+
+# libpcp's pmFetch loop: the mean per fetch over about a second.
+cat >"$dir/fetch.py" <<'PY'
+import os, sys, time
+os.environ["PCP_DERIVED_CONFIG"] = ""
+from ctypes import POINTER, byref, c_uint
+from pcp import pmapi
+import cpmapi as c
+host, names = sys.argv[1], open(sys.argv[2]).read().split()
+ctx = pmapi.pmContext(c.PM_CONTEXT_HOST, host)
+pmids = ctx.pmLookupName(names)
+ctx.pmLookupDescs(pmids)
+arr = (c_uint * len(pmids))(*pmids)
+lib, res = pmapi.LIBPCP, POINTER(pmapi.pmResult)()
+if lib.pmFetch(len(pmids), arr, byref(res)) < 0:
+    raise SystemExit("pmFetch failed")
+values = sum(max(res.contents.get_vset(i).contents.numval, 0) for i in range(res.contents.numpmid))
+lib.pmFreeResult(res)
+def fetches(n):
+    start = time.perf_counter()
+    for _ in range(n):
+        if lib.pmFetch(len(pmids), arr, byref(res)) < 0:
+            raise SystemExit("pmFetch failed")
+        lib.pmFreeResult(res)
+    return (time.perf_counter() - start) / n
+def overhead(n):
+    # the same loop and two ctypes calls into libpcp, without I/O
+    start = time.perf_counter()
+    for _ in range(n):
+        lib.pmWhichContext()
+        lib.pmWhichContext()
+    return (time.perf_counter() - start) / n
+fetches(20)
+print(f"{fetches(max(20, int(1.0 / fetches(50)))):.9f} {overhead(100000):.9f} {len(pmids)} {values}")
+PY
+
+go test -c -o "$dir/pmcd.test" ./pmclient/pmcd
+ours() { (cd pmclient/pmcd && "$dir/pmcd.test" -test.run '^$' -test.bench "$@"); }
+
+# Three rounds, ours and libpcp taking turns so that both see the same
+# pmcd; the best of each side counts.
+best_pminfo= best_one= libpcp_fetch= go_out=
+for _ in 1 2 3; do
+	# (a) pminfo -d over the whole namespace, and of one name for the cost
+	# of a process and a connection alone.
+	t0=$(now)
+	pminfo -h "$host" -d >"$dir/pminfo-d.out"
+	t1=$(now)
+	pminfo -h "$host" -d pmcd.version >/dev/null
+	t2=$(now)
+	if [ -z "$best_pminfo" ] || [ $((t1 - t0)) -lt "$best_pminfo" ]; then best_pminfo=$((t1 - t0)); fi
+	if [ -z "$best_one" ] || [ $((t2 - t1)) -lt "$best_one" ]; then best_one=$((t2 - t1)); fi
+	go_out+=$(ours 'WholePMNSMetadata' -test.benchtime 5x)$'\n'
+	# (b) one fetch of 50 metrics.
+	lib=$(/usr/bin/python3 "$dir/fetch.py" "$host" "$names")
+	if [ -z "$libpcp_fetch" ] || awk -v a="$lib" -v b="$libpcp_fetch" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then libpcp_fetch=$lib; fi
+	go_out+=$(ours 'Fetch50' -test.benchtime 1s)$'\n'
+done
+pminfo_names=$(grep -c '^[^ ]' "$dir/pminfo-d.out")
+echo "$go_out" | grep '^Benchmark'
+
+echo "$go_out" | awk -v pminfo="$best_pminfo" -v one="$best_one" -v pnames="$pminfo_names" -v lib="$libpcp_fetch" '
+function minset(k, v) { if (!(k in best) || v < best[k]) best[k] = v }
+/^BenchmarkWholePMNSMetadata/ { minset("meta", $3); for (i = 4; i < NF; i++) if ($(i+1) == "names") names = $i; else if ($(i+1) == "allocs/op") metaAllocs = $i }
+/^BenchmarkFetch50/ { minset("fetch", $3); for (i = 4; i < NF; i++) if ($(i+1) == "values") values = $i; else if ($(i+1) == "allocs/op") fetchAllocs = $i }
+END {
+	split(lib, l, " ")
+	ours = best["meta"] / 1e6; theirs = pminfo / 1e6
+	printf "pmcd whole-PMNS metadata (%d names; pminfo -d %d with libpcp'"'"'s event.flags, event.missed): ours %.1f ms, pminfo -d %.1f ms, ratio %.1fx (pminfo/ours; goal > 1), %d allocs/op\n", names, pnames, ours, theirs, theirs / ours, metaAllocs
+	printf "  (pminfo -d of one name, process and connection alone: %.1f ms)\n", one / 1e6
+	ours = best["fetch"] / 1e3; theirs = l[1] * 1e6
+	printf "pmcd fetch of %d metrics (%d values; libpcp got %d): ours %.1f us, libpcp pmFetch %.1f us, ratio %.2fx (ours/libpcp; goal <= 1.2), %d allocs/op\n", l[3], values, l[4], ours, theirs, ours / theirs, fetchAllocs
+	printf "  (the Python loop and ctypes calls add about %.1f us per libpcp fetch)\n", l[2] * 1e6
+}'

@@ -1,0 +1,76 @@
+package evaluator
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
+)
+
+// BenchmarkEvalArchive evaluates every definition of a config over every
+// record of an archive, as bench/eval.sh has libpcp do it (pmLoadDerivedConfig,
+// then pmFetch of every derived metric record after record): open the
+// archive, parse, check and bind the config, then one Sample per record.
+// $PCP_DERIVE_LSP_BENCH_ARCHIVE is the archive (its base name) and
+// $PCP_DERIVE_LSP_BENCH_CONFIG the config (default
+// bench/testdata/eval1000.conf).
+func BenchmarkEvalArchive(b *testing.B) {
+	base := os.Getenv("PCP_DERIVE_LSP_BENCH_ARCHIVE")
+	if base == "" {
+		b.Skip("set PCP_DERIVE_LSP_BENCH_ARCHIVE to an archive (bench/eval.sh does)")
+	}
+	confPath := os.Getenv("PCP_DERIVE_LSP_BENCH_CONFIG")
+	if confPath == "" {
+		confPath = "../bench/testdata/eval1000.conf"
+	}
+	text, err := os.ReadFile(confPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	records, metrics, values := 0, 0, 0
+	var replay time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := archive.Open(base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := grammar.ParseConfig(confPath, text, grammar.Options{Dialect: grammar.PCP6})
+		rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Dialect: grammar.PCP6})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ev, err := New(ctx, a, rep, grammar.PCP6)
+		if err != nil {
+			b.Fatal(err)
+		}
+		metrics = len(ev.Metrics())
+		records, values = 0, 0
+		start := time.Now()
+		for {
+			s, err := ev.Sample(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			records++
+			for _, r := range s.Results {
+				values += len(r.Values)
+			}
+		}
+		replay += time.Since(start)
+	}
+	b.ReportMetric(float64(replay.Nanoseconds())/float64(b.N), "replay-ns/op")
+	b.ReportMetric(float64(metrics), "metrics")
+	b.ReportMetric(float64(records), "records")
+	b.ReportMetric(float64(values), "values")
+}
