@@ -1,18 +1,16 @@
 // A scripted session against pcp-derive-lsp through vscode-jsonrpc and
 // vscode-languageserver-protocol, the libraries VS Code's client uses.
-// PCP_DERIVE_LSP_BIN names the server binary.
+// PCP_DERIVE_LSP_BIN names the server binary (default ../../bin/pcp-derive-lsp).
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert');
 const cp = require('node:child_process');
 const rpc = require('vscode-jsonrpc/node');
 const lsp = require('vscode-languageserver-protocol');
-
-const bin = process.env.PCP_DERIVE_LSP_BIN;
+const { serverBinary } = require('../helpers.js');
 
 test('initialize, diagnostics, hover, completion, formatting, shutdown', async () => {
-  assert.ok(bin, 'PCP_DERIVE_LSP_BIN must name the server binary');
-  const child = cp.spawn(bin, ['serve', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = cp.spawn(serverBinary(), ['serve', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const conn = rpc.createMessageConnection(
     new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
   const diagnostics = new Promise((resolve) => {
