@@ -88,7 +88,13 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 			mu.Unlock()
 			cancel()
 		}()
-		return next(cctx, req)
+		res, err := next(cctx, req)
+		if cctx.Err() != nil && ctx.Err() == nil {
+			// Cancelled by the client: say so (LSP's RequestCancelled)
+			// rather than send a result computed from a cut-short wait.
+			return nil, protocol.ErrRequestCancelled
+		}
+		return res, err
 	}
 }
 

@@ -236,3 +236,38 @@ func TestMalformedMessages(t *testing.T) {
 		t.Errorf("shutdown: %+v", m.Error)
 	}
 }
+
+// TestCancelRequest: a hover waiting on a pmcd that never answers ends
+// with RequestCancelled as soon as the client cancels it.
+func TestCancelRequest(t *testing.T) {
+	addr, _ := stallingPmcd(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	serverEnd, clientEnd := net.Pipe()
+	env := map[string]string{"PMCD_REQUEST_TIMEOUT": "30", "PMCD_CONNECT_TIMEOUT": "30"}
+	done := make(chan struct{})
+	go func() {
+		Serve(ctx, serverEnd, Options{Getenv: func(k string) string { return env[k] }, Version: "test", RetryInterval: time.Hour})
+		close(done)
+	}()
+	t.Cleanup(func() { clientEnd.Close(); cancel(); <-done })
+	c := &rawClient{t: t, conn: clientEnd, in: make(chan message, 1000), errs: make(chan error, 1)}
+	go c.readLoop(bufio.NewReader(clientEnd))
+	c.send(1, "initialize", map[string]any{"initializationOptions": map[string]any{"source": map[string]any{"host": addr}, "preview": map[string]any{"enabled": false}}})
+	if m := c.reply(1); m.Error != nil {
+		t.Fatalf("initialize: %+v", m.Error)
+	}
+	c.send(nil, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": "file:///tmp/c.conf", "languageId": "pcp-derived", "version": 1, "text": "m.a = sample.long.one\n"}})
+	c.send(2, "textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": "file:///tmp/c.conf"},
+		"position": map[string]any{"line": 0, "character": 8}})
+	time.Sleep(300 * time.Millisecond) // the hover is now waiting on pmcd
+	start := time.Now()
+	c.send(nil, "$/cancelRequest", map[string]any{"id": 2})
+	m := c.reply(2)
+	if m.Error == nil || m.Error.Code != -32800 {
+		t.Fatalf("cancelled hover: %+v %s", m.Error, m.Result)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Errorf("the cancelled hover took %v to end", waited)
+	}
+}
