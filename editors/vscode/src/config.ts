@@ -1,0 +1,308 @@
+// Settings, file patterns and preview formatting. No `vscode` import: the
+// unit tests run this module with plain node (test/unit/config.test.js).
+import * as path from 'node:path';
+import { expandPath } from './serverPath';
+
+export const SECTION = 'pcpDerived';
+
+export type Dialect = 'auto' | 'pcp6' | 'pcp7';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type SourceKind = 'host' | 'socket' | 'archive' | 'metadata';
+export const SOURCE_KINDS: readonly SourceKind[] = ['host', 'socket', 'archive', 'metadata'];
+
+/** The pcpDerived.* settings as the extension reads them. */
+export interface ExtensionSettings {
+  serverPath: string;
+  source: Record<SourceKind, string>;
+  dialect: Dialect;
+  indomConfig: string;
+  preview: { enabled: boolean; interval: number };
+  inlayHints: boolean;
+  debounce: number;
+  logLevel: LogLevel;
+  filePatterns: string[];
+}
+
+/** What the server reads from initializationOptions and didChangeConfiguration (lsp/server.go Settings). */
+export interface ServerSettings {
+  dialect: Dialect;
+  source: Record<SourceKind, string>;
+  indomConfig: string;
+  preview: { enabled: boolean; interval: number };
+  inlayHints: boolean;
+  debounce: number;
+  logLevel: LogLevel;
+}
+
+/** Reads one setting; the extension passes WorkspaceConfiguration.get. */
+export type Getter = (key: string) => unknown;
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v.trim() : '';
+}
+
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+}
+
+function num(v: unknown, fallback: number, min: number): number {
+  return typeof v === 'number' && Number.isFinite(v) ? Math.max(v, min) : fallback;
+}
+
+/** Reads the settings with their defaults, tolerating wrong types. */
+export function readSettings(get: Getter): ExtensionSettings {
+  const patterns = get('filePatterns');
+  return {
+    serverPath: str(get('server.path')),
+    source: {
+      host: str(get('source.host')),
+      socket: str(get('source.socket')),
+      archive: str(get('source.archive')),
+      metadata: str(get('source.metadata')),
+    },
+    dialect: oneOf(get('dialect'), ['auto', 'pcp6', 'pcp7'] as const, 'auto'),
+    indomConfig: str(get('indomConfig')),
+    preview: {
+      enabled: get('preview.enabled') !== false,
+      interval: num(get('preview.interval'), 10, 1),
+    },
+    inlayHints: get('inlayHints') !== false,
+    debounce: Math.round(num(get('debounce'), 150, 0)),
+    logLevel: oneOf(get('logLevel'), ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    filePatterns: Array.isArray(patterns) ? patterns.filter((p): p is string => typeof p === 'string' && p.trim() !== '') : [],
+  };
+}
+
+export interface PathContext {
+  workspaceFolder?: string;
+  homedir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The settings the server gets. Paths are made absolute here (the server
+ * resolves relative ones against its own working directory, which is not
+ * the workspace); host and "embedded" pass through.
+ */
+export function toServerSettings(s: ExtensionSettings, ctx: PathContext = {}): ServerSettings {
+  const file = (p: string) => (p === '' ? '' : expandPath(p, ctx));
+  return {
+    dialect: s.dialect,
+    source: {
+      host: s.source.host,
+      socket: file(s.source.socket),
+      archive: file(s.source.archive),
+      metadata: s.source.metadata === 'embedded' ? 'embedded' : file(s.source.metadata),
+    },
+    indomConfig: file(s.indomConfig),
+    preview: { ...s.preview },
+    inlayHints: s.inlayHints,
+    debounce: s.debounce,
+    logLevel: s.logLevel,
+  };
+}
+
+/** The source the server will use, as libpcp's precedence in pmclient/choose picks it. */
+export function effectiveSource(s: ExtensionSettings): { kind: SourceKind | 'auto'; value: string } {
+  for (const kind of ['metadata', 'archive', 'host', 'socket'] as const) {
+    if (s.source[kind] !== '') {
+      return { kind, value: s.source[kind] };
+    }
+  }
+  return { kind: 'auto', value: '' };
+}
+
+/** A short name of the configured source for the status bar, and a longer one. */
+export function describeSource(s: ExtensionSettings): { label: string; detail: string } {
+  const src = effectiveSource(s);
+  switch (src.kind) {
+    case 'metadata':
+      return src.value === 'embedded'
+        ? { label: 'embedded snapshot', detail: 'the metadata snapshot embedded in pcp-derive-lsp' }
+        : { label: `snapshot ${path.basename(src.value)}`, detail: `metadata snapshot ${src.value}` };
+    case 'archive':
+      return { label: `archive ${path.basename(src.value)}`, detail: `PCP archive ${src.value}` };
+    case 'host':
+      return { label: src.value, detail: `pmcd on ${src.value}` };
+    case 'socket':
+      return { label: `socket ${path.basename(src.value)}`, detail: `pmcd on unix socket ${src.value}` };
+    default:
+      return {
+        label: 'auto',
+        detail: '$PCP_HOST or $PCP_ARCHIVE if set, else the local pmcd if it answers, else the embedded snapshot',
+      };
+  }
+}
+
+/** The four source settings for one choice: the chosen one set, the others cleared. */
+export function sourceUpdate(kind: SourceKind | 'auto', value = ''): Record<SourceKind, string | undefined> {
+  const out: Record<SourceKind, string | undefined> = { host: undefined, socket: undefined, archive: undefined, metadata: undefined };
+  if (kind !== 'auto') {
+    out[kind] = value;
+  }
+  return out;
+}
+
+/** Whether a change of settings needs a new server process (not just didChangeConfiguration). */
+export function needsRestart(before: ExtensionSettings, after: ExtensionSettings): boolean {
+  return before.serverPath !== after.serverPath || JSON.stringify(before.filePatterns) !== JSON.stringify(after.filePatterns);
+}
+
+// ---- file patterns ----
+
+/**
+ * Turns a glob into a regular expression over "/"-separated paths:
+ * "**" any number of directories, "*" and "?" within one name, "{a,b}"
+ * alternatives, "[...]" character classes.
+ */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  let inGroup = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    switch (c) {
+      case '*':
+        if (glob[i + 1] === '*') {
+          // "**/" matches zero or more directories; a trailing "**" anything.
+          i++;
+          if (glob[i + 1] === '/') {
+            i++;
+            re += '(?:[^/]*/)*';
+          } else {
+            re += '.*';
+          }
+        } else {
+          re += '[^/]*';
+        }
+        break;
+      case '?':
+        re += '[^/]';
+        break;
+      case '{':
+        inGroup++;
+        re += '(?:';
+        break;
+      case '}':
+        if (inGroup > 0) {
+          inGroup--;
+          re += ')';
+        } else {
+          re += '\\}';
+        }
+        break;
+      case ',':
+        re += inGroup > 0 ? '|' : ',';
+        break;
+      case '[': {
+        const close = glob.indexOf(']', i + 2);
+        if (close < 0) {
+          re += '\\[';
+          break;
+        }
+        let body = glob.slice(i + 1, close);
+        if (body.startsWith('!')) {
+          body = '^' + body.slice(1);
+        }
+        re += '[' + body.replace(/\\/g, '\\\\') + ']';
+        i = close;
+        break;
+      }
+      case '\\':
+        re += '/';
+        break;
+      default:
+        re += c.replace(/[.+^$()|\]]/g, '\\$&');
+    }
+  }
+  while (inGroup-- > 0) {
+    re += ')';
+  }
+  return new RegExp('^' + re + '$');
+}
+
+/**
+ * A matcher for the pcpDerived.filePatterns setting. A pattern without "/"
+ * matches the file name (like files.associations); an absolute pattern
+ * matches the whole path; any other is matched anywhere below the root, as
+ * if it began with "**\/".
+ */
+export function fileMatcher(patterns: readonly string[]): (fsPath: string) => boolean {
+  const tests = patterns
+    .map((p) => p.trim().replace(/\\/g, '/'))
+    .filter((p) => p !== '')
+    .map((p) => {
+      if (!p.includes('/')) {
+        const re = globToRegExp(p);
+        return (full: string) => re.test(full.slice(full.lastIndexOf('/') + 1));
+      }
+      const absolute = p.startsWith('/') || /^[A-Za-z]:\//.test(p) || p.startsWith('**/');
+      const re = globToRegExp(absolute ? p : '**/' + p);
+      return (full: string) => re.test(full);
+    });
+  return (fsPath: string) => {
+    const full = fsPath.replace(/\\/g, '/');
+    return tests.some((t) => t(full));
+  };
+}
+
+// ---- previews ----
+
+/** The answer of the server's pcp/preview request (lsp/hints.go PreviewResult). */
+export interface PreviewResult {
+  name: string;
+  source: string;
+  timestamp?: string;
+  metadata?: string;
+  values: { instance?: string; value: string }[] | null;
+  error?: string;
+  text: string;
+}
+
+/** Parameters of pcp/preview: a definition, by any position in it. */
+export interface PreviewParams {
+  textDocument: { uri: string };
+  position: { line: number; character: number };
+}
+
+export function previewParams(uri: string, line: number, character: number): PreviewParams {
+  return { textDocument: { uri }, position: { line, character } };
+}
+
+/** Checks the shape of a pcp/preview answer. */
+export function isPreviewResult(v: unknown): v is PreviewResult {
+  if (typeof v !== 'object' || v === null) {
+    return false;
+  }
+  const r = v as Record<string, unknown>;
+  return typeof r.name === 'string' && typeof r.text === 'string' && (r.values === null || r.values === undefined || Array.isArray(r.values));
+}
+
+/** A preview as lines for the output channel. */
+export function formatPreview(r: PreviewResult): string[] {
+  const head = [`${r.name} from ${r.source}${r.timestamp ? ` at ${r.timestamp}` : ''}`];
+  if (r.metadata) {
+    head.push(`  ${r.metadata}`);
+  }
+  if (r.error) {
+    return [...head, `  error: ${r.error}`];
+  }
+  const values = r.values ?? [];
+  if (values.length === 0) {
+    return [...head, '  no values'];
+  }
+  const width = Math.min(40, Math.max(0, ...values.map((v) => (v.instance ?? '').length)));
+  return [
+    ...head,
+    ...values.map((v) => (v.instance !== undefined && v.instance !== '' ? `  [${v.instance}]${' '.repeat(Math.max(0, width - v.instance.length))}  ${v.value}` : `  ${v.value}`)),
+  ];
+}
+
+/** Turns an error from a pcp/preview request into a sentence for the user. */
+export function previewErrorMessage(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  if (e?.code === -32601) {
+    return 'This pcp-derive-lsp does not answer pcp/preview (method not found): update the server to preview values.';
+  }
+  const msg = typeof e?.message === 'string' ? e.message : String(err);
+  return `Preview failed: ${msg.replace(/^pcp\/preview: /, '')}`;
+}
