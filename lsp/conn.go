@@ -172,6 +172,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	client := protocol.ClientDispatcher(conn)
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)
+	srv.notify = conn.Notify
 	handler := cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))
 	conn.Go(bg, handler)
 	select {

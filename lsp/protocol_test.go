@@ -271,3 +271,26 @@ func TestCancelRequest(t *testing.T) {
 		t.Errorf("the cancelled hover took %v to end", waited)
 	}
 }
+
+// TestStatusNotification: pcp/status says which source is used and when it
+// stops answering, for an editor's status bar.
+func TestStatusNotification(t *testing.T) {
+	c := rawSession(t)
+	c.send(1, "initialize", map[string]any{"initializationOptions": map[string]any{"source": map[string]any{"metadata": "embedded"}}})
+	c.reply(1)
+	c.send(nil, "initialized", map[string]any{})
+	m := c.notification("pcp/status")
+	if !strings.Contains(string(m.Params), `"state":"ok"`) || !strings.Contains(string(m.Params), "embedded") {
+		t.Errorf("status with the embedded metadata: %s", m.Params)
+	}
+	// A pmcd that is not there.
+	c.send(nil, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"source": map[string]any{"host": "127.0.0.1:1"}}})
+	c.send(nil, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": "file:///tmp/s.conf", "languageId": "pcp-derived", "version": 1, "text": "m.a = sample.long.one\n"}})
+	for {
+		m := c.notification("pcp/status")
+		if strings.Contains(string(m.Params), `"state":"unreachable"`) {
+			break
+		}
+	}
+}

@@ -77,6 +77,8 @@ func (st Settings) debounce() time.Duration {
 type server struct {
 	protocol.UnimplementedServer
 	client protocol.Client
+	// notify sends notifications outside the LSP's set (pcp/status).
+	notify func(ctx context.Context, method string, params any) error
 	opts   Options
 	log    *zap.Logger
 	// bg is the connection's context, for work that outlives a request.
@@ -293,6 +295,7 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	}
 	go s.workspace.scan(s.bg, s.log) // other config files, for references and rename
 	s.startNameLoad()
+	s.sendStatus()
 	if msg != "" {
 		return s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg})
 	}
@@ -311,6 +314,7 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	}
 	s.applySettings(ctx, st)
 	s.startNameLoad()
+	s.sendStatus()
 	s.reanalyseAll()
 	return nil
 }
@@ -340,6 +344,7 @@ func (s *server) sourceFailed(err error) {
 	src := s.source
 	s.mu.Unlock()
 	if first {
+		s.sendStatus()
 		s.log.Warn("metadata source unreachable: syntax checks only", zap.Error(err))
 		s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
 			Message: fmt.Sprintf("pcp-derive-lsp: %s is not answering (%v): syntax checks only until it is back", src.Describe(), err)})
@@ -378,10 +383,42 @@ func (s *server) retry(src pmclient.Source) {
 	s.mu.Lock()
 	s.retrying, s.sourceDown = false, false
 	s.mu.Unlock()
+	s.sendStatus()
 	s.log.Info("metadata source answers again", zap.String("source", src.Describe()))
 	s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
 		Message: "pcp-derive-lsp: " + src.Describe() + " answers again: full checks resumed"})
 	s.reanalyseAll()
+}
+
+// Status is the pcp/status notification: which source the server uses
+// and whether it answers, for an editor's status bar.
+type Status struct {
+	Source  string `json:"source"`
+	State   string `json:"state"` // "ok", "unreachable" or "none"
+	Dialect string `json:"dialect"`
+	Message string `json:"message,omitempty"`
+}
+
+// sendStatus tells the client the source's state (pcp/status).
+func (s *server) sendStatus() {
+	s.mu.Lock()
+	st := Status{State: "ok", Dialect: s.dialect.String()}
+	switch {
+	case s.source == nil:
+		st.State, st.Source = "none", "none (syntax checks only)"
+		if s.sourceErr != nil {
+			st.Message = s.sourceErr.Error()
+		}
+	case s.sourceDown:
+		st.State, st.Source, st.Message = "unreachable", s.source.Describe(), "syntax checks only until it answers"
+	default:
+		st.Source = s.source.Describe()
+	}
+	notify := s.notify
+	s.mu.Unlock()
+	if notify != nil {
+		notify(s.bg, "pcp/status", st)
+	}
 }
 
 // unreachable tells a failed source (the checker only returns an error

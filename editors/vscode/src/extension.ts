@@ -37,6 +37,14 @@ const PREVIEW_METHOD = 'pcp/preview';
 
 type Phase = 'idle' | 'starting' | 'running' | 'stopped' | 'failed' | 'missing';
 
+/** The pcp/status notification (lsp.Status in the server). */
+interface ServerStatus {
+  source: string;
+  state: 'ok' | 'unreachable' | 'none';
+  dialect: string;
+  message?: string;
+}
+
 class Extension implements vscode.Disposable {
   private readonly output: vscode.OutputChannel;
   private readonly status: vscode.StatusBarItem;
@@ -46,6 +54,8 @@ class Extension implements vscode.Disposable {
   private settings: ExtensionSettings;
   private phase: Phase = 'idle';
   private phaseDetail = '';
+  /** The server's own view of its metadata source (pcp/status). */
+  private serverStatus: ServerStatus | undefined;
   private matches: (fsPath: string) => boolean;
   private configTimer: NodeJS.Timeout | undefined;
   // Serialises start, stop and restart.
@@ -202,6 +212,13 @@ class Extension implements vscode.Disposable {
     };
     const client = new LanguageClient(CLIENT_ID, 'PCP Derived Metrics', serverOptions, clientOptions);
     this.client = client;
+    this.serverStatus = undefined;
+    client.onNotification('pcp/status', (st: ServerStatus) => {
+      if (this.client === client) {
+        this.serverStatus = st;
+        this.render();
+      }
+    });
     client.onDidChangeState((e) => {
       if (this.client !== client) {
         return;
@@ -308,7 +325,8 @@ class Extension implements vscode.Disposable {
       failed: 'failed',
       missing: 'server not found',
     };
-    this.status.text = `${icon[this.phase]} PCP: ${src.label}`;
+    const down = this.phase === 'running' && this.serverStatus?.state === 'unreachable';
+    this.status.text = down ? `$(debug-disconnect) PCP: ${src.label} unreachable` : `${icon[this.phase]} PCP: ${src.label}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**pcp-derive-lsp** — ${state[this.phase]}\n\n`);
     tip.appendText(`Metadata: ${src.detail}\n\nDialect: ${this.settings.dialect}\n\n`);
@@ -318,10 +336,18 @@ class Extension implements vscode.Disposable {
     if (this.phaseDetail) {
       tip.appendText(`${this.phaseDetail}\n\n`);
     }
+    if (this.serverStatus && this.phase === 'running') {
+      const st = this.serverStatus;
+      tip.appendText(`Server uses: ${st.source} (${st.state}${st.message ? `: ${st.message}` : ''}), dialect ${st.dialect}\n\n`);
+    }
     tip.appendMarkdown('Click to pick the metric metadata source.');
     this.status.tooltip = tip;
     this.status.backgroundColor =
-      this.phase === 'failed' || this.phase === 'missing' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+      this.phase === 'failed' || this.phase === 'missing'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : down
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
     const editor = vscode.window.activeTextEditor;
     if (editor?.document.languageId === LANGUAGE_ID) {
       this.status.show();

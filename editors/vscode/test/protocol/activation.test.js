@@ -111,6 +111,15 @@ test('the extension under a fake VS Code with the real server', async (t) => {
       'diagnostics without metadata');
     await cfg.update('source.metadata', 'embedded');
 
+    // A pmcd that does not answer: the server says so (pcp/status) and the
+    // status bar shows it.
+    await cfg.update('source.metadata', '');
+    await cfg.update('source.host', '127.0.0.1:1');
+    await waitFor(() => status.text.includes('unreachable'), 'the unreachable pmcd in the status bar');
+    await cfg.update('source.host', '');
+    await cfg.update('source.metadata', 'embedded');
+    await waitFor(() => status.text.includes('$(pulse)') && !status.text.includes('unreachable'), 'back to the embedded metadata');
+
     // Extra file patterns: a matching file is switched to pcp-derived and checked.
     await cfg.update('filePatterns', ['*.pcpd']);
     const other = path.join(ws, 'more.pcpd');
