@@ -96,6 +96,17 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 		instances[indom] = in
 		return in, true
 	}
+	// Unknown-metric findings by definition, found once (not per metric).
+	unknownAt := map[*grammar.Definition][]int{}
+	for f, diags := range c.report.Diagnostics {
+		for k, d := range diags {
+			if d.Code == "unknown-metric" {
+				if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
+					unknownAt[def] = append(unknownAt[def], k)
+				}
+			}
+		}
+	}
 	for i, m := range c.report.Metrics {
 		f := c.fileOf[i]
 		tree, err := m.Def.Tree()
@@ -104,7 +115,7 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 		}
 		switch m.Status {
 		case Unbound:
-			c.adviseUnknown(f, m, allNames)
+			c.adviseUnknown(f, m, allNames, unknownAt[m.Def])
 		case Valid:
 			c.adviseValid(f, m, tree, instancesOf)
 		}
@@ -112,13 +123,10 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 }
 
 // adviseUnknown attaches "did you mean" fixes to unknown-metric findings.
-func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, names []string) {
+func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, names []string, at []int) {
 	diags := c.report.Diagnostics[f]
-	for k := range diags {
+	for _, k := range at {
 		d := &diags[k]
-		if d.Code != "unknown-metric" || !d.Range.Start.Within(m.Def.Range) {
-			continue
-		}
 		name := unknownNameIn(d.Message)
 		if name == "" {
 			continue

@@ -692,10 +692,15 @@ func (f *File) Pos(offset int) Pos {
 	start := f.lineStarts[line]
 	prefix := f.Src[start:offset]
 	col16 := 0
-	for len(prefix) > 0 {
-		r, size := utf8.DecodeRune(prefix)
-		col16 += len(utf16.Encode([]rune{r}))
-		prefix = prefix[size:]
+	for i := 0; i < len(prefix); {
+		if prefix[i] < utf8.RuneSelf { // ASCII: one UTF-16 unit, no decoding
+			col16++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(prefix[i:]) // invalid bytes decode as U+FFFD: one unit
+		col16 += utf16.RuneLen(r)
+		i += size
 	}
 	return Pos{Offset: offset, Line: line + 1, Col: offset - start + 1, Col16: col16}
 }

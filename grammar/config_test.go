@@ -164,3 +164,18 @@ func TestMemo(t *testing.T) {
 		t.Errorf("memo keeps %d expressions after trimming, want 1", memo.Len())
 	}
 }
+
+// TestPosUTF16: LSP columns count UTF-16 units: one for ASCII and other
+// BMP characters, two for characters beyond, one for an invalid byte.
+func TestPosUTF16(t *testing.T) {
+	src := []byte("a = 1\n# é😀\xffx\n")
+	f := ParseConfig("u.conf", src, Options{Dialect: PCP7})
+	x := strings.IndexByte(string(src), 'x')
+	for _, tc := range []struct{ offset, line, col16 int }{
+		{0, 1, 0}, {4, 1, 4}, {6, 2, 0}, {8, 2, 2}, {10, 2, 3}, {14, 2, 5}, {x, 2, 6},
+	} {
+		if p := f.Pos(tc.offset); p.Line != tc.line || p.Col16 != tc.col16 {
+			t.Errorf("offset %d: line %d col16 %d, want %d %d", tc.offset, p.Line, p.Col16, tc.line, tc.col16)
+		}
+	}
+}
