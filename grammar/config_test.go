@@ -179,3 +179,37 @@ func TestPosUTF16(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatDefinition: long pcp7 definitions go over continuation lines
+// that read back as the same expression; pcp6 keeps one line.
+func TestFormatDefinition(t *testing.T) {
+	for _, tc := range []struct {
+		expr  string
+		d     Dialect
+		width int
+		want  string
+	}{
+		{"a+b", PCP7, 100, "m = a + b"},
+		{"a+b-c*d", PCP7, 10, "m = a \\\n    + b \\\n    - c * d"},
+		{"x>0?a:b", PCP7, 10, "m = x > 0 \\\n    ? a \\\n    : b"},
+		{"a+b-c*d", PCP6, 10, "m = a + b - c * d"},
+		{"(a+b)*c", PCP7, 5, "m = (a + b) \\\n    * c"},
+	} {
+		tree, err := ParseExpr(tc.expr, tc.d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := FormatDefinition("m", tree, tc.d, tc.width)
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+		f := ParseConfig("f.conf", []byte(got+"\n"), Options{Dialect: tc.d})
+		if len(f.Definitions) != 1 || !f.Definitions[0].Verdict.OK {
+			t.Fatalf("%q does not read back: %+v", got, f.Diagnostics)
+		}
+		back, _ := f.Definitions[0].Tree()
+		if Format(back) != Format(tree) {
+			t.Errorf("%q reads back as %q", got, Format(back))
+		}
+	}
+}

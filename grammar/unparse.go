@@ -160,3 +160,40 @@ func escape(s string, delim byte) string {
 	}
 	return b.String()
 }
+
+// FormatDefinition renders "name = expression" canonically. In the pcp7
+// dialect a definition longer than width is laid out over continuation
+// lines ("\\" newline, PCP 6.2.2+), one operand of the top-level
+// operator per line; pcp6 has no continuations, so it stays on one line.
+func FormatDefinition(name string, tree Node, d Dialect, width int) string {
+	one := name + " = " + Format(tree)
+	if d != PCP7 || len(one) <= width {
+		return one
+	}
+	const indent = "    "
+	switch root := tree.(type) {
+	case *Binary:
+		// The left spine of operators of the root's precedence: a - b + c.
+		prec := binaryPrec[root.Op]
+		var ops []string
+		var rights []Node
+		n := Node(root)
+		for {
+			b, ok := n.(*Binary)
+			if !ok || binaryPrec[b.Op] != prec {
+				break
+			}
+			ops = append(ops, b.Op)
+			rights = append(rights, b.R)
+			n = b.L
+		}
+		lines := []string{name + " = " + Format(n)}
+		for i := len(ops) - 1; i >= 0; i-- {
+			lines = append(lines, indent+ops[i]+" "+Format(rights[i]))
+		}
+		return strings.Join(lines, " \\\n")
+	case *Ternary:
+		return strings.Join([]string{name + " = " + Format(root.Cond), indent + "? " + Format(root.Then), indent + ": " + Format(root.Else)}, " \\\n")
+	}
+	return one
+}

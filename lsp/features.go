@@ -439,8 +439,12 @@ func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 	return syms, nil
 }
 
-// Formatting rewrites every one-line definition that parses into the
-// canonical form: "name = expression" with canonical spacing.
+// formatWidth is where pcp7 definitions break onto continuation lines.
+const formatWidth = 100
+
+// Formatting rewrites every definition that parses into the canonical
+// form: "name = expression" with canonical spacing, and in pcp7 long ones
+// over continuation lines. Comments and attribute lines are left alone.
 func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
 	d := s.parsed(ctx, params.TextDocument.URI)
 	if d == nil {
@@ -449,11 +453,12 @@ func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormat
 	var edits []protocol.TextEdit
 	for _, def := range d.file.Definitions {
 		tree, err := def.Tree()
-		if err != nil || !def.Verdict.OK || def.Range.Start.Line != def.Range.End.Line {
+		if err != nil || !def.Verdict.OK {
 			continue
 		}
-		want := def.Name + " = " + grammar.Format(tree)
-		if got := d.file.Line(def.Range.Start.Line); got != want && strings.TrimRight(got, "\r") == got {
+		want := grammar.FormatDefinition(def.Name, tree, d.dialect, formatWidth)
+		got := string(d.file.Src[def.Range.Start.Offset:def.Range.End.Offset])
+		if got != want && !strings.ContainsRune(got, '\r') {
 			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})
 		}
 	}

@@ -278,12 +278,15 @@ func applyEdits(text string, edits []protocol.TextEdit) string {
 	return text
 }
 
-// TestFormattingIdempotent: formatting keeps comments, attributes and
-// multi-line definitions, and formatting the result changes nothing.
+// TestFormattingIdempotent: formatting keeps comments and attributes,
+// joins a continued definition that fits on a line, lays a long one out
+// over continuation lines (pcp7), and formatting the result changes
+// nothing.
 func TestFormattingIdempotent(t *testing.T) {
 	srv, rec, ctx := session(t, `{"source": {"metadata": "embedded"}, "dialect": "pcp7"}`)
 	u := uri.File("/tmp/fmt.conf")
-	text := "# keep me\na   =1+2*  3\nb(oneline) = keep  this   text\nc = (a.b)   ?x.y:  -z\nd = kernel.all.load[1 minute]+\\\n    1\n"
+	long := "e = kernel.all.cpu.user+kernel.all.cpu.sys+kernel.all.cpu.nice+kernel.all.cpu.intr+kernel.all.cpu.wait.total-kernel.all.cpu.idle\n"
+	text := "# keep me\na   =1+2*  3\nb(oneline) = keep  this   text\nc = (a.b)   ?x.y:  -z\nd = kernel.all.load[1 minute]+\\\n    1\n" + long
 	format := func(version int32, text string) []protocol.TextEdit {
 		if version == 1 {
 			srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
@@ -301,7 +304,9 @@ func TestFormattingIdempotent(t *testing.T) {
 		return edits
 	}
 	once := applyEdits(text, format(1, text))
-	want := "# keep me\na = 1 + 2 * 3\nb(oneline) = keep  this   text\nc = (a.b) ? x.y : -z\nd = kernel.all.load[1 minute]+\\\n    1\n"
+	want := "# keep me\na = 1 + 2 * 3\nb(oneline) = keep  this   text\nc = (a.b) ? x.y : -z\nd = kernel.all.load[1 minute] + 1\n" +
+		"e = kernel.all.cpu.user \\\n    + kernel.all.cpu.sys \\\n    + kernel.all.cpu.nice \\\n    + kernel.all.cpu.intr \\\n" +
+		"    + kernel.all.cpu.wait.total \\\n    - kernel.all.cpu.idle\n"
 	if once != want {
 		t.Errorf("formatted:\n%s\nwant:\n%s", once, want)
 	}
