@@ -61,24 +61,35 @@ func (s *server) occurrences(name string) (decls, uses map[uri.URI][]grammar.Ran
 	return decls, uses
 }
 
-// Definition jumps from a use of a derived metric to its definition, in
-// any config file of the workspace.
-func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
-	a := s.parsed(ctx, params.TextDocument.URI)
+// nameUnder finds the derived-metric-like name at a position of a document.
+func (s *server) nameUnder(ctx context.Context, tdp protocol.TextDocumentPositionParams) (string, grammar.Range, bool) {
+	a := s.parsed(ctx, tdp.TextDocument.URI)
 	if a == nil {
-		return nil, nil
+		return "", grammar.Range{}, false
 	}
-	name, _, ok := nameAt(a, params.Position)
-	if !ok {
-		return nil, nil
-	}
-	decls, _ := s.occurrences(name)
-	var locs protocol.LocationSlice
-	for u, rs := range decls {
+	return nameAt(a, tdp.Position)
+}
+
+// locations flattens ranges per document into LSP locations.
+func locations(m map[uri.URI][]grammar.Range) []protocol.Location {
+	var locs []protocol.Location
+	for u, rs := range m {
 		for _, r := range rs {
 			locs = append(locs, protocol.Location{URI: u, Range: toRange(r)})
 		}
 	}
+	return locs
+}
+
+// Definition jumps from a use of a derived metric to its definition, in
+// any config file of the workspace.
+func (s *server) Definition(ctx context.Context, params *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
+	name, _, ok := s.nameUnder(ctx, params.TextDocumentPositionParams)
+	if !ok {
+		return nil, nil
+	}
+	decls, _ := s.occurrences(name)
+	locs := protocol.LocationSlice(locations(decls))
 	if len(locs) == 0 {
 		return nil, nil
 	}
@@ -91,11 +102,7 @@ func (s *server) Definition(ctx context.Context, params *protocol.DefinitionPara
 
 // References lists the uses of a derived metric across the workspace.
 func (s *server) References(ctx context.Context, params *protocol.ReferenceParams) ([]protocol.Location, error) {
-	a := s.parsed(ctx, params.TextDocument.URI)
-	if a == nil {
-		return nil, nil
-	}
-	name, _, ok := nameAt(a, params.Position)
+	name, _, ok := s.nameUnder(ctx, params.TextDocumentPositionParams)
 	if !ok {
 		return nil, nil
 	}
@@ -104,17 +111,10 @@ func (s *server) References(ctx context.Context, params *protocol.ReferenceParam
 		return nil, nil // a PMNS metric: not ours to track
 	}
 	var locs []protocol.Location
-	add := func(m map[uri.URI][]grammar.Range) {
-		for u, rs := range m {
-			for _, r := range rs {
-				locs = append(locs, protocol.Location{URI: u, Range: toRange(r)})
-			}
-		}
-	}
 	if params.Context.IncludeDeclaration {
-		add(decls)
+		locs = locations(decls)
 	}
-	add(uses)
+	locs = append(locs, locations(uses)...)
 	sortLocations(locs)
 	return locs, nil
 }
@@ -138,11 +138,7 @@ func sortLocations(locs []protocol.Location) {
 
 // PrepareRename accepts only derived metrics defined in the workspace.
 func (s *server) PrepareRename(ctx context.Context, params *protocol.PrepareRenameParams) (protocol.PrepareRenameResult, error) {
-	a := s.parsed(ctx, params.TextDocument.URI)
-	if a == nil {
-		return nil, nil
-	}
-	name, r, ok := nameAt(a, params.Position)
+	name, r, ok := s.nameUnder(ctx, params.TextDocumentPositionParams)
 	if !ok {
 		return nil, fmt.Errorf("only derived metric names can be renamed")
 	}
@@ -155,11 +151,7 @@ func (s *server) PrepareRename(ctx context.Context, params *protocol.PrepareRena
 // Rename renames a derived metric everywhere in the workspace: its
 // definitions, its attribute lines and every expression using it.
 func (s *server) Rename(ctx context.Context, params *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
-	a := s.parsed(ctx, params.TextDocument.URI)
-	if a == nil {
-		return nil, nil
-	}
-	name, _, ok := nameAt(a, params.Position)
+	name, _, ok := s.nameUnder(ctx, params.TextDocumentPositionParams)
 	if !ok {
 		return nil, fmt.Errorf("only derived metric names can be renamed")
 	}
