@@ -125,6 +125,7 @@ func (s *server) schedule(u uri.URI, delay time.Duration) {
 // analyse checks the text of generation gen and publishes its diagnostics,
 // unless an edit made it obsolete meanwhile.
 func (s *server) analyse(u uri.URI, gen int) {
+	defer s.survive("analysis of " + string(u))
 	s.mu.Lock()
 	d := s.docs[u]
 	if d == nil || d.gen != gen {

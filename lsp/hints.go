@@ -358,6 +358,7 @@ func (s *server) restartPreview() {
 }
 
 func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every time.Duration) {
+	defer s.survive("preview")
 	evs := map[uri.URI]*docEvaluator{}
 	t := time.NewTicker(every)
 	defer t.Stop()

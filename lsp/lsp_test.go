@@ -15,6 +15,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // recorder is the editor side: it keeps published diagnostics.
@@ -312,5 +314,18 @@ func TestFormattingIdempotent(t *testing.T) {
 	}
 	if again := format(2, once); len(again) != 0 {
 		t.Errorf("formatting is not idempotent: %+v", again)
+	}
+}
+
+// TestSurvive: a panic in background work is logged, not fatal.
+func TestSurvive(t *testing.T) {
+	core, logs := observer.New(zap.ErrorLevel)
+	s := newServer(context.Background(), nil, Options{Logger: zap.New(core)})
+	func() {
+		defer s.survive("test work")
+		panic("boom")
+	}()
+	if logs.Len() != 1 || !strings.Contains(fmt.Sprint(logs.All()[0].ContextMap()["panic"]), "boom") {
+		t.Errorf("logged %+v", logs.All())
 	}
 }

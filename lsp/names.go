@@ -86,6 +86,7 @@ func buildChildren(names []string) map[string][]pmclient.Child {
 // loadNames reads the namespace of the current source, reporting
 // $/progress when the client supports it.
 func (s *server) loadNames(src pmclient.Source) {
+	defer s.survive("loading metric names")
 	lister, ok := src.(pmclient.NameLister)
 	if !ok {
 		return

@@ -293,7 +293,10 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	} else if src != nil {
 		msg = "pcp-derive-lsp: metric metadata from " + src.Describe()
 	}
-	go s.workspace.scan(s.bg, s.log) // other config files, for references and rename
+	go func() { // other config files, for references and rename
+		defer s.survive("workspace scan")
+		s.workspace.scan(s.bg, s.log)
+	}()
 	s.startNameLoad()
 	s.sendStatus()
 	if msg != "" {
@@ -356,6 +359,7 @@ func (s *server) sourceFailed(err error) {
 
 // retry polls the source until it answers, then re-checks every document.
 func (s *server) retry(src pmclient.Source) {
+	defer s.survive("source retry")
 	t := time.NewTicker(s.opts.RetryInterval)
 	defer t.Stop()
 	for {
@@ -418,6 +422,15 @@ func (s *server) sendStatus() {
 	s.mu.Unlock()
 	if notify != nil {
 		notify(s.bg, "pcp/status", st)
+	}
+}
+
+// survive keeps a panic in background work (an analysis, the preview
+// loop) from taking the server down: it is logged with its stack, and the
+// editor keeps its session.
+func (s *server) survive(what string) {
+	if r := recover(); r != nil {
+		s.log.Error("internal error: please report it", zap.String("in", what), zap.Any("panic", r), zap.Stack("stack"))
 	}
 }
 
