@@ -144,6 +144,7 @@ func abs(x float64) float64 {
 // TestSingleSampleAgainstPminfo: generated definitions over metrics with
 // steady values read the same as pminfo -c FILE -f prints them.
 func TestSingleSampleAgainstPminfo(t *testing.T) {
+	t.Parallel() // the archive test records for a minute: overlap the others
 	requirePCP(t)
 	g := exprgen.New(99, steady)
 	g.BrokenShare = 0
@@ -215,6 +216,7 @@ func garbageValue(m *checker.Metric) bool {
 // TestDeltaRate: the first sample has no values; the second compares with
 // it (rate of a time counter is a utilisation near 1).
 func TestDeltaRate(t *testing.T) {
+	t.Parallel() // the archive test records for a minute: overlap the others
 	requirePCP(t)
 	ctx := context.Background()
 	src, _ := pmcd.New("127.0.0.1", pmcd.Options{})

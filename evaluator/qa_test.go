@@ -207,6 +207,7 @@ type qaAnswer struct {
 // TestQAExpectations: every case of the QA tests above gets the expected
 // values, descriptor and error messages from us and from libpcp 6.0.3.
 func TestQAExpectations(t *testing.T) {
+	t.Parallel() // the archive test records for a minute: overlap the others
 	requirePCP(t)
 	total := 0
 	for _, qt := range qaTests {
