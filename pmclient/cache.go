@@ -28,6 +28,7 @@ type Cache struct {
 	insts    map[pmapi.InDom][]Instance
 	help     map[helpKey]string
 	labels   map[labelKey][]LabelSet
+	allNames map[struct{}][]string
 }
 
 type labelKey struct {
@@ -54,7 +55,7 @@ func (c *Cache) Flush() {
 	c.pmids, c.unknown = map[string]pmapi.PMID{}, map[string]error{}
 	c.descs, c.children = map[pmapi.PMID]pmapi.Desc{}, map[string][]Child{}
 	c.insts, c.help = map[pmapi.InDom][]Instance{}, map[helpKey]string{}
-	c.labels = map[labelKey][]LabelSet{}
+	c.labels, c.allNames = map[labelKey][]LabelSet{}, map[struct{}][]string{}
 }
 
 // checkChanges flushes when the source reports a change.
@@ -138,66 +139,52 @@ func (c *Cache) Descs(ctx context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []
 	return descs, errs, nil
 }
 
-// Children is cached per node.
-func (c *Cache) Children(ctx context.Context, name string) ([]Child, error) {
+// cached answers key from table (read under the lock, since Flush swaps
+// the tables) or asks fetch once and remembers a successful answer.
+func cached[K comparable, V any](c *Cache, table func() map[K]V, key K, fetch func() (V, error)) (V, error) {
 	c.checkChanges()
 	c.mu.Lock()
-	kids, ok := c.children[name]
+	v, ok := table()[key]
 	c.mu.Unlock()
 	if ok {
-		return kids, nil
+		return v, nil
 	}
-	kids, err := c.Source.Children(ctx, name)
+	v, err := fetch()
 	if err == nil {
 		c.mu.Lock()
-		c.children[name] = kids
+		table()[key] = v
 		c.mu.Unlock()
 	}
-	return kids, err
+	return v, err
+}
+
+// Children is cached per node.
+func (c *Cache) Children(ctx context.Context, name string) ([]Child, error) {
+	return cached(c, func() map[string][]Child { return c.children }, name,
+		func() ([]Child, error) { return c.Source.Children(ctx, name) })
 }
 
 // Instances is cached per instance domain until the next change.
 func (c *Cache) Instances(ctx context.Context, indom pmapi.InDom) ([]Instance, error) {
-	c.checkChanges()
-	c.mu.Lock()
-	in, ok := c.insts[indom]
-	c.mu.Unlock()
-	if ok {
-		return in, nil
-	}
-	in, err := c.Source.Instances(ctx, indom)
-	if err == nil {
-		c.mu.Lock()
-		c.insts[indom] = in
-		c.mu.Unlock()
-	}
-	return in, err
+	return cached(c, func() map[pmapi.InDom][]Instance { return c.insts }, indom,
+		func() ([]Instance, error) { return c.Source.Instances(ctx, indom) })
 }
 
 // HelpText is cached per target.
 func (c *Cache) HelpText(ctx context.Context, target HelpTarget, long bool) (string, error) {
-	k := helpKey{target, long}
-	c.mu.Lock()
-	text, ok := c.help[k]
-	c.mu.Unlock()
-	if ok {
-		return text, nil
-	}
-	text, err := c.Source.HelpText(ctx, target, long)
-	if err == nil {
-		c.mu.Lock()
-		c.help[k] = text
-		c.mu.Unlock()
-	}
-	return text, err
+	return cached(c, func() map[helpKey]string { return c.help }, helpKey{target, long},
+		func() (string, error) { return c.Source.HelpText(ctx, target, long) })
 }
 
-// AllNames passes through to sources that can list their namespace.
+// AllNames is cached too: the checker's "did you mean" and the server's
+// completion index ask for the whole namespace.
 func (c *Cache) AllNames(ctx context.Context) ([]string, error) {
-	if l, ok := c.Source.(NameLister); ok {
-		return l.AllNames(ctx)
+	l, ok := c.Source.(NameLister)
+	if !ok {
+		return nil, ErrNoValues
 	}
-	return nil, ErrNoValues
+	return cached(c, func() map[struct{}][]string { return c.allNames }, struct{}{},
+		func() ([]string, error) { return l.AllNames(ctx) })
 }
 
 // Unwrap returns the cached source.
@@ -210,20 +197,6 @@ func (c *Cache) Labels(ctx context.Context, typ LabelType, ident uint32) ([]Labe
 	if !ok {
 		return nil, ErrNoLabels
 	}
-	c.checkChanges()
-	key := labelKey{typ, ident}
-	c.mu.Lock()
-	sets, hit := c.labels[key]
-	c.mu.Unlock()
-	if hit {
-		return sets, nil
-	}
-	sets, err := l.Labels(ctx, typ, ident)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.labels[key] = sets
-	c.mu.Unlock()
-	return sets, nil
+	return cached(c, func() map[labelKey][]LabelSet { return c.labels }, labelKey{typ, ident},
+		func() ([]LabelSet, error) { return l.Labels(ctx, typ, ident) })
 }

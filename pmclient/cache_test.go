@@ -10,8 +10,8 @@ import (
 // counting is a source that counts requests and can report a change.
 type counting struct {
 	Source
-	lookups, descs int
-	changed        int32
+	lookups, descs, names, helps, labels int
+	changed                              int32
 }
 
 func (c *counting) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
@@ -65,5 +65,42 @@ func TestCache(t *testing.T) {
 	c.LookupNames(ctx, []string{"a.b"})
 	if src.lookups != 3 {
 		t.Errorf("cache not flushed on a change: lookups %d", src.lookups)
+	}
+}
+
+func (c *counting) AllNames(context.Context) ([]string, error) {
+	c.names++
+	return []string{"a.b", "c.d.e"}, nil
+}
+
+func (c *counting) HelpText(_ context.Context, target HelpTarget, long bool) (string, error) {
+	c.helps++
+	return "help", nil
+}
+
+func (c *counting) Labels(context.Context, LabelType, uint32) ([]LabelSet, error) {
+	c.labels++
+	return []LabelSet{{Inst: -1, Labels: []Label{{Name: "agent", Value: `"x"`}}}}, nil
+}
+
+// The namespace, help text and labels are answered once per change too.
+func TestCacheOtherRequests(t *testing.T) {
+	src := &counting{}
+	c := NewCache(src)
+	ctx := context.Background()
+	for range 3 {
+		c.AllNames(ctx)
+		c.HelpText(ctx, HelpTarget{PMID: 1, InDom: pmapi.InDomNull}, true)
+		c.Labels(ctx, LabelItem, 1)
+	}
+	if src.names != 1 || src.helps != 1 || src.labels != 1 {
+		t.Errorf("requests: names %d, help %d, labels %d; want 1 each", src.names, src.helps, src.labels)
+	}
+	src.changed = 8 // labels changed on pmcd
+	c.AllNames(ctx)
+	c.HelpText(ctx, HelpTarget{PMID: 1, InDom: pmapi.InDomNull}, true)
+	c.Labels(ctx, LabelItem, 1)
+	if src.names != 2 || src.helps != 2 || src.labels != 2 {
+		t.Errorf("after a change: names %d, help %d, labels %d; want 2 each", src.names, src.helps, src.labels)
 	}
 }
