@@ -80,8 +80,13 @@ func editDistance(a, b string, limit int) int {
 // advise adds warnings about valid metrics and hints for failing ones.
 func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 	var allNames []string
-	if lister, ok := src.(pmclient.NameLister); ok {
-		allNames, _ = lister.AllNames(ctx)
+	namesRead := false
+	names := func() []string { // the namespace, read only for "did you mean"
+		if lister, ok := src.(pmclient.NameLister); ok && !namesRead {
+			allNames, _ = lister.AllNames(ctx)
+		}
+		namesRead = true
+		return allNames
 	}
 	instances := map[pmapi.InDom][]pmclient.Instance{}
 	instancesOf := func(indom pmapi.InDom) ([]pmclient.Instance, bool) {
@@ -115,7 +120,9 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 		}
 		switch m.Status {
 		case Unbound:
-			c.adviseUnknown(f, m, allNames, unknownAt[m.Def])
+			if at := unknownAt[m.Def]; len(at) > 0 {
+				c.adviseUnknown(f, m, names(), at)
+			}
 		case Valid:
 			c.adviseValid(f, m, tree, instancesOf)
 		}
