@@ -64,6 +64,9 @@ type Report struct {
 	// Diagnostics holds the checker's findings per file, in file order.
 	Diagnostics map[*grammar.File][]grammar.Diagnostic
 	Source      string
+	// Operands are the real metrics the check bound (name -> descriptor,
+	// PMID included), so evaluating needs no second lookup. Read-only.
+	Operands map[string]pmapi.Desc
 }
 
 // Options tune a check.
@@ -85,6 +88,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		descs:  map[string]pmapi.Desc{},
 		known:  map[string]bool{},
 	}
+	c.report.Operands = c.descs
 	buildTrees(files)
 	var names []string
 	seen := map[string]bool{}

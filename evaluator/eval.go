@@ -84,39 +84,47 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect 
 			return true
 		})
 	}
-	found, err := pmclient.Resolve(ctx, src, names)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range found {
-		e.pmids[r.Name] = r.PMID
-		e.descs[r.PMID] = r.Desc
-	}
-	if err := e.bindDefined(ctx, rep, defNames); err != nil {
+	if err := e.bind(ctx, rep, names, defNames); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
-// bindDefined resolves defined(name) once, as libpcp does at bind: true
-// when the name has a descriptor (a pmcd metric, a valid derived metric,
-// or libpcp's own event.flags and event.missed).
-func (e *Evaluator) bindDefined(ctx context.Context, rep *checker.Report, names []string) error {
-	e.defined = map[string]bool{}
-	if len(names) == 0 {
-		return nil
+// bind gives every operand its PMID and descriptor, from the check's own
+// bindings where it has them (one lookup for the rest), and fixes
+// defined(name) as libpcp does at bind time: true for a metric with a
+// descriptor, a valid derived metric, or libpcp's event.flags and
+// event.missed.
+func (e *Evaluator) bind(ctx context.Context, rep *checker.Report, names, defNames []string) error {
+	bound := map[string]pmapi.Desc{}
+	var missing []string
+	asked := map[string]bool{}
+	for _, n := range append(append([]string(nil), names...), defNames...) {
+		if d, ok := rep.Operands[n]; ok {
+			bound[n] = d
+		} else if !asked[n] {
+			asked[n] = true
+			missing = append(missing, n)
+		}
 	}
-	found, err := pmclient.Resolve(ctx, e.src, names)
+	found, err := pmclient.Resolve(ctx, e.src, missing)
 	if err != nil {
 		return err
 	}
 	for _, r := range found {
-		e.defined[r.Name] = true
+		bound[r.Name] = r.Desc // carries the PMID
 	}
 	for _, n := range names {
-		if m, ok := rep.ByName[n]; ok && m.Status == checker.Valid || n == "event.flags" || n == "event.missed" {
-			e.defined[n] = true
+		if d, ok := bound[n]; ok {
+			e.pmids[n] = d.PMID
+			e.descs[d.PMID] = d
 		}
+	}
+	e.defined = map[string]bool{}
+	for _, n := range defNames {
+		_, ok := bound[n]
+		m, derived := rep.ByName[n]
+		e.defined[n] = ok || derived && m.Status == checker.Valid || n == "event.flags" || n == "event.missed"
 	}
 	return nil
 }

@@ -212,7 +212,7 @@ func (s *server) preview(ctx context.Context, p previewParams) (*PreviewResult, 
 		return res, nil
 	}
 	res.Metadata = checker.DescText(m.Desc)
-	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: []*checker.Metric{m}}, a.dialect)
+	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: []*checker.Metric{m}, ByName: a.report.ByName, Operands: a.report.Operands}, a.dialect)
 	if err != nil {
 		return nil, err
 	}
