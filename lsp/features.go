@@ -175,15 +175,11 @@ func (s *server) metricHover(ctx context.Context, name string) string {
 	if src == nil {
 		return ""
 	}
-	ids, errs, err := src.LookupNames(ctx, []string{name})
-	if err != nil || errs[0] != nil {
+	found, err := pmclient.Resolve(ctx, src, []string{name})
+	if err != nil || len(found) == 0 {
 		return fmt.Sprintf("**%s**: not in %s", name, src.Describe())
 	}
-	descs, derrs, err := src.Descs(ctx, ids)
-	if err != nil || derrs[0] != nil {
-		return ""
-	}
-	desc := descs[0]
+	desc := found[0].Desc
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** — PMID %s\n\n%s\n", name, desc.PMID, checker.DescText(desc))
 	target := pmclient.HelpTarget{PMID: desc.PMID, InDom: pmapi.InDomNull}
@@ -324,32 +320,24 @@ func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items 
 		return
 	}
 	var names []string
-	var idx []int
+	itemOf := map[string]int{}
 	for i, it := range items {
 		if it.Kind == protocol.CompletionItemKindVariable {
 			if te, ok := it.TextEdit.(*protocol.TextEdit); ok {
 				names = append(names, te.NewText)
-				idx = append(idx, i)
+				itemOf[te.NewText] = i
 			}
 		}
 	}
-	if len(names) == 0 {
-		return
-	}
-	ids, errs, err := src.LookupNames(ctx, names)
+	found, err := pmclient.Resolve(ctx, src, names)
 	if err != nil {
 		return
 	}
-	descs, derrs, err := src.Descs(ctx, ids)
-	if err != nil {
-		return
-	}
-	for k, i := range idx {
-		if errs[k] == nil && derrs[k] == nil {
-			items[i].Detail = protocol.NewOptional(checker.DescText(descs[k]))
-			data, _ := json.Marshal(resolveData{Metric: names[k], PMID: uint32(descs[k].PMID)})
-			items[i].Data = protocol.LSPAny(data)
-		}
+	for _, r := range found {
+		i := itemOf[r.Name]
+		items[i].Detail = protocol.NewOptional(checker.DescText(r.Desc))
+		data, _ := json.Marshal(resolveData{Metric: r.Name, PMID: uint32(r.PMID)})
+		items[i].Data = protocol.LSPAny(data)
 	}
 }
 
@@ -391,15 +379,12 @@ func (s *server) CompletionResolve(ctx context.Context, item *protocol.Completio
 func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
 	nameStart := wordBefore(d.file.Src, open)
 	name := strings.TrimSpace(string(d.file.Src[nameStart:open]))
-	ids, errs, err := src.LookupNames(ctx, []string{name})
-	if err != nil || errs[0] != nil {
+	found, err := pmclient.Resolve(ctx, src, []string{name})
+	if err != nil || len(found) == 0 || found[0].Desc.InDom == pmapi.InDomNull {
 		return nil, nil
 	}
-	descs, derrs, err := src.Descs(ctx, ids)
-	if err != nil || derrs[0] != nil || descs[0].InDom == pmapi.InDomNull {
-		return nil, nil
-	}
-	insts, err := src.Instances(ctx, descs[0].InDom)
+	indom := found[0].Desc.InDom
+	insts, err := src.Instances(ctx, indom)
 	if err != nil {
 		return nil, nil
 	}
@@ -408,7 +393,7 @@ func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclien
 	for _, in := range insts {
 		esc := strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(in.Name)
 		items = append(items, protocol.CompletionItem{Label: in.Name, Kind: protocol.CompletionItemKindEnumMember,
-			Detail:   protocol.NewOptional(fmt.Sprintf("instance %d of %s", in.ID, descs[0].InDom)),
+			Detail:   protocol.NewOptional(fmt.Sprintf("instance %d of %s", in.ID, indom)),
 			TextEdit: &protocol.TextEdit{Range: rg, NewText: esc}})
 	}
 	return &protocol.CompletionList{Items: items}, nil
