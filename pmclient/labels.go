@@ -118,6 +118,16 @@ func LookupMetricLabels(ctx context.Context, src Labeler, d pmapi.Desc) (MetricL
 	if err != nil && !errors.Is(err, ErrNoLabels) {
 		return MetricLabels{}, err
 	}
+	if lister, ok := src.(interface {
+		Instances(context.Context, pmapi.InDom) ([]Instance, error)
+	}); ok && len(sets) == 0 {
+		// Like pmGetInstancesLabels: when the agent has no instance
+		// labels, every current instance still gets a (merged) set.
+		insts, _ := lister.Instances(ctx, d.InDom)
+		for _, in := range insts {
+			sets = append(sets, LabelSet{Inst: in.ID})
+		}
+	}
 	out.Instances = make([]LabelSet, len(sets))
 	for i, s := range sets {
 		out.Instances[i] = LabelSet{Inst: s.Inst, Labels: MergeLabels(merged, s.Labels)}

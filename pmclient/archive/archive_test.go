@@ -275,13 +275,13 @@ func TestCorruptArchives(t *testing.T) {
 // the cluster label records pmlogger writes (pmdumplog -e shows them, as
 // "Cluster 29.0 labels"; pminfo -a -l leaves them out, while pminfo -l on
 // the live pmcd shows them). We return them; the comparison skips them.
-type withoutClusterLabels struct{ a *Archive }
+type withoutClusterLabels struct{ *Archive }
 
 func (w withoutClusterLabels) Labels(ctx context.Context, typ pmclient.LabelType, ident uint32) ([]pmclient.LabelSet, error) {
 	if typ == pmclient.LabelCluster {
 		return nil, nil
 	}
-	return w.a.Labels(ctx, typ, ident)
+	return w.Archive.Labels(ctx, typ, ident)
 }
 
 // TestLabelsAgainstPminfo: every metric's merged labels (context, domain,

@@ -358,15 +358,6 @@ func (a *Archive) Labels(_ context.Context, typ pmclient.LabelType, ident uint32
 		ident &^= 0x3ff
 	}
 	obs := a.meta.labels[[2]uint32{uint32(typ), ident}]
-	if len(obs) == 0 && typ == pmclient.LabelInstances {
-		// Like libpcp: instances without labels get empty sets.
-		insts, _ := a.Instances(context.Background(), pmapi.InDom(ident))
-		sets := make([]pmclient.LabelSet, len(insts))
-		for i, in := range insts {
-			sets[i] = pmclient.LabelSet{Inst: in.ID}
-		}
-		return sets, nil
-	}
 	if len(obs) == 0 {
 		return nil, nil
 	}

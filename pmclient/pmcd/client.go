@@ -416,17 +416,6 @@ func (c *Client) Labels(ctx context.Context, typ pmclient.LabelType, ident uint3
 		sets, err = decodeLabels(p, ident, typ)
 		return err
 	})
-	if err == nil && typ == pmclient.LabelInstances && len(sets) == 0 {
-		// Like pmGetInstancesLabels: when the agent has no instance
-		// labels, every current instance gets an empty set.
-		insts, ierr := c.Instances(ctx, pmapi.InDom(ident))
-		if ierr != nil {
-			return nil, nil
-		}
-		for _, in := range insts {
-			sets = append(sets, pmclient.LabelSet{Inst: in.ID})
-		}
-	}
 	return sets, err
 }
 

@@ -447,16 +447,5 @@ func (s *Source) Labels(ctx context.Context, typ pmclient.LabelType, ident uint3
 	if len(s.labels) == 0 {
 		return nil, pmclient.ErrNoLabels
 	}
-	if sets, ok := s.labels[[2]uint32{uint32(typ), ident}]; ok {
-		return sets, nil
-	}
-	if typ == pmclient.LabelInstances {
-		insts, _ := s.Instances(ctx, pmapi.InDom(ident))
-		sets := make([]pmclient.LabelSet, len(insts))
-		for i, in := range insts {
-			sets[i] = pmclient.LabelSet{Inst: in.ID}
-		}
-		return sets, nil
-	}
-	return nil, nil
+	return s.labels[[2]uint32{uint32(typ), ident}], nil
 }
