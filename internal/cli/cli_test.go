@@ -368,3 +368,15 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("wrote %q off a terminal", b.String())
 	}
 }
+
+// describe and eval on a path with no config say so (eval used to index
+// an empty input list).
+func TestNoConfigInPath(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range []string{"describe", "eval"} {
+		_, stderr, status := run(t, "", cmd, "--metadata", "embedded", dir)
+		if status != ExitUsage || !strings.Contains(stderr, "no config file in "+dir) {
+			t.Errorf("%s on an empty directory: exit %d, %q", cmd, status, stderr)
+		}
+	}
+}

@@ -41,22 +41,13 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
 		return ExitUsage
 	}
-	inputs := collectInputs(fs.Args(), env.Stdin, 64<<20)
-	var srcs []grammar.Source
-	status := ExitOK
-	for _, in := range inputs {
-		if in.err != nil || in.problem != "" {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s: %v%s\n", in.path, in.err, in.problem)
-			status = ExitUsage
-			continue
-		}
-		srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
-	}
-	files := grammar.ParseConfigs(srcs, dialect)
-	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect, InDoms: src.equivalence(env)})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
+	rep, ok := loadChecked(ctx, env, "describe", &src, source, dialect, fs.Args())
+	if rep == nil {
 		return ExitUsage
+	}
+	status := ExitOK
+	if !ok {
+		status = ExitUsage
 	}
 	switch *format {
 	case "pminfo":

@@ -47,15 +47,8 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: needs a pmcd: %v\n", err)
 		return ExitUsage
 	}
-	inputs := collectInputs(fs.Args()[:1], env.Stdin, 64<<20)
-	if len(inputs) == 0 || inputs[0].err != nil || inputs[0].problem != "" {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: %v%s\n", fs.Arg(0), inputs[0].err, inputs[0].problem)
-		return ExitUsage
-	}
-	files := grammar.ParseConfigs([]grammar.Source{{Path: inputs[0].path, Src: inputs[0].src}}, dialect)
-	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect, InDoms: src.equivalence(env)})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+	rep, ok := loadChecked(ctx, env, "eval", &src, source, dialect, fs.Args()[:1])
+	if rep == nil || !ok {
 		return ExitUsage
 	}
 	wanted := map[string]bool{}
