@@ -112,8 +112,8 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 			}
 		}
 	}
-	for i, m := range c.report.Metrics {
-		f := c.fileOf[i]
+	for _, m := range c.report.Metrics {
+		f := c.fileOf[m]
 		tree, err := m.Def.Tree()
 		if err != nil {
 			continue

@@ -87,6 +87,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		report: &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe()},
 		descs:  map[string]pmapi.Desc{},
 		known:  map[string]bool{},
+		fileOf: map[*Metric]*grammar.File{},
 	}
 	c.report.Operands = c.descs
 	buildTrees(files)
@@ -100,7 +101,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}}
 			c.report.Metrics = append(c.report.Metrics, m)
 			c.report.ByName[d.Name] = m
-			c.fileOf = append(c.fileOf, f)
+			c.fileOf[m] = f
 			if !seen[d.Name] {
 				seen[d.Name] = true
 				names = append(names, d.Name) // to find masking real metrics
@@ -123,13 +124,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	if err := c.lookup(ctx, src, names); err != nil {
 		return nil, err
 	}
-	c.fileByMetric = make(map[*Metric]*grammar.File, len(c.report.Metrics))
-	for i, m := range c.report.Metrics {
-		c.fileByMetric[m] = c.fileOf[i]
-	}
 	c.state = map[*Metric]int{}
-	for i, m := range c.report.Metrics {
-		c.ensure(m, c.fileOf[i])
+	for _, m := range c.report.Metrics {
+		c.ensure(m)
 	}
 	c.advise(ctx, src)
 	for _, f := range files {
@@ -169,20 +166,20 @@ func metaNames(specs []grammar.Spec) []string {
 type checkRun struct {
 	opts   Options
 	report *Report
-	fileOf []*grammar.File
-	descs  map[string]pmapi.Desc // real metrics by name
+	fileOf map[*Metric]*grammar.File // the file each metric is defined in
+	descs  map[string]pmapi.Desc     // real metrics by name
 	known  map[string]bool
-	// fileByMetric and state let a metric be checked on demand when
-	// another one binds it (libpcp binds a derived operand when first
-	// used, so order in the file does not matter).
-	fileByMetric map[*Metric]*grammar.File
-	state        map[*Metric]int // 0 unchecked, 1 checking, 2 checked
-	cyclic       map[*Metric]bool
+	// state lets a metric be checked on demand when another one binds it
+	// (libpcp binds a derived operand when first used, so order in the
+	// file does not matter).
+	state  map[*Metric]int // 0 unchecked, 1 checking, 2 checked
+	cyclic map[*Metric]bool
 }
 
 // ensure checks a metric once; a metric met again while it is being
 // checked (a cycle) stays unbound.
-func (c *checkRun) ensure(m *Metric, f *grammar.File) {
+func (c *checkRun) ensure(m *Metric) {
+	f := c.fileOf[m]
 	if c.state == nil {
 		return
 	}
@@ -429,7 +426,7 @@ func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
 		return d, true
 	}
 	if m, ok := c.report.ByName[name]; ok {
-		c.ensure(m, c.fileByMetric[m])
+		c.ensure(m)
 		if m.Status == Valid {
 			return m.Desc, true
 		}
