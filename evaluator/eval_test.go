@@ -15,6 +15,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 )
 
@@ -41,24 +42,38 @@ func requirePCP(t *testing.T) {
 
 // sampleOnce checks a config against the live pmcd and evaluates one
 // sample, printed as pminfo -f prints it.
-func sampleOnce(t *testing.T, config string) (string, *checker.Report) {
+// prepare parses and checks a config against a source and makes its
+// evaluator: the path every test takes to values.
+func prepare(t *testing.T, src pmclient.Source, path, config string, d grammar.Dialect) (*grammar.File, *checker.Report, *Evaluator) {
 	t.Helper()
 	ctx := context.Background()
+	f := grammar.ParseConfig(path, []byte(config), grammar.Options{Dialect: d})
+	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := New(ctx, src, rep, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, rep, ev
+}
+
+// livePmcd connects to the test pmcd.
+func livePmcd(t *testing.T) *pmcd.Client {
+	t.Helper()
 	src, err := pmcd.New("127.0.0.1", pmcd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
-	f := grammar.ParseConfig("gen.conf", []byte(config), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: grammar.PCP6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := New(ctx, src, rep, grammar.PCP6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ev.Sample(ctx)
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func sampleOnce(t *testing.T, config string) (string, *checker.Report) {
+	t.Helper()
+	_, rep, ev := prepare(t, livePmcd(t), "gen.conf", config, grammar.PCP6)
+	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,18 +234,8 @@ func TestDeltaRate(t *testing.T) {
 	t.Parallel() // the archive test records for a minute: overlap the others
 	requirePCP(t)
 	ctx := context.Background()
-	src, _ := pmcd.New("127.0.0.1", pmcd.Options{})
-	defer src.Close()
 	config := "m.rate = rate(sample.milliseconds)\nm.delta = delta(sample.long.one)\nm.util = rate(sample.milliseconds) > 0.5 ? 1 : 0\nm.count = count(sample.bin)\n"
-	f := grammar.ParseConfig("t.conf", []byte(config), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: grammar.PCP6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := New(ctx, src, rep, grammar.PCP6)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, ev := prepare(t, livePmcd(t), "t.conf", config, grammar.PCP6)
 	first, err := ev.Sample(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
@@ -75,17 +74,8 @@ func TestExtraUnitValues(t *testing.T) {
 	for i, c := range cases {
 		fmt.Fprintf(&config, "qa.m%d = %s\n", i, c.expr)
 	}
-	file := grammar.ParseConfig("extra.conf", []byte(config.String()), grammar.Options{Dialect: grammar.PCP7})
-	ctx := context.Background()
-	rep, err := checker.Check(ctx, []*grammar.File{file}, src, checker.Options{Dialect: grammar.PCP7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := New(ctx, src, rep, grammar.PCP7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ev.Sample(ctx)
+	_, _, ev := prepare(t, src, "extra.conf", config.String(), grammar.PCP7)
+	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,18 +99,8 @@ func TestExtraUnitValues(t *testing.T) {
 // meta= copies the metric's descriptor before the other keys override it.
 func TestConstantsWithInDom(t *testing.T) {
 	requirePCP(t)
-	ctx := context.Background()
-	src, err := pmcd.New("127.0.0.1", pmcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	config := "m.c = mkconst(7, type=32, meta=sample.bin)\nm.e = mkconst(3, indom=60.2)\nm.g = mkconst(2, meta=sample.bin, type=64, semantics=counter)\nm.s = mkconst(5, type=u32)\n"
-	file := grammar.ParseConfig("c.conf", []byte(config), grammar.Options{Dialect: grammar.PCP7})
-	rep, err := checker.Check(ctx, []*grammar.File{file}, src, checker.Options{Dialect: grammar.PCP7})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rep, ev := prepare(t, livePmcd(t), "c.conf", config, grammar.PCP7)
 	wantDesc := map[string]string{
 		"m.c": "32-bit int instant, units none, indom 29.2",
 		"m.e": "32-bit unsigned int discrete, units none, indom 60.2",
@@ -132,11 +112,7 @@ func TestConstantsWithInDom(t *testing.T) {
 			t.Errorf("%s: %s, want %s", name, got, want)
 		}
 	}
-	ev, err := New(ctx, src, rep, grammar.PCP7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ev.Sample(ctx)
+	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 )
 
 // The expectations of PCP's QA tests for derived metrics that hold on
@@ -331,22 +330,8 @@ func qaSameNumber(got, want string, isFloat bool) bool {
 // evaluator against the live pmcd.
 func qaOurs(t *testing.T, path, config string) map[string]qaAnswer {
 	t.Helper()
-	ctx := context.Background()
-	src, err := pmcd.New("127.0.0.1", pmcd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	f := grammar.ParseConfig(path, []byte(config), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: grammar.PCP6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := New(ctx, src, rep, grammar.PCP6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ev.Sample(ctx)
+	f, rep, ev := prepare(t, livePmcd(t), path, config, grammar.PCP6)
+	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
