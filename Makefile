@@ -17,7 +17,7 @@ fmt-check:
 # The LALR tables must be what bison makes of the grammar files.
 tables-check:
 	@tmp=$$(mktemp -d); \
-	for g in pcp6 pcp7; do \
+	for g in pcp6 pcp622 pcp63 pcp7; do \
 		$(GO) run ./grammar/lalr/internal/gentables -y grammar/lalr/$$g.y -o $$tmp/tables_$$g.go -var $${g}Automaton || exit 1; \
 		cmp -s $$tmp/tables_$$g.go grammar/lalr/tables_$$g.go || { echo "grammar/lalr/tables_$$g.go is stale: run make generate"; exit 1; }; \
 	done; rm -rf $$tmp; echo "LALR tables match the grammar files"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -182,8 +183,8 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 		switch n := n.(type) {
 		case *grammar.Metric:
 			if other, ok := c.report.ByName[n.Name]; ok && other != m {
-				if c.opts.Dialect == grammar.PCP6 {
-					warn(n, "nested-derived", fmt.Sprintf("%s is a derived metric: PCP 6 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
+				if !c.opts.Version.Has(pcpver.NestedDerivedError) {
+					warn(n, "nested-derived", fmt.Sprintf("%s is a derived metric: PCP before 6.2.2 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
 				}
 			}
 			if n.Inst != nil {
@@ -191,8 +192,8 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 			}
 		case *grammar.Filter:
 			c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
-			if c.opts.Dialect == grammar.PCP6 {
-				warn(n, "libpcp-crash", "(expr)[instance] crashes libpcp 6.0.3 when fetched (fixed in PCP 6.1.1): filter the metric itself, as metric[instance]")
+			if !c.opts.Version.Has(pcpver.ExprInstance) {
+				warn(n, "libpcp-crash", fmt.Sprintf("(expr)[instance] crashes libpcp %s when fetched (fixed in PCP 6.1.1): filter the metric itself, as metric[instance]", c.opts.Version))
 			}
 		case *grammar.Matchinst:
 			c.adviseMatchinst(warn, n, descOf, instancesOf)
@@ -210,9 +211,9 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 			if x, ok := descOf(n.Arg); ok && n.Func == "rate" && x.Sem != pmapi.SemCounter {
 				warn(n, "rate-of-instant", fmt.Sprintf("rate() of a %s metric is its change per second, rarely what is wanted (rate() is for counters)", x.Sem))
 			}
-			if n.Func == "scalar" && c.opts.Dialect == grammar.PCP6 {
+			if n.Func == "scalar" && !c.opts.Version.Has(pcpver.ExprInstance) {
 				if x, ok := descOf(n.Arg); ok && x.InDom != pmapi.InDomNull {
-					warn(n, "libpcp-crash", "scalar() of an expression with no values crashes libpcp 6.0.3 (fixed in PCP 6.1.1)")
+					warn(n, "libpcp-crash", fmt.Sprintf("scalar() of an expression with no values crashes libpcp %s (fixed in PCP 6.1.1)", c.opts.Version))
 				}
 			}
 		}

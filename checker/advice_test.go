@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // TestAdvice: findings libpcp never prints, against the live sample PMDA.
@@ -29,8 +30,8 @@ func TestAdvice(t *testing.T) {
 		{"sample.long.one > 0 ? sample.long.one : 0", "semantic", "mkconst(0, type=32, semantics=instant)"},
 	}
 	for _, tt := range tests {
-		f := grammar.ParseConfig("t.conf", []byte("m.x = "+tt.expr+"\n"), grammar.Options{Dialect: grammar.PCP6})
-		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+		f := grammar.ParseConfig("t.conf", []byte("m.x = "+tt.expr+"\n"), grammar.Options{Version: pcpver.V6_0_3})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +68,8 @@ func TestPCP7Semantics(t *testing.T) {
 		{"m.a = sample.long.one\nm.x = m.a\n", "m.x", "valid"},
 	}
 	for _, tt := range tests {
-		f := grammar.ParseConfig("t.conf", []byte(tt.config), grammar.Options{Dialect: grammar.PCP7})
-		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP7})
+		f := grammar.ParseConfig("t.conf", []byte(tt.config), grammar.Options{Version: pcpver.Latest})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.Latest})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
@@ -24,15 +25,15 @@ func BenchmarkCheckWarm(b *testing.B) {
 	}
 	text := []byte(config.String())
 	ctx := context.Background()
-	opts := Options{Dialect: grammar.PCP6}
+	opts := Options{Version: pcpver.V6_0_3}
 	// Warm the cache once, as the server has by the second keystroke.
-	if _, err := Check(ctx, []*grammar.File{grammar.ParseConfig("b.conf", text, grammar.Options{Dialect: grammar.PCP6})}, src, opts); err != nil {
+	if _, err := Check(ctx, []*grammar.File{grammar.ParseConfig("b.conf", text, grammar.Options{Version: pcpver.V6_0_3})}, src, opts); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		f := grammar.ParseConfig("b.conf", text, grammar.Options{Dialect: grammar.PCP6})
+		f := grammar.ParseConfig("b.conf", text, grammar.Options{Version: pcpver.V6_0_3})
 		if _, err := Check(ctx, []*grammar.File{f}, src, opts); err != nil {
 			b.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -67,14 +68,18 @@ type Report struct {
 	// Operands are the real metrics the check bound (name -> descriptor,
 	// PMID included), so evaluating needs no second lookup. Read-only.
 	Operands map[string]pmapi.Desc
+	// Version is the release whose rules the check followed; evaluation
+	// follows the same.
+	Version pcpver.Version
 }
 
 // Options tune a check.
 type Options struct {
-	Dialect grammar.Dialect
+	// Version is the PCP release whose libpcp the check follows.
+	Version pcpver.Version
 	// InDoms are the equivalent instance domains (pmapi.ParseIndomConfig)
-	// that PCP 6.0.4+ lets binary operators combine; nil for none. The
-	// pcp6 dialect follows 6.0.3, which has no equivalences.
+	// that PCP 6.0.4+ lets binary operators combine; nil for none. Older
+	// releases have no equivalences.
 	InDoms *pmapi.InDomEquivalence
 }
 
@@ -84,7 +89,7 @@ type Options struct {
 func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
 	c := &checkRun{
 		opts:   opts,
-		report: &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe()},
+		report: &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
 		descs:  map[string]pmapi.Desc{},
 		known:  map[string]bool{},
 		fileOf: map[*Metric]*grammar.File{},
@@ -183,13 +188,13 @@ func (c *checkRun) ensure(m *Metric) {
 	if c.state == nil {
 		return
 	}
-	if c.state[m] == 1 && c.opts.Dialect == grammar.PCP6 && !c.cyclic[m] {
+	if c.state[m] == 1 && !c.opts.Version.Has(pcpver.NestedDerivedError) && !c.cyclic[m] {
 		if c.cyclic == nil {
 			c.cyclic = map[*Metric]bool{}
 		}
 		c.cyclic[m] = true
 		c.diag(f, m, m.Def.NameRange, grammar.SeverityError, "libpcp-crash",
-			fmt.Sprintf("%s depends on itself through other derived metrics: libpcp 6 recurses without end and crashes (segmentation fault) when it binds it", m.Def.Name), nil)
+			fmt.Sprintf("%s depends on itself through other derived metrics: libpcp %s recurses without end and crashes (segmentation fault) when it binds it", m.Def.Name, c.opts.Version), nil)
 	}
 	if c.state[m] != 0 {
 		return
@@ -225,20 +230,20 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		return
 	}
 	in := &inferrer{
-		dialect: c.opts.Dialect,
+		version: c.opts.Version,
 		equivalent: func(a, b pmapi.InDom) bool {
-			return c.opts.Dialect == grammar.PCP7 && c.opts.InDoms.Equivalent(a, b)
+			return c.opts.Version.Has(pcpver.EquivInDoms) && c.opts.InDoms.Equivalent(a, b)
 		},
 		nodes:       m.Nodes,
 		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
-		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Dialect, c.bindable) },
-		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Dialect); return u, err },
-		convertible: func(a, b pmapi.Units) bool { _, _, err := pmapi.ConvFactors(a, b); return err == nil },
-		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Dialect == grammar.PCP7) },
+		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, c.bindable) },
+		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Version); return u, err },
+		convertible: func(a, b pmapi.Units) bool { _, _, err := ConvFactors(c.opts.Version)(a, b); return err == nil },
+		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Version.Has(pcpver.ExtraUnits)) },
 	}
 	// PCP 6.2.2+ refuses a derived metric inside another (but an alias,
 	// "x = other", is fine).
-	if c.opts.Dialect == grammar.PCP7 {
+	if c.opts.Version.Has(pcpver.NestedDerivedError) {
 		if name := c.nestedDerived(m, tree); name != "" {
 			m.Status, m.Message, m.Rendering = SemanticError, "Illegal nested derived metric", "operand "+name
 			line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
@@ -368,7 +373,7 @@ func (c *checkRun) unknownOperands(tree grammar.Node) []string {
 				return false
 			}
 		case *grammar.Ternary:
-			if c.opts.Dialect == grammar.PCP7 {
+			if c.opts.Version.Has(pcpver.LazyTernary) {
 				return false // bound lazily
 			}
 		case *grammar.Metric:
@@ -381,13 +386,13 @@ func (c *checkRun) unknownOperands(tree grammar.Node) []string {
 	return out
 }
 
-// brokenDerivedInDefined: in libpcp 6.0.3, defined(D) of a derived metric
+// brokenDerivedInDefined: before libpcp 6.2.2, defined(D) of a derived metric
 // D that does not bind (a semantic error, an unknown operand) fails the
 // whole binding, so the metric using it is hidden; defined() of a name
 // that is not a metric at all is simply 0.
 func (c *checkRun) brokenDerivedInDefined(n *grammar.Call) (string, bool) {
 	mt, ok := n.Arg.(*grammar.Metric)
-	if !ok || c.opts.Dialect != grammar.PCP6 {
+	if !ok || c.opts.Version.Has(pcpver.LazyTernary) {
 		return "", false
 	}
 	if _, derived := c.report.ByName[mt.Name]; !derived {
@@ -456,15 +461,15 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 			return true
 		}
 		msg := fmt.Sprintf("unknown metric %s: libpcp silently hides %s", mt.Name, m.Def.Name)
-		if c.opts.Dialect == grammar.PCP7 {
-			msg = fmt.Sprintf("unknown metric %s: libpcp 7 reports \"Unknown operand metric\" and hides %s", mt.Name, m.Def.Name)
+		if c.opts.Version.Has(pcpver.UnknownOperandReported) {
+			msg = fmt.Sprintf("unknown metric %s: libpcp 7.1+ reports \"Unknown operand metric\" and hides %s", mt.Name, m.Def.Name)
 		}
 		var pcp []string
-		if c.opts.Dialect == grammar.PCP7 {
+		if c.opts.Version.Has(pcpver.UnknownOperandReported) {
 			pcp = []string{fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", m.Def.Name, mt.Name)}
 		}
 		c.diag(f, m, exprRange(f, m.Def, mt.At), grammar.SeverityError, "unknown-metric", msg, pcp)
-		if c.opts.Dialect == grammar.PCP7 {
+		if c.opts.Version.Has(pcpver.Novalue) {
 			// PCP 6.2.2+: a metric that may be missing is guarded, and the
 			// derived metric simply has no value where it is.
 			body := grammar.Format(tree)
@@ -494,7 +499,7 @@ func exprRange(f *grammar.File, d *grammar.Definition, s grammar.Span) grammar.R
 // With meta=M (PCP 6.2.2+) it starts from M's descriptor and the other
 // keys override it, as libpcp's bind_desc does; indom= (7.1) sets the
 // instance domain.
-func constDesc(n grammar.Node, dialect grammar.Dialect, lookup func(string) (pmapi.Desc, bool)) (pmapi.Desc, error) {
+func constDesc(n grammar.Node, version pcpver.Version, lookup func(string) (pmapi.Desc, bool)) (pmapi.Desc, error) {
 	d := pmapi.Desc{PMID: pmapi.PMIDNull, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
 	var specs []grammar.Spec
 	switch n := n.(type) {
@@ -545,7 +550,7 @@ func constDesc(n grammar.Node, dialect grammar.Dialect, lookup func(string) (pma
 				d.Sem = pmapi.SemDiscrete
 			}
 		case "units":
-			u, _, err := grammar.ParseUnits(s.Value, dialect)
+			u, _, err := grammar.ParseUnits(s.Value, version)
 			if err != nil {
 				return d, err
 			}
@@ -598,7 +603,7 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 			if ni == nil || ni.Desc.Sem != pmapi.SemCounter {
 				continue
 			}
-			if _, isName := grammar.Unwrap(x).(*grammar.Metric); !isName && c.opts.Dialect == grammar.PCP6 {
+			if _, isName := grammar.Unwrap(x).(*grammar.Metric); !isName && !c.opts.Version.Has(pcpver.DeltaOfExpr) {
 				continue
 			}
 			text := "rate(" + grammar.Format(grammar.Unwrap(x)) + ")"
@@ -615,7 +620,7 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 		// Same dimension, other scale: rescale the second branch.
 		td, ed := m.Nodes[colon.t.Then], m.Nodes[colon.t.Else]
 		if td != nil && ed != nil && sameDims(td.Desc.Units, ed.Desc.Units) && td.Desc.Units.String() != "" {
-			text := fmt.Sprintf("rescale(%s, %q)", grammar.Format(grammar.Unwrap(colon.t.Else)), td.Desc.Units.Format(c.opts.Dialect == grammar.PCP7))
+			text := fmt.Sprintf("rescale(%s, %q)", grammar.Format(grammar.Unwrap(colon.t.Else)), td.Desc.Units.Format(c.opts.Version.Has(pcpver.ExtraUnits)))
 			last.Fixes = append(last.Fixes, grammar.Fix{Title: "Rescale the second branch: " + text,
 				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, colon.t.Else.Span()), NewText: text}}})
 		}
@@ -667,4 +672,13 @@ func buildTrees(files []*grammar.File) {
 		}()
 	}
 	wg.Wait()
+}
+
+// ConvFactors is release v's pmConvScale: PCP 5.3.0 made a dimensionless
+// side stand for count^1.
+func ConvFactors(v pcpver.Version) func(from, to pmapi.Units) (int64, int64, error) {
+	if v.Has(pcpver.DimensionlessIsCount) {
+		return pmapi.ConvFactors
+	}
+	return pmapi.ConvFactorsStrict
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
@@ -55,8 +56,8 @@ func liveMetadata(t testing.TB) *snapshot.Source {
 
 func checkOne(t *testing.T, src *snapshot.Source, expr string) *Metric {
 	t.Helper()
-	f := grammar.ParseConfig("t.conf", []byte("m.x = "+expr+"\n"), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	f := grammar.ParseConfig("t.conf", []byte("m.x = "+expr+"\n"), grammar.Options{Version: pcpver.V6_0_3})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // Operands for generated expressions: counters and instants, singular and
@@ -82,7 +83,7 @@ func TestGeneratedAgainstLibpcp(t *testing.T) {
 	var names []string
 	for len(names) < 6000 {
 		e := g.Next()
-		if !grammar.LibpcpVerdict(e, grammar.PCP6, false).OK {
+		if !grammar.LibpcpVerdict(e, pcpver.V6_0_3, false).OK {
 			continue
 		}
 		name := fmt.Sprintf("gen.m%d", len(names))
@@ -90,8 +91,8 @@ func TestGeneratedAgainstLibpcp(t *testing.T) {
 		fmt.Fprintf(&config, "%s = %s\n", name, e)
 	}
 	want := libpcpDescribe(t, config.String(), names)
-	f := grammar.ParseConfig("gen.conf", []byte(config.String()), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	f := grammar.ParseConfig("gen.conf", []byte(config.String()), grammar.Options{Version: pcpver.V6_0_3})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestShippedConfigs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := grammar.ParseConfig(path, text, grammar.Options{Dialect: grammar.PCP6})
+		f := grammar.ParseConfig(path, text, grammar.Options{Version: pcpver.V6_0_3})
 		var names []string
 		for _, d := range f.Definitions {
 			if d.Registered {
@@ -135,7 +136,7 @@ func TestShippedConfigs(t *testing.T) {
 			}
 		}
 		want := libpcpDescribe(t, string(text), names)
-		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 		if err != nil {
 			t.Fatal(err)
 		}

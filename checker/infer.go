@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
@@ -29,7 +30,7 @@ func (e *semErr) Error() string { return e.msg }
 // inferrer computes pmDesc for every node the way libpcp's check_expr and
 // map_desc do, in the same order, stopping at the first error.
 type inferrer struct {
-	dialect grammar.Dialect
+	version pcpver.Version
 	nodes   map[grammar.Node]*NodeInfo
 	// leaf returns the bound descriptor of a metric name.
 	leaf func(m *grammar.Metric) (pmapi.Desc, bool)
@@ -195,11 +196,15 @@ func (in *inferrer) call(n *grammar.Call) (pmapi.Desc, error) {
 			d.Units.ScaleTime = pmapi.TimeSec
 		}
 	case "delta":
-		switch x.Type {
-		case pmapi.TypeU32:
-			d.Type = pmapi.Type64
-		case pmapi.TypeU64:
-			d.Type = pmapi.TypeDouble
+		// 5.3.0 made delta() of an unsigned metric signed, with room for
+		// negative differences; before, it kept the operand's type.
+		if in.version.Has(pcpver.DeltaSigned) {
+			switch x.Type {
+			case pmapi.TypeU32:
+				d.Type = pmapi.Type64
+			case pmapi.TypeU64:
+				d.Type = pmapi.TypeDouble
+			}
 		}
 	default: // avg sum max min: one value
 		d.InDom = pmapi.InDomNull
@@ -252,8 +257,8 @@ func (in *inferrer) rescale(n *grammar.Rescale) (pmapi.Desc, error) {
 }
 
 func (in *inferrer) ternary(n *grammar.Ternary) (pmapi.Desc, error) {
-	if in.dialect == grammar.PCP7 {
-		return in.ternaryPCP7(n)
+	if in.version.Has(pcpver.LazyTernary) {
+		return in.ternaryLazy(n)
 	}
 	g, err := in.desc(n.Cond)
 	if err != nil {
@@ -270,11 +275,11 @@ func (in *inferrer) ternary(n *grammar.Ternary) (pmapi.Desc, error) {
 	return in.ternaryChecks(n, g, a, b)
 }
 
-// ternaryPCP7 is PCP 6.2.2+'s ternary: unknown names are tolerated at
+// ternaryLazy is PCP 6.2.2+'s ternary: unknown names are tolerated at
 // bind time; a static guard (literals, defined(), !, &&, ||) selects the
 // only branch that is checked; a selected branch naming an unknown metric
 // is an error.
-func (in *inferrer) ternaryPCP7(n *grammar.Ternary) (pmapi.Desc, error) {
+func (in *inferrer) ternaryLazy(n *grammar.Ternary) (pmapi.Desc, error) {
 	guard, known := staticGuard(n.Cond, in.leaf)
 	g, err := in.lenientDesc(n.Cond)
 	if err != nil {
@@ -408,7 +413,7 @@ func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi
 			return d, &semErr{node: colon, msg: "Different units or scale (time) for ternary operands"}
 		case a.Units.DimCount != b.Units.DimCount || a.Units.ScaleCount != b.Units.ScaleCount:
 			return d, &semErr{node: colon, msg: "Different units or scale (count) for ternary operands"}
-		case in.dialect == grammar.PCP7 && (a.Units.ExtraUnit != b.Units.ExtraUnit || a.Units.ExtraScale != b.Units.ExtraScale):
+		case in.version.Has(pcpver.ExtraUnits) && (a.Units.ExtraUnit != b.Units.ExtraUnit || a.Units.ExtraScale != b.Units.ExtraScale):
 			return d, &semErr{node: colon, msg: "Different units or scale (extra) for ternary operands"}
 		}
 	}
@@ -450,14 +455,15 @@ func isRelational(op string) bool {
 }
 
 // Extra units (PCP 7.2) count as a dimension everywhere; they only occur
-// in the pcp7 dialect, so these tests are 6.0.3's for pcp6.
+// where the target release has them, so older releases see 6.0's tests.
 func sameDims(a, b pmapi.Units) bool {
 	return a.DimSpace == b.DimSpace && a.DimTime == b.DimTime && a.DimCount == b.DimCount && a.ExtraUnit == b.ExtraUnit
 }
 
-// countLeniency: one side dimensionless, the other exactly count^1.
-func countLeniency(a, b pmapi.Units) bool {
-	return a.DimTime == 0 && b.DimTime == 0 && a.DimSpace == 0 && b.DimSpace == 0 && a.ExtraUnit == 0 && b.ExtraUnit == 0 &&
+// countLeniency: one side dimensionless, the other exactly count^1
+// (PCP 5.3.0 and later; before, "Dimensions are not the same").
+func (in *inferrer) countLeniency(a, b pmapi.Units) bool {
+	return in.version.Has(pcpver.DimensionlessIsCount) && a.DimTime == 0 && b.DimTime == 0 && a.DimSpace == 0 && b.DimSpace == 0 && a.ExtraUnit == 0 && b.ExtraUnit == 0 &&
 		((a.DimCount == 0 && b.DimCount == 1) || (a.DimCount == 1 && b.DimCount == 0))
 }
 
@@ -515,12 +521,12 @@ func (in *inferrer) binary(n *grammar.Binary) (pmapi.Desc, error) {
 	default:
 		d.Type = promote[l.Type][r.Type]
 	}
-	if (op == "+" || op == "-") && !sameDims(l.Units, r.Units) && !countLeniency(l.Units, r.Units) {
+	if (op == "+" || op == "-") && !sameDims(l.Units, r.Units) && !in.countLeniency(l.Units, r.Units) {
 		return fail("Dimensions are not the same")
 	}
 	// Quirk: meant to exempt numeric constants, the test compares data
 	// types with a node type, so any U32 operand is exempt.
-	if rel && l.Type != pmapi.TypeU32 && r.Type != pmapi.TypeU32 && !sameDims(l.Units, r.Units) && !countLeniency(l.Units, r.Units) {
+	if rel && l.Type != pmapi.TypeU32 && r.Type != pmapi.TypeU32 && !sameDims(l.Units, r.Units) && !in.countLeniency(l.Units, r.Units) {
 		return fail("Dimensions are not the same")
 	}
 	if boolean && (!dimensionless(l.Units) || !dimensionless(r.Units)) {

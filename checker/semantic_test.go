@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
@@ -70,13 +71,13 @@ func TestSemanticTable(t *testing.T) {
 		fmt.Fprintf(&config, "%s = %s\n", names[i], c.expr)
 	}
 	libpcp := libpcpDescribe(t, config.String(), names)
-	f := grammar.ParseConfig("semantic.table", []byte(config.String()), grammar.Options{Dialect: grammar.PCP6})
+	f := grammar.ParseConfig("semantic.table", []byte(config.String()), grammar.Options{Version: pcpver.V6_0_3})
 	for _, d := range f.Diagnostics {
 		if d.Severity == grammar.SeverityError {
 			t.Errorf("case %d: a syntax error, not a semantic case: %s", d.Range.Start.Line, d.Message)
 		}
 	}
-	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,16 +125,16 @@ func TestEquivalentInDoms(t *testing.T) {
 	}
 	config := "m.a = sample.bin + sample.colour\nm.b = sample.bin + sample.hordes.one\nm.c = sample.long.one ? sample.bin : sample.colour\n"
 	for _, tc := range []struct {
-		dialect grammar.Dialect
+		dialect pcpver.Version
 		indoms  *pmapi.InDomEquivalence
 		want    [3]string
 	}{
-		{grammar.PCP7, eq, [3]string{"InDom: 29.2", "Operands should have the same instance domain", "Different instance domains for ternary operands"}},
-		{grammar.PCP7, nil, [3]string{"Operands should have the same instance domain", "Operands should have the same instance domain", "Different instance domains"}},
-		{grammar.PCP6, eq, [3]string{"Operands should have the same instance domain", "Operands should have the same instance domain", "Different instance domains"}},
+		{pcpver.Latest, eq, [3]string{"InDom: 29.2", "Operands should have the same instance domain", "Different instance domains for ternary operands"}},
+		{pcpver.Latest, nil, [3]string{"Operands should have the same instance domain", "Operands should have the same instance domain", "Different instance domains"}},
+		{pcpver.V6_0_3, eq, [3]string{"Operands should have the same instance domain", "Operands should have the same instance domain", "Different instance domains"}},
 	} {
-		f := grammar.ParseConfig("e.conf", []byte(config), grammar.Options{Dialect: tc.dialect})
-		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: tc.dialect, InDoms: tc.indoms})
+		f := grammar.ParseConfig("e.conf", []byte(config), grammar.Options{Version: tc.dialect})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: tc.dialect, InDoms: tc.indoms})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,8 +200,8 @@ func TestExtraUnits(t *testing.T) {
 	for i, c := range cases {
 		fmt.Fprintf(&config, "qa.m%d = %s\n", i, c.expr)
 	}
-	file := grammar.ParseConfig("extra.conf", []byte(config.String()), grammar.Options{Dialect: grammar.PCP7})
-	rep, err := Check(context.Background(), []*grammar.File{file}, src, Options{Dialect: grammar.PCP7})
+	file := grammar.ParseConfig("extra.conf", []byte(config.String()), grammar.Options{Version: pcpver.Latest})
+	rep, err := Check(context.Background(), []*grammar.File{file}, src, Options{Version: pcpver.Latest})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,8 +254,8 @@ func TestDerivedReferences(t *testing.T) {
 		names = append(names, strings.Fields(l)[0])
 	}
 	want := libpcpDescribe(t, config, names)
-	f := grammar.ParseConfig("refs.conf", []byte(config), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	f := grammar.ParseConfig("refs.conf", []byte(config), grammar.Options{Version: pcpver.V6_0_3})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,8 +276,8 @@ func TestDerivedReferences(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 && ee.ExitCode() != 139 {
 		t.Errorf("expected libpcp to crash binding a cycle, got %v", err)
 	}
-	f = grammar.ParseConfig("cycle.conf", []byte(cycle), grammar.Options{Dialect: grammar.PCP6})
-	rep, err = Check(context.Background(), []*grammar.File{f}, src, Options{Dialect: grammar.PCP6})
+	f = grammar.ParseConfig("cycle.conf", []byte(cycle), grammar.Options{Version: pcpver.V6_0_3})
+	rep, err = Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 )
@@ -75,7 +76,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 	var names []string
 	for i := 0; len(names) < 1000; i++ {
 		e := g.Next()
-		if !grammar.LibpcpVerdict(e, grammar.PCP6, false).OK || knownLibpcpCrash(e) {
+		if !grammar.LibpcpVerdict(e, pcpver.V6_0_3, false).OK || knownLibpcpCrash(e) {
 			continue
 		}
 		name := fmt.Sprintf("gen.m%d", i)
@@ -93,8 +94,8 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := grammar.ParseConfig(confPath, []byte(chunk), grammar.Options{Dialect: grammar.PCP6})
-		rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Dialect: grammar.PCP6})
+		f := grammar.ParseConfig(confPath, []byte(chunk), grammar.Options{Version: pcpver.V6_0_3})
+		rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Version: pcpver.V6_0_3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 			continue
 		}
 		definitions += len(valid)
-		ev, err := New(ctx, a, rep, grammar.PCP6)
+		ev, err := New(ctx, a, rep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,8 +217,8 @@ func TestArchiveMarkAgainstLibpcp(t *testing.T) {
 		t.Fatal("the merged archive has no <mark> record")
 	}
 	ctx := context.Background()
-	f := grammar.ParseConfig(confPath, []byte(config), grammar.Options{Dialect: grammar.PCP6})
-	rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Dialect: grammar.PCP6})
+	f := grammar.ParseConfig(confPath, []byte(config), grammar.Options{Version: pcpver.V6_0_3})
+	rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Version: pcpver.V6_0_3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestArchiveMarkAgainstLibpcp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := New(ctx, a, rep, grammar.PCP6)
+	ev, err := New(ctx, a, rep)
 	if err != nil {
 		t.Fatal(err)
 	}

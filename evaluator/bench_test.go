@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 )
 
@@ -42,12 +43,12 @@ func BenchmarkEvalArchive(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		f := grammar.ParseConfig(confPath, text, grammar.Options{Dialect: grammar.PCP6})
-		rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Dialect: grammar.PCP6})
+		f := grammar.ParseConfig(confPath, text, grammar.Options{Version: pcpver.V6_0_3})
+		rep, err := checker.Check(ctx, []*grammar.File{f}, a, checker.Options{Version: pcpver.V6_0_3})
 		if err != nil {
 			b.Fatal(err)
 		}
-		ev, err := New(ctx, a, rep, grammar.PCP6)
+		ev, err := New(ctx, a, rep)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -36,7 +37,7 @@ type Sample struct {
 // It is not safe for concurrent use: one goroutine samples it.
 type Evaluator struct {
 	src     pmclient.Source
-	dialect grammar.Dialect
+	version pcpver.Version // the release whose evaluation rules apply (the check's)
 	metrics []*checker.Metric
 	pmids   map[string]pmapi.PMID
 	descs   map[pmapi.PMID]pmapi.Desc
@@ -58,9 +59,10 @@ type nodeState struct {
 	minmax    Value // libpcp returns the stale buffer for min/max of nothing
 }
 
-// New prepares an evaluator for the valid metrics of a check report.
-func New(ctx context.Context, src pmclient.Source, rep *checker.Report, dialect grammar.Dialect) (*Evaluator, error) {
-	e := &Evaluator{src: src, dialect: dialect, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, state: map[grammar.Node]*nodeState{}}
+// New prepares an evaluator for the valid metrics of a check report,
+// following the release the check followed.
+func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evaluator, error) {
+	e := &Evaluator{src: src, version: rep.Version, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, state: map[grammar.Node]*nodeState{}}
 	var names, defNames []string
 	seen, defSeen := map[string]bool{}, map[string]bool{}
 	for _, m := range rep.Metrics {

@@ -15,6 +15,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 )
@@ -44,15 +45,15 @@ func requirePCP(t *testing.T) {
 // sample, printed as pminfo -f prints it.
 // prepare parses and checks a config against a source and makes its
 // evaluator: the path every test takes to values.
-func prepare(t *testing.T, src pmclient.Source, path, config string, d grammar.Dialect) (*grammar.File, *checker.Report, *Evaluator) {
+func prepare(t *testing.T, src pmclient.Source, path, config string, d pcpver.Version) (*grammar.File, *checker.Report, *Evaluator) {
 	t.Helper()
 	ctx := context.Background()
-	f := grammar.ParseConfig(path, []byte(config), grammar.Options{Dialect: d})
-	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Dialect: d})
+	f := grammar.ParseConfig(path, []byte(config), grammar.Options{Version: d})
+	rep, err := checker.Check(ctx, []*grammar.File{f}, src, checker.Options{Version: d})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := New(ctx, src, rep, d)
+	ev, err := New(ctx, src, rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func livePmcd(t *testing.T) *pmcd.Client {
 
 func sampleOnce(t *testing.T, config string) (string, *checker.Report) {
 	t.Helper()
-	_, rep, ev := prepare(t, livePmcd(t), "gen.conf", config, grammar.PCP6)
+	_, rep, ev := prepare(t, livePmcd(t), "gen.conf", config, pcpver.V6_0_3)
 	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 	var names []string
 	for i := 0; len(names) < 1200; i++ {
 		e := g.Next()
-		if !grammar.LibpcpVerdict(e, grammar.PCP6, false).OK || knownLibpcpCrash(e) {
+		if !grammar.LibpcpVerdict(e, pcpver.V6_0_3, false).OK || knownLibpcpCrash(e) {
 			continue
 		}
 		name := fmt.Sprintf("gen.m%d", i)
@@ -235,7 +236,7 @@ func TestDeltaRate(t *testing.T) {
 	requirePCP(t)
 	ctx := context.Background()
 	config := "m.rate = rate(sample.milliseconds)\nm.delta = delta(sample.long.one)\nm.util = rate(sample.milliseconds) > 0.5 ? 1 : 0\nm.count = count(sample.bin)\n"
-	_, _, ev := prepare(t, livePmcd(t), "t.conf", config, grammar.PCP6)
+	_, _, ev := prepare(t, livePmcd(t), "t.conf", config, pcpver.V6_0_3)
 	first, err := ev.Sample(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
@@ -74,7 +74,7 @@ func TestExtraUnitValues(t *testing.T) {
 	for i, c := range cases {
 		fmt.Fprintf(&config, "qa.m%d = %s\n", i, c.expr)
 	}
-	_, _, ev := prepare(t, src, "extra.conf", config.String(), grammar.PCP7)
+	_, _, ev := prepare(t, src, "extra.conf", config.String(), pcpver.Latest)
 	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestExtraUnitValues(t *testing.T) {
 func TestConstantsWithInDom(t *testing.T) {
 	requirePCP(t)
 	config := "m.c = mkconst(7, type=32, meta=sample.bin)\nm.e = mkconst(3, indom=60.2)\nm.g = mkconst(2, meta=sample.bin, type=64, semantics=counter)\nm.s = mkconst(5, type=u32)\n"
-	_, rep, ev := prepare(t, livePmcd(t), "c.conf", config, grammar.PCP7)
+	_, rep, ev := prepare(t, livePmcd(t), "c.conf", config, pcpver.Latest)
 	wantDesc := map[string]string{
 		"m.c": "32-bit int instant, units none, indom 29.2",
 		"m.e": "32-bit unsigned int discrete, units none, indom 60.2",

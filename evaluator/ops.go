@@ -6,6 +6,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -135,14 +136,24 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 		o := Value{Inst: v.Inst}
 		if n.Func == "delta" {
 			switch xd.Type {
+			case pmapi.TypeU32, pmapi.TypeU64:
+				if !r.e.version.Has(pcpver.DeltaSigned) {
+					// Before 5.3.0: unsigned, wrapping like C.
+					o.U = v.U - p.U
+					if xd.Type == pmapi.TypeU32 {
+						o.U = uint64(uint32(o.U))
+					}
+					break
+				}
+				if xd.Type == pmapi.TypeU32 {
+					o.I = int64(v.U) - int64(p.U)
+				} else {
+					o.F = float64(v.U) - float64(p.U)
+				}
 			case pmapi.Type32:
 				o.I = int64(int32(v.I) - int32(p.I))
-			case pmapi.TypeU32:
-				o.I = int64(v.U) - int64(p.U)
 			case pmapi.Type64:
 				o.I = int64(uint64(v.I) - uint64(p.I))
-			case pmapi.TypeU64:
-				o.F = float64(v.U) - float64(p.U)
 			case pmapi.TypeFloat:
 				o.F = float64(float32(v.F) - float32(p.F))
 			default:
@@ -152,7 +163,7 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 			continue
 		}
 		// rate(): since 6.2.1 a counter that went backwards has no rate.
-		if r.e.dialect == grammar.PCP7 && xd.Sem == pmapi.SemCounter && xd.Type != pmapi.Type32 && compare(xd.Type, v, p) < 0 {
+		if r.e.version.Has(pcpver.RateSkipsBackwards) && xd.Sem == pmapi.SemCounter && xd.Type != pmapi.Type32 && compare(xd.Type, v, p) < 0 {
 			continue
 		}
 		var d float64
@@ -198,7 +209,7 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 	}
 	xd := r.desc(n.X)
 	to := r.desc(n).Units
-	mult, div, cerr := pmapi.ConvFactors(xd.Units, to)
+	mult, div, cerr := checker.ConvFactors(r.e.version)(xd.Units, to)
 	if cerr != nil {
 		return nil, nil
 	}

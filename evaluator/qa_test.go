@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // The expectations of PCP's QA tests for derived metrics that hold on
@@ -330,7 +330,7 @@ func qaSameNumber(got, want string, isFloat bool) bool {
 // evaluator against the live pmcd.
 func qaOurs(t *testing.T, path, config string) map[string]qaAnswer {
 	t.Helper()
-	f, rep, ev := prepare(t, livePmcd(t), path, config, grammar.PCP6)
+	f, rep, ev := prepare(t, livePmcd(t), path, config, pcpver.V6_0_3)
 	s, err := ev.Sample(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // benchConfig is the config bench/parse.sh also gives libpcp: set
@@ -35,23 +36,23 @@ func BenchmarkParseConfig10k(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		ParseConfig("bench.conf", src, Options{Dialect: PCP6})
+		ParseConfig("bench.conf", src, Options{Version: pcpver.V6_0_3})
 	}
 }
 
 // BenchmarkLibpcpVerdict10k is the libpcp-exact verdict alone.
 func BenchmarkLibpcpVerdict10k(b *testing.B) {
-	f := ParseConfig("bench.conf", benchConfig(b), Options{Dialect: PCP6})
+	f := ParseConfig("bench.conf", benchConfig(b), Options{Version: pcpver.V6_0_3})
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, d := range f.Definitions {
-			LibpcpVerdict(d.Expr, PCP6, false)
+			LibpcpVerdict(d.Expr, pcpver.V6_0_3, false)
 		}
 	}
 }
 
 func benchExprs(b *testing.B) []string {
-	f := ParseConfig("bench.conf", benchConfig(b), Options{Dialect: PCP6})
+	f := ParseConfig("bench.conf", benchConfig(b), Options{Version: pcpver.V6_0_3})
 	exprs := make([]string, len(f.Definitions))
 	for i, d := range f.Definitions {
 		exprs[i] = d.Expr
@@ -66,7 +67,7 @@ func BenchmarkTokens10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, e := range exprs {
-			Tokens(e, PCP6, false)
+			Tokens(e, pcpver.V6_0_3, false)
 		}
 	}
 }
@@ -76,7 +77,7 @@ func BenchmarkSyntaxTree10k(b *testing.B) {
 	exprs := benchExprs(b)
 	toks := make([][]Token, len(exprs))
 	for i, e := range exprs {
-		toks[i] = Tokens(e, PCP6, false)
+		toks[i] = Tokens(e, pcpver.V6_0_3, false)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -93,7 +94,7 @@ func BenchmarkParseConfigWithTrees10k(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		f := ParseConfig("bench.conf", src, Options{Dialect: PCP6})
+		f := ParseConfig("bench.conf", src, Options{Version: pcpver.V6_0_3})
 		for _, d := range f.Definitions {
 			d.Tree()
 		}

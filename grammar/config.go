@@ -9,13 +9,15 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // File is one parsed derived-metric config file (pmLoadDerivedConfig).
 type File struct {
 	Path        string
 	Src         []byte
-	Dialect     Dialect
+	Version     pcpver.Version
 	Definitions []*Definition
 	Attributes  []*Attribute
 	Comments    []Range
@@ -48,7 +50,7 @@ type Definition struct {
 
 	exprOffsets []int // file offset of each byte of Expr
 	leaked      bool  // Tokens were lexed in libpcp's leaked matchinst state
-	dialect     Dialect
+	version     pcpver.Version
 	memo        *memoEntry // shared parse of the same text (Options.Memo)
 
 	treeOnce sync.Once
@@ -73,7 +75,7 @@ func (d *Definition) buildTree() (Node, error) {
 	if d.leaked {
 		// The tree describes the text; libpcp's leaked lexer state is
 		// reported by the verdict.
-		return ParseExpr(d.Expr, d.dialect)
+		return ParseExpr(d.Expr, d.version)
 	}
 	return parseTokens(d.Tokens)
 }
@@ -105,7 +107,7 @@ type Attribute struct {
 
 // Options control ParseConfig.
 type Options struct {
-	Dialect Dialect
+	Version pcpver.Version
 	// Memo, when set, remembers each expression's tokens, verdict and
 	// syntax tree, so re-reading an edited file (an editor does, on every
 	// keystroke) only parses the lines that changed.
@@ -124,7 +126,7 @@ var builtinDerived = []string{"event.flags", "event.missed"}
 // line by line with the same quirks, and records exact positions. Every
 // definition is parsed on its own, so one bad line never hides another.
 func ParseConfig(path string, src []byte, opts Options) *File {
-	f := &File{Path: path, Src: src, Dialect: opts.Dialect, Leak: opts.Leak}
+	f := &File{Path: path, Src: src, Version: opts.Version, Leak: opts.Leak}
 	f.lineStarts = lineStarts(src)
 	registered := map[string]bool{}
 	for _, n := range builtinDerived {
@@ -162,7 +164,7 @@ type logicalLine struct {
 }
 
 func (r *configReader) run() {
-	pcp7 := r.f.Dialect == PCP7
+	continuation := r.f.Version.Has(pcpver.Continuation)
 	ln := logicalLine{eq: -1, lp: -1, rp: -1}
 	lastc := byte(0)
 	for r.pos < len(r.src) {
@@ -182,7 +184,7 @@ func (r *configReader) run() {
 				ln.rp = len(ln.buf)
 			}
 		}
-		if pcp7 && c == '\n' && lastc == '\\' {
+		if continuation && c == '\n' && lastc == '\\' {
 			ln.buf, ln.offs = ln.buf[:len(ln.buf)-1], ln.offs[:len(ln.offs)-1]
 			r.clineno++
 			lastc = c
@@ -245,7 +247,7 @@ func (r *configReader) line(ln *logicalLine) {
 	}
 	if buf[0] == '#' {
 		r.f.Comments = append(r.f.Comments, rg)
-		if r.f.Dialect == PCP7 && len(buf) >= 8 && strings.EqualFold(string(buf[:8]), "#control") {
+		if r.f.Version.Has(pcpver.ControlLines) && len(buf) >= 8 && strings.EqualFold(string(buf[:8]), "#control") {
 			r.control(ln, rg)
 		}
 		return
@@ -327,12 +329,12 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		exprOffsets: ln.offs[ep:],
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
-	d.leaked, d.dialect = r.f.Leak, r.f.Dialect
-	memo := r.memo.get(d.Expr, r.f.Dialect, r.f.Leak)
+	d.leaked, d.version = r.f.Leak, r.f.Version
+	memo := r.memo.get(d.Expr, r.f.Version, r.f.Leak)
 	if memo != nil {
 		d.Tokens = memo.tokens
 	} else {
-		d.Tokens = Tokens(d.Expr, r.f.Dialect, r.f.Leak)
+		d.Tokens = Tokens(d.Expr, r.f.Version, r.f.Leak)
 	}
 	raw := string(ln.buf[ln.eq+1:])
 	header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
@@ -355,7 +357,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		d.Verdict = memo.verdict
 		memo.share(d)
 	} else {
-		d.Verdict = libpcpVerdict(d.Expr, d.Tokens, r.f.Dialect, r.f.Leak)
+		d.Verdict = libpcpVerdict(d.Expr, d.Tokens, r.f.Version, r.f.Leak)
 		r.memo.put(d)
 	}
 	if ln.finalLine {
@@ -383,10 +385,10 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		}
 	}
 	code, rg := "syntax", exprRange(caret, end)
-	if r.f.Dialect == PCP6 {
+	if r.f.Version.Less(pcpver.Latest) {
 		if c, ok := r.newerConstruct(d, wasLeaking); ok {
 			code = "dialect"
-			msg = fmt.Sprintf("%s needs PCP %s or later (selected dialect: pcp6); libpcp 6.0 says: %s", c.What, c.Version, msg)
+			msg = fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), r.f.Version, r.f.Version, msg)
 			rg = exprRange(c.At.Start, c.At.End)
 		}
 	}
@@ -560,7 +562,7 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 		}
 	}
 	a.Value = string(v)
-	if r.f.Dialect == PCP6 && xtralines > 1 {
+	if !r.f.Version.Has(pcpver.Continuation) && xtralines > 1 {
 		// 6.0.3 counts the lines of a multi-line value one short.
 		r.lineno += xtralines - 1
 	}
@@ -593,7 +595,7 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 				break
 			}
 		}
-		if r.f.Dialect == PCP7 {
+		if r.f.Version.Has(pcpver.Continuation) {
 			r.clineno += xtralines
 		}
 	}
@@ -718,23 +720,29 @@ func (f *File) Line(n int) string {
 	return strings.TrimSuffix(string(f.Src[start:end]), "\r")
 }
 
-// newerConstruct explains a pcp6 syntax error that PCP 7 would accept.
+// newerConstruct explains a syntax error of the target release that a
+// newer release would accept: the construct and the release that brought
+// it, or the whole expression and the first grammar that accepts it.
 func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct, bool) {
-	if strings.HasSuffix(d.Expr, "\\") && r.pos < len(r.src) {
+	v := r.f.Version
+	if !v.Has(pcpver.Continuation) && strings.HasSuffix(d.Expr, "\\") && r.pos < len(r.src) {
 		n := len(d.Expr)
-		return NewerConstruct{"a backslash-newline continuation line", "6.2.2", Span{n - 1, n}}, true
+		return NewerConstruct{"a backslash-newline continuation line", pcpver.Continuation, Span{n - 1, n}}, true
 	}
-	if !LibpcpVerdict(d.Expr, PCP7, leak).OK {
+	if !LibpcpVerdict(d.Expr, pcpver.Latest, leak).OK {
 		return NewerConstruct{}, false
 	}
-	root, err := ParseExpr(d.Expr, PCP7)
-	if err != nil {
-		return NewerConstruct{}, false
+	if root, err := ParseExpr(d.Expr, pcpver.Latest); err == nil {
+		if cs := NewerConstructs(root, v); len(cs) > 0 {
+			return cs[0], true
+		}
 	}
-	if cs := newerConstructs(root); len(cs) > 0 {
-		return cs[0], true
+	for _, f := range []pcpver.Feature{pcpver.Novalue, pcpver.DeltaOfExpr, pcpver.IndomSpec, pcpver.ExtraUnits} {
+		if !v.Has(f) && LibpcpVerdict(d.Expr, f.Since(), leak).OK {
+			return NewerConstruct{"this expression", f, Span{0, len(d.Expr)}}, true
+		}
 	}
-	return NewerConstruct{"this expression", "7", Span{0, len(d.Expr)}}, true
+	return NewerConstruct{}, false
 }
 
 // Offset converts a 0-based line and UTF-16 column (an LSP position) to a
@@ -800,7 +808,7 @@ type Memo struct {
 
 type memoKey struct {
 	expr    string
-	dialect Dialect
+	version pcpver.Version
 	leaked  bool
 }
 
@@ -816,11 +824,11 @@ type memoEntry struct {
 // NewMemo makes an empty memo.
 func NewMemo() *Memo { return &Memo{m: map[memoKey]*memoEntry{}, used: map[memoKey]bool{}} }
 
-func (m *Memo) get(expr string, d Dialect, leaked bool) *memoEntry {
+func (m *Memo) get(expr string, v pcpver.Version, leaked bool) *memoEntry {
 	if m == nil {
 		return nil
 	}
-	k := memoKey{expr, d, leaked}
+	k := memoKey{expr, v, leaked}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.m[k]
@@ -834,7 +842,7 @@ func (m *Memo) put(d *Definition) {
 	if m == nil {
 		return
 	}
-	k := memoKey{d.Expr, d.dialect, d.leaked}
+	k := memoKey{d.Expr, d.version, d.leaked}
 	e := &memoEntry{tokens: d.Tokens, verdict: d.Verdict}
 	m.mu.Lock()
 	m.m[k], m.used[k] = e, true
@@ -871,7 +879,7 @@ func (m *Memo) Len() int {
 // every line, as the one-line definition libpcp would see (matchinst flag
 // down, the usual case). Reading the files then finds most definitions
 // done; any other line, or a line read in another state, simply misses.
-func (m *Memo) prefetch(srcs []Source, d Dialect) {
+func (m *Memo) prefetch(srcs []Source, v pcpver.Version) {
 	seen := map[string]bool{}
 	var exprs []string
 	for _, s := range srcs {
@@ -895,8 +903,8 @@ func (m *Memo) prefetch(srcs []Source, d Dialect) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(exprs); i += workers {
-				toks := Tokens(exprs[i], d, false)
-				entries[i] = &memoEntry{tokens: toks, verdict: libpcpVerdict(exprs[i], toks, d, false)}
+				toks := Tokens(exprs[i], v, false)
+				entries[i] = &memoEntry{tokens: toks, verdict: libpcpVerdict(exprs[i], toks, v, false)}
 			}
 		}()
 	}
@@ -904,6 +912,6 @@ func (m *Memo) prefetch(srcs []Source, d Dialect) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, e := range exprs {
-		m.m[memoKey{e, d, false}] = entries[i]
+		m.m[memoKey{e, v, false}] = entries[i]
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // requirePCP fails the test when the real PCP tools are missing, unless the
@@ -63,7 +65,7 @@ func TestConfigMessagesMatchLibpcp(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := filepath.Base(path)
-			f := ParseConfig(name, src, Options{Dialect: PCP6})
+			f := ParseConfig(name, src, Options{Version: pcpver.V6_0_3})
 			got := pcpLines(f)
 			want := libpcpStderr(t, filepath.Dir(path), name)
 			if got != want {
@@ -75,7 +77,7 @@ func TestConfigMessagesMatchLibpcp(t *testing.T) {
 
 func TestConfigStructure(t *testing.T) {
 	src := []byte("# c\nm.a = 1\nm.x = 1 +\n  2\nm.a(oneline) = 'one\nline'\nm.b = m.a\nlast = 1")
-	f := ParseConfig("x.conf", src, Options{Dialect: PCP6})
+	f := ParseConfig("x.conf", src, Options{Version: pcpver.V6_0_3})
 	var names []string
 	for _, d := range f.Definitions {
 		names = append(names, d.Name)
@@ -112,7 +114,7 @@ func TestConfigStructure(t *testing.T) {
 
 func TestContinuationLinesPCP7(t *testing.T) {
 	src := []byte("m.a = 1 + \\\n   2\nm.b = m.a\n")
-	f := ParseConfig("x.conf", src, Options{Dialect: PCP7})
+	f := ParseConfig("x.conf", src, Options{Version: pcpver.Latest})
 	if len(f.Diagnostics) != 0 {
 		t.Fatalf("diagnostics %+v", f.Diagnostics)
 	}
@@ -134,9 +136,9 @@ func TestContinuationLinesPCP7(t *testing.T) {
 func TestMemo(t *testing.T) {
 	src := []byte("a = x.y + 1\nb = matchinst(/foo/\nc = 3 / x.y\nd = x.y + 1\ne = delta(x.z)\n")
 	memo := NewMemo()
-	first := ParseConfig("m.conf", src, Options{Dialect: PCP7, Memo: memo})
-	plain := ParseConfig("m.conf", src, Options{Dialect: PCP7})
-	second := ParseConfig("m.conf", src, Options{Dialect: PCP7, Memo: memo})
+	first := ParseConfig("m.conf", src, Options{Version: pcpver.Latest, Memo: memo})
+	plain := ParseConfig("m.conf", src, Options{Version: pcpver.Latest})
+	second := ParseConfig("m.conf", src, Options{Version: pcpver.Latest, Memo: memo})
 	for i, d := range plain.Definitions {
 		for _, other := range []*Definition{first.Definitions[i], second.Definitions[i]} {
 			if other.Verdict != d.Verdict || len(other.Tokens) != len(d.Tokens) || other.Registered != d.Registered {
@@ -158,7 +160,7 @@ func TestMemo(t *testing.T) {
 		t.Error("an unchanged expression was parsed again")
 	}
 	memo.Trim()
-	ParseConfig("m.conf", []byte("a = x.y + 2\n"), Options{Dialect: PCP7, Memo: memo})
+	ParseConfig("m.conf", []byte("a = x.y + 2\n"), Options{Version: pcpver.Latest, Memo: memo})
 	memo.Trim()
 	if memo.Len() != 1 {
 		t.Errorf("memo keeps %d expressions after trimming, want 1", memo.Len())
@@ -169,7 +171,7 @@ func TestMemo(t *testing.T) {
 // BMP characters, two for characters beyond, one for an invalid byte.
 func TestPosUTF16(t *testing.T) {
 	src := []byte("a = 1\n# é😀\xffx\n")
-	f := ParseConfig("u.conf", src, Options{Dialect: PCP7})
+	f := ParseConfig("u.conf", src, Options{Version: pcpver.Latest})
 	x := strings.IndexByte(string(src), 'x')
 	for _, tc := range []struct{ offset, line, col16 int }{
 		{0, 1, 0}, {4, 1, 4}, {6, 2, 0}, {8, 2, 2}, {10, 2, 3}, {14, 2, 5}, {x, 2, 6},
@@ -185,15 +187,15 @@ func TestPosUTF16(t *testing.T) {
 func TestFormatDefinition(t *testing.T) {
 	for _, tc := range []struct {
 		expr  string
-		d     Dialect
+		d     pcpver.Version
 		width int
 		want  string
 	}{
-		{"a+b", PCP7, 100, "m = a + b"},
-		{"a+b-c*d", PCP7, 10, "m = a \\\n    + b \\\n    - c * d"},
-		{"x>0?a:b", PCP7, 10, "m = x > 0 \\\n    ? a \\\n    : b"},
-		{"a+b-c*d", PCP6, 10, "m = a + b - c * d"},
-		{"(a+b)*c", PCP7, 5, "m = (a + b) \\\n    * c"},
+		{"a+b", pcpver.Latest, 100, "m = a + b"},
+		{"a+b-c*d", pcpver.Latest, 10, "m = a \\\n    + b \\\n    - c * d"},
+		{"x>0?a:b", pcpver.Latest, 10, "m = x > 0 \\\n    ? a \\\n    : b"},
+		{"a+b-c*d", pcpver.V6_0_3, 10, "m = a + b - c * d"},
+		{"(a+b)*c", pcpver.Latest, 5, "m = (a + b) \\\n    * c"},
 	} {
 		tree, err := ParseExpr(tc.expr, tc.d)
 		if err != nil {
@@ -203,7 +205,7 @@ func TestFormatDefinition(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
 		}
-		f := ParseConfig("f.conf", []byte(got+"\n"), Options{Dialect: tc.d})
+		f := ParseConfig("f.conf", []byte(got+"\n"), Options{Version: tc.d})
 		if len(f.Definitions) != 1 || !f.Definitions[0].Verdict.OK {
 			t.Fatalf("%q does not read back: %+v", got, f.Diagnostics)
 		}

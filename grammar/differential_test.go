@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // libpcpVerdicts registers every expression with the installed libpcp.
@@ -73,7 +74,7 @@ func compareWithLibpcp(t *testing.T, exprs []string) {
 	dev := deviations(t)
 	accepted, differ := 0, 0
 	for i, e := range exprs {
-		got := LibpcpVerdict(e, PCP6, false)
+		got := LibpcpVerdict(e, pcpver.V6_0_3, false)
 		if want[i].OK {
 			accepted++
 		}

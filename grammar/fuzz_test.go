@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 func addSeeds(f *testing.F) {
@@ -29,8 +31,8 @@ func addSeeds(f *testing.F) {
 func FuzzParseConfig(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, d := range []Dialect{PCP6, PCP7} {
-			file := ParseConfig("fuzz.conf", src, Options{Dialect: d})
+		for _, d := range []pcpver.Version{pcpver.V5_2_6, pcpver.V6_0_3, pcpver.Novalue.Since(), pcpver.V6_3_8, pcpver.IndomSpec.Since(), pcpver.Latest} {
+			file := ParseConfig("fuzz.conf", src, Options{Version: d})
 			for _, diag := range file.Diagnostics {
 				r := diag.Range
 				if r.Start.Offset < 0 || r.End.Offset > len(src) || r.Start.Offset > r.End.Offset {
@@ -52,7 +54,7 @@ func FuzzExpr(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		for _, d := range []Dialect{PCP6, PCP7} {
+		for _, d := range []pcpver.Version{pcpver.V5_2_6, pcpver.V6_0_3, pcpver.Novalue.Since(), pcpver.V6_3_8, pcpver.IndomSpec.Since(), pcpver.Latest} {
 			v := LibpcpVerdict(expr, d, false)
 			LibpcpVerdict(expr, d, true)
 			root, err := ParseExpr(expr, d)

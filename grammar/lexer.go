@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // TokenKind classifies a token the way libpcp's lexer does.
@@ -112,14 +113,14 @@ var (
 // state is wrong.
 type scanner struct {
 	src     string
-	dialect Dialect
+	version pcpver.Version
 	base    int
 	lx      lexer.Lexer
 	sym     map[lexer.TokenType]string
 }
 
-func newScanner(src string, d Dialect, flag bool) *scanner {
-	s := &scanner{src: src, dialect: d}
+func newScanner(src string, v pcpver.Version, flag bool) *scanner {
+	s := &scanner{src: src, version: v}
 	s.restart(0, flag)
 	return s
 }
@@ -167,7 +168,7 @@ func (s *scanner) next(flag bool, pending *[]Token) Token {
 			s.restart(off, flag)
 			continue
 		}
-		tok, split := classify(rule, pt.Value, off, s.dialect)
+		tok, split := classify(rule, pt.Value, off, s.version)
 		if split != nil {
 			*pending = append(*pending, *split)
 		}
@@ -193,7 +194,7 @@ var opKinds = map[string]TokenKind{
 
 // classify turns one participle token into a libpcp token; a word glued to
 // "(" becomes the word and, in split, its parenthesis.
-func classify(rule, text string, off int, d Dialect) (tok Token, split *Token) {
+func classify(rule, text string, off int, v pcpver.Version) (tok Token, split *Token) {
 	tok = Token{Text: text, Value: text, Offset: off, End: off + len(text)}
 	switch rule {
 	case "MatchinstCall", "Word", "WordCall":
@@ -202,10 +203,10 @@ func classify(rule, text string, off int, d Dialect) (tok Token, split *Token) {
 			paren := Token{Kind: TokLParen, Text: "(", Value: "(", Offset: off + len(word), End: off + len(text)}
 			tok.Text, tok.Value, tok.End = word, word, off+len(word)
 			switch {
-			case !functionWords[word] || (d == PCP6 && (word == "meta" || word == "novalue")):
+			case !functionWords[word] || (!v.Has(pcpver.Novalue) && (word == "meta" || word == "novalue")):
 				// Not a function word (meta and novalue became ones in
 				// 6.2.2): an ordinary name followed by "(".
-				tok = classifyName(tok, d)
+				tok = classifyName(tok, v)
 			case word == "meta":
 				tok.Kind = TokMeta
 			default:
@@ -213,7 +214,7 @@ func classify(rule, text string, off int, d Dialect) (tok Token, split *Token) {
 			}
 			return tok, &paren
 		}
-		return classifyName(tok, d), nil
+		return classifyName(tok, v), nil
 	case "Number":
 		if strings.Contains(text, ".") {
 			tok.Kind = TokDouble
@@ -247,7 +248,7 @@ var functionWords = map[string]bool{
 }
 
 // classifyName makes a word a NAME or one of the reserved words.
-func classifyName(tok Token, d Dialect) Token {
+func classifyName(tok Token, v pcpver.Version) Token {
 	tok.Kind = TokName
 	switch tok.Text {
 	case "type":
@@ -257,11 +258,11 @@ func classifyName(tok Token, d Dialect) Token {
 	case "units":
 		tok.Kind = TokUnits
 	case "indom":
-		if d == PCP7 {
+		if v.Has(pcpver.IndomSpec) {
 			tok.Kind = TokIndom
 		}
 	case "meta":
-		if d == PCP7 {
+		if v.Has(pcpver.MetaSpec) {
 			tok.Kind = TokMeta
 		}
 	}
@@ -293,8 +294,8 @@ func unescape(s string) string {
 // Tokens lexes a whole expression. The matchinst flag is emulated from
 // parenthesis nesting, which is what libpcp does for any expression that
 // parses; flag is its state before the first token (see Check's Leak).
-func Tokens(src string, d Dialect, flag bool) []Token {
-	s := newScanner(src, d, flag)
+func Tokens(src string, v pcpver.Version, flag bool) []Token {
+	s := newScanner(src, v, flag)
 	var (
 		out     = make([]Token, 0, len(src)/3+2)
 		pending []Token

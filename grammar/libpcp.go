@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar/lalr"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // Verdict is what libpcp's pmRegisterDerived does with one expression.
@@ -23,45 +24,42 @@ type Verdict struct {
 // LibpcpVerdict predicts libpcp's registration verdict for an expression:
 // accept or reject, the caret and the message, byte for byte. flag is the
 // matchinst flag left by the previous expression (Verdict.Leak).
-func LibpcpVerdict(expr string, d Dialect, flag bool) Verdict {
-	return libpcpVerdict(expr, Tokens(expr, d, flag), d, flag)
+func LibpcpVerdict(expr string, v pcpver.Version, flag bool) Verdict {
+	return libpcpVerdict(expr, Tokens(expr, v, flag), v, flag)
 }
 
 // libpcpVerdict is LibpcpVerdict over tokens already lexed by Tokens with
-// the same dialect and flag.
-func libpcpVerdict(expr string, toks []Token, d Dialect, flag bool) Verdict {
-	g := lalr.PCP7
-	if d == PCP6 {
-		g = lalr.PCP6
-	}
+// the same version and flag.
+func libpcpVerdict(expr string, toks []Token, v pcpver.Version, flag bool) Verdict {
+	g := lalr.For(v.Grammar())
 	run := &libpcpRun{
 		grammar: g,
-		dialect: d,
+		version: v,
 		expr:    expr,
 		toks:    toks,
 		flag:    flag,
 	}
 	accepted, err := g.Parse(run, run)
-	v := Verdict{OK: accepted && err == nil, Leak: run.flag}
-	if v.OK {
-		return v
+	out := Verdict{OK: accepted && err == nil, Leak: run.flag}
+	if out.OK {
+		return out
 	}
-	v.Caret = run.lastOffset
+	out.Caret = run.lastOffset
 	switch {
 	case run.lexErr != "":
-		v.Message = run.lexErr
+		out.Message = run.lexErr
 	case run.gramErr != "":
-		v.Message = run.gramErr
+		out.Message = run.gramErr
 	case err != nil:
-		v.Message = err.Error()
+		out.Message = err.Error()
 	}
-	return v
+	return out
 }
 
 // libpcpRun is one parse: the lazy lexer and the rule actions.
 type libpcpRun struct {
 	grammar    lalr.Grammar
-	dialect    Dialect
+	version    pcpver.Version
 	expr       string
 	toks       []Token // pre-lexed; used while libpcp's flag agrees
 	next       int
@@ -94,7 +92,7 @@ func (r *libpcpRun) Next() (int, any) {
 		if t.flag != r.flag && strings.HasPrefix(t.Text, "/") {
 			// The parser's flag differs from the nesting estimate Tokens
 			// made: lex from here on as libpcp does.
-			r.scan = newScanner(r.expr, r.dialect, r.flag)
+			r.scan = newScanner(r.expr, r.version, r.flag)
 			r.scan.restart(t.Offset, r.flag)
 		} else if t.Kind != TokEOS {
 			r.next++
@@ -139,7 +137,7 @@ func tokenValue(v any) string {
 // decide acceptance and messages.
 func (r *libpcpRun) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
 	text := r.grammar.RuleText(rule)
-	if r.dialect == PCP7 && (text == "func: DELTA LPAREN error" || text == "func: RATE LPAREN error") {
+	if r.version.Has(pcpver.DeltaOfExpr) && (text == "func: DELTA LPAREN error" || text == "func: RATE LPAREN error") {
 		// 6.3.0 widened delta() and rate() to expressions and reworded.
 		word := strings.ToLower(strings.Fields(text)[1])
 		r.fail("<expr> expected to follow " + word + "(")
@@ -182,7 +180,7 @@ func (r *libpcpRun) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
 			return nil, lalr.Abort
 		}
 	case "spec: UNITS ASSIGN specval":
-		if msg := unitsError(tokenValue(rhs[2]), r.dialect); msg != "" {
+		if msg := unitsError(tokenValue(rhs[2]), r.version); msg != "" {
 			r.fail("Illegal units: '" + msg + "'")
 			return nil, lalr.Abort
 		}
@@ -198,7 +196,7 @@ func (r *libpcpRun) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
 			return nil, lalr.Abort
 		}
 	case "func: RESCALE LPAREN expr COMMA STRING RPAREN":
-		if msg := unitsError(tokenValue(rhs[4]), r.dialect); msg != "" {
+		if msg := unitsError(tokenValue(rhs[4]), r.version); msg != "" {
 			r.fail("Illegal units: '" + msg + "'")
 			return nil, lalr.Abort
 		}

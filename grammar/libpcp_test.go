@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // starterCase is one line of the conformance starter set collected from
@@ -38,7 +40,7 @@ func loadStarter(t *testing.T) []starterCase {
 
 func TestLibpcpVerdictStarterSet(t *testing.T) {
 	for _, c := range loadStarter(t) {
-		v := LibpcpVerdict(c.Expr, PCP6, false)
+		v := LibpcpVerdict(c.Expr, pcpver.V6_0_3, false)
 		if c.Caret == nil {
 			if !v.OK {
 				t.Errorf("%q: rejected (caret %d, %q), libpcp accepts", c.Expr, v.Caret, v.Message)
@@ -98,7 +100,7 @@ func TestLibpcpVerdictPCP7(t *testing.T) {
 		{"indom + 1", false, 0, ""},
 	}
 	for _, tt := range tests {
-		v := LibpcpVerdict(tt.expr, PCP7, false)
+		v := LibpcpVerdict(tt.expr, pcpver.Latest, false)
 		if v.OK != tt.ok || (!tt.ok && (v.Caret != tt.caret || v.Message != tt.msg)) {
 			t.Errorf("%q: got ok=%v caret=%d %q, want ok=%v caret=%d %q", tt.expr, v.OK, v.Caret, v.Message, tt.ok, tt.caret, tt.msg)
 		}
@@ -107,13 +109,13 @@ func TestLibpcpVerdictPCP7(t *testing.T) {
 
 func TestExtraUnitsByDialect(t *testing.T) {
 	expr := `rescale(sample.temperature.celsius, "temperature (F)")`
-	if v := LibpcpVerdict(expr, PCP7, false); !v.OK {
+	if v := LibpcpVerdict(expr, pcpver.Latest, false); !v.OK {
 		t.Errorf("pcp7 rejects extra units: %+v", v)
 	}
-	if v := LibpcpVerdict(expr, PCP6, false); v.OK || v.Message != "Illegal units: 'unrecognized or duplicate base unit'" {
+	if v := LibpcpVerdict(expr, pcpver.V6_0_3, false); v.OK || v.Message != "Illegal units: 'unrecognized or duplicate base unit'" {
 		t.Errorf("pcp6: %+v", v)
 	}
-	f := ParseConfig("x.conf", []byte("m.x = "+expr+"\n"), Options{Dialect: PCP6})
+	f := ParseConfig("x.conf", []byte("m.x = "+expr+"\n"), Options{Version: pcpver.V6_0_3})
 	if len(f.Diagnostics) != 1 || f.Diagnostics[0].Code != "dialect" || !strings.Contains(f.Diagnostics[0].Message, "PCP 7.2.0") {
 		t.Errorf("pcp6 diagnostic: %+v", f.Diagnostics)
 	}

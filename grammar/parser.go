@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // The concrete syntax is a participle grammar over the tokens of lexer.go.
@@ -375,8 +376,8 @@ func specs(ps []*pSpec) []Spec {
 // of both dialects' constructs (the dialect only decides how words lex);
 // LibpcpVerdict says whether libpcp accepts the text. On a syntax error the
 // error carries the offset where participle stopped.
-func ParseExpr(src string, d Dialect) (Node, error) {
-	return parseTokens(Tokens(src, d, false))
+func ParseExpr(src string, v pcpver.Version) (Node, error) {
+	return parseTokens(Tokens(src, v, false))
 }
 
 func parseTokens(toks []Token) (Node, error) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -97,7 +99,7 @@ func TestPrecedence(t *testing.T) {
 		{"sum(x) - avg(y)", "(sum(x) - avg(y))"},
 	}
 	for _, tt := range tests {
-		n, err := ParseExpr(tt.in, PCP7)
+		n, err := ParseExpr(tt.in, pcpver.Latest)
 		if err != nil {
 			t.Errorf("%q: %v", tt.in, err)
 			continue
@@ -115,8 +117,8 @@ func TestPrecedence(t *testing.T) {
 func TestParseExprAgreesWithLibpcpVerdict(t *testing.T) {
 	actionChecks := []string{"Illegal units", "Unrecognized value", "Incompatible floating", "bad regular expression", "Illegal indom"}
 	for _, c := range loadStarter(t) {
-		_, err := ParseExpr(c.Expr, PCP7)
-		v := LibpcpVerdict(c.Expr, PCP7, false)
+		_, err := ParseExpr(c.Expr, pcpver.Latest)
+		v := LibpcpVerdict(c.Expr, pcpver.Latest, false)
 		if slices.ContainsFunc(actionChecks, func(p string) bool { return strings.HasPrefix(v.Message, p) }) {
 			continue
 		}
@@ -154,13 +156,13 @@ func TestFormatRoundTrip(t *testing.T) {
 	}
 	n := 0
 	for _, e := range exprs {
-		root, err := ParseExpr(e, PCP7)
+		root, err := ParseExpr(e, pcpver.Latest)
 		if err != nil {
 			continue
 		}
 		n++
 		f1 := Format(root)
-		root2, err := ParseExpr(f1, PCP7)
+		root2, err := ParseExpr(f1, pcpver.Latest)
 		if err != nil {
 			t.Errorf("%q formats to %q, which does not parse: %v", e, f1, err)
 			continue
@@ -171,7 +173,7 @@ func TestFormatRoundTrip(t *testing.T) {
 		if f2 := Format(root2); f2 != f1 {
 			t.Errorf("not idempotent: %q -> %q -> %q", e, f1, f2)
 		}
-		if LibpcpVerdict(e, PCP7, false).OK != LibpcpVerdict(f1, PCP7, false).OK {
+		if LibpcpVerdict(e, pcpver.Latest, false).OK != LibpcpVerdict(f1, pcpver.Latest, false).OK {
 			t.Errorf("%q and its format %q get different libpcp verdicts", e, f1)
 		}
 	}
@@ -194,7 +196,7 @@ func TestLibpcpRendering(t *testing.T) {
 		{"(1 + 2) ? sample.ulong.hundred : sample.ulong.ten", "<expr> ? sample.ulong.hundred : sample.ulong.ten"},
 	}
 	for _, tt := range tests {
-		root, err := ParseExpr(tt.in, PCP7)
+		root, err := ParseExpr(tt.in, pcpver.Latest)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.in, err)
 		}

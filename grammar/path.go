@@ -1,6 +1,10 @@
 package grammar
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
 
 // Source is one config file's name and contents.
 type Source struct {
@@ -11,7 +15,7 @@ type Source struct {
 // ParseConfigs parses the files of one config path in order, the way a
 // single process loads them: names registered by earlier files count as
 // duplicates in later ones, and libpcp's lexer state carries over.
-func ParseConfigs(srcs []Source, d Dialect) []*File {
+func ParseConfigs(srcs []Source, v pcpver.Version) []*File {
 	registered := map[string]bool{}
 	leak := false
 	files := make([]*File, 0, len(srcs))
@@ -21,10 +25,10 @@ func ParseConfigs(srcs []Source, d Dialect) []*File {
 		total += len(s.Src)
 	}
 	if total > 64<<10 {
-		memo.prefetch(srcs, d)
+		memo.prefetch(srcs, v)
 	}
 	for _, s := range srcs {
-		f := ParseConfig(s.Path, s.Src, Options{Dialect: d, Leak: leak, Registered: registered, Memo: memo})
+		f := ParseConfig(s.Path, s.Src, Options{Version: v, Leak: leak, Registered: registered, Memo: memo})
 		for _, def := range f.Definitions {
 			if def.Registered {
 				registered[def.Name] = true

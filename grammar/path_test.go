@@ -3,13 +3,15 @@ package grammar
 import (
 	"slices"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 func TestParseConfigsCarriesState(t *testing.T) {
 	files := ParseConfigs([]Source{
 		{"a.conf", []byte("m.x = 1\nm.y = matchinst(/a/, x\n")},
 		{"b.conf", []byte("m.x = 2\nm.z = 4 / 2\n")},
-	}, PCP6)
+	}, pcpver.V6_0_3)
 	var codes []string
 	for _, d := range files[1].Diagnostics {
 		codes = append(codes, d.Code+": "+d.PCP[len(d.PCP)-1])

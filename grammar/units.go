@@ -1,19 +1,22 @@
 package grammar
 
-import "github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+import (
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+)
 
 // unitsError returns pmParseUnitsStr's message for a units string libpcp
 // rejects, or "". PCP 7.2 adds extra units (temperature and the like).
-func unitsError(s string, d Dialect) string {
-	if _, _, err := ParseUnits(s, d); err != nil {
+func unitsError(s string, v pcpver.Version) string {
+	if _, _, err := ParseUnits(s, v); err != nil {
 		return err.Error()
 	}
 	return ""
 }
 
-// ParseUnits parses a units string as the dialect's libpcp does.
-func ParseUnits(s string, d Dialect) (pmapi.Units, float64, error) {
-	if d == PCP7 {
+// ParseUnits parses a units string as release v's pmParseUnitsStr does.
+func ParseUnits(s string, v pcpver.Version) (pmapi.Units, float64, error) {
+	if v.Has(pcpver.ExtraUnits) {
 		return pmapi.ParseUnitsExtra(s)
 	}
 	return pmapi.ParseUnits(s)

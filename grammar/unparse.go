@@ -2,6 +2,8 @@ package grammar
 
 import (
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // LibpcpLeaf renders an operand the way libpcp's semantic messages do:
@@ -165,9 +167,9 @@ func escape(s string, delim byte) string {
 // dialect a definition longer than width is laid out over continuation
 // lines ("\\" newline, PCP 6.2.2+), one operand of the top-level
 // operator per line; pcp6 has no continuations, so it stays on one line.
-func FormatDefinition(name string, tree Node, d Dialect, width int) string {
+func FormatDefinition(name string, tree Node, v pcpver.Version, width int) string {
 	one := name + " = " + Format(tree)
-	if d != PCP7 || len(one) <= width {
+	if !v.Has(pcpver.Continuation) || len(one) <= width {
 		return one
 	}
 	const indent = "    "

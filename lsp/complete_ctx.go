@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // Values offered inside mkconst()/novalue() and rescale().
@@ -49,14 +50,14 @@ func specCompletion(a *analysis, def *grammar.Definition, off int) (items []prot
 	if n := len(stack); n > 0 {
 		fn, arg = stack[n-1].fn, stack[n-1].arg
 	}
-	pcp7 := a.dialect == grammar.PCP7
+	extraUnits := a.pcp.Has(pcpver.ExtraUnits)
 	if inString != nil {
 		// The text typed so far inside the quotes is replaced.
 		start := def.ExprPos(inString.Offset) + 1
 		rg := toRange(grammar.Range{Start: a.file.Pos(start), End: a.file.Pos(off)})
 		if fn == "rescale" && arg == 1 || prev.Kind == grammar.TokAssign && prev2.Kind == grammar.TokUnits {
 			values := unitsValues
-			if pcp7 {
+			if extraUnits {
 				values = append(append([]string{}, values...), unitsValuesPCP7...)
 			}
 			return valueItems(values, protocol.CompletionItemKindUnit, "units", rg), true
@@ -89,10 +90,11 @@ func specCompletion(a *analysis, def *grammar.Definition, off int) (items []prot
 		{"semantics", "semantics=${1|counter,instant,discrete|}", "counter, instant or discrete"},
 		{"units", `units="$1"`, "units, as pmParseUnitsStr reads them"},
 	}
-	if pcp7 {
-		keys = append(keys,
-			struct{ key, snippet, doc string }{"meta", "meta=$1", "copy the metadata of a metric (PCP 6.2.2+)"},
-			struct{ key, snippet, doc string }{"indom", "indom=$1", "an instance domain N.M (PCP 7.1+)"})
+	if a.pcp.Has(pcpver.MetaSpec) {
+		keys = append(keys, struct{ key, snippet, doc string }{"meta", "meta=$1", "copy the metadata of a metric (PCP 6.2.2+)"})
+	}
+	if a.pcp.Has(pcpver.IndomSpec) {
+		keys = append(keys, struct{ key, snippet, doc string }{"indom", "indom=$1", "an instance domain N.M (PCP 7.1+)"})
 	}
 	for _, k := range keys {
 		items = append(items, protocol.CompletionItem{Label: k.key + "=", Kind: protocol.CompletionItemKindProperty,

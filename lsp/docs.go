@@ -13,6 +13,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // docState is one open document: its latest text, and the latest
@@ -41,7 +42,7 @@ type analysis struct {
 	file    *grammar.File
 	report  *checker.Report // nil when no source answered
 	diags   []grammar.Diagnostic
-	dialect grammar.Dialect
+	pcp     pcpver.Version // the release the analysis followed
 }
 
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
@@ -133,13 +134,13 @@ func (s *server) analyse(u uri.URI, gen int) {
 		return
 	}
 	text, version, memo := d.text, d.version, d.memo
-	dialect, src, indoms, down := s.dialect, s.source, s.indoms, s.sourceDown
+	pcp, src, indoms, down := s.pcp.Version, s.source, s.indoms, s.sourceDown
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
 	defer cancel()
-	a := &analysis{uri: u, version: version, text: text, dialect: dialect}
-	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Dialect: dialect, Memo: memo})
+	a := &analysis{uri: u, version: version, text: text, pcp: pcp}
+	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Version: pcp, Memo: memo})
 	memo.Trim()
 	a.diags = append(a.diags, a.file.Diagnostics...)
 	syntax := *a
@@ -154,7 +155,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 		// if the check takes a while.
 		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, &syntax) })
 		defer slow.Stop()
-		rep, err := checker.Check(ctx, []*grammar.File{a.file}, src, checker.Options{Dialect: dialect, InDoms: indoms})
+		rep, err := checker.Check(ctx, []*grammar.File{a.file}, src, checker.Options{Version: pcp, InDoms: indoms})
 		switch {
 		case err == nil:
 			a.report = rep
@@ -228,10 +229,10 @@ func (s *server) parseNow(u uri.URI) *analysis {
 		s.mu.Unlock()
 		return nil
 	}
-	a := &analysis{uri: u, version: d.version, text: d.text, dialect: s.dialect}
+	a := &analysis{uri: u, version: d.version, text: d.text, pcp: s.pcp.Version}
 	memo := d.memo
 	s.mu.Unlock()
-	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Dialect: a.dialect, Memo: memo})
+	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Version: a.pcp, Memo: memo})
 	a.diags = a.file.Diagnostics
 	return a
 }

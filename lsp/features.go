@@ -441,7 +441,7 @@ func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormat
 		if err != nil || !def.Verdict.OK {
 			continue
 		}
-		want := grammar.FormatDefinition(def.Name, tree, d.dialect, formatWidth)
+		want := grammar.FormatDefinition(def.Name, tree, d.pcp, formatWidth)
 		got := string(d.file.Src[def.Range.Start.Offset:def.Range.End.Offset])
 		if got != want && !strings.ContainsRune(got, '\r') {
 			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})

@@ -212,7 +212,7 @@ func (s *server) preview(ctx context.Context, p previewParams) (*PreviewResult, 
 		return res, nil
 	}
 	res.Metadata = checker.DescText(m.Desc)
-	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: []*checker.Metric{m}, ByName: a.report.ByName, Operands: a.report.Operands}, a.dialect)
+	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: []*checker.Metric{m}, ByName: a.report.ByName, Operands: a.report.Operands, Version: a.report.Version})
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +380,7 @@ func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every tim
 			}
 			de := evs[a.uri]
 			if de == nil || de.version != a.version {
-				ev, err := evaluator.New(ctx, src, a.report, a.dialect)
+				ev, err := evaluator.New(ctx, src, a.report)
 				if err != nil {
 					s.log.Debug("preview", zap.Error(err))
 					continue

@@ -8,12 +8,15 @@ import (
 	"sync"
 	"time"
 
+	pipeline "github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
@@ -36,7 +39,12 @@ type Options struct {
 // Settings are what a client may set in initializationOptions or
 // workspace/didChangeConfiguration (under the key "pcpDerive" or bare).
 type Settings struct {
-	Dialect string `json:"dialect"` // "pcp6", "pcp7" (default) or "auto"
+	// PCPVersion is the PCP release whose libpcp the analysis follows
+	// ("6.0.3", "6.2", "latest"), or "auto" (the default): the version the
+	// metadata source reports, else the latest.
+	PCPVersion string `json:"pcpVersion"`
+	// Dialect is PCPVersion's older spelling: "pcp6", "pcp7" or "auto".
+	Dialect string `json:"dialect"`
 	Source  struct {
 		Host, Socket, Archive, Metadata string
 	} `json:"source"`
@@ -87,7 +95,7 @@ type server struct {
 	mu          sync.Mutex
 	docs        map[uri.URI]*docState
 	settings    Settings
-	dialect     grammar.Dialect
+	pcp         pipeline.VersionChoice // the release the analysis follows, and why
 	source      pmclient.Source
 	sourceErr   error
 	sourceDown  bool // the last analysis could not reach the source
@@ -112,7 +120,8 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 	if opts.RetryInterval <= 0 {
 		opts.RetryInterval = 5 * time.Second
 	}
-	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, docs: map[uri.URI]*docState{}, dialect: grammar.PCP7,
+	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, docs: map[uri.URI]*docState{},
+		pcp:       pipeline.VersionChoice{Version: pcpver.Latest, Reason: "latest release: no settings yet"},
 		workspace: newWorkspace(), previews: newPreviewStore()}
 }
 
@@ -154,10 +163,6 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 			s.opts.Level.SetLevel(lvl.Level())
 		}
 	}
-	dialect := grammar.PCP7
-	if st.Dialect == "pcp6" {
-		dialect = grammar.PCP6
-	}
 	src, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
 		Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv, Lazy: true})
 	if err != nil {
@@ -167,11 +172,23 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		// flushed when pmcd reports that its namespace changed.
 		src = pmclient.NewCache(src)
 	}
-	if st.Dialect == "auto" && err == nil {
-		if v, verr := src.Version(ctx); verr == nil && len(v) > 0 && v[0] < '7' {
-			dialect = grammar.PCP6
-		}
+	requested, what := st.PCPVersion, "pcpVersion"
+	if requested == "" && st.Dialect != "" {
+		requested, what = st.Dialect, "dialect"
 	}
+	var versionSrc pmclient.Source
+	if err == nil {
+		versionSrc = src
+	}
+	// A pmcd that stalls must not hold up initialize: past a bound, the
+	// version is resolved as if the source did not say.
+	vctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	choice, verr := pipeline.ResolveVersion(vctx, requested, what, versionSrc)
+	if verr != nil {
+		s.log.Warn("PCP version setting", zap.Error(verr))
+		choice, _ = pipeline.ResolveVersion(vctx, pipeline.Auto, what, versionSrc)
+	}
+	cancel()
 	indoms, problems, ierr := choose.Equivalence(st.IndomConfig, s.opts.Getenv)
 	if ierr != nil {
 		s.log.Warn("indom config", zap.Error(ierr))
@@ -183,12 +200,12 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 	if c, ok := s.source.(interface{ Close() error }); ok && s.source != src {
 		c.Close()
 	}
-	s.settings, s.dialect, s.source, s.sourceErr, s.indoms, s.sourceDown = st, dialect, src, err, indoms, false
+	s.settings, s.pcp, s.source, s.sourceErr, s.indoms, s.sourceDown = st, choice, src, err, indoms, false
 	s.mu.Unlock()
 	if err != nil {
 		s.log.Warn("no metadata source: syntax checks only", zap.Error(err))
 	} else {
-		s.log.Info("metadata source", zap.String("source", src.Describe()), zap.Stringer("dialect", dialect))
+		s.log.Info("metadata source", zap.String("source", src.Describe()), zap.Stringer("pcpVersion", choice.Version), zap.String("why", choice.Reason))
 	}
 	s.restartPreview()
 }
@@ -397,16 +414,21 @@ func (s *server) retry(src pmclient.Source) {
 // Status is the pcp/status notification: which source the server uses
 // and whether it answers, for an editor's status bar.
 type Status struct {
-	Source  string `json:"source"`
-	State   string `json:"state"` // "ok", "unreachable" or "none"
-	Dialect string `json:"dialect"`
-	Message string `json:"message,omitempty"`
+	Source string `json:"source"`
+	State  string `json:"state"` // "ok", "unreachable" or "none"
+	// PCPVersion is the release the analysis follows and
+	// PCPVersionReason why; Dialect is its older name (pcp6 before 6.2.2,
+	// pcp7 after), kept for clients that read it.
+	PCPVersion       string `json:"pcpVersion"`
+	PCPVersionReason string `json:"pcpVersionReason"`
+	Dialect          string `json:"dialect"`
+	Message          string `json:"message,omitempty"`
 }
 
 // sendStatus tells the client the source's state (pcp/status).
 func (s *server) sendStatus() {
 	s.mu.Lock()
-	st := Status{State: "ok", Dialect: s.dialect.String()}
+	st := Status{State: "ok", PCPVersion: s.pcp.Version.String(), PCPVersionReason: s.pcp.Reason, Dialect: dialectName(s.pcp.Version)}
 	switch {
 	case s.source == nil:
 		st.State, st.Source = "none", "none (syntax checks only)"
@@ -474,4 +496,16 @@ func fileName(u uri.URI) string {
 		return u.FsPath()
 	}
 	return string(u)
+}
+
+// versionTimeout bounds asking the source for its PCP version.
+const versionTimeout = 2 * time.Second
+
+// dialectName is the older name of a release's language: pcp6 before
+// novalue() (6.2.2), pcp7 from it on.
+func dialectName(v pcpver.Version) string {
+	if v.Has(pcpver.Novalue) {
+		return "pcp7"
+	}
+	return "pcp6"
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // workspace knows the derived-metric config files of the workspace
@@ -81,7 +82,7 @@ func (w *workspace) scan(ctx context.Context, log *zap.Logger) {
 			}
 			n++
 			u := uri.File(path)
-			f := grammar.ParseConfig(path, src, grammar.Options{Dialect: grammar.PCP7})
+			f := grammar.ParseConfig(path, src, grammar.Options{Version: pcpver.Latest})
 			w.mu.Lock()
 			if _, open := w.files[u]; !open {
 				w.files[u] = f

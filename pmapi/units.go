@@ -445,11 +445,25 @@ var (
 	ErrUnit = errors.New("Illegal pmUnits specification")
 )
 
+// ConvFactorsStrict is pmConvScale before PCP 5.3.0, where a
+// dimensionless side did not stand for count^1: none converts only into
+// none, and unchanged.
+func ConvFactorsStrict(from, to Units) (mult, div int64, err error) {
+	fromNone, toNone := from.Dimensionless(), to.Dimensionless()
+	switch {
+	case fromNone && toNone:
+		return 1, 1, nil
+	case fromNone != toNone:
+		return 0, 0, ErrConv
+	}
+	return ConvFactors(from, to)
+}
+
 // ConvFactors returns what pmConvScale multiplies and divides a value by
 // to convert it from one unit scale to another. A dimensionless side
-// counts as count^1, so none and count convert into each other. Extra
-// units (7.2) must match in kind; their scales convert with ConvExtra,
-// applied after these factors.
+// counts as count^1 (PCP 5.3.0 and later), so none and count convert into
+// each other. Extra units (7.2) must match in kind; their scales convert
+// with ConvExtra, applied after these factors.
 func ConvFactors(from, to Units) (mult, div int64, err error) {
 	if from.DimSpace == 0 && from.DimTime == 0 && from.DimCount == 0 && from.ExtraUnit == 0 {
 		from.DimCount = 1

@@ -9,8 +9,9 @@ import (
 
 // JSON writes the check result as a versioned document (docs/check-json.md):
 //
-//	{"version": 1, "tool": "pcp-derive-lsp", "toolVersion": "...",
-//	 "dialect": "pcp7", "source": "embedded default metadata",
+//	{"version": 2, "tool": "pcp-derive-lsp", "toolVersion": "...",
+//	 "pcpVersion": "6.0.3", "pcpVersionReason": "pmcd at ... runs PCP 6.0.3",
+//	 "source": "embedded default metadata",
 //	 "files": [{"path": "a.conf", "diagnostics": [{
 //	   "range": {"start": {"line": 1, "column": 5, "offset": 4, "utf16Column": 4},
 //	             "end": {...}},
@@ -46,10 +47,11 @@ func JSON(w io.Writer, r *Run) error {
 		Version     int    `json:"version"`
 		Tool        string `json:"tool"`
 		ToolVersion string `json:"toolVersion"`
-		Dialect     string `json:"dialect"`
+		PCPVersion  string `json:"pcpVersion"`
+		Why         string `json:"pcpVersionReason"`
 		Source      string `json:"source"`
 		Files       []file `json:"files"`
-	}{1, r.Tool, r.Version, r.Dialect.String(), r.Source, []file{}}
+	}{2, r.Tool, r.Version, r.PCPVersion.String(), r.PCPVersionReason, r.Source, []file{}}
 	conv := func(p grammar.Pos) pos { return pos{p.Line, p.Col, p.Offset, p.Col16} }
 	for _, f := range r.Files {
 		jf := file{Path: f.File.Path, Diagnostics: []diag{}}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // File is one config file with every finding about it, sorted.
@@ -25,9 +26,12 @@ type File struct {
 type Run struct {
 	Tool    string // "pcp-derive-lsp"
 	Version string
-	Dialect grammar.Dialect
-	Source  string // where metadata came from
-	Files   []File
+	// PCPVersion is the release whose libpcp the check followed, and
+	// PCPVersionReason why (a flag, the source's own version, ...).
+	PCPVersion       pcpver.Version
+	PCPVersionReason string
+	Source           string // where metadata came from
+	Files            []File
 }
 
 // Counts tallies findings by severity.

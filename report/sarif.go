@@ -14,7 +14,7 @@ import (
 // Rule descriptions for the SARIF rules table, by diagnostic code.
 var ruleText = map[string]string{
 	"syntax":                "libpcp rejects the expression's syntax",
-	"dialect":               "the construct needs a newer PCP than the selected dialect",
+	"dialect":               "the construct needs a newer PCP than the target release",
 	"duplicate-name":        "a derived metric of this name is already defined",
 	"missing-equals":        "the line has no \"=\"",
 	"missing-name":          "the derived metric name is missing",
@@ -92,7 +92,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	out.Tool.Driver = driver{Name: r.Tool, InformationURI: "https://github.com/pcp-derive-lsp/pcp-derive-lsp", Version: r.Version}
 	out.ColumnKind = "utf16CodeUnits"
 	out.Results = []result{}
-	out.Properties = map[string]string{"dialect": r.Dialect.String(), "metadataSource": r.Source}
+	out.Properties = map[string]string{"pcpVersion": r.PCPVersion.String(), "pcpVersionReason": r.PCPVersionReason, "metadataSource": r.Source}
 	used := map[string]bool{}
 	for _, f := range r.Files {
 		uri := f.File.Path

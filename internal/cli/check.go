@@ -14,7 +14,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
 
@@ -66,7 +65,8 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error
 func runCheck(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	dialectName := fs.String("dialect", "auto", "language `DIALECT`: pcp6 (PCP 6.0-6.2), pcp7 (PCP 7.2), or auto (a live pmcd's version, else pcp7)")
+	var version versionFlag
+	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json or sarif")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
@@ -78,12 +78,6 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
-	}
-	if *dialectName != "auto" {
-		if _, err := grammar.ParseDialect(*dialectName); err != nil {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
-			return ExitUsage
-		}
 	}
 	threshold := grammar.SeverityError
 	switch *failOn {
@@ -109,11 +103,15 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage
 	}
-	dialect := pickDialect(ctx, *dialectName, source)
-	run, ioErrors := analyse(ctx, env, fs.Args(), checker.Options{Dialect: dialect, InDoms: src.equivalence(env)}, source, *maxSize)
+	choice, ok := version.resolve(ctx, env, "check", source)
+	if !ok {
+		return ExitUsage
+	}
+	run, ioErrors := analyse(ctx, env, fs.Args(), checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}, source, *maxSize)
 	if run == nil {
 		return ExitUsage
 	}
+	run.PCPVersionReason = choice.Reason
 	if *format != "pcp" {
 		for i := range run.Files {
 			run.Files[i].Diagnostics = suppress(run.Files[i].File, run.Files[i].Diagnostics)
@@ -136,8 +134,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	errs, warnings, _ := run.Counts()
 	if *format == "text" {
-		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s, dialect %s)\n",
-			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, dialect)
+		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s; %s)\n",
+			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, choice)
 	}
 	switch {
 	case ioErrors > 0:
@@ -158,7 +156,7 @@ func plural(n int, what string) string {
 // analyse reads, parses and checks the inputs. I/O errors are reported on
 // stderr and counted; checking goes on with the other files.
 func analyse(ctx context.Context, env Env, paths []string, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, int) {
-	dialect := opts.Dialect
+	version := opts.Version
 	inputs := collectInputs(paths, env.Stdin, maxSize)
 	ioErrors := 0
 	var srcs []grammar.Source
@@ -174,8 +172,8 @@ func analyse(ctx context.Context, env Env, paths []string, opts checker.Options,
 			srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
 		}
 	}
-	files := grammar.ParseConfigs(srcs, dialect)
-	run := &report.Run{Tool: "pcp-derive-lsp", Version: Version, Dialect: dialect, Source: "none (syntax checks only)"}
+	files := grammar.ParseConfigs(srcs, version)
+	run := &report.Run{Tool: "pcp-derive-lsp", Version: Version, PCPVersion: version, Source: "none (syntax checks only)"}
 	var rep *checker.Report
 	if source != nil {
 		var err error
@@ -209,7 +207,7 @@ func analyse(ctx context.Context, env Env, paths []string, opts checker.Options,
 		}
 	}
 	for _, p := range problems {
-		f := grammar.ParseConfig(p.path, nil, grammar.Options{Dialect: dialect})
+		f := grammar.ParseConfig(p.path, nil, grammar.Options{Version: version})
 		run.Files = append(run.Files, report.File{File: f, Diagnostics: []grammar.Diagnostic{{
 			Severity: grammar.SeverityError, Code: p.problemCode, Message: p.problem,
 			Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
@@ -247,17 +245,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// pickDialect resolves "auto": a live pmcd's own version, else pcp7.
-func pickDialect(ctx context.Context, name string, src pmclient.Source) grammar.Dialect {
-	if d, err := grammar.ParseDialect(name); err == nil {
-		return d
-	}
-	if c, ok := src.(*pmcd.Client); ok {
-		if v, err := c.Version(ctx); err == nil && v != "" && v[0] >= '1' && v[0] < '7' && v[1] == '.' {
-			return grammar.PCP6
-		}
-	}
-	return grammar.PCP7
 }

@@ -7,13 +7,13 @@ import (
 	"fmt"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
 func runDescribe(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	dialectName := fs.String("dialect", "pcp7", "language `DIALECT`: pcp6 or pcp7")
+	var version versionFlag
+	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
 	var src sourceFlags
 	src.register(fs)
@@ -27,11 +27,6 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		}
 		return ExitUsage
 	}
-	dialect, err := grammar.ParseDialect(*dialectName)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
-		return ExitUsage
-	}
 	if src.noMetadata {
 		fmt.Fprintln(env.Stderr, "pcp-derive-lsp describe: needs metadata; --no-metadata makes no sense here")
 		return ExitUsage
@@ -41,7 +36,11 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
 		return ExitUsage
 	}
-	rep, ok := loadChecked(ctx, env, "describe", &src, source, dialect, fs.Args())
+	choice, vok := version.resolve(ctx, env, "describe", source)
+	if !vok {
+		return ExitUsage
+	}
+	rep, ok := loadChecked(ctx, env, "describe", &src, source, choice.Version, fs.Args())
 	if rep == nil {
 		return ExitUsage
 	}
@@ -77,11 +76,11 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"version": 1, "source": rep.Source, "dialect": dialect.String(), "metrics": out}); err != nil {
+		if err := enc.Encode(map[string]any{"version": 2, "source": rep.Source, "pcpVersion": choice.Version.String(), "pcpVersionReason": choice.Reason, "metrics": out}); err != nil {
 			return ExitUsage
 		}
 	default:
-		fmt.Fprintf(env.Stdout, "# metadata: %s, dialect %s\n", rep.Source, dialect)
+		fmt.Fprintf(env.Stdout, "# metadata: %s; %s\n", rep.Source, choice)
 		for _, m := range rep.Metrics {
 			if m.Status == checker.Valid {
 				fmt.Fprintf(env.Stdout, "%s: %s\n", m.Def.Name, checker.DescText(m.Desc))

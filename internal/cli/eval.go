@@ -13,7 +13,6 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 )
@@ -21,7 +20,8 @@ import (
 func runEval(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	dialectName := fs.String("dialect", "pcp7", "language `DIALECT`: pcp6 or pcp7")
+	var version versionFlag
+	version.register(fs)
 	samples := fs.Int("samples", 0, "stop after `N` samples (0: 2 for rate/delta metrics, else 1)")
 	interval := fs.Duration("interval", time.Second, "time between samples")
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -f prints)")
@@ -37,17 +37,16 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		}
 		return ExitUsage
 	}
-	dialect, err := grammar.ParseDialect(*dialectName)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
-		return ExitUsage
-	}
 	source, err := src.open(ctx, env)
 	if err != nil || source == nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: needs a pmcd: %v\n", err)
 		return ExitUsage
 	}
-	rep, ok := loadChecked(ctx, env, "eval", &src, source, dialect, fs.Args()[:1])
+	choice, vok := version.resolve(ctx, env, "eval", source)
+	if !vok {
+		return ExitUsage
+	}
+	rep, ok := loadChecked(ctx, env, "eval", &src, source, choice.Version, fs.Args()[:1])
 	if rep == nil || !ok {
 		return ExitUsage
 	}
@@ -60,7 +59,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "%s: not evaluated: %s: %s\n", m.Def.Name, m.Status, problemText(m))
 		}
 	}
-	ev, err := evaluator.New(ctx, source, rep, dialect)
+	ev, err := evaluator.New(ctx, source, rep)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
 		return ExitUsage
@@ -77,7 +76,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 			}
 		}
 	}
-	fmt.Fprintf(env.Stderr, "# values from %s, dialect %s\n", source.Describe(), dialect)
+	fmt.Fprintf(env.Stderr, "# values from %s; %s\n", source.Describe(), choice)
 	progress := newProgress(env.Stderr)
 	defer progress.clear()
 	for i := 0; n < 0 || i < n; i++ {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
@@ -15,7 +16,7 @@ import (
 // (describe, eval). Inputs that cannot be read are reported and skipped;
 // ok is false then, or when the paths hold no config at all. rep is nil
 // when the check itself failed.
-func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, dialect grammar.Dialect, paths []string) (rep *checker.Report, ok bool) {
+func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string) (rep *checker.Report, ok bool) {
 	inputs := collectInputs(paths, env.Stdin, 64<<20)
 	ok = len(inputs) > 0
 	if !ok {
@@ -34,8 +35,8 @@ func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, sou
 		}
 		srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
 	}
-	files := grammar.ParseConfigs(srcs, dialect)
-	rep, err := checker.Check(ctx, files, source, checker.Options{Dialect: dialect, InDoms: src.equivalence(env)})
+	files := grammar.ParseConfigs(srcs, version)
+	rep, err := checker.Check(ctx, files, source, checker.Options{Version: version, InDoms: src.equivalence(env)})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: %v\n", cmd, err)
 		return nil, false

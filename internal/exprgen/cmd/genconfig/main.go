@@ -11,6 +11,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 func main() {
@@ -26,7 +27,7 @@ func main() {
 	defer w.Flush()
 	for i := 0; i < *n; {
 		e := g.Next()
-		if *valid && !grammar.LibpcpVerdict(e, grammar.PCP6, false).OK {
+		if *valid && !grammar.LibpcpVerdict(e, pcpver.V6_0_3, false).OK {
 			continue
 		}
 		fmt.Fprintf(w, "gen.m%d = %s\n", i, e)
