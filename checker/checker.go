@@ -236,6 +236,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		},
 		nodes:       m.Nodes,
 		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
+		bound:       func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
 		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, c.bindable) },
 		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Version); return u, err },
 		convertible: func(a, b pmapi.Units) bool { _, _, err := ConvFactors(c.opts.Version)(a, b); return err == nil },

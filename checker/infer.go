@@ -32,8 +32,10 @@ func (e *semErr) Error() string { return e.msg }
 type inferrer struct {
 	version pcpver.Version
 	nodes   map[grammar.Node]*NodeInfo
-	// leaf returns the bound descriptor of a metric name.
-	leaf func(m *grammar.Metric) (pmapi.Desc, bool)
+	// leaf returns the bound descriptor of a metric name; under a lazy
+	// ternary it is lenient (unknown names bind zeroed), while bound
+	// always says whether the name really binds (libpcp's PMID check).
+	leaf, bound func(m *grammar.Metric) (pmapi.Desc, bool)
 	// constDesc returns the descriptor of a literal or mkconst.
 	constDesc func(n grammar.Node) (pmapi.Desc, error)
 	// unitsOf parses a rescale target.
@@ -275,42 +277,51 @@ func (in *inferrer) ternary(n *grammar.Ternary) (pmapi.Desc, error) {
 	return in.ternaryChecks(n, g, a, b)
 }
 
-// ternaryLazy is PCP 6.2.2+'s ternary: unknown names are tolerated at
-// bind time; a static guard (literals, defined(), !, &&, ||) selects the
-// only branch that is checked; a selected branch naming an unknown metric
-// is an error.
+// ternaryLazy is PCP 6.2.2+'s ternary, checked in libpcp's order: the
+// guard (unknown names in it bind to a zeroed descriptor); then the
+// branches the guard selects — a static guard (integer constants and
+// mkconst()s of them, defined(), !, &&, ||) selects one, any other both —
+// where unknown names also bind zeroed, so errors inside a branch come
+// first; then "Unknown metric for ternary expression" for a selected
+// branch that names one; then, when both branches were bound and neither
+// is novalue(), the checks that they agree; last the guard's own checks.
 func (in *inferrer) ternaryLazy(n *grammar.Ternary) (pmapi.Desc, error) {
-	guard, known := staticGuard(n.Cond, in.leaf)
 	g, err := in.lenientDesc(n.Cond)
 	if err != nil {
 		return g, err
 	}
-	branches := []grammar.Node{n.Then, n.Else}
-	if known {
-		branches = branches[:1]
-		if !guard {
-			branches = []grammar.Node{n.Else}
+	guard, known := staticGuard(n.Cond, in.bound)
+	bindThen, bindElse := !known || guard, !known || !guard
+	var a, b pmapi.Desc
+	if bindThen {
+		if a, err = in.lenientDesc(n.Then); err != nil {
+			return a, err
 		}
 	}
-	for _, b := range branches {
-		if name := firstUnknown(b, in.leaf); name != "" {
+	if bindElse {
+		if b, err = in.lenientDesc(n.Else); err != nil {
+			return b, err
+		}
+	}
+	for _, br := range []struct {
+		bound bool
+		node  grammar.Node
+	}{{bindThen, n.Then}, {bindElse, n.Else}} {
+		if !br.bound {
+			continue
+		}
+		if name := firstUnknown(br.node, in.bound); name != "" {
 			return pmapi.Desc{}, &semErr{node: n, msg: "Unknown metric for ternary expression", rendering: "operand " + name}
 		}
 	}
 	if known {
-		d, err := in.desc(branches[0])
-		if err != nil {
-			return d, err
+		// The other branch is never evaluated: no agreement checks, and
+		// a constant guard passes the guard's own checks.
+		d := a
+		if !guard {
+			d = b
 		}
 		return in.set(n, d), nil
-	}
-	a, err := in.desc(n.Then)
-	if err != nil {
-		return a, err
-	}
-	b, err := in.desc(n.Else)
-	if err != nil {
-		return b, err
 	}
 	return in.ternaryChecks(n, g, a, b)
 }
@@ -329,11 +340,12 @@ func (in *inferrer) lenientDesc(n grammar.Node) (pmapi.Desc, error) {
 	return in.desc(n)
 }
 
-// firstUnknown returns the first metric name under n that does not bind.
+// firstUnknown returns the first metric name under n that does not bind
+// (anon()'s argument is a type, not a metric; defined() may name anything).
 func firstUnknown(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) string {
 	name := ""
 	grammar.Walk(n, func(x grammar.Node) bool {
-		if c, ok := x.(*grammar.Call); ok && c.Func == "defined" {
+		if c, ok := x.(*grammar.Call); ok && (c.Func == "defined" || c.Func == "anon") {
 			return false
 		}
 		if m, ok := x.(*grammar.Metric); ok && name == "" {
@@ -346,10 +358,13 @@ func firstUnknown(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool))
 	return name
 }
 
-// staticGuard evaluates a guard made only of integer literals, defined(),
-// !, && and || (short-circuit; an unknown left side makes all unknown).
+// staticGuard evaluates a guard made only of integer literals (mkconst()
+// of one too: libpcp makes the same node of both), defined(), !, && and
+// || (short-circuit; an unknown left side makes all unknown).
 func staticGuard(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) (value, known bool) {
 	switch n := grammar.Unwrap(n).(type) {
+	case *grammar.Mkconst:
+		return staticGuard(&n.Value, leaf)
 	case *grammar.Number:
 		if n.Double {
 			return false, false
@@ -390,6 +405,12 @@ func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi
 	colon := &colonNode{n}
 	d := a
 	switch {
+	case aNovalue && bNovalue:
+		// libpcp registers "g ? novalue() : novalue()" although its
+		// grammar action means to refuse it (see grammar's libpcp.go):
+		// the metric is a singular U32, discrete, without units, and
+		// never has a value (6.3.8 and 7.2.2 observed).
+		return in.set(n, pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}), nil
 	case aNovalue:
 		d = b
 	case bNovalue:

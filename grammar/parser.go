@@ -266,7 +266,15 @@ func (c *climber) binary(minPrec int) (Node, error) {
 				return nil, err
 			}
 		}
-		right, err := c.binary(prec + 1)
+		var right Node
+		if o := c.operand(c.i); t.Then != nil && len(o.Prefix) == 0 && o.Primary.Novalue != nil {
+			// libpcp's rule is "expr ? expr : novalue": novalue() is not
+			// an expression, so it ends the ternary, and an operator
+			// after it applies to the whole ternary.
+			right, err = o.Primary.node()
+		} else {
+			right, err = c.binary(prec + 1)
+		}
 		if err != nil {
 			return nil, err
 		}

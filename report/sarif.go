@@ -35,6 +35,7 @@ var ruleText = map[string]string{
 	"semantic":              "libpcp rejects the metric when it binds it",
 	"unknown-metric":        "an operand names a metric the metadata source does not know",
 	"masked":                "a real metric of the same name hides the derived metric",
+	"no-value":              "the derived metric is registered but never has a value",
 	"binary-file":           "the file is not text",
 	"too-large":             "the file is larger than the size limit",
 	"internal":              "pcp-derive-lsp could not analyse the definition",
