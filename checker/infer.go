@@ -15,7 +15,20 @@ type NodeInfo struct {
 	// MulScale and DivScale are the factors libpcp applies to this
 	// operand's values to reconcile unit scales with its sibling (§6.4).
 	MulScale, DivScale float64
+	// Bind says which branches of a ternary libpcp binds and evaluates:
+	// a static guard (PCP 6.2.2+) selects one, and the other is never
+	// fetched.
+	Bind Bind
 }
+
+// Bind is the branches of a ternary that libpcp binds.
+type Bind int
+
+const (
+	BindBoth Bind = iota // the guard is decided per instance at fetch
+	BindThen             // the guard is statically true
+	BindElse             // the guard is statically false
+)
 
 // semErr is libpcp's first semantic error in a definition.
 type semErr struct {
@@ -317,10 +330,11 @@ func (in *inferrer) ternaryLazy(n *grammar.Ternary) (pmapi.Desc, error) {
 	if known {
 		// The other branch is never evaluated: no agreement checks, and
 		// a constant guard passes the guard's own checks.
-		d := a
+		d, bind := a, BindThen
 		if !guard {
-			d = b
+			d, bind = b, BindElse
 		}
+		in.info(n).Bind = bind
 		return in.set(n, d), nil
 	}
 	return in.ternaryChecks(n, g, a, b)

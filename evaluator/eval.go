@@ -257,6 +257,11 @@ func (r *sampleRun) metric(name string) ([]Value, error) {
 			// A derived operand: PCP 6 binds it but fetch fails.
 			return nil, pmclient.ErrNoAgent
 		}
+		if r.e.version.Has(pcpver.LazyTernary) {
+			// PCP 6.2.2+ binds an unknown name under ?: with no PMID:
+			// it simply has no values.
+			return nil, nil
+		}
 		return nil, pmclient.ErrUnknownName
 	}
 	mv, ok := r.fetched[pmid]

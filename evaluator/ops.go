@@ -462,6 +462,18 @@ func isZero(t pmapi.Type, v Value) bool { return asFloat64(t, v) == 0 }
 // ternary chooses per position: the guard's i-th value (its last one for
 // the rest) picks the branch; a singular branch is broadcast.
 func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
+	if ni := r.m.Nodes[n]; ni != nil && ni.Bind != checker.BindBoth {
+		// A static guard (PCP 6.2.2+): only the selected branch is
+		// bound and fetched; its values are the ternary's.
+		branch := n.Then
+		if ni.Bind == checker.BindElse {
+			branch = n.Else
+		}
+		if _, ok := grammar.Unwrap(branch).(*grammar.Novalue); ok {
+			return nil, nil
+		}
+		return r.value(branch)
+	}
 	g, err := r.value(n.Cond)
 	if err != nil || len(g) == 0 {
 		return nil, err
