@@ -92,7 +92,15 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		report: &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
 		descs:  map[string]pmapi.Desc{},
 		known:  map[string]bool{},
+		noDesc: map[string]bool{},
 		fileOf: map[*Metric]*grammar.File{},
+	}
+	// option_novalue is global in libpcp and read when metrics bind,
+	// after every file has loaded: the last setting wins.
+	for _, f := range files {
+		if f.OptionNovalue != nil {
+			c.mapToNovalue = *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
+		}
 	}
 	c.report.Operands = c.descs
 	buildTrees(files)
@@ -174,6 +182,11 @@ type checkRun struct {
 	fileOf map[*Metric]*grammar.File // the file each metric is defined in
 	descs  map[string]pmapi.Desc     // real metrics by name
 	known  map[string]bool
+	// noDesc are names in the namespace without a descriptor.
+	noDesc map[string]bool
+	// mapToNovalue is "#control option_novalue=1" (PCP 7.1.1+): an
+	// operand not in the namespace binds as novalue().
+	mapToNovalue bool
 	// state lets a metric be checked on demand when another one binds it
 	// (libpcp binds a derived operand when first used, so order in the
 	// file does not matter).
@@ -205,10 +218,13 @@ func (c *checkRun) ensure(m *Metric) {
 }
 
 func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
-	found, err := pmclient.Resolve(ctx, src, names)
+	found, noDesc, err := pmclient.ResolveNames(ctx, src, names)
 	for _, r := range found {
 		c.descs[r.Name] = r.Desc
 		c.known[r.Name] = true
+	}
+	for _, n := range noDesc {
+		c.noDesc[n] = true
 	}
 	return err
 }
@@ -256,6 +272,14 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	// Binding comes first in libpcp: any unknown operand (outside
 	// defined(), and in PCP 7 outside ?:) hides the metric before a check.
 	m.Unknown = c.unknownOperands(tree)
+	if len(m.Unknown) > 0 && c.noDesc[m.Unknown[0]] && c.opts.Version.Has(pcpver.UnknownOperandReported) {
+		// In the namespace, but pmLookupDesc fails (7.1+ says so).
+		m.Status, m.Message, m.Rendering = SemanticError, "Metadata for operand metric not available", "operand "+m.Unknown[0]
+		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
+		c.diag(f, m, d.Range, grammar.SeverityError, "semantic",
+			fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp reports \"Metadata for operand metric not available\" and hides %s", m.Unknown[0], d.Name), []string{line})
+		return
+	}
 	if len(m.Unknown) > 0 {
 		m.Status = Unbound
 		c.reportUnbound(f, m, tree)
@@ -440,12 +464,17 @@ func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
 	if name == "event.flags" || name == "event.missed" {
 		return pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}, true
 	}
+	if c.mapToNovalue && !c.noDesc[name] {
+		// novalue()'s own metadata, and no value ever.
+		return pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.Type32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}, true
+	}
 	return pmapi.Desc{}, false
 }
 
 func (c *checkRun) leaf(n *grammar.Metric) (pmapi.Desc, bool) { return c.bindable(n.Name) }
 
 func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) {
+	first := true
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		if call, ok := n.(*grammar.Call); ok && (call.Func == "defined" || call.Func == "anon") {
 			if name, bad := c.brokenDerivedInDefined(call); bad {
@@ -461,14 +490,20 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 		if _, ok := c.bindable(mt.Name); ok {
 			return true
 		}
+		reported := c.opts.Version.Has(pcpver.UnknownOperandReported)
 		msg := fmt.Sprintf("unknown metric %s: libpcp silently hides %s", mt.Name, m.Def.Name)
-		if c.opts.Version.Has(pcpver.UnknownOperandReported) {
+		switch {
+		case c.noDesc[mt.Name]:
+			msg = fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp silently hides %s", mt.Name, m.Def.Name)
+		case reported:
 			msg = fmt.Sprintf("unknown metric %s: libpcp 7.1+ reports \"Unknown operand metric\" and hides %s", mt.Name, m.Def.Name)
 		}
 		var pcp []string
-		if c.opts.Version.Has(pcpver.UnknownOperandReported) {
+		if reported && first {
+			// libpcp stops binding at the first operand it cannot bind.
 			pcp = []string{fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", m.Def.Name, mt.Name)}
 		}
+		first = false
 		c.diag(f, m, exprRange(f, m.Def, mt.At), grammar.SeverityError, "unknown-metric", msg, pcp)
 		if c.opts.Version.Has(pcpver.Novalue) {
 			// PCP 6.2.2+: a metric that may be missing is guarded, and the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -25,6 +26,9 @@ type File struct {
 	// Leak is libpcp's matchinst lexer flag after the last definition; pass
 	// it to the next file of a config path (Options.Leak).
 	Leak bool
+	// OptionNovalue is the last "#control option_novalue=0|1" of the file
+	// (PCP 7.1.1+), nil when it has none.
+	OptionNovalue *bool
 
 	lineStarts []int
 }
@@ -625,21 +629,34 @@ func (r *configReader) control(ln *logicalLine, rg Range) {
 				[]string{r.prefix("Warning") + fmt.Sprintf("missing value in derived metric control (%s)", item)})
 			return
 		}
-		if !knownControl(name) {
+		value, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			r.diag(rg, SeverityWarning, "control", fmt.Sprintf("bad value %q for derived metric control %q: libpcp ignores the rest of the line", val, name),
+				[]string{r.prefix("Warning") + fmt.Sprintf("bad value (%s) for derived metric control (%s)", opts[strings.Index(opts, item)+len(name)+1:], name)})
+			return
+		}
+		control := knownControl(name)
+		if control == "" {
 			r.diag(rg, SeverityError, "control", fmt.Sprintf("unknown derived metric control %q (want global_limit, context_limit, debug_syntax, debug_semantics, debug_eval or option_novalue)", name),
 				[]string{r.prefix("Error") + fmt.Sprintf("unknown derived metric control (%s)", name)})
 			return
 		}
+		if control == "OPTION_NOVALUE" && (value == 0 || value == 1) {
+			on := value == 1
+			r.f.OptionNovalue = &on
+		}
 	}
 }
 
-func knownControl(name string) bool {
+// knownControl is the control a name abbreviates (libpcp compares the
+// name's length of each, in table order, ignoring case), or "".
+func knownControl(name string) string {
 	for _, c := range []string{"GLOBAL_LIMIT", "CONTEXT_LIMIT", "DEBUG_SYNTAX", "DEBUG_SEMANTICS", "DEBUG_EVAL", "OPTION_NOVALUE"} {
 		if len(name) <= len(c) && strings.EqualFold(name, c[:len(name)]) {
-			return true
+			return c
 		}
 	}
-	return false
+	return ""
 }
 
 // validMetricName is libpcp's checkname: dot-separated parts that start

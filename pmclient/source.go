@@ -113,14 +113,21 @@ type Resolved struct {
 // descriptor request. Names that fail either step are left out; err is
 // for a failed request.
 func Resolve(ctx context.Context, src Source, names []string) ([]Resolved, error) {
+	found, _, err := ResolveNames(ctx, src, names)
+	return found, err
+}
+
+// ResolveNames is Resolve that also returns the names that are in the
+// namespace but have no descriptor (libpcp 7.1+ reports those apart:
+// "Metadata for operand metric not available").
+func ResolveNames(ctx context.Context, src Source, names []string) (found []Resolved, noDesc []string, err error) {
 	if len(names) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	pmids, errs, err := src.LookupNames(ctx, names)
 	if err != nil {
-		return nil, fmt.Errorf("looking up %d metric names in %s: %w", len(names), src.Describe(), err)
+		return nil, nil, fmt.Errorf("looking up %d metric names in %s: %w", len(names), src.Describe(), err)
 	}
-	var found []Resolved
 	var ids []pmapi.PMID
 	for i, n := range names {
 		if errs[i] == nil {
@@ -129,18 +136,20 @@ func Resolve(ctx context.Context, src Source, names []string) ([]Resolved, error
 		}
 	}
 	if len(ids) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	descs, derrs, err := src.Descs(ctx, ids)
 	if err != nil {
-		return nil, fmt.Errorf("fetching %d descriptors from %s: %w", len(ids), src.Describe(), err)
+		return nil, nil, fmt.Errorf("fetching %d descriptors from %s: %w", len(ids), src.Describe(), err)
 	}
 	out := found[:0]
 	for i, r := range found {
 		if derrs[i] == nil {
 			r.Desc = descs[i]
 			out = append(out, r)
+		} else {
+			noDesc = append(noDesc, r.Name)
 		}
 	}
-	return out, nil
+	return out, noDesc, nil
 }
