@@ -172,8 +172,10 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		// flushed when pmcd reports that its namespace changed.
 		src = pmclient.NewCache(src)
 	}
+	// pcpVersion wins; when it is unset or auto, an explicit older
+	// dialect setting still counts.
 	requested, what := st.PCPVersion, "pcpVersion"
-	if requested == "" && st.Dialect != "" {
+	if (requested == "" || requested == pipeline.Auto) && st.Dialect != "" && st.Dialect != pipeline.Auto {
 		requested, what = st.Dialect, "dialect"
 	}
 	var versionSrc pmclient.Source

@@ -14,6 +14,7 @@ export const SOURCE_KINDS: readonly SourceKind[] = ['host', 'socket', 'archive',
 export interface ExtensionSettings {
   serverPath: string;
   source: Record<SourceKind, string>;
+  pcpVersion: string;
   dialect: Dialect;
   indomConfig: string;
   preview: { enabled: boolean; interval: number };
@@ -25,6 +26,7 @@ export interface ExtensionSettings {
 
 /** What the server reads from initializationOptions and didChangeConfiguration (lsp/server.go Settings). */
 export interface ServerSettings {
+  pcpVersion: string;
   dialect: Dialect;
   source: Record<SourceKind, string>;
   indomConfig: string;
@@ -60,6 +62,7 @@ export function readSettings(get: Getter): ExtensionSettings {
       archive: str(get('source.archive')),
       metadata: str(get('source.metadata')),
     },
+    pcpVersion: str(get('pcpVersion')) || 'auto',
     dialect: oneOf(get('dialect'), ['auto', 'pcp6', 'pcp7'] as const, 'auto'),
     indomConfig: str(get('indomConfig')),
     preview: {
@@ -87,6 +90,7 @@ export interface PathContext {
 export function toServerSettings(s: ExtensionSettings, ctx: PathContext = {}): ServerSettings {
   const file = (p: string) => (p === '' ? '' : expandPath(p, ctx));
   return {
+    pcpVersion: s.pcpVersion,
     dialect: s.dialect,
     source: {
       host: s.source.host,

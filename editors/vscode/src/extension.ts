@@ -42,6 +42,8 @@ interface ServerStatus {
   source: string;
   state: 'ok' | 'unreachable' | 'none';
   dialect: string;
+  pcpVersion?: string;
+  pcpVersionReason?: string;
   message?: string;
 }
 
@@ -329,7 +331,7 @@ class Extension implements vscode.Disposable {
     this.status.text = down ? `$(debug-disconnect) PCP: ${src.label} unreachable` : `${icon[this.phase]} PCP: ${src.label}`;
     const tip = new vscode.MarkdownString(undefined, true);
     tip.appendMarkdown(`**pcp-derive-lsp** — ${state[this.phase]}\n\n`);
-    tip.appendText(`Metadata: ${src.detail}\n\nDialect: ${this.settings.dialect}\n\n`);
+    tip.appendText(`Metadata: ${src.detail}\n\nPCP version: ${this.settings.pcpVersion}\n\n`);
     if (this.location) {
       tip.appendText(`Server: ${this.location.path} (${this.location.origin})\n\n`);
     }
@@ -338,7 +340,7 @@ class Extension implements vscode.Disposable {
     }
     if (this.serverStatus && this.phase === 'running') {
       const st = this.serverStatus;
-      tip.appendText(`Server uses: ${st.source} (${st.state}${st.message ? `: ${st.message}` : ''}), dialect ${st.dialect}\n\n`);
+      tip.appendText(`Server uses: ${st.source} (${st.state}${st.message ? `: ${st.message}` : ''}), PCP ${st.pcpVersion ?? st.dialect}${st.pcpVersionReason ? ` (${st.pcpVersionReason})` : ''}\n\n`);
     }
     tip.appendMarkdown('Click to pick the metric metadata source.');
     this.status.tooltip = tip;

@@ -9,7 +9,7 @@ const getter = (values) => (key) => values[key];
 test('readSettings: defaults, and wrong types ignored', () => {
   const d = c.readSettings(getter({}));
   assert.deepStrictEqual(d, {
-    serverPath: '', source: { host: '', socket: '', archive: '', metadata: '' }, dialect: 'auto', indomConfig: '',
+    serverPath: '', source: { host: '', socket: '', archive: '', metadata: '' }, pcpVersion: 'auto', dialect: 'auto', indomConfig: '',
     preview: { enabled: true, interval: 10 }, inlayHints: true, debounce: 150, logLevel: 'info', filePatterns: [],
   });
   const odd = c.readSettings(getter({ dialect: 'pcp8', 'preview.interval': 0.2, debounce: -5, logLevel: 7, filePatterns: ['*.x', 3, ' '], 'source.host': ' h:44321 ' }));
@@ -27,6 +27,7 @@ test('toServerSettings: the server shape, paths made absolute, host and embedded
     'source.metadata': 'embedded', indomConfig: '${workspaceFolder}/indom.conf', dialect: 'pcp6', 'preview.enabled': false, logLevel: 'debug',
   }));
   assert.deepStrictEqual(c.toServerSettings(s, { workspaceFolder: '/ws', homedir: '/home/u' }), {
+    pcpVersion: 'auto',
     dialect: 'pcp6',
     source: { host: 'pcp.example.com', socket: '/ws/run/pmcd.socket', archive: '/home/u/archives/20260101', metadata: 'embedded' },
     indomConfig: '/ws/indom.conf',
