@@ -103,11 +103,14 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage
 	}
+	if version.isList() {
+		return checkAcross(ctx, env, fs.Args(), &version, &src, source, *format, threshold, *maxSize)
+	}
 	choice, ok := version.resolve(ctx, env, "check", source)
 	if !ok {
 		return ExitUsage
 	}
-	run, ioErrors := analyse(ctx, env, fs.Args(), checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}, source, *maxSize)
+	run, _, ioErrors := analyse(ctx, env, fs.Args(), checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}, source, *maxSize)
 	if run == nil {
 		return ExitUsage
 	}
@@ -155,7 +158,7 @@ func plural(n int, what string) string {
 
 // analyse reads, parses and checks the inputs. I/O errors are reported on
 // stderr and counted; checking goes on with the other files.
-func analyse(ctx context.Context, env Env, paths []string, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, int) {
+func analyse(ctx context.Context, env Env, paths []string, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, *checker.Report, int) {
 	version := opts.Version
 	inputs := collectInputs(paths, env.Stdin, maxSize)
 	ioErrors := 0
@@ -180,7 +183,7 @@ func analyse(ctx context.Context, env Env, paths []string, opts checker.Options,
 		rep, err = checker.Check(ctx, files, source, opts)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", err)
-			return nil, ioErrors
+			return nil, nil, ioErrors
 		}
 		run.Source = source.Describe()
 	}
@@ -213,7 +216,7 @@ func analyse(ctx context.Context, env Env, paths []string, opts checker.Options,
 			Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
 		}}})
 	}
-	return run, ioErrors
+	return run, rep, ioErrors
 }
 
 var ignoreRE = regexp.MustCompile(`^#\s*pcp-derive-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?\s*$`)

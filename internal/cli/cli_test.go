@@ -380,3 +380,31 @@ func TestNoConfigInPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAcrossReleases: --pcp-version with a list lines every
+// definition's fate up per release; it exits with the worst release's
+// status and refuses formats it cannot carry.
+func TestCheckAcrossReleases(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		out, _, status := run(t, "", "check", "--metadata", "embedded", "--format", format, "--pcp-version", "all", examples)
+		if status != ExitFindings {
+			t.Errorf("%s: exit %d, want 1", format, status)
+		}
+		golden(t, "examples.releases."+format, out)
+	}
+	clean := filepath.Join(t.TempDir(), "clean.conf")
+	if err := os.WriteFile(clean, []byte("x.delta = delta(sample.long.one + 1)\nx.plain = sample.long.one + 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, status := run(t, "", "check", "--metadata", "embedded", "--pcp-version", "6.0,6.3", clean)
+	if status != ExitFindings || !strings.Contains(out, "PCP 6.0.0") || !strings.Contains(out, "syntax: Metric name expected to follow delta(") ||
+		!strings.Contains(out, "2 definitions across PCP 6.0.0, 6.3.0: 1 the same on every release, 1 differ") {
+		t.Errorf("exit %d, output:\n%s", status, out)
+	}
+	if _, stderr, status := run(t, "", "check", "--metadata", "embedded", "--pcp-version", "all", "--format", "sarif", clean); status != ExitUsage || !strings.Contains(stderr, "want text or json") {
+		t.Errorf("sarif with several releases: exit %d, %s", status, stderr)
+	}
+	if _, stderr, status := run(t, "", "check", "--metadata", "embedded", "--pcp-version", "6.0,4.1", clean); status != ExitUsage || !strings.Contains(stderr, "not modelled") {
+		t.Errorf("a release before 5.0: exit %d, %s", status, stderr)
+	}
+}

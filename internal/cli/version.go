@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -37,4 +38,10 @@ func (v *versionFlag) resolve(ctx context.Context, env Env, cmd string, src pmcl
 		return choice, false
 	}
 	return choice, true
+}
+
+// isList reports a list of releases ("5.2,7.2" or "all"): check reports
+// each definition's fate on every one of them.
+func (v *versionFlag) isList() bool {
+	return strings.Contains(v.value, ",") || strings.EqualFold(strings.TrimSpace(v.value), "all")
 }

@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+)
+
+// releaseVerdict is what one release's libpcp does with one definition.
+type releaseVerdict struct {
+	Version string `json:"version"`
+	// Status: "valid", "syntax" (rejected while loading), "semantic"
+	// (rejected while binding), "hidden" (an operand does not bind and
+	// libpcp drops the metric), "masked" or "not-registered".
+	Status  string `json:"status"`
+	Desc    string `json:"metadata,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// definitionAcross is one definition's verdicts over the releases.
+type definitionAcross struct {
+	Path     string           `json:"path"`
+	Line     int              `json:"line"`
+	Name     string           `json:"name"`
+	Releases []releaseVerdict `json:"releases"`
+	Same     bool             `json:"same"` // every release gives the same verdict and metadata
+}
+
+// acrossReleases checks the same inputs for every release and lines the
+// verdicts up per definition: what no single libpcp can tell, for a
+// config deployed to hosts of mixed releases.
+func acrossReleases(ctx context.Context, env Env, paths []string, versions []pcpver.Version, opts checker.Options, run func(checker.Options) (*report.Run, *checker.Report)) ([]definitionAcross, []*report.Run) {
+	var out []definitionAcross
+	index := map[string]int{} // path:line:name -> out index
+	var runs []*report.Run
+	for _, v := range versions {
+		o := opts
+		o.Version = v
+		r, rep := run(o)
+		if r == nil {
+			return nil, nil
+		}
+		runs = append(runs, r)
+		for _, rf := range r.Files {
+			for _, d := range rf.File.Definitions {
+				line := d.Range.Start.Line // d.Line is libpcp's count, which differs by release
+				key := fmt.Sprintf("%s:%d:%s", rf.File.Path, line, d.Name)
+				i, ok := index[key]
+				if !ok {
+					i = len(out)
+					index[key] = i
+					out = append(out, definitionAcross{Path: rf.File.Path, Line: line, Name: d.Name})
+				}
+				out[i].Releases = append(out[i].Releases, verdictOf(v, d, rep))
+			}
+		}
+	}
+	for i := range out {
+		out[i].Same = len(out[i].Releases) == len(versions)
+		for _, rv := range out[i].Releases[1:] {
+			if rv.Status != out[i].Releases[0].Status || rv.Desc != out[i].Releases[0].Desc || rv.Message != out[i].Releases[0].Message {
+				out[i].Same = false
+			}
+		}
+	}
+	return out, runs
+}
+
+func verdictOf(v pcpver.Version, d *grammar.Definition, rep *checker.Report) releaseVerdict {
+	rv := releaseVerdict{Version: v.String()}
+	if !d.Verdict.OK {
+		rv.Status, rv.Message = "syntax", d.Verdict.Message
+		return rv
+	}
+	if !d.Registered {
+		rv.Status = "not-registered"
+		return rv
+	}
+	if rep == nil {
+		rv.Status = "valid"
+		return rv
+	}
+	m := rep.ByName[d.Name]
+	if m == nil || m.Def != d {
+		rv.Status = "not-registered"
+		return rv
+	}
+	switch m.Status {
+	case checker.Valid:
+		rv.Status, rv.Desc = "valid", checker.DescText(m.Desc)
+	case checker.Masked:
+		rv.Status, rv.Message = "masked", "a real metric of this name hides it"
+	case checker.SemanticError:
+		rv.Status, rv.Message = "semantic", m.Rendering+": "+m.Message
+	case checker.Unbound:
+		rv.Status, rv.Message = "hidden", "unknown operand "+strings.Join(m.Unknown, ", ")
+		if v.Has(pcpver.UnknownOperandReported) {
+			rv.Status = "semantic"
+			rv.Message = "operand " + m.Unknown[0] + ": Unknown operand metric"
+		}
+	default:
+		rv.Status = m.Status.String()
+	}
+	return rv
+}
+
+// writeAcross prints the matrix: every definition whose fate differs
+// between the releases, with the releases grouped by verdict, then a
+// summary. all prints the definitions that agree too.
+func writeAcross(w io.Writer, defs []definitionAcross, versions []pcpver.Version, all bool) error {
+	names := make([]string, len(versions))
+	for i, v := range versions {
+		names[i] = v.String()
+	}
+	differ := 0
+	for _, d := range defs {
+		if !d.Same {
+			differ++
+		}
+		if d.Same && !all {
+			continue
+		}
+		fmt.Fprintf(w, "%s:%d: %s\n", d.Path, d.Line, d.Name)
+		var groups []releaseVerdict
+		var members [][]string
+		for _, rv := range d.Releases {
+			found := false
+			for gi, g := range groups {
+				if g.Status == rv.Status && g.Desc == rv.Desc && g.Message == rv.Message {
+					members[gi] = append(members[gi], rv.Version)
+					found = true
+					break
+				}
+			}
+			if !found {
+				groups = append(groups, rv)
+				members = append(members, []string{rv.Version})
+			}
+		}
+		for gi, g := range groups {
+			text := g.Status
+			switch {
+			case g.Desc != "":
+				text += ": " + g.Desc
+			case g.Message != "":
+				text += ": " + g.Message
+			}
+			fmt.Fprintf(w, "    PCP %-24s %s\n", strings.Join(members[gi], ", "), text)
+		}
+	}
+	_, err := fmt.Fprintf(w, "%d definitions across PCP %s: %d the same on every release, %d differ\n",
+		len(defs), strings.Join(names, ", "), len(defs)-differ, differ)
+	return err
+}
+
+func writeAcrossJSON(w io.Writer, defs []definitionAcross, versions []pcpver.Version, source string) error {
+	names := make([]string, len(versions))
+	for i, v := range versions {
+		names[i] = v.String()
+	}
+	if defs == nil {
+		defs = []definitionAcross{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"version": 1, "tool": "pcp-derive-lsp", "toolVersion": Version, "source": source,
+		"pcpVersions": names, "definitions": defs})
+}
+
+// checkAcross is check --pcp-version A,B,... (or all): the same inputs
+// checked for each release, reported per definition.
+func checkAcross(ctx context.Context, env Env, paths []string, version *versionFlag, src *sourceFlags, source pmclient.Source, format string, threshold grammar.Severity, maxSize int64) int {
+	versions, err := pcpver.ParseList(version.value)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s: %v\n", version.set, err)
+		return ExitUsage
+	}
+	if format != "text" && format != "json" {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %s: with several PCP versions, want text or json\n", format)
+		return ExitUsage
+	}
+	opts := checker.Options{InDoms: src.equivalence(env)}
+	ioErrors := 0
+	defs, runs := acrossReleases(ctx, env, paths, versions, opts, func(o checker.Options) (*report.Run, *checker.Report) {
+		run, rep, n := analyse(ctx, env, paths, o, source, maxSize)
+		ioErrors = max(ioErrors, n)
+		if run != nil {
+			for i := range run.Files {
+				run.Files[i].Diagnostics = suppress(run.Files[i].File, run.Files[i].Diagnostics)
+			}
+		}
+		return run, rep
+	})
+	if runs == nil {
+		return ExitUsage
+	}
+	sourceName := runs[0].Source
+	if format == "json" {
+		err = writeAcrossJSON(env.Stdout, defs, versions, sourceName)
+	} else {
+		fmt.Fprintf(env.Stdout, "# metadata: %s\n", sourceName)
+		err = writeAcross(env.Stdout, defs, versions, false)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: writing the report: %v\n", err)
+		return ExitUsage
+	}
+	worst := ExitOK
+	for _, r := range runs {
+		errs, warnings, _ := r.Counts()
+		if errs > 0 || (threshold == grammar.SeverityWarning && warnings > 0) {
+			worst = ExitFindings
+		}
+	}
+	if ioErrors > 0 {
+		return ExitUsage
+	}
+	return worst
+}
