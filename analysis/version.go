@@ -6,7 +6,6 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -49,9 +48,9 @@ func ResolveVersion(ctx context.Context, requested, what string, src pmclient.So
 		return latest, nil
 	}
 	v, perr := pcpver.Parse(raw)
-	if raw == "" || perr != nil || strings.HasPrefix(raw, "archive") {
+	if raw == "" || perr != nil {
 		latest.Reason = fmt.Sprintf("latest release: %s records no PCP version", src.Describe())
 		return latest, nil
 	}
-	return VersionChoice{v, fmt.Sprintf("%s runs PCP %s", src.Describe(), raw)}, nil
+	return VersionChoice{v, fmt.Sprintf("%s reports PCP %s", src.Describe(), raw)}, nil
 }

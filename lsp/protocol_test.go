@@ -283,6 +283,18 @@ func TestStatusNotification(t *testing.T) {
 	if !strings.Contains(string(m.Params), `"state":"ok"`) || !strings.Contains(string(m.Params), "embedded") {
 		t.Errorf("status with the embedded metadata: %s", m.Params)
 	}
+	// auto follows the version the snapshot recorded, and says so.
+	if !strings.Contains(string(m.Params), `"pcpVersion":"6.0.3"`) || !strings.Contains(string(m.Params), `reports PCP 6.0.3`) ||
+		!strings.Contains(string(m.Params), `"dialect":"pcp6"`) {
+		t.Errorf("status names no PCP version or reason: %s", m.Params)
+	}
+	c.send(nil, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"pcpVersion": "6.3", "source": map[string]any{"metadata": "embedded"}}})
+	for {
+		m := c.notification("pcp/status")
+		if strings.Contains(string(m.Params), `"pcpVersion":"6.3.0"`) && strings.Contains(string(m.Params), `"pcpVersionReason":"pcpVersion 6.3"`) {
+			break
+		}
+	}
 	// A pmcd that is not there.
 	c.send(nil, "workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"source": map[string]any{"host": "127.0.0.1:1"}}})
 	c.send(nil, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{

@@ -408,3 +408,41 @@ func TestCheckAcrossReleases(t *testing.T) {
 		t.Errorf("a release before 5.0: exit %d, %s", status, stderr)
 	}
 }
+
+// TestAutoVersionOneAnswer: on one host, check, describe and eval resolve
+// "auto" to the same release, the one pmcd reports, and say why; a
+// snapshot or archive of that host gives the same.
+func TestAutoVersionOneAnswer(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	out, err := exec.Command("pminfo", "-h", "127.0.0.1", "-f", "pmcd.version").Output()
+	if err != nil {
+		t.Fatalf("pminfo: %v (run scripts/pcp-testenv.sh)", err)
+	}
+	_, live, _ := strings.Cut(strings.TrimSpace(string(out)), "value \"")
+	live = strings.TrimSuffix(live, "\"")
+	want := "PCP " + live + " (pmcd at 127.0.0.1 reports PCP " + live + ")"
+	conf := filepath.Join(examples, "disk-and-network.conf")
+	_, stderr, _ := run(t, "", "check", "--host", "127.0.0.1", conf)
+	if !strings.Contains(stderr, want) {
+		t.Errorf("check: %q lacks %q", stderr, want)
+	}
+	stdout, _, _ := run(t, "", "describe", "--host", "127.0.0.1", conf)
+	if !strings.Contains(stdout, want) {
+		t.Errorf("describe: %q lacks %q", stdout, want)
+	}
+	_, stderr, _ = run(t, "", "eval", "--host", "127.0.0.1", "--samples", "1", conf)
+	if !strings.Contains(stderr, want) {
+		t.Errorf("eval: %q lacks %q", stderr, want)
+	}
+	json, _, _ := run(t, "", "check", "--host", "127.0.0.1", "--format", "json", conf)
+	if !strings.Contains(json, `"pcpVersion": "`+live+`"`) {
+		t.Errorf("check --format json does not name PCP %s:\n%s", live, json)
+	}
+	// The embedded snapshot records the version of the host it came from.
+	_, stderr, _ = run(t, "", "check", "--metadata", "embedded", conf)
+	if !strings.Contains(stderr, "PCP 6.0.3 (embedded default metadata") {
+		t.Errorf("check --metadata embedded: %q", stderr)
+	}
+}

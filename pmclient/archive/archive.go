@@ -7,7 +7,6 @@ package archive
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -500,9 +499,3 @@ var _ pmclient.Source = (*Archive)(nil)
 
 // Describe implements pmclient.Source.
 func (a *Archive) Describe() string { return "archive " + a.base }
-
-// Version implements pmclient.Source: archives do not record the PCP
-// version; the label's format version is reported as "archive vN".
-func (a *Archive) Version(context.Context) (string, error) {
-	return fmt.Sprintf("archive v%d", a.label.Version), nil
-}

@@ -23,6 +23,7 @@ const loggerConfig = `log mandatory on default {
 	sample.longlong sample.ulonglong sample.string.hullo sample.colour kernel.all.load
 	sample.dynamic.counter sample.aggregate.hullo sample.event.records
 }
+log mandatory on once { pmcd.version }
 `
 
 var (
@@ -338,5 +339,26 @@ func TestLabelsAgainstPminfo(t *testing.T) {
 			t.Errorf("%s: %d metrics, %d with instance labels: nothing compared", path, len(want), withLabels)
 		}
 		t.Logf("%s: labels of %d metrics (%d with instance labels, %d with cluster labels) identical to pminfo -l", path, len(want), withLabels, clusterLabels)
+	}
+}
+
+// TestVersionLogged: an archive that logged pmcd.version reports it (the
+// PCP version analysis follows for "auto").
+func TestVersionLogged(t *testing.T) {
+	dir := recorded(t)
+	out, err := exec.Command("pminfo", "-h", "127.0.0.1", "-f", "pmcd.version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, live, _ := strings.Cut(strings.TrimSpace(string(out)), "value \"")
+	live = strings.TrimSuffix(live, "\"")
+	for _, name := range []string{"v2", "v3", "multi", "xzd"} {
+		a, err := Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := a.Version(context.Background()); err != nil || v != live {
+			t.Errorf("%s: version %q, %v; pmcd says %q", name, v, err, live)
+		}
 	}
 }
