@@ -12,6 +12,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -23,9 +24,9 @@ var functionDocs = map[string]struct{ signature, doc string }{
 	"max":       {"max(metric)", "Largest value over the metric's instances."},
 	"min":       {"min(metric)", "Smallest value over the metric's instances."},
 	"sum":       {"sum(metric)", "Sum over the metric's instances (a counter stays a counter)."},
-	"delta":     {"delta(expr)", "Difference from the previous sample, per instance; no value on the first sample. PCP 6 takes a metric name only."},
-	"rate":      {"rate(expr)", "Change per second from the previous sample, per instance (double); a time counter gives a utilisation. PCP 6 takes a metric name only."},
-	"instant":   {"instant(expr)", "The current value, with counter semantics turned into instantaneous."},
+	"delta":     {"delta(expr)", "Difference from the previous sample, per instance; no value on the first sample. Before PCP 6.3.0, a metric name only."},
+	"rate":      {"rate(expr)", "Change per second from the previous sample, per instance (double); a time counter gives a utilisation. Before PCP 6.3.0, a metric name only."},
+	"instant":   {"instant(expr)", "The current value, with counter semantics turned into instantaneous. Before PCP 6.3.0, a metric name only."},
 	"defined":   {"defined(metric)", "1 when the metric exists where the expression is evaluated, else 0."},
 	"scalar":    {"scalar(expr)", "The first value, without an instance domain."},
 	"anon":      {"anon(PM_TYPE_...)", "An anonymous metric that never has values (libpcp internal)."},
@@ -69,6 +70,9 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 		case grammar.TokFunc:
 			fd := functionDocs[tok.Value]
 			md = fmt.Sprintf("```\n%s\n```\n%s", fd.signature, fd.doc)
+			if note := releaseNote(def, tok.Offset, d.pcp); note != "" {
+				md += "\n\n" + note
+			}
 			if info := nodeInfoAt(d, def, tok.Offset); info != "" {
 				md += "\n\nHere: " + info
 			}
@@ -85,6 +89,25 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	}
 	r := toRange(rg)
 	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
+}
+
+// releaseNote says which PCP releases accept the construct at an
+// expression offset, when not all do, and whether the target does.
+func releaseNote(def *grammar.Definition, off int, target pcpver.Version) string {
+	tree, err := def.Tree()
+	if err != nil {
+		return ""
+	}
+	for _, c := range grammar.NewerConstructs(tree, pcpver.Oldest) {
+		if c.At.Start <= off && off < c.At.End {
+			note := fmt.Sprintf("Releases: %s needs PCP %s or later", c.What, c.Since())
+			if target.Has(c.Feature) {
+				return note + fmt.Sprintf(" (the target, PCP %s, has it).", target)
+			}
+			return note + fmt.Sprintf(": the target, PCP %s, rejects it.", target)
+		}
+	}
+	return ""
 }
 
 // tokenAt finds the token covering an expression index.
