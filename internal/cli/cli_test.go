@@ -440,6 +440,15 @@ func TestAutoVersionOneAnswer(t *testing.T) {
 	if !strings.Contains(json, `"pcpVersion": "`+live+`"`) {
 		t.Errorf("check --format json does not name PCP %s:\n%s", live, json)
 	}
+	// A snapshot records the host's release, or the one it is told.
+	snap := filepath.Join(t.TempDir(), "s.json")
+	if _, stderr, status := run(t, "", "snapshot", "--host", "127.0.0.1", "--exclude", "proc,hotproc,kernel,disk,network,mem", "--no-help", "--pcp-version", "5.2", "-o", snap); status != ExitOK {
+		t.Fatalf("snapshot: exit %d: %s", status, stderr)
+	}
+	_, stderr, _ = run(t, "", "check", "--metadata", snap, conf)
+	if !strings.Contains(stderr, "; PCP 5.2.0 (snapshot") {
+		t.Errorf("check with a 5.2 snapshot: %q", stderr)
+	}
 	// The embedded snapshot records the version of the host it came from.
 	_, stderr, _ = run(t, "", "check", "--metadata", "embedded", conf)
 	if !strings.Contains(stderr, "PCP 6.0.3 (embedded default metadata") {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
@@ -24,6 +25,7 @@ func runSnapshot(ctx context.Context, env Env, args []string) int {
 	maxInstances := fs.Int("max-instances", -1, "drop instance lists longer than `N` (-1 keeps all)")
 	noHelp := fs.Bool("no-help", false, "leave out help text")
 	noLabels := fs.Bool("no-labels", false, "leave out labels")
+	pcpVersion := fs.String("pcp-version", "", "record PCP `VERSION` as the host's release (default: the pmcd.version the host reports); check follows it for --pcp-version auto")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp snapshot [flags]\n\nSaves a host's metric namespace, descriptors, instance domains and help text\nas JSON, for `check --metadata FILE` where no pmcd runs.\n\nflags:")
 		fs.PrintDefaults()
@@ -40,10 +42,21 @@ func runSnapshot(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	defer c.Close()
+	if *pcpVersion != "" {
+		v, err := pcpver.Parse(*pcpVersion)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: --pcp-version: %v\n", err)
+			return ExitUsage
+		}
+		*pcpVersion = v.String()
+	}
 	snap, err := capture(ctx, c, captureOptions{exclude: splitList(*exclude), maxInstances: *maxInstances, help: !*noHelp, labels: !*noLabels})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: %v\n", err)
 		return ExitUsage
+	}
+	if *pcpVersion != "" {
+		snap.PCPVersion = *pcpVersion
 	}
 	w := env.Stdout
 	if *out != "-" {
