@@ -53,6 +53,7 @@ bench:
 	bench/archive.sh
 	bench/eval.sh
 	bench/lsp.sh
+	bench/versions.sh
 
 # Regenerates the LALR tables from grammar/lalr/*.y (needs bison).
 generate:

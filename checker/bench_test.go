@@ -39,3 +39,32 @@ func BenchmarkCheckWarm(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckWarmByRelease is BenchmarkCheckWarm for each proved
+// release: version-dependent rules cost the same whatever the target.
+func BenchmarkCheckWarmByRelease(b *testing.B) {
+	src := pmclient.NewCache(liveMetadata(b))
+	g := exprgen.New(7, genMetrics)
+	g.BrokenShare = 0
+	var config strings.Builder
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&config, "bench.m%d = %s\n", i, g.Next())
+	}
+	text := []byte(config.String())
+	ctx := context.Background()
+	for _, v := range pcpver.Proved() {
+		b.Run(v.String(), func(b *testing.B) {
+			opts := Options{Version: v}
+			if _, err := Check(ctx, []*grammar.File{grammar.ParseConfig("b.conf", text, grammar.Options{Version: v})}, src, opts); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				f := grammar.ParseConfig("b.conf", text, grammar.Options{Version: v})
+				if _, err := Check(ctx, []*grammar.File{f}, src, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -100,3 +100,20 @@ func BenchmarkParseConfigWithTrees10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseConfigByRelease parses the same config for each proved
+// release: the version checks are comparisons made while lexing and
+// reducing, so the cost should not depend on the release (bench/versions.sh
+// prints the ratios).
+func BenchmarkParseConfigByRelease(b *testing.B) {
+	src := benchConfig(b)
+	for _, v := range pcpver.Proved() {
+		b.Run(v.String(), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ParseConfig("bench.conf", src, Options{Version: v})
+			}
+		})
+	}
+}
