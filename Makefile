@@ -9,6 +9,7 @@ test: testenv fmt-check tables-check vet unit vscode-test fuzz-smoke
 
 testenv:
 	scripts/pcp-testenv.sh
+	scripts/pcp-releases.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

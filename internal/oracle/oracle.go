@@ -1,0 +1,255 @@
+// Package oracle asks the real libpcp of a PCP release for its verdicts,
+// metadata and values, for the differential tests of grammar, checker and
+// evaluator. The releases are this machine's own (Debian 12's 6.0.3) and
+// the chroots scripts/pcp-releases.sh makes of Debian's bullseye (5.2.6),
+// trixie (6.3.8) and sid (7.2.2): derived metrics live in the client
+// library, so a chroot's pminfo and python3-pcp against the test pmcd on
+// 127.0.0.1 are that release's answer.
+package oracle
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+//go:embed register.py
+var registerScript []byte
+
+// Release is one libpcp to ask: Root is its chroot, "" for this machine.
+type Release struct {
+	Suite   string
+	Version pcpver.Version
+	Root    string
+}
+
+func (r Release) String() string { return fmt.Sprintf("PCP %s (%s)", r.Version, r.Suite) }
+
+// ErrNoOracle is returned when PCP_DERIVE_LSP_NO_ORACLE=1 asks to do
+// without the real libraries (tests skip then; CI never sets it).
+var ErrNoOracle = errors.New("PCP_DERIVE_LSP_NO_ORACLE=1")
+
+// Dir is where scripts/pcp-releases.sh keeps the chroots.
+func Dir() string {
+	if d := os.Getenv("PCP_RELEASES_DIR"); d != "" {
+		return d
+	}
+	return "/var/cache/pcp-derive-lsp/releases"
+}
+
+// Releases lists every release to compare with, oldest first: this
+// machine's libpcp and each chroot. A missing chroot is an error naming
+// the script that makes it.
+func Releases() ([]Release, error) {
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		return nil, ErrNoOracle
+	}
+	out := []Release{
+		{"bullseye", pcpver.V5_2_6, filepath.Join(Dir(), "bullseye")},
+		{"bookworm", pcpver.V6_0_3, ""},
+		{"trixie", pcpver.V6_3_8, filepath.Join(Dir(), "trixie")},
+		{"sid", pcpver.V7_2_2, filepath.Join(Dir(), "sid")},
+	}
+	for _, r := range out {
+		pminfo := filepath.Join("/", r.Root, "usr/bin/pminfo")
+		if _, err := os.Stat(pminfo); err != nil {
+			return nil, fmt.Errorf("%s: %s is missing: run scripts/pcp-releases.sh (and scripts/pcp-testenv.sh)", r, pminfo)
+		}
+	}
+	return out, nil
+}
+
+// command runs a program of the release, in its chroot, with no derived
+// configs of its own loaded.
+func (r Release) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if r.Root == "" {
+		cmd = exec.CommandContext(ctx, name, args...)
+	} else {
+		cmd = exec.CommandContext(ctx, "chroot", append([]string{r.Root, name}, args...)...)
+	}
+	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// file writes content where the release's programs can read it, and
+// returns that path as they see it and a cleanup.
+func (r Release) file(name string, content []byte) (string, func(), error) {
+	dir, err := os.MkdirTemp(filepath.Join("/", r.Root, "tmp"), "oracle-")
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", r, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("%s: %w", r, err)
+	}
+	inside := "/" + strings.TrimPrefix(filepath.Join(strings.TrimPrefix(dir, r.Root), name), "/")
+	return inside, func() { os.RemoveAll(dir) }, nil
+}
+
+// Verdict is libpcp's answer to pmRegisterDerived: accepted, or the
+// caret (a byte offset) and message of the syntax error.
+type Verdict struct {
+	OK    bool
+	Caret int
+	Msg   string
+}
+
+// Register registers each expression with the release's libpcp, in one
+// process, and returns its verdicts in order.
+func (r Release) Register(ctx context.Context, exprs []string) ([]Verdict, error) {
+	script, cleanup, err := r.file("register.py", registerScript)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	var in bytes.Buffer
+	for _, e := range exprs {
+		b, _ := json.Marshal(e)
+		in.Write(append(b, '\n'))
+	}
+	cmd := r.command(ctx, "python3", script)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: registering %d expressions: %w: %s", r, len(exprs), err, stderr.String())
+	}
+	var verdicts []Verdict
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var v Verdict
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", r, sc.Text(), err)
+		}
+		verdicts = append(verdicts, v)
+	}
+	if len(verdicts) != len(exprs) {
+		return nil, fmt.Errorf("%s answered %d of %d expressions: %s", r, len(verdicts), len(exprs), stderr.String())
+	}
+	return verdicts, nil
+}
+
+var semRE = regexp.MustCompile(`^Semantic error: derived metric (\S+): (.*)$`)
+
+// Describe loads a config with the release's pminfo and returns, per
+// name, the pminfo -d block, "semantic: RENDERING: MESSAGE" when binding
+// reports an error, or "absent" when the metric silently does not exist.
+// stderr is everything pminfo printed there.
+func (r Release) Describe(ctx context.Context, config string, names []string) (verdicts map[string]string, stderr string, err error) {
+	path, cleanup, err := r.file("oracle.conf", []byte(config))
+	if err != nil {
+		return nil, "", err
+	}
+	defer cleanup()
+	cmd := r.command(ctx, "pminfo", append([]string{"-h", "127.0.0.1", "-c", path, "-d"}, names...)...)
+	var stdout, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &errb
+	if err := cmd.Run(); err != nil && ctx.Err() != nil {
+		return nil, "", fmt.Errorf("%s: pminfo -d: %w", r, ctx.Err())
+	} // else pminfo exits 1 when any name fails; the output says which
+	got := map[string]string{}
+	for _, block := range strings.Split(stdout.String(), "\n\n") {
+		lines := strings.SplitN(strings.TrimSpace(block), "\n", 2)
+		if len(lines) == 2 {
+			got[lines[0]] = lines[1] + "\n"
+		}
+	}
+	for _, l := range strings.Split(errb.String(), "\n") {
+		if m := semRE.FindStringSubmatch(l); m != nil {
+			if _, ok := got[m[1]]; !ok {
+				got[m[1]] = "semantic: " + m[2]
+			}
+		}
+	}
+	for _, n := range names {
+		if _, ok := got[n]; !ok {
+			got[n] = "absent"
+		}
+	}
+	return got, errb.String(), nil
+}
+
+// Values fetches one sample of the named metrics with the release's
+// pminfo -f, in chunks of 50 with a deadline each (a few expressions hang
+// some releases at fetch). It returns pminfo's output and how many names
+// were left out because their chunk hung.
+func (r Release) Values(ctx context.Context, config string, names []string) (string, int, error) {
+	path, cleanup, err := r.file("oracle.conf", []byte(config))
+	if err != nil {
+		return "", 0, err
+	}
+	defer cleanup()
+	var all strings.Builder
+	hung := 0
+	for start := 0; start < len(names); start += 50 {
+		chunk := names[start:min(start+50, len(names))]
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		out, _ := r.command(cctx, "pminfo", append([]string{"-h", "127.0.0.1", "-c", path, "-f"}, chunk...)...).Output()
+		timedOut := cctx.Err() == context.DeadlineExceeded
+		cancel()
+		if ctx.Err() != nil {
+			return "", 0, ctx.Err()
+		}
+		if timedOut {
+			hung += len(chunk)
+			continue
+		}
+		all.Write(out)
+	}
+	return all.String(), hung, nil
+}
+
+// ConfigMessages loads a config file with the release's pminfo, from the
+// file's own directory so that its messages name it as given, and returns
+// what libpcp printed on stderr.
+func (r Release) ConfigMessages(ctx context.Context, name string, content []byte) (string, error) {
+	path, cleanup, err := r.file(name, content)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	script := fmt.Sprintf("cd %q && exec pminfo -h 127.0.0.1 -c %q -d sample.long.one", filepath.Dir(path), name)
+	cmd := r.command(ctx, "sh", "-c", script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s: pminfo -c %s: %w: %s", r, name, err, stderr.String())
+	}
+	return stderr.String(), nil
+}
+
+// ShippedConfigs returns the derived-metric configs the release ships
+// (/etc/pcp/derived in 6.3+, /var/lib/pcp/config/derived before), by
+// base name.
+func (r Release) ShippedConfigs() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, dir := range []string{"etc/pcp/derived", "var/lib/pcp/config/derived"} {
+		paths, _ := filepath.Glob(filepath.Join(r.Root, "/", dir, "*.conf"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			out[filepath.Base(p)] = b
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("%s ships no derived configs", r)
+}
