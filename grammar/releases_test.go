@@ -113,4 +113,3 @@ func TestNewerConstructNamesItsRelease(t *testing.T) {
 		}
 	}
 }
-
