@@ -287,7 +287,12 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	}
 	desc, err := in.desc(tree)
 	var se *semErr
+	var um *unboundMeta
 	switch {
+	case errors.As(err, &um):
+		m.Status, m.Unknown = Unbound, []string{um.name}
+		c.diag(f, m, exprRange(f, d, um.at), grammar.SeverityError, "unknown-metric",
+			fmt.Sprintf("unknown metric %s in meta=: libpcp silently hides %s", um.name, d.Name), nil)
 	case errors.As(err, &se):
 		m.Status, m.Message = SemanticError, se.msg
 		m.Rendering = se.rendering
@@ -305,6 +310,15 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		m.Desc.PMID = pmapi.PMIDNull
 	}
 }
+
+// unboundMeta is a meta=NAME whose metric does not bind, which hides the
+// derived metric before PCP 7.1 (and is an error from 7.1 on).
+type unboundMeta struct {
+	name string
+	at   grammar.Span
+}
+
+func (e *unboundMeta) Error() string { return "unknown metric " + e.name + " in meta=" }
 
 // renderNode renders a failing node as libpcp does.
 func renderNode(n grammar.Node) string {
@@ -560,6 +574,10 @@ func constDesc(n grammar.Node, version pcpver.Version, lookup func(string) (pmap
 			continue
 		}
 		m, ok := lookup(s.Value)
+		if !ok && !version.Has(pcpver.UnknownOperandReported) {
+			// Before 7.1 the metric silently does not bind.
+			return d, &unboundMeta{name: s.Value, at: s.At}
+		}
 		if !ok {
 			return d, &semErr{node: n, msg: "Unknown operand metric", rendering: "operand " + s.Value}
 		}

@@ -1,0 +1,173 @@
+package checker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+)
+
+func releases(t *testing.T) []oracle.Release {
+	t.Helper()
+	rs, err := oracle.Releases()
+	if errors.Is(err, oracle.ErrNoOracle) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// livePmcd is the test pmcd itself (not a snapshot of it): names without
+// descriptors, such as sample.bad.unknown, are only seen this way.
+func livePmcd(t *testing.T) pmclient.Source {
+	t.Helper()
+	requirePCP(t)
+	c, err := pmcd.New("127.0.0.1", pmcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return pmclient.NewCache(c)
+}
+
+// compareWithRelease checks a config as release r and compares every
+// definition with r's libpcp; it returns the counts by libpcp's verdict
+// and how many differ.
+func compareWithRelease(t *testing.T, r oracle.Release, src pmclient.Source, config string, names []string, what string) (map[string]int, int) {
+	t.Helper()
+	want, _, err := r.Describe(context.Background(), config, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := grammar.ParseConfig(what, []byte(config), grammar.Options{Version: r.Version})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: r.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds, differ := map[string]int{}, 0
+	for _, name := range names {
+		m := rep.ByName[name]
+		got := "absent"
+		if m != nil {
+			got = ourDescribe(m, r.Version)
+		}
+		kinds[strings.SplitN(want[name], ":", 2)[0]]++
+		if got != want[name] {
+			differ++
+			if differ <= 15 {
+				expr := ""
+				if m != nil {
+					expr = m.Def.Expr
+				}
+				t.Errorf("%s, %s: %s = %s\n  libpcp: %q\n  ours:   %q", r, what, name, expr, want[name], got)
+			}
+		}
+	}
+	return kinds, differ
+}
+
+func summary(kinds map[string]int) string {
+	var parts []string
+	for k, n := range kinds {
+		if strings.HasPrefix(k, " ") {
+			k = "valid"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, k))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// TestSemanticsAcrossReleases: for every proved release, the hand-written
+// tables (the 6.0.3 semantic table and the cases that changed between
+// releases) and 5,000 generated definitions get that release's verdict,
+// message and pminfo -d metadata.
+func TestSemanticsAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	_, table := readTable(t)
+	changed, err := os.ReadFile("testdata/releases.table")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for _, c := range table {
+		exprs = append(exprs, c.expr)
+	}
+	for _, l := range strings.Split(string(changed), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			exprs = append(exprs, l)
+		}
+	}
+	for _, r := range releases(t) {
+		var config strings.Builder
+		var names []string
+		add := func(e string) {
+			if grammar.LibpcpVerdict(e, r.Version, false).OK {
+				names = append(names, fmt.Sprintf("t.c%d", len(names)))
+				fmt.Fprintf(&config, "%s = %s\n", names[len(names)-1], e)
+			}
+		}
+		for _, e := range exprs {
+			add(e)
+		}
+		handWritten := len(names)
+		g := exprgen.New(4242, genMetrics)
+		g.BrokenShare = 0
+		g.PCP7 = r.Version.Has(pcpver.Novalue)
+		for len(names) < handWritten+5000 {
+			add(g.Next())
+		}
+		kinds, differ := compareWithRelease(t, r, src, config.String(), names, "releases.conf")
+		t.Logf("%s: %d definitions (%d hand-written; %s): %d differ", r, len(names), handWritten, summary(kinds), differ)
+	}
+}
+
+// TestShippedConfigsAcrossReleases: the configs each release ships get
+// that release's verdict and metadata for every metric they define.
+func TestShippedConfigsAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	for _, r := range releases(t) {
+		configs, err := r.ShippedConfigs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		total, differ := 0, 0
+		for name, text := range configs {
+			f := grammar.ParseConfig(name, text, grammar.Options{Version: r.Version})
+			var names []string
+			for _, d := range f.Definitions {
+				if d.Registered {
+					names = append(names, d.Name)
+				}
+			}
+			_, n := compareWithRelease(t, r, src, string(text), names, name)
+			total += len(names)
+			differ += n
+		}
+		t.Logf("%s: %d metrics in %d shipped configs: %d differ", r, total, len(configs), differ)
+	}
+}
+
+// TestNovalueOptionAcrossReleases: "#control option_novalue=1" (7.1.1+)
+// makes unknown operands novalue(); before, the line is a comment.
+func TestNovalueOptionAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	config := "#control option_novalue=1\nn.a = no.such.metric\nn.b = sample.long.one + no.such\nn.c = sample.bad.unknown + 1\nn.d = defined(no.such) ? 1 : 2\n"
+	for _, r := range releases(t) {
+		if _, differ := compareWithRelease(t, r, src, config, []string{"n.a", "n.b", "n.c", "n.d"}, "novalue.conf"); differ > 0 {
+			t.Logf("%s: %d differ", r, differ)
+		}
+	}
+}
