@@ -197,12 +197,7 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 			}
 		case *grammar.Matchinst:
 			c.adviseMatchinst(warn, n, descOf, instancesOf)
-		case *grammar.Ternary:
-			_, a := grammar.Unwrap(n.Then).(*grammar.Novalue)
-			_, b := grammar.Unwrap(n.Else).(*grammar.Novalue)
-			if a && b {
-				warn(n, "no-value", fmt.Sprintf("novalue() in both branches: libpcp registers %s but it never has a value", m.Def.Name))
-			}
+
 		case *grammar.Unary:
 			if x, ok := descOf(n.X); ok && n.Op == "!" && x.Type != pmapi.Type32 && x.Type != pmapi.TypeU32 {
 				warn(n, "wrong-value", fmt.Sprintf("libpcp computes !x only for 32-bit values: for this %s operand the value is garbage; write (x) == 0", typeText(x.Type)),

@@ -55,6 +55,9 @@ type Metric struct {
 	Message, Rendering string
 	// Unknown lists operand names the source does not know.
 	Unknown []string
+	// Broken: libpcp registers the metric without a usable expression
+	// (a ternary of two novalue()s); it has no values to compute.
+	Broken bool
 }
 
 // Report is the result for a set of files loaded as one config path.
@@ -269,6 +272,18 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 			return
 		}
 	}
+	if at, broken := doubleNovalue(tree); broken {
+		// libpcp's grammar action for "g ? novalue() : novalue()" raises
+		// YYERROR, yet the metric registers: with a U32 discrete
+		// descriptor whatever surrounds it, no checks, and no value to
+		// rely on (6.3.8 and 7.2.2 observed; stale values can show).
+		m.Status = Valid
+		m.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+		m.Broken = true
+		c.diag(f, m, exprRange(f, d, at), grammar.SeverityWarning, "no-value",
+			fmt.Sprintf("novalue() in both branches: libpcp registers %s as a 32-bit unsigned discrete metric without units, ignoring the rest of the expression, and its values are garbage or none", d.Name), nil)
+		return
+	}
 	// Binding comes first in libpcp: any unknown operand (outside
 	// defined(), and in PCP 7 outside ?:) hides the metric before a check.
 	m.Unknown = c.unknownOperands(tree)
@@ -319,6 +334,23 @@ type unboundMeta struct {
 }
 
 func (e *unboundMeta) Error() string { return "unknown metric " + e.name + " in meta=" }
+
+// doubleNovalue finds a ternary with novalue() in both branches.
+func doubleNovalue(tree grammar.Node) (grammar.Span, bool) {
+	var at grammar.Span
+	found := false
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if t, ok := n.(*grammar.Ternary); ok && !found {
+			_, a := grammar.Unwrap(t.Then).(*grammar.Novalue)
+			_, b := grammar.Unwrap(t.Else).(*grammar.Novalue)
+			if a && b {
+				at, found = t.Span(), true
+			}
+		}
+		return !found
+	})
+	return at, found
+}
 
 // renderNode renders a failing node as libpcp does.
 func renderNode(n grammar.Node) string {

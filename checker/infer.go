@@ -419,12 +419,6 @@ func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi
 	colon := &colonNode{n}
 	d := a
 	switch {
-	case aNovalue && bNovalue:
-		// libpcp registers "g ? novalue() : novalue()" although its
-		// grammar action means to refuse it (see grammar's libpcp.go):
-		// the metric is a singular U32, discrete, without units, and
-		// never has a value (6.3.8 and 7.2.2 observed).
-		return in.set(n, pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}), nil
 	case aNovalue:
 		d = b
 	case bNovalue:

@@ -155,6 +155,11 @@ func (e *Evaluator) Sample(ctx context.Context) (*Sample, error) {
 	e.insts = map[pmapi.InDom][]pmclient.Instance{}
 	run := &sampleRun{e: e, ctx: ctx, stamp: s.Timestamp, fetched: fetched}
 	for _, m := range e.metrics {
+		if m.Broken {
+			// Registered without a usable expression: no values.
+			s.Results = append(s.Results, Result{Name: m.Def.Name, Desc: m.Desc})
+			continue
+		}
 		tree, _ := m.Def.Tree()
 		run.m = m
 		vals, err := run.eval(tree)

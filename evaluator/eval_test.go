@@ -211,6 +211,9 @@ func knownLibpcpCrash(e string) bool {
 // deviations): !x of non-32-bit operands, strings through ?:, min/max of
 // nothing.
 func garbageValue(m *checker.Metric) bool {
+	if m.Broken {
+		return true // libpcp's value is whatever was left over, if any
+	}
 	bad := false
 	tree, _ := m.Def.Tree()
 	grammar.Walk(tree, func(n grammar.Node) bool {
