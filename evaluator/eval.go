@@ -142,7 +142,10 @@ func (e *Evaluator) Sample(ctx context.Context) (*Sample, error) {
 	}
 	s := &Sample{Timestamp: time.Now()}
 	fetched := map[pmapi.PMID]pmclient.MetricValues{}
-	if len(pmids) > 0 {
+	// A recording is fetched even for constants only: its records are the
+	// samples, and its end ends the evaluation.
+	rec, recorded := e.src.(pmclient.Recording)
+	if len(pmids) > 0 || (recorded && rec.Recorded()) {
 		res, err := e.src.Fetch(ctx, pmids)
 		if err != nil {
 			return nil, err

@@ -200,3 +200,10 @@ func (c *Cache) Labels(ctx context.Context, typ LabelType, ident uint32) ([]Labe
 	return cached(c, func() map[labelKey][]LabelSet { return c.labels }, labelKey{typ, ident},
 		func() ([]LabelSet, error) { return l.Labels(ctx, typ, ident) })
 }
+
+// Recorded implements Recording for a cached recording, so that wrapping an
+// archive in a Cache keeps its replay semantics visible.
+func (c *Cache) Recorded() bool {
+	r, ok := c.Source.(Recording)
+	return ok && r.Recorded()
+}

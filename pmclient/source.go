@@ -39,6 +39,16 @@ type Source interface {
 	Fetch(ctx context.Context, pmids []pmapi.PMID) (*Result, error)
 }
 
+// Recording is implemented by sources whose Fetch steps through recorded
+// time (archives): each Fetch moves to the next record, even one asking for
+// no metric, and the recording ends with io.EOF. A caller that evaluates
+// only constants still walks the recording's timeline and so ends.
+type Recording interface {
+	Source
+	// Recorded reports that Fetch replays a recording.
+	Recorded() bool
+}
+
 // Child is one entry of a PMNS node listing.
 type Child struct {
 	Name string

@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/labeltest"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
@@ -453,5 +455,62 @@ func TestAutoVersionOneAnswer(t *testing.T) {
 	_, stderr, _ = run(t, "", "check", "--metadata", "embedded", conf)
 	if !strings.Contains(stderr, "PCP 6.0.3 (embedded default metadata") {
 		t.Errorf("check --metadata embedded: %q", stderr)
+	}
+}
+
+// TestEvalArchiveEnds: a config that reads nothing from the archive (only
+// constants) still replays the recording's records and ends with it,
+// rather than printing the same sample forever; a config with nothing to
+// evaluate, or a NAME it does not define, is an error.
+func TestEvalArchiveEnds(t *testing.T) {
+	const recording = "../../pmclient/archive/testdata/small3"
+	dir := t.TempDir()
+	constants := filepath.Join(dir, "constants.conf")
+	unknown := filepath.Join(dir, "unknown.conf")
+	if err := os.WriteFile(constants, []byte("x = 1 + 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(unknown, []byte("y = no.such.metric\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eval := func(args ...string) (string, string, int) {
+		var out, errOut bytes.Buffer
+		status := Main(ctx, Env{Args: append([]string{"eval", "--archive", recording}, args...), Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }})
+		if ctx.Err() != nil {
+			t.Fatalf("eval %v did not end: %d bytes of output", args, out.Len())
+		}
+		return out.String(), errOut.String(), status
+	}
+	stdout, stderr, status := eval(constants)
+	if status != ExitOK {
+		t.Fatalf("constants: exit %d: %s", status, stderr)
+	}
+	// One sample per data record that is not a <mark>.
+	src, err := archive.Open(recording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := 0
+	for {
+		if _, err := src.Fetch(ctx, nil); err != nil {
+			break
+		}
+		records++
+	}
+	if got := strings.Count(stdout, "x = 3"); got != records || records == 0 {
+		t.Errorf("constants: %d samples of x, want one per record (%d):\n%s", got, records, stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{unknown}, "no definition in " + unknown + " can be evaluated"},
+		{[]string{constants, "z"}, "z: no definition of that name"},
+	} {
+		if _, stderr, status := eval(tc.args...); status != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("eval %v: exit %d, stderr %q; want exit %d and %q", tc.args, status, stderr, ExitUsage, tc.want)
+		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 func runEval(ctx context.Context, env Env, args []string) int {
@@ -54,17 +54,35 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	for _, n := range fs.Args()[1:] {
 		wanted[n] = true
 	}
+	defined, valid := map[string]bool{}, 0
 	for _, m := range rep.Metrics {
-		if (len(wanted) == 0 || wanted[m.Def.Name]) && m.Status != checker.Valid {
-			fmt.Fprintf(env.Stderr, "%s: not evaluated: %s: %s\n", m.Def.Name, m.Status, problemText(m))
+		defined[m.Def.Name] = true
+		if len(wanted) > 0 && !wanted[m.Def.Name] {
+			continue
 		}
+		if m.Status != checker.Valid {
+			fmt.Fprintf(env.Stderr, "%s: not evaluated: %s: %s\n", m.Def.Name, m.Status, problemText(m))
+			continue
+		}
+		valid++
+	}
+	for _, n := range fs.Args()[1:] {
+		if !defined[n] {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: no definition of that name in %s\n", n, fs.Arg(0))
+			return ExitUsage
+		}
+	}
+	if valid == 0 {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: no definition in %s can be evaluated (run check for details)\n", fs.Arg(0))
+		return ExitUsage
 	}
 	ev, err := evaluator.New(ctx, source, rep)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
 		return ExitUsage
 	}
-	_, fromArchive := source.(*archive.Archive)
+	recording, fromArchive := source.(pmclient.Recording)
+	fromArchive = fromArchive && recording.Recorded()
 	n := *samples
 	if fromArchive && n == 0 {
 		n = -1 // every record (no interpolation: values are the recorded ones)
@@ -80,6 +98,9 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	progress := newProgress(env.Stderr)
 	defer progress.clear()
 	for i := 0; n < 0 || i < n; i++ {
+		if ctx.Err() != nil {
+			return ExitOK // interrupted
+		}
 		if i > 0 && !fromArchive {
 			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), *interval))
 			select {

@@ -136,6 +136,9 @@ func (a *Archive) decodeRecord(framed []byte) (*Record, error) {
 	return out, nil
 }
 
+// Recorded implements pmclient.Recording: Fetch replays the records.
+func (a *Archive) Recorded() bool { return true }
+
 // Fetch implements pmclient.Source for an archive: each call returns the
 // next data record in time order that holds any of the requested metrics
 // (as pmFetch in libpcp's forward mode does, which also passes over <mark>
