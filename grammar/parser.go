@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar/lalr"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -394,6 +395,9 @@ func parseTokens(toks []Token) (Node, error) {
 			return nil, &SyntaxError{Offset: t.Offset, Msg: t.Err}
 		}
 	}
+	if at, deep := tooDeep(toks, lalr.MaxDepth); deep {
+		return nil, &SyntaxError{Offset: at, Msg: fmt.Sprintf("expression nested more than %d deep (libpcp's parser stack limit)", lalr.MaxDepth)}
+	}
 	lex, err := lexer.Upgrade(&tokenStream{toks: toks})
 	if err != nil {
 		return nil, err
@@ -416,3 +420,58 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// tooDeep estimates, from the tokens alone, how deep the recursive parse
+// of an expression goes (parentheses, prefix operators, ternaries) and
+// reports the offset where it passes limit. participle recurses once per
+// level, so this bounds our stack and time on hostile input; libpcp's own
+// parser gives up at a similar depth (lalr.MaxDepth), so nothing libpcp
+// accepts is refused here.
+func tooDeep(toks []Token, limit int) (offset int, deep bool) {
+	type level struct{ prefix, quest int }
+	levels := []level{{}}
+	depth := 0
+	prev := TokLParen // an expression starts as after "("
+	for _, t := range toks {
+		top := &levels[len(levels)-1]
+		switch t.Kind {
+		case TokLParen:
+			levels = append(levels, level{})
+			depth++
+		case TokRParen:
+			if len(levels) > 1 {
+				depth -= 1 + top.prefix + top.quest
+				levels = levels[:len(levels)-1]
+				top = &levels[len(levels)-1]
+			}
+			depth -= top.prefix // the parenthesised operand completes them
+			top.prefix = 0
+		case TokMinus, TokNot:
+			if prefixPosition(prev) {
+				top.prefix++
+				depth++
+			}
+		case TokQuest:
+			top.quest++
+			depth++
+		case TokName, TokInteger, TokDouble, TokString, TokInstName, TokPattern:
+			depth -= top.prefix
+			top.prefix = 0
+		}
+		if depth > limit {
+			return t.Offset, true
+		}
+		prev = t.Kind
+	}
+	return 0, false
+}
+
+// prefixPosition reports whether a "-" or "!" after a token of kind k is
+// a prefix operator rather than a binary one.
+func prefixPosition(k TokenKind) bool {
+	switch k {
+	case TokName, TokInteger, TokDouble, TokString, TokInstName, TokPattern, TokRParen:
+		return false
+	}
+	return true
+}

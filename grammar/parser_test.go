@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -203,5 +204,38 @@ func TestLibpcpRendering(t *testing.T) {
 		if got := LibpcpRendering(root); got != tt.want {
 			t.Errorf("%q renders %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestParseExprDepthBound: the recursive tree parse refuses what is nested
+// past libpcp's parser limit, at the token where it passes it, instead of
+// recursing without bound (200,000 levels overflowed the Go stack), and
+// still builds trees up to the limit.
+func TestParseExprDepthBound(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		expr     string
+		wantDeep bool
+	}{
+		{"parens at the limit", strings.Repeat("(", 9996) + "1" + strings.Repeat(")", 9996), false},
+		{"hostile parens", strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000), true},
+		{"hostile prefix", strings.Repeat("-", 200000) + "1", true},
+		{"hostile ternary chain", strings.Repeat("1 ? 2 : ", 20000) + "3", true},
+		{"long but flat", strings.Repeat("-1 + ", 50000) + "1", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseExpr(tc.expr, pcpver.Latest)
+			var serr *SyntaxError
+			deep := errors.As(err, &serr) && strings.Contains(serr.Msg, "nested more than")
+			if deep != tc.wantDeep {
+				t.Fatalf("nested too deep = %v (err %v), want %v", deep, err, tc.wantDeep)
+			}
+			if deep && (serr.Offset <= 0 || serr.Offset >= len(tc.expr)) {
+				t.Errorf("offset %d outside the expression", serr.Offset)
+			}
+			if !deep && err != nil {
+				t.Errorf("unexpected error: %v", err)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package grammar
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,15 +83,45 @@ func TestConfigMessagesAcrossReleases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := filepath.Base(path)
-			want, err := r.ConfigMessages(context.Background(), name, src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := pcpLines(ParseConfig(name, src, Options{Version: r.Version})); got != want {
-				t.Errorf("%s, %s: libpcp prints:\n%s\nwe print:\n%s", r, name, want, got)
-			}
+			compareConfigMessages(t, r, filepath.Base(path), src)
 		}
+	}
+}
+
+func compareConfigMessages(t *testing.T, r oracle.Release, name string, src []byte) {
+	t.Helper()
+	want, err := r.ConfigMessages(context.Background(), name, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pcpLines(ParseConfig(name, src, Options{Version: r.Version})); got != want {
+		t.Errorf("%s, %s: libpcp prints:\n%.2000s\nwe print:\n%.2000s", r, name, want, got)
+	}
+}
+
+// TestDeepNestingAcrossReleases: libpcp's parser stops at bison's stack
+// limit (lalr.MaxDepth) with a syntax error; we stop at the same token,
+// and deeper input (the 200,000 parentheses of a hostile file) costs us
+// no more than the limit.
+func TestDeepNestingAcrossReleases(t *testing.T) {
+	var conf strings.Builder
+	line := func(name, open, mid, close string, n int) {
+		fmt.Fprintf(&conf, "%s = %s%s%s\n", name, strings.Repeat(open, n), mid, strings.Repeat(close, n))
+	}
+	for _, n := range []int{9996, 9997, 200000} {
+		line(fmt.Sprintf("paren%d", n), "(", "1", ")", n)
+	}
+	for _, n := range []int{9997, 9998} {
+		line(fmt.Sprintf("neg%d", n), "-", "sample.long.one", "", n)
+		line(fmt.Sprintf("not%d", n), "!", "1", "", n)
+	}
+	for _, n := range []int{4997, 4998, 4999} {
+		line(fmt.Sprintf("abs%d", n), "abs(", "sample.long.one", ")", n)
+		line(fmt.Sprintf("negparen%d", n), "-(", "1", ")", n)
+		line(fmt.Sprintf("ternary%d", n), "1 ? 2 : ", "3", "", n)
+	}
+	for _, r := range releases(t) {
+		compareConfigMessages(t, r, "deep.conf", []byte(conf.String()))
 	}
 }
 

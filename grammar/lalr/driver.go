@@ -159,6 +159,13 @@ type Reducer interface {
 	Reduce(rule int, rhs []any) (any, Verdict)
 }
 
+// MaxDepth is bison's YYMAXDEPTH, the default libpcp's parsers are built
+// with: a parse whose stack would hold this many states stops as bison's
+// "memory exhausted" does, rejected where the lexer stands, without error
+// recovery. libpcp reports it as a syntax error (10,000 states: about
+// 9,997 nested parentheses). It also bounds our own work on deep input.
+const MaxDepth = 10000
+
 // Parse runs the automaton over the lexer's tokens and reports whether the
 // input was accepted. It never reads more tokens than bison would.
 func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
@@ -205,6 +212,9 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 				states = append(states, int(v-1))
 				values = append(values, lookValue)
 				lookahead, lookValue = empty, nil
+				if len(states) >= MaxDepth {
+					return false, nil
+				}
 				continue
 			case v < 0:
 				ruleNo = int(-v - 1)
@@ -245,6 +255,9 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 				}
 				states = append(states, next)
 				values = append(values, val)
+				if len(states) >= MaxDepth {
+					return false, nil
+				}
 				continue
 			}
 		}
@@ -258,6 +271,9 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 			if v := a.dense[top*a.nterminals+errSym]; v > 0 && len(a.states[top].actions) > 0 {
 				states = append(states, int(v-1))
 				values = append(values, nil)
+				if len(states) >= MaxDepth {
+					return false, nil
+				}
 				break
 			}
 			if len(states) == 1 {

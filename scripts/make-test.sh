@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make test: every check, in order, going on past a failure so that one run
+# reports everything. Each Go test and subtest counts once (from go test
+# -json, see internal/testreport); every other step (the test environment,
+# gofmt, the LALR tables, vet, the VS Code extension's suites, the fuzz
+# smoke run) counts as one. The last line is the summary "N passed, N failed";
+# the exit status is 1 when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+GO=${GO:-go}
+passed=0
+failed=0
+failures=()
+
+step() {
+	local name=$1
+	shift
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "=== $name FAILED"
+	fi
+}
+
+step testenv make --no-print-directory testenv
+step gofmt make --no-print-directory fmt-check
+step lalr-tables make --no-print-directory tables-check
+step vet make --no-print-directory vet
+
+echo "=== go test -race"
+counts=$(mktemp)
+trap 'rm -f "$counts"' EXIT
+$GO build -o "$counts.report" ./internal/testreport || { echo "testreport does not build"; exit 1; }
+$GO test -race -count=1 -json ./... 2>&1 | "$counts.report" -counts "$counts"
+rm -f "$counts.report"
+read -r p f <"$counts" || { p=0; f=1; }
+passed=$((passed + p))
+failed=$((failed + f))
+[ "$f" -eq 0 ] || failures+=("go test ($f)")
+
+step vscode make --no-print-directory vscode-test
+step fuzz-smoke make --no-print-directory fuzz-smoke
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
