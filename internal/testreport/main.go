@@ -32,7 +32,7 @@ type event struct {
 type tally struct {
 	passed, failed int
 	output         map[string]*strings.Builder // by package + "\x00" + test
-	failedTests    map[string]int               // failing tests per package
+	failedTests    map[string]int              // failing tests per package
 }
 
 func main() {
