@@ -16,19 +16,46 @@ import (
 // Advice: findings libpcp never reports, where it silently returns no
 // values, or computes a value that is not what the user meant.
 
-// suggestNames returns up to three names close to an unknown one.
-func suggestNames(unknown string, names []string) []string {
+// maxSuggestedNames bounds "did you mean" work in one check: each
+// distinct unknown name is compared with the whole namespace, so a
+// generated config with a million distinct unknown names against a large
+// namespace would cost a million namespace scans. Past this many distinct
+// names the findings stay, without suggestions.
+const maxSuggestedNames = 2000
+
+// suggester finds names close to unknown ones. It remembers its answer
+// per unknown name (a config repeats the same misspelling) and reuses its
+// distance rows, so the cost is one namespace scan per distinct name,
+// without allocation.
+type suggester struct {
+	names     func() []string
+	memo      map[string][]string
+	prev, cur []int
+}
+
+func newSuggester(names func() []string) *suggester {
+	return &suggester{names: names, memo: map[string][]string{}}
+}
+
+// suggest returns up to three names close to unknown, nearest first.
+func (s *suggester) suggest(unknown string) []string {
+	if out, ok := s.memo[unknown]; ok {
+		return out
+	}
+	if len(s.memo) >= maxSuggestedNames {
+		return nil
+	}
 	type cand struct {
 		name string
 		dist int
 	}
 	limit := max(2, len(unknown)/4)
 	var cands []cand
-	for _, n := range names {
+	for _, n := range s.names() {
 		if abs(len(n)-len(unknown)) > limit {
 			continue
 		}
-		if d := editDistance(unknown, n, limit); d <= limit {
+		if d := s.editDistance(unknown, n, limit); d <= limit {
 			cands = append(cands, cand{n, d})
 		}
 	}
@@ -42,6 +69,7 @@ func suggestNames(unknown string, names []string) []string {
 	for i := 0; i < len(cands) && i < 3; i++ {
 		out = append(out, cands[i].name)
 	}
+	s.memo[unknown] = out
 	return out
 }
 
@@ -53,9 +81,11 @@ func abs(x int) int {
 }
 
 // editDistance is Levenshtein distance, giving up above limit.
-func editDistance(a, b string, limit int) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+func (s *suggester) editDistance(a, b string, limit int) int {
+	if cap(s.prev) < len(b)+1 {
+		s.prev, s.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := s.prev[:len(b)+1], s.cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
@@ -82,13 +112,13 @@ func editDistance(a, b string, limit int) int {
 func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 	var allNames []string
 	namesRead := false
-	names := func() []string { // the namespace, read only for "did you mean"
+	suggest := newSuggester(func() []string { // the namespace, read only for "did you mean"
 		if lister, ok := src.(pmclient.NameLister); ok && !namesRead {
 			allNames, _ = lister.AllNames(ctx)
 		}
 		namesRead = true
 		return allNames
-	}
+	})
 	instances := map[pmapi.InDom][]pmclient.Instance{}
 	instancesOf := func(indom pmapi.InDom) ([]pmclient.Instance, bool) {
 		if in, ok := instances[indom]; ok {
@@ -122,7 +152,7 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 		switch m.Status {
 		case Unbound:
 			if at := unknownAt[m.Def]; len(at) > 0 {
-				c.adviseUnknown(f, m, names(), at)
+				c.adviseUnknown(f, m, suggest, at)
 			}
 		case Valid:
 			c.adviseValid(f, m, tree, instancesOf)
@@ -131,7 +161,7 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 }
 
 // adviseUnknown attaches "did you mean" fixes to unknown-metric findings.
-func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, names []string, at []int) {
+func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, suggest *suggester, at []int) {
 	diags := c.report.Diagnostics[f]
 	for _, k := range at {
 		d := &diags[k]
@@ -143,7 +173,7 @@ func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, names []string, at 
 		if _, ok := c.report.ByName[name]; ok {
 			continue
 		}
-		alternatives = suggestNames(name, names)
+		alternatives = suggest.suggest(name)
 		if len(alternatives) == 0 {
 			continue
 		}
@@ -245,12 +275,26 @@ func (c *checkRun) adviseInstance(warn func(grammar.Node, string, string, ...gra
 		names = append(names, i.Name)
 	}
 	msg := fmt.Sprintf("no instance %q in instance domain %s now", inst, d.InDom)
-	if alts := suggestNames(inst, names); len(alts) > 0 {
+	if alts := c.instanceSuggester(d.InDom, names).suggest(inst); len(alts) > 0 {
 		msg += fmt.Sprintf("; did you mean %s?", strings.Join(alts, ", "))
 	} else if len(names) <= 8 {
 		msg += fmt.Sprintf(" (instances: %s)", strings.Join(names, ", "))
 	}
 	warn(n, "unknown-instance", msg)
+}
+
+// instanceSuggester returns the suggester for names of indom's
+// instances, made from names the first time.
+func (c *checkRun) instanceSuggester(indom pmapi.InDom, names []string) *suggester {
+	if s, ok := c.instanceHints[indom]; ok {
+		return s
+	}
+	if c.instanceHints == nil {
+		c.instanceHints = map[pmapi.InDom]*suggester{}
+	}
+	s := newSuggester(func() []string { return names })
+	c.instanceHints[indom] = s
+	return s
 }
 
 // posixOnly spots POSIX regular expression features that Go's RE2 reads

@@ -195,6 +195,9 @@ type checkRun struct {
 	// file does not matter).
 	state  map[*Metric]int // 0 unchecked, 1 checking, 2 checked
 	cyclic map[*Metric]bool
+	// instanceHints suggests instance names, one suggester per instance
+	// domain so each misspelt instance is looked up once per check.
+	instanceHints map[pmapi.InDom]*suggester
 }
 
 // ensure checks a metric once; a metric met again while it is being

@@ -30,6 +30,20 @@ type File struct {
 	OptionNovalue *bool
 
 	lineStarts []int
+	// col16At holds UTF-16 columns at checkpoints, so Pos scans at most
+	// col16Step bytes of a line instead of the whole line up to the
+	// offset (a 10 MB single-line file has tens of thousands of
+	// findings, each needing a position).
+	col16At []col16Mark
+}
+
+// col16Step is the spacing of File.col16At's checkpoints.
+const col16Step = 4096
+
+// col16Mark is the UTF-16 column of the rune starting at offset, counted
+// from its line's start.
+type col16Mark struct {
+	offset, col16 int
 }
 
 // Definition is one "name = expression" line.
@@ -51,8 +65,8 @@ type Definition struct {
 	Range      Range // the whole definition, continuation lines included
 	Line       int   // the line libpcp names in its messages
 
-	exprOffsets []int // file offset of each byte of Expr
-	leaked      bool  // Tokens were lexed in libpcp's leaked matchinst state
+	exprOffsets offsetMap // file offset of each byte of Expr
+	leaked      bool      // Tokens were lexed in libpcp's leaked matchinst state
 	version     pcpver.Version
 	memo        *memoEntry // shared parse of the same text (Options.Memo)
 
@@ -84,17 +98,73 @@ func (d *Definition) buildTree() (Node, error) {
 }
 
 // ExprPos converts a byte offset in Expr to a file offset.
-func (d *Definition) ExprPos(i int) int {
-	if len(d.exprOffsets) == 0 {
+func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i) }
+
+// offsetMap maps each byte of an expression to its file offset. The
+// expression is the file's text with continuation backslash-newlines
+// cut out, so it is a few contiguous runs of the file: one run in
+// almost every definition, where a slice of offsets cost eight bytes per
+// byte of expression.
+type offsetMap struct {
+	runs []offsetRun
+	n    int // bytes in the expression
+}
+
+// offsetRun is a stretch of the expression that is contiguous in the
+// file: expression byte at maps to file offset off.
+type offsetRun struct {
+	at, off int
+}
+
+func newOffsetMap(offs []int) offsetMap {
+	m := offsetMap{n: len(offs)}
+	for i, o := range offs {
+		if i == 0 || o != offs[i-1]+1 {
+			m.runs = append(m.runs, offsetRun{i, o})
+		}
+	}
+	return m
+}
+
+// fileOffset is the file offset of expression byte i: 0 for an empty
+// expression, the first byte's for i < 0, one past the last byte's for
+// i at or past the end.
+func (m offsetMap) fileOffset(i int) int {
+	if m.n == 0 {
 		return 0
 	}
-	if i >= len(d.exprOffsets) {
-		return d.exprOffsets[len(d.exprOffsets)-1] + 1
+	if i >= m.n {
+		return m.fileOffset(m.n-1) + 1
 	}
-	if i < 0 {
-		i = 0
+	i = max(i, 0)
+	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].at > i }) - 1
+	return m.runs[k].off + i - m.runs[k].at
+}
+
+// exprIndex is the index of the expression byte at file offset offset;
+// an offset in a cut-out continuation maps to the byte before it, one
+// before the expression to 0, one just past it to its length, and
+// anything else to -1.
+func (m offsetMap) exprIndex(offset int) int {
+	if m.n == 0 {
+		return -1
 	}
-	return d.exprOffsets[i]
+	if offset == m.fileOffset(m.n-1)+1 {
+		return m.n
+	}
+	for k, r := range m.runs {
+		end := m.n
+		if k+1 < len(m.runs) {
+			end = m.runs[k+1].at
+		}
+		switch {
+		case offset < r.off:
+			return max(r.at-1, 0)
+		case offset < r.off+end-r.at:
+			return r.at + offset - r.off
+		}
+	}
+	return -1
 }
 
 // Attribute is a "name(oneline) = ..." or "name(helptext) = ..." line.
@@ -131,6 +201,7 @@ var builtinDerived = []string{"event.flags", "event.missed"}
 func ParseConfig(path string, src []byte, opts Options) *File {
 	f := &File{Path: path, Src: src, Version: opts.Version, Leak: opts.Leak}
 	f.lineStarts = lineStarts(src)
+	f.col16At = col16Marks(src)
 	registered := map[string]bool{}
 	for _, n := range builtinDerived {
 		registered[n] = true
@@ -201,7 +272,8 @@ func (r *configReader) run() {
 				r.lineno += r.clineno
 				r.clineno = 0
 			}
-			ln = logicalLine{eq: -1, lp: -1, rp: -1, start: r.pos}
+			// The buffers are reused: what outlives the line is copied.
+			ln = logicalLine{eq: -1, lp: -1, rp: -1, start: r.pos, buf: ln.buf[:0], offs: ln.offs[:0]}
 			lastc = 0
 			continue
 		}
@@ -329,7 +401,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		Expr:        string(ln.buf[ep:]),
 		Range:       rg,
 		Line:        r.lineno,
-		exprOffsets: ln.offs[ep:],
+		exprOffsets: newOffsetMap(ln.offs[ep:]),
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
 	d.leaked, d.version = r.f.Leak, r.f.Version
@@ -759,6 +831,32 @@ func lineStarts(src []byte) []int {
 	return starts
 }
 
+// col16Marks records, for every col16Step bytes of src, the first rune
+// start at or after the step and its UTF-16 column within its line.
+func col16Marks(src []byte) []col16Mark {
+	marks := make([]col16Mark, 0, len(src)/col16Step+1)
+	col16 := 0
+	for i := 0; i < len(src); {
+		if i >= len(marks)*col16Step {
+			marks = append(marks, col16Mark{i, col16})
+		}
+		c := src[i]
+		switch {
+		case c == '\n':
+			col16 = 0
+			i++
+		case c < utf8.RuneSelf:
+			col16++
+			i++
+		default:
+			r, size := utf8.DecodeRune(src[i:])
+			col16 += utf16.RuneLen(r)
+			i += size
+		}
+	}
+	return marks
+}
+
 // Pos converts a file offset to a position.
 func (f *File) Pos(offset int) Pos {
 	offset = max(0, min(offset, len(f.Src)))
@@ -773,8 +871,20 @@ func (f *File) Pos(offset int) Pos {
 		}
 	}
 	start := f.lineStarts[line]
-	prefix := f.Src[start:offset]
-	col16 := 0
+	from, col16 := start, 0
+	if k := offset / col16Step; k < len(f.col16At) {
+		// The checkpoint of offset's step, or the one before when that
+		// one lies past offset (it moved to a rune start); only a
+		// checkpoint on offset's own line helps.
+		m := f.col16At[k]
+		if m.offset > offset && k > 0 {
+			m = f.col16At[k-1]
+		}
+		if m.offset >= start && m.offset <= offset {
+			from, col16 = m.offset, m.col16
+		}
+	}
+	prefix := f.Src[from:offset]
 	for i := 0; i < len(prefix); {
 		if prefix[i] < utf8.RuneSelf { // ASCII: one UTF-16 unit, no decoding
 			col16++
@@ -860,20 +970,7 @@ func (f *File) DefinitionAt(offset int) *Definition {
 
 // ExprIndex converts a file offset inside the definition's expression to
 // an index into Expr (-1 when outside).
-func (d *Definition) ExprIndex(offset int) int {
-	for i, o := range d.exprOffsets {
-		if o >= offset {
-			if o == offset {
-				return i
-			}
-			return max(i-1, 0)
-		}
-	}
-	if len(d.exprOffsets) > 0 && offset == d.exprOffsets[len(d.exprOffsets)-1]+1 {
-		return len(d.exprOffsets)
-	}
-	return -1
-}
+func (d *Definition) ExprIndex(offset int) int { return d.exprOffsets.exprIndex(offset) }
 
 // ValidMetricName reports whether libpcp accepts name for a derived metric.
 func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }

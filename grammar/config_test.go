@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -182,6 +183,31 @@ func TestPosUTF16(t *testing.T) {
 	}
 }
 
+// TestPosCheckpoints: positions on lines far longer than the checkpoint
+// step, with multi-byte runes straddling checkpoints, equal a scan from
+// the line's start.
+func TestPosCheckpoints(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x = 1\n# ")
+	for b.Len() < 3*col16Step {
+		b.WriteString("aé😀\xff")
+	}
+	b.WriteString("\n" + strings.Repeat("b", 2*col16Step+3) + "\n\nz")
+	src := []byte(b.String())
+	f := ParseConfig("long.conf", src, Options{Version: pcpver.Latest})
+	naive := func(offset int) (line, col16 int) {
+		start := bytes.LastIndexByte(src[:offset], '\n') + 1
+		line = bytes.Count(src[:offset], []byte("\n")) + 1
+		return line, len(utf16.Encode([]rune(string(src[start:offset]))))
+	}
+	for offset := 0; offset <= len(src); offset++ {
+		line, col16 := naive(offset)
+		if p := f.Pos(offset); p.Line != line || p.Col16 != col16 {
+			t.Fatalf("offset %d: line %d col16 %d, want %d %d", offset, p.Line, p.Col16, line, col16)
+		}
+	}
+}
+
 // TestFormatDefinition: long pcp7 definitions go over continuation lines
 // that read back as the same expression; pcp6 keeps one line.
 func TestFormatDefinition(t *testing.T) {
@@ -212,6 +238,53 @@ func TestFormatDefinition(t *testing.T) {
 		back, _ := f.Definitions[0].Tree()
 		if Format(back) != Format(tree) {
 			t.Errorf("%q reads back as %q", got, Format(back))
+		}
+	}
+}
+
+// TestOffsetMap: the run-length map of expression bytes to file offsets
+// answers as the slice of every byte's offset it replaced did.
+func TestOffsetMap(t *testing.T) {
+	sliceIndex := func(offs []int, offset int) int {
+		for i, o := range offs {
+			if o >= offset {
+				if o == offset {
+					return i
+				}
+				return max(i-1, 0)
+			}
+		}
+		if len(offs) > 0 && offset == offs[len(offs)-1]+1 {
+			return len(offs)
+		}
+		return -1
+	}
+	slicePos := func(offs []int, i int) int {
+		switch {
+		case len(offs) == 0:
+			return 0
+		case i >= len(offs):
+			return offs[len(offs)-1] + 1
+		}
+		return offs[max(i, 0)]
+	}
+	for _, offs := range [][]int{
+		nil,
+		{7},
+		{4, 5, 6, 7},
+		{4, 5, 8, 9, 10, 14},     // two continuations cut out
+		{10, 11, 12, 20, 21, 30}, // a run of one byte at the end
+	} {
+		m := newOffsetMap(offs)
+		for i := -2; i <= len(offs)+2; i++ {
+			if got, want := m.fileOffset(i), slicePos(offs, i); got != want {
+				t.Errorf("%v: fileOffset(%d) = %d, want %d", offs, i, got, want)
+			}
+		}
+		for o := 0; o <= 35; o++ {
+			if got, want := m.exprIndex(o), sliceIndex(offs, o); got != want {
+				t.Errorf("%v: exprIndex(%d) = %d, want %d", offs, o, got, want)
+			}
 		}
 	}
 }

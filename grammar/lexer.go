@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -8,7 +9,7 @@ import (
 )
 
 // TokenKind classifies a token the way libpcp's lexer does.
-type TokenKind int
+type TokenKind uint8
 
 const (
 	TokEOS TokenKind = iota
@@ -50,14 +51,14 @@ const (
 // expression text. Value is the decoded text: the instance name or pattern
 // with backslash escapes removed, a string without its quotes.
 type Token struct {
-	Kind   TokenKind
+	Kind TokenKind
+	flag bool // the matchinst flag this token was lexed under
+
 	Text   string
 	Value  string
 	Offset int
 	End    int
 	Err    string // libpcp's lexer message, for TokError
-
-	flag bool // the matchinst flag this token was lexed under
 }
 
 // The lexer is participle's stateful lexer. libpcp lexes "/" as the start of
@@ -308,6 +309,11 @@ func Tokens(src string, v pcpver.Version, flag bool) []Token {
 		out = append(out, t)
 		switch t.Kind {
 		case TokEOS:
+			if cap(out) > len(out)+len(out)/4 {
+				// The capacity was a guess from the text's length; a
+				// definition's tokens live as long as its file.
+				out = slices.Clone(out)
+			}
 			return out
 		case TokFunc:
 			if t.Value == "matchinst" {

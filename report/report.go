@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -52,22 +53,79 @@ func (r *Run) Counts() (errs, warnings, others int) {
 }
 
 // Text writes "file:line:col: severity: message [code]", the source line
-// and a marker under the range, as compilers do.
+// and a marker under the range, as compilers do. A long source line is
+// shown as a window around the range (see excerpt), so a file of one
+// huge line with many findings prints in proportion to the findings,
+// not findings times the line.
 func Text(w io.Writer, r *Run) error {
+	bw := bufio.NewWriter(w)
 	for _, f := range r.Files {
+		// Findings come sorted, so those on one line are neighbours:
+		// fetch (copy) each line once, not once per finding.
+		lineNo, line := 0, ""
 		for _, d := range f.Diagnostics {
 			start := d.Range.Start
-			if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", f.File.Path, start.Line, start.Col, d.Severity, d.Message, d.Code); err != nil {
+			if _, err := fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", f.File.Path, start.Line, start.Col, d.Severity, d.Message, d.Code); err != nil {
 				return err
 			}
-			line := f.File.Line(start.Line)
+			if start.Line != lineNo {
+				lineNo, line = start.Line, f.File.Line(start.Line)
+			}
 			if line == "" {
 				continue
 			}
-			fmt.Fprintf(w, "    %s\n    %s\n", line, marker(line, d.Range))
+			text, mark := excerpt(line, d.Range, MaxSourceWidth)
+			if _, err := fmt.Fprintf(bw, "    %s\n    %s\n", text, mark); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	return bw.Flush()
+}
+
+// MaxSourceWidth is the most bytes of a source line Text shows under a
+// finding; the line:col in the header still gives the exact position.
+const MaxSourceWidth = 160
+
+// ellipsis marks where excerpt cut a line.
+const ellipsis = "…"
+
+// excerpt returns the part of line Text shows for a finding at rg and the
+// marker under it. A line of at most width bytes is shown whole. A longer
+// one is cut to width bytes starting a little before the range (so the
+// reader sees what leads up to it), on rune boundaries, with an ellipsis
+// at each cut; the marker is cut to the window too.
+func excerpt(line string, rg grammar.Range, width int) (text, mark string) {
+	if len(line) <= width {
+		return line, marker(line, rg)
+	}
+	startCol := min(max(rg.Start.Col-1, 0), len(line))
+	from := max(startCol-width/4, 0)
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	to := min(from+width, len(line))
+	for to < len(line) && !utf8.RuneStart(line[to]) {
+		to--
+	}
+	window := line[from:to]
+	shifted := grammar.Range{
+		Start: grammar.Pos{Line: rg.Start.Line, Col: rg.Start.Col - from},
+		End:   grammar.Pos{Line: rg.End.Line, Col: rg.End.Col - from},
+	}
+	if rg.End.Line != rg.Start.Line || rg.End.Col-1 > to {
+		// The range runs past the window: underline to its edge.
+		shifted.End = grammar.Pos{Line: rg.Start.Line, Col: len(window) + 1}
+	}
+	text, mark = window, marker(window, shifted)
+	if from > 0 {
+		text = ellipsis + text
+		mark = " " + mark
+	}
+	if to < len(line) {
+		text += ellipsis
+	}
+	return text, mark
 }
 
 // marker underlines a range on its first line: "^" then "~" to its end,
@@ -81,8 +139,7 @@ func marker(line string, rg grammar.Range) string {
 	startCol = min(max(startCol, 0), len(line))
 	endCol = min(max(endCol, startCol+1), len(line)+1)
 	var b strings.Builder
-	for i, c := range line[:startCol] {
-		_ = i
+	for _, c := range line[:startCol] {
 		if c == '\t' {
 			b.WriteByte('\t')
 		} else {

@@ -161,6 +161,13 @@ func plural(n int, what string) string {
 func analyse(ctx context.Context, env Env, paths []string, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, *checker.Report, int) {
 	version := opts.Version
 	inputs := collectInputs(paths, env.Stdin, maxSize)
+	if env.InputsRead != nil {
+		var total int64
+		for _, in := range inputs {
+			total += int64(len(in.src))
+		}
+		env.InputsRead(total)
+	}
 	ioErrors := 0
 	var srcs []grammar.Source
 	var problems []input

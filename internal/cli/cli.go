@@ -19,6 +19,11 @@ type Env struct {
 	Stderr io.Writer
 	// Getenv reads the environment (os.Getenv in main).
 	Getenv func(string) string
+	// InputsRead, when set, is told how many bytes of configs a one-shot
+	// command read before analysing them, so the binary can tune the
+	// runtime to the input (main trades memory for speed only on small
+	// inputs). Tests leave it nil.
+	InputsRead func(bytes int64)
 }
 
 // Exit statuses.

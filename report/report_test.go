@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+func span(line, startCol, endCol int) grammar.Range {
+	return grammar.Range{Start: grammar.Pos{Line: line, Col: startCol}, End: grammar.Pos{Line: line, Col: endCol}}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := "x = " + strings.Repeat("a + ", 100) + "bad.metric + " + strings.Repeat("b + ", 100) + "c"
+	at := strings.Index(long, "bad.metric") + 1
+	tests := []struct {
+		name       string
+		line       string
+		rg         grammar.Range
+		width      int
+		text, mark string
+	}{
+		{"short line shown whole", "x = a + b", span(1, 9, 10), 160, "x = a + b", "        ^"},
+		{"tabs kept in the marker", "x =\ta", span(1, 5, 6), 160, "x =\ta", "   \t^"},
+		{"range at the start of a long line", long, span(1, 1, 2), 20, long[:20] + "…", "^"},
+		{"range in the middle of a long line", long, span(1, at, at+10), 20,
+			"…" + long[at-1-5:at-1+15] + "…", "      ^" + strings.Repeat("~", 9)},
+		{"range at the end of a long line", long, span(1, len(long), len(long)+1), 20,
+			"…" + long[len(long)-6:], "      ^"},
+		{"range running past the window", long, span(1, at, len(long)+1), 20,
+			"…" + long[at-1-5:at-1+15] + "…", "      ^" + strings.Repeat("~", 14)},
+		{"cut on rune boundaries", strings.Repeat("é", 50) + "x", span(1, 101, 102), 13,
+			"…" + "éé" + "x", "   ^"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text, mark := excerpt(tc.line, tc.rg, tc.width)
+			if text != tc.text || mark != tc.mark {
+				t.Errorf("excerpt\n got %q\n     %q\nwant %q\n     %q", text, mark, tc.text, tc.mark)
+			}
+		})
+	}
+}
+
+// TestTextOutputLinearInFindings is the regression test for a 1 MB
+// single-line config with 55,000 findings that printed the whole line
+// under each of them (over 75 GB of output).
+func TestTextOutputLinearInFindings(t *testing.T) {
+	const n = 2000
+	src := "x = m" + strings.Repeat(" + m", n-1) + "\n"
+	f := grammar.ParseConfig("long.conf", []byte(src), grammar.Options{})
+	var diags []grammar.Diagnostic
+	for i := 0; i < n; i++ {
+		col := 5 + 4*i
+		diags = append(diags, grammar.Diagnostic{Range: span(1, col, col+1), Severity: grammar.SeverityError, Code: "unknown-metric", Message: "unknown metric m"})
+	}
+	var out bytes.Buffer
+	if err := Text(&out, &Run{Files: []File{{File: f, Diagnostics: diags}}}); err != nil {
+		t.Fatal(err)
+	}
+	if limit := n * (3*MaxSourceWidth + 100); out.Len() > limit {
+		t.Fatalf("%d findings on a %d-byte line printed %d bytes, want at most %d", n, len(src), out.Len(), limit)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if got, want := lines[0], "long.conf:1:5: error: unknown metric m [unknown-metric]"; got != want {
+		t.Errorf("first header %q, want %q", got, want)
+	}
+	for _, l := range lines {
+		if len(l) > MaxSourceWidth+20 {
+			t.Fatalf("line of %d bytes: %.80q...", len(l), l)
+		}
+	}
+}
