@@ -442,7 +442,7 @@ func (m *metadata) add(rec []byte, version int) error {
 			if c.err != nil {
 				return c.err
 			}
-			set, err := pmclient.ParseLabelSet(inst, json, entries)
+			set, err := pmclient.ParseLabelSet(inst, string(json), entries)
 			if err != nil {
 				return fmt.Errorf("%w: label set %d: %v", errCorrupt, i, err)
 			}

@@ -316,6 +316,13 @@ func decodeLabels(p []byte, ident uint32, typ pmclient.LabelType) ([]pmclient.La
 	r.u32() // padding
 	n := r.count("label set", 16)
 	sets := make([]pmclient.LabelSet, 0, n)
+	// Every set's JSON is addressed by offset, and sets may share or
+	// overlap their texts: convert the PDU once and let each set take
+	// substrings of it, so memory stays bounded by the PDU's size.
+	var text string
+	if n > 0 {
+		text = string(p)
+	}
 	for i := 0; i < n && r.err == nil; i++ {
 		inst := r.i32()
 		nlabels := r.i32()
@@ -333,7 +340,7 @@ func decodeLabels(p []byte, ident uint32, typ pmclient.LabelType) ([]pmclient.La
 		if jsonOff < 0 || jsonLen < 0 || jsonOff+jsonLen > len(p) || jsonOff < headerLen {
 			return nil, fmt.Errorf("%w: label JSON at %d+%d outside a %d-byte PDU", pmclient.ErrIPC, jsonOff, jsonLen, len(p))
 		}
-		set, err := pmclient.ParseLabelSet(inst, p[jsonOff:jsonOff+jsonLen], entries)
+		set, err := pmclient.ParseLabelSet(inst, text[jsonOff:jsonOff+jsonLen], entries)
 		if err != nil {
 			return nil, fmt.Errorf("%w: label set %d: %v", pmclient.ErrIPC, i, err)
 		}
