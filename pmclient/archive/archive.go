@@ -25,12 +25,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// Limits that keep a corrupt file from costing unbounded memory.
-const (
-	maxRecord  = 256 << 20
-	maxNameLen = 4095
-)
-
 // Label is an archive's label record.
 type Label struct {
 	Version  int
@@ -58,6 +52,11 @@ type Archive struct {
 	label   Label
 	meta    metadata
 	volumes []volumeFile
+	opts    Options
+	// open opens a file for reading and reports its size when known
+	// (-1 when not, as for a decompressed stream); tests replace it to
+	// read from memory.
+	open func(path string) (io.ReadCloser, int64, error)
 
 	mu       sync.Mutex
 	replay   *replayer
@@ -84,15 +83,21 @@ type metadata struct {
 
 // Open opens an archive by base name ("DIR/20261122"), by one of its
 // volumes ("DIR/20261122.0"), by its .meta or .index file, with or
-// without a compression suffix.
-func Open(path string) (*Archive, error) {
+// without a compression suffix, with the default Options.
+func Open(path string) (*Archive, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, opts Options) (*Archive, error) {
+	if opts.MaxMetadataBytes <= 0 {
+		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
+	}
 	base := baseName(path)
 	dir, prefix := filepath.Dir(base), filepath.Base(base)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", path, err)
 	}
-	a := &Archive{base: base}
+	a := &Archive{base: base, opts: opts, open: openFile}
 	metaPath := ""
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".xz")
@@ -107,6 +112,11 @@ func Open(path string) (*Archive, error) {
 		case isDigits(suffix):
 			n, _ := strconv.Atoi(suffix)
 			a.volumes = append(a.volumes, volumeFile{n, full})
+			// No valid volume, compressed or not, is empty: say so now
+			// rather than replay it as an archive with no records.
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() == 0 {
+				return nil, fmt.Errorf("archive %s: %s is an empty data volume (0 bytes, no label)", path, full)
+			}
 		}
 	}
 	if metaPath == "" {
@@ -116,10 +126,20 @@ func Open(path string) (*Archive, error) {
 		return nil, fmt.Errorf("archive %s: no data volume (%s.0, ...)", path, prefix)
 	}
 	sort.Slice(a.volumes, func(i, j int) bool { return a.volumes[i].n < a.volumes[j].n })
-	if err := a.readMeta(metaPath); err != nil {
+	if err := a.loadMeta(metaPath); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// loadMeta reads the label and metadata from the .meta file at path.
+func (a *Archive) loadMeta(path string) error {
+	f, size, err := a.open(path)
+	if err != nil {
+		return fmt.Errorf("archive metadata: %w", err)
+	}
+	defer f.Close()
+	return a.readMeta(f, size, path)
 }
 
 func isDigits(s string) bool {
@@ -146,24 +166,35 @@ func baseName(path string) string {
 	return p
 }
 
-// openFile opens a file, decompressing .xz.
-func openFile(path string) (io.ReadCloser, error) {
+// openFile opens a file, decompressing .xz, and returns its size (-1 for
+// a decompressed stream, whose size is known only at its end).
+func openFile(path string) (io.ReadCloser, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	size := int64(-1)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	return decompress(path, f, size)
+}
+
+// decompress wraps a file's reader in an .xz decoder when its name asks
+// for one; the decompressed size is then unknown (-1).
+func decompress(path string, f io.ReadCloser, size int64) (io.ReadCloser, int64, error) {
 	if !strings.HasSuffix(path, ".xz") {
-		return f, nil
+		return f, size, nil
 	}
 	zr, err := xz.NewReader(bufio.NewReader(f))
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return struct {
 		io.Reader
 		io.Closer
-	}{zr, f}, nil
+	}{zr, f}, -1, nil
 }
 
 // recordReader reads length-framed records and checks the trailer.
@@ -171,6 +202,13 @@ type recordReader struct {
 	r    *bufio.Reader
 	path string
 	off  int64
+	// size is the file's size, or -1 when unknown: a record claiming more
+	// than is left is refused before anything is allocated for it.
+	size int64
+	// total, when positive, caps the offset a record may end at: the
+	// whole file's budget. overTotal is the error for a record past it.
+	total     int64
+	overTotal func() error
 }
 
 // next returns a record's bytes including both length words; io.EOF at a
@@ -192,23 +230,51 @@ func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 		return nil, fmt.Errorf("%s at byte %d: truncated record header", rr.path, rr.off)
 	}
 	n := int64(binary.BigEndian.Uint32(hdr[:]))
-	if n < 8 || n > maxRecord {
-		return nil, fmt.Errorf("%s at byte %d: record length %d: %w", rr.path, rr.off, n, errCorrupt)
+	if n < 8 || n > MaxRecordBytes {
+		return nil, fmt.Errorf("%s at byte %d: record length %d (the cap is archive.MaxRecordBytes, %d): %w", rr.path, rr.off, n, MaxRecordBytes, errCorrupt)
 	}
-	size := front + int(n)
-	if cap(buf) < size {
-		buf = make([]byte, size)
+	if rr.total > 0 && rr.off+n > rr.total {
+		return nil, rr.overTotal()
 	}
-	buf = buf[:size]
-	rec := buf[front:]
-	copy(rec, hdr[:])
-	if _, err := io.ReadFull(rr.r, rec[4:]); err != nil {
+	if rr.size >= 0 && rr.off+n > rr.size {
+		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: the file has %d bytes left: %w", rr.path, rr.off, n, rr.size-rr.off, errCorrupt)
+	}
+	buf, err := readGrowing(rr.r, buf, front, hdr[:], int(n))
+	if err != nil {
 		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: %w", rr.path, rr.off, n, errCorrupt)
 	}
+	rec := buf[front:]
 	if trailer := binary.BigEndian.Uint32(rec[n-4:]); int64(trailer) != n {
 		return nil, fmt.Errorf("%s at byte %d: record length %d but trailer %d: %w", rr.path, rr.off, n, trailer, errCorrupt)
 	}
 	rr.off += n
+	return buf, nil
+}
+
+// readGrowing reads a record of n bytes whose first bytes (hdr) are read
+// already into buf[front:], reusing buf when it is big enough. Beyond
+// readChunk, memory is allocated only as bytes arrive (doubling), so a
+// short stream claiming a long record costs about what it holds.
+func readGrowing(r io.Reader, buf []byte, front int, hdr []byte, n int) ([]byte, error) {
+	size := front + n
+	if cap(buf) >= size || n <= readChunk {
+		if cap(buf) < size {
+			buf = make([]byte, size)
+		}
+		buf = buf[:size]
+		copy(buf[front:], hdr)
+		_, err := io.ReadFull(r, buf[front+len(hdr):])
+		return buf, err
+	}
+	buf = append(buf[:front], hdr...)
+	for len(buf) < size {
+		next := min(size, max(2*len(buf), front+readChunk))
+		have := len(buf)
+		buf = append(buf, make([]byte, next-have)...)
+		if _, err := io.ReadFull(r, buf[have:]); err != nil {
+			return nil, err
+		}
+	}
 	return buf, nil
 }
 
@@ -303,14 +369,18 @@ func parseLabel(rec []byte, path string) (Label, error) {
 	return l, nil
 }
 
-func (a *Archive) readMeta(path string) error {
-	f, err := openFile(path)
-	if err != nil {
-		return fmt.Errorf("archive metadata: %w", err)
-	}
-	defer f.Close()
-	rr := &recordReader{r: bufio.NewReaderSize(f, 64<<10), path: path}
+// readMeta reads the .meta file from r (size bytes, -1 if unknown) into
+// a.meta, within a.opts.MaxMetadataBytes.
+func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
+	// All metadata stays in memory: cap the total, not only each record.
+	rr := &recordReader{r: bufio.NewReaderSize(r, 64<<10), path: path, size: size, total: a.opts.MaxMetadataBytes,
+		overTotal: func() error {
+			return fmt.Errorf("%s: metadata exceeds %d bytes, the cap on an archive's metadata (raise it with archive.Options.MaxMetadataBytes; default archive.DefaultMaxMetadataBytes)", path, a.opts.MaxMetadataBytes)
+		}}
 	rec, err := rr.next()
+	if err == io.EOF {
+		return fmt.Errorf("%s: empty metadata file (no label)", path)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: reading the label: %w", path, err)
 	}
@@ -397,7 +467,9 @@ func (m *metadata) add(rec []byte, version int) error {
 		if c.err != nil {
 			return c.err
 		}
-		table := c.b[c.off:]
+		// Names are substrings of one copy of the string table: however
+		// many offsets point into it, the names cost its size once.
+		table := string(c.b[c.off:])
 		obs := observation{at: at, delta: typ == 6}
 		for i, id := range ids {
 			if offs[i] < 0 {
@@ -413,7 +485,12 @@ func (m *metadata) add(rec []byte, version int) error {
 			if int(offs[i]) >= len(table) {
 				return fmt.Errorf("%w: instance name offset %d outside the %d-byte string table", errCorrupt, offs[i], len(table))
 			}
-			obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: cstring(table[offs[i]:])})
+			name := table[offs[i]:]
+			end := strings.IndexByte(name, 0)
+			if end < 0 {
+				return fmt.Errorf("%w: instance %d: name at offset %d of the string table has no NUL before the record ends", errCorrupt, id, offs[i])
+			}
+			obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: name[:end]})
 		}
 		m.indoms[indom] = append(m.indoms[indom], obs)
 		return nil

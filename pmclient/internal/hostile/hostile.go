@@ -199,3 +199,18 @@ func LabelPDU(ident, typ uint32, n, size int) []byte {
 	binary.BigEndian.PutUint32(b, uint32(len(b)))
 	return b
 }
+
+// DescV3 is a DESC record for pmid of type typ (singular, instant, no
+// units) with one name.
+func DescV3(pmid uint32, typ int32, name string) []byte {
+	var body []byte
+	body = binary.BigEndian.AppendUint32(body, 1) // DESC
+	body = binary.BigEndian.AppendUint32(body, pmid)
+	body = binary.BigEndian.AppendUint32(body, uint32(typ))
+	body = binary.BigEndian.AppendUint32(body, 0xffffffff) // PM_INDOM_NULL
+	body = binary.BigEndian.AppendUint32(body, 3)          // instant
+	body = binary.BigEndian.AppendUint32(body, 0)          // units
+	body = binary.BigEndian.AppendUint32(body, 1)
+	body = binary.BigEndian.AppendUint32(body, uint32(len(name)))
+	return Record(append(body, name...))
+}
