@@ -47,14 +47,8 @@ const (
 	featureDescs     = 0x0800
 )
 
-const (
-	headerLen = 12
-	// DefaultMaxPDU bounds what we accept from pmcd (libpcp has no bound;
-	// real replies exceed 64 KiB).
-	DefaultMaxPDU = 64 << 20
-	// maxClientPDU is pmcd's limit on PDUs from clients.
-	maxClientPDU = 65536
-)
+// headerLen is the size of every PDU's header: length, type, sender.
+const headerLen = 12
 
 // builder encodes a PDU body; bytes() prefixes the header.
 type builder struct{ b []byte }
