@@ -134,7 +134,7 @@ func OpenWith(path string, opts Options) (*Archive, error) {
 
 // loadMeta reads the label and metadata from the .meta file at path.
 func (a *Archive) loadMeta(path string) error {
-	f, size, err := a.open(path)
+	f, size, err := a.openDecoded(path, a.opts.MaxMetadataBytes)
 	if err != nil {
 		return fmt.Errorf("archive metadata: %w", err)
 	}
@@ -166,8 +166,8 @@ func baseName(path string) string {
 	return p
 }
 
-// openFile opens a file, decompressing .xz, and returns its size (-1 for
-// a decompressed stream, whose size is known only at its end).
+// openFile opens a file and returns its size when it is a regular file
+// (-1 otherwise).
 func openFile(path string) (io.ReadCloser, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -177,25 +177,37 @@ func openFile(path string) (io.ReadCloser, int64, error) {
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		size = info.Size()
 	}
-	return decompress(path, f, size)
+	return f, size, nil
 }
 
-// decompress wraps a file's reader in an .xz decoder when its name asks
-// for one; the decompressed size is then unknown (-1).
-func decompress(path string, f io.ReadCloser, size int64) (io.ReadCloser, int64, error) {
-	if !strings.HasSuffix(path, ".xz") {
-		return f, size, nil
+// openDecoded opens path with a.open, decompressing it when its name ends
+// in .xz, to at most maxExpanded bytes (0: no limit). The size is -1 for
+// a decompressed stream, whose size is known only at its end.
+func (a *Archive) openDecoded(path string, maxExpanded int64) (io.ReadCloser, int64, error) {
+	f, size, err := a.open(path)
+	if err != nil || !strings.HasSuffix(path, ".xz") {
+		return f, size, err
 	}
-	zr, err := xz.NewReader(bufio.NewReader(f))
+	guarded := guardXZ(path, f, MaxXZDictBytes, maxExpanded)
+	closeBoth := func() error {
+		guarded.Close() // stops the guard's goroutine
+		return f.Close()
+	}
+	zr, err := xz.NewReader(guarded)
 	if err != nil {
-		f.Close()
+		closeBoth()
 		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{zr, f}, -1, nil
+	return readCloser{zr, closeBoth}, -1, nil
 }
+
+// readCloser is a reader with its own Close.
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (rc readCloser) Close() error { return rc.close() }
 
 // recordReader reads length-framed records and checks the trailer.
 type recordReader struct {
@@ -227,7 +239,7 @@ func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 		if err == io.EOF {
 			return nil, io.EOF
 		}
-		return nil, fmt.Errorf("%s at byte %d: truncated record header", rr.path, rr.off)
+		return nil, rr.failure(err, "truncated record header")
 	}
 	n := int64(binary.BigEndian.Uint32(hdr[:]))
 	if n < 8 || n > MaxRecordBytes {
@@ -241,7 +253,7 @@ func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 	}
 	buf, err := readGrowing(rr.r, buf, front, hdr[:], int(n))
 	if err != nil {
-		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: %w", rr.path, rr.off, n, errCorrupt)
+		return nil, rr.failure(err, fmt.Sprintf("record of %d bytes is truncated", n))
 	}
 	rec := buf[front:]
 	if trailer := binary.BigEndian.Uint32(rec[n-4:]); int64(trailer) != n {
@@ -249,6 +261,19 @@ func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 	}
 	rr.off += n
 	return buf, nil
+}
+
+// failure is the error for a record that could not be read: the file
+// ended (what), or the decompressor stopped (its error, which names the
+// file and says why: a cap, or corrupt compressed data).
+func (rr *recordReader) failure(err error, what string) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s at byte %d: %s: %w", rr.path, rr.off, what, errCorrupt)
+	}
+	if errors.Is(err, ErrLimit) || errors.Is(err, errCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%s at byte %d: %w", rr.path, rr.off, err)
 }
 
 // readGrowing reads a record of n bytes whose first bytes (hdr) are read
@@ -375,7 +400,7 @@ func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
 	// All metadata stays in memory: cap the total, not only each record.
 	rr := &recordReader{r: bufio.NewReaderSize(r, 64<<10), path: path, size: size, total: a.opts.MaxMetadataBytes,
 		overTotal: func() error {
-			return fmt.Errorf("%s: metadata exceeds %d bytes, the cap on an archive's metadata (raise it with archive.Options.MaxMetadataBytes; default archive.DefaultMaxMetadataBytes)", path, a.opts.MaxMetadataBytes)
+			return fmt.Errorf("%s: metadata exceeds %d bytes, the cap on an archive's metadata (raise it with archive.Options.MaxMetadataBytes or $PCP_DERIVE_LSP_MAX_METADATA_MB): %w", path, a.opts.MaxMetadataBytes, ErrLimit)
 		}}
 	rec, err := rr.next()
 	if err == io.EOF {
@@ -390,14 +415,16 @@ func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
 	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
 		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
 		labels: map[[2]uint32][]labelObservation{}}
-	for {
-		rec, err := rr.next()
+	// add copies what it keeps, so one buffer serves every record.
+	for buf := rec; ; {
+		rec, err := rr.read(buf[:0], 0)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		buf = rec
 		if err := a.meta.add(rec, a.label.Version); err != nil {
 			return fmt.Errorf("%s at byte %d: %w", path, rr.off-int64(len(rec)), err)
 		}

@@ -29,7 +29,7 @@ func openMem(opts Options, files map[string][]byte) (*Archive, error) {
 		if !ok {
 			return nil, 0, fs.ErrNotExist
 		}
-		return decompress(path, io.NopCloser(bytes.NewReader(b)), int64(len(b)))
+		return io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
 	}}
 	meta := ""
 	for name := range files {
@@ -177,6 +177,66 @@ func TestEmptyDataVolume(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), filepath.Join(d, tc.bad)) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error %v, want one naming %s and saying %q", err, tc.bad, tc.wantErr)
+			}
+		})
+	}
+}
+
+// helpTextMeta is a .meta of n one-line help texts of size bytes each,
+// for n different metrics: about n*size bytes that all stay in memory.
+func helpTextMeta(n, size int) []byte {
+	var recs [][]byte
+	for i := 0; i < n; i++ {
+		recs = append(recs, hostile.HelpText(hostilePMID+uint32(i), size))
+	}
+	return hostileMeta(recs...)
+}
+
+// TestCompressedMetadata: an .xz file is checked as it is decompressed:
+// metadata that expands past the cap, or a block asking for a dictionary
+// past its cap, is an error naming the file and the cap, costing memory
+// bounded by the cap, not the expansion (issue #12: a 394 KB .meta.xz
+// expanding to 2 GB of help text cost 3 GB).
+func TestCompressedMetadata(t *testing.T) {
+	bomb := helpTextMeta(1024, 8<<10) // 8 MiB of help text
+	small := helpTextMeta(4, 100)
+	padding := []byte{0, 0, 0, 0}
+	tests := []struct {
+		name     string
+		files    map[string][]byte
+		maxMeta  int64
+		maxAlloc uint64
+		wantErr  string // "" for success
+	}{
+		{".meta.xz of 8 MiB of help text, 1 MiB cap", map[string][]byte{"a.meta.xz": hostile.XZ(bomb), "a.0": hostile.LabelV3(0)},
+			1 << 20, 12 << 20, "a.meta.xz: decompresses to more than 1048576 bytes, the cap"},
+		{".meta of 8 MiB of help text, 1 MiB cap", map[string][]byte{"a.meta": bomb, "a.0": hostile.LabelV3(0)},
+			1 << 20, 6 << 20, "a.meta: metadata exceeds 1048576 bytes, the cap"},
+		{"4 GiB dictionary", map[string][]byte{"a.meta.xz": hostile.XZHugeDictionary(40), "a.0": hostile.LabelV3(0)},
+			0, 1 << 20, "needs a 4095 MiB dictionary, over the 64 MiB cap"},
+		{"128 MiB dictionary in a data volume", map[string][]byte{"a.meta": small, "a.0.xz": hostile.XZHugeDictionary(30)},
+			0, 1 << 20, "a.0.xz: xz block at compressed byte 12 needs a 128 MiB dictionary"},
+		{"two streams and padding, under the cap", map[string][]byte{
+			"a.meta.xz": append(append(hostile.XZ(small[:len(small)/2]), padding...), hostile.XZ(small[len(small)/2:])...),
+			"a.0.xz":    hostile.XZ(hostile.LabelV3(0))}, 0, 40 << 20, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			got := allocated(func() {
+				var a *Archive
+				if a, err = openMem(Options{MaxMetadataBytes: tc.maxMeta}, tc.files); err == nil {
+					_, err = replayAll(a)
+				}
+			})
+			if got > tc.maxAlloc {
+				t.Errorf("allocated %d bytes, over %d", got, tc.maxAlloc)
+			}
+			if tc.wantErr == "" && err != nil {
+				t.Fatalf("error %v", err)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, ErrLimit)) {
+				t.Fatalf("error %v, want a limit error saying %q", err, tc.wantErr)
 			}
 		})
 	}

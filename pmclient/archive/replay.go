@@ -85,7 +85,9 @@ func (r *replayer) next(ctx context.Context) (*Record, error) {
 
 func (r *replayer) openVolume() error {
 	v := r.a.volumes[r.vol]
-	f, size, err := r.a.open(v.path)
+	// Data volumes are read a record at a time: their expansion costs
+	// time, not memory, so only the dictionary is capped.
+	f, size, err := r.a.openDecoded(v.path, 0)
 	if err != nil {
 		return fmt.Errorf("archive volume: %w", err)
 	}

@@ -4,7 +4,13 @@
 // by orders of magnitude. Only tests import it.
 package hostile
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+
+	"github.com/ulikunitz/xz"
+)
 
 // typeString is PM_TYPE_STRING, the value-block type used by the attacks.
 const typeString = 6
@@ -160,15 +166,14 @@ func InDomSuffixNames(indom uint32, n int) []byte {
 }
 
 // HelpText is a TEXT record (one-line help of PMID ident) of size bytes.
-// Repeated, it compresses by a factor of thousands.
+// Repeated, it compresses by a factor of thousands; with a different
+// ident each time, a reader keeps every copy.
 func HelpText(ident uint32, size int) []byte {
 	var body []byte
 	body = binary.BigEndian.AppendUint32(body, 4) // TEXT
 	body = binary.BigEndian.AppendUint32(body, 1|4)
 	body = binary.BigEndian.AppendUint32(body, ident)
-	for i := 0; i < size-1; i++ {
-		body = append(body, 'h')
-	}
+	body = append(body, bytes.Repeat([]byte{'h'}, size-1)...)
 	return Record(append(body, 0))
 }
 
@@ -213,4 +218,36 @@ func DescV3(pmid uint32, typ int32, name string) []byte {
 	body = binary.BigEndian.AppendUint32(body, 1)
 	body = binary.BigEndian.AppendUint32(body, uint32(len(name)))
 	return Record(append(body, name...))
+}
+
+// XZ compresses b as one .xz stream.
+func XZ(b []byte) []byte {
+	var out bytes.Buffer
+	w, err := xz.NewWriter(&out)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := w.Write(b); err != nil {
+		panic(err)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return out.Bytes()
+}
+
+// XZHugeDictionary is the start of an .xz stream whose first block asks
+// for a dictionary of 2^(dictProp/2+12) bytes for even dictProp (40:
+// 4 GiB - 1), with
+// valid header checksums, followed by a little LZMA2 data: a decoder
+// that trusts the header allocates the dictionary before reading any.
+func XZHugeDictionary(dictProp byte) []byte {
+	crc := func(b []byte) []byte { return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)) }
+	b := append([]byte{0xfd, '7', 'z', 'X', 'Z', 0}, crc([]byte{0, 1})...) // stream flags: CRC32
+	// Block header: size (2+1 words), flags (one filter), LZMA2 with its
+	// one property byte, padding, CRC32.
+	hdr := []byte{2, 0, 0x21, 1, dictProp, 0, 0, 0}
+	b = append(b, crc(hdr)...)
+	// One uncompressed chunk of 4 bytes, then the end of the LZMA2 data.
+	return append(b, 1, 0, 3, 'd', 'a', 't', 'a', 0)
 }
