@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -193,7 +194,9 @@ func (a *Archive) openDecoded(path string, maxExpanded int64) (io.ReadCloser, in
 		guarded.Close() // stops the guard's goroutine
 		return f.Close()
 	}
-	zr, err := xz.NewReader(guarded)
+	// The decoder's default dictionary is 8 MiB whatever the file asks
+	// for; the smallest lets the file's own (checked) size decide.
+	zr, err := xz.ReaderConfig{DictCap: lzma.MinDictCap}.NewReader(guarded)
 	if err != nil {
 		closeBoth()
 		return nil, 0, fmt.Errorf("%s: %w", path, err)
@@ -412,9 +415,7 @@ func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
 	if a.label, err = parseLabel(rec, path); err != nil {
 		return err
 	}
-	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
-		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
-		labels: map[[2]uint32][]labelObservation{}}
+	a.meta = newMetadata()
 	// add copies what it keeps, so one buffer serves every record.
 	for buf := rec; ; {
 		rec, err := rr.read(buf[:0], 0)
@@ -429,6 +430,13 @@ func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
 			return fmt.Errorf("%s at byte %d: %w", path, rr.off-int64(len(rec)), err)
 		}
 	}
+}
+
+// newMetadata is empty metadata, ready for add.
+func newMetadata() metadata {
+	return metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
+		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
+		labels: map[[2]uint32][]labelObservation{}}
 }
 
 // labelObservation is one label record: the sets for a (type, ident) from

@@ -7,7 +7,11 @@ package hostile
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/ulikunitz/xz"
 )
@@ -220,10 +224,11 @@ func DescV3(pmid uint32, typ int32, name string) []byte {
 	return Record(append(body, name...))
 }
 
-// XZ compresses b as one .xz stream.
+// XZ compresses b as one .xz stream with a 64 KiB dictionary (small, so
+// that fuzzing decompresses many inputs a second).
 func XZ(b []byte) []byte {
 	var out bytes.Buffer
-	w, err := xz.NewWriter(&out)
+	w, err := xz.WriterConfig{DictCap: 64 << 10}.NewWriter(&out)
 	if err != nil {
 		panic(err)
 	}
@@ -250,4 +255,54 @@ func XZHugeDictionary(dictProp byte) []byte {
 	b = append(b, crc(hdr)...)
 	// One uncompressed chunk of 4 bytes, then the end of the LZMA2 data.
 	return append(b, 1, 0, 3, 'd', 'a', 't', 'a', 0)
+}
+
+// CorpusFile encodes one fuzz input in the format of the files under
+// testdata/fuzz/FuzzName/ ("go test fuzz v1"), for []byte, string and
+// uint32 arguments.
+func CorpusFile(args ...any) []byte {
+	out := []byte("go test fuzz v1\n")
+	for _, a := range args {
+		switch v := a.(type) {
+		case []byte:
+			out = append(out, "[]byte("...)
+			out = strconv.AppendQuote(out, string(v))
+		case string:
+			out = append(out, "string("...)
+			out = strconv.AppendQuote(out, v)
+		case uint32:
+			out = append(out, "uint32("...)
+			out = strconv.AppendUint(out, uint64(v), 10)
+		default:
+			panic("CorpusFile: unsupported argument type")
+		}
+		out = append(out, ")\n"...)
+	}
+	return out
+}
+
+// WriteCorpus writes seeds of a one-argument []byte fuzz target as
+// corpus files testdata/fuzz/<name>/seed-N under dir.
+func WriteCorpus(dir, name string, seeds [][]byte) error {
+	args := make([][]any, len(seeds))
+	for i, s := range seeds {
+		args[i] = []any{s}
+	}
+	return WriteCorpusArgs(dir, name, args)
+}
+
+// WriteCorpusArgs writes seeds (each the arguments of one call) as corpus
+// files testdata/fuzz/<name>/seed-N under dir, replacing earlier seed
+// files of that name.
+func WriteCorpusArgs(dir, name string, seeds [][]any) error {
+	d := filepath.Join(dir, "testdata", "fuzz", name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return err
+	}
+	for i, s := range seeds {
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("seed-%d", i)), CorpusFile(s...), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
