@@ -175,7 +175,11 @@ func FormatLabels(ls []Label) string {
 // and in archives: the set's JSON text and its 8-byte label entries (BE16
 // name offset, u8 name length, u8 flags, BE16 value offset, BE16 value
 // length, offsets into the JSON). It checks every reference.
-func ParseLabelSet(inst int32, json []byte, entries []byte) (LabelSet, error) {
+//
+// Names and values are substrings of json, never copies: entries are 8
+// bytes but may each claim up to 64 KiB of the text, and copying would
+// let a hostile set cost thousands of times its size.
+func ParseLabelSet(inst int32, json string, entries []byte) (LabelSet, error) {
 	if len(entries)%8 != 0 {
 		return LabelSet{}, errors.New("label entries are not a multiple of 8 bytes")
 	}
@@ -190,8 +194,8 @@ func ParseLabelSet(inst int32, json []byte, entries []byte) (LabelSet, error) {
 			return LabelSet{}, errors.New("label name or value lies outside the set's JSON text")
 		}
 		set.Labels = append(set.Labels, Label{
-			Name:  string(json[nameOff : nameOff+nameLen]),
-			Value: string(json[valueOff : valueOff+valueLen]),
+			Name:  json[nameOff : nameOff+nameLen],
+			Value: json[valueOff : valueOff+valueLen],
 			Flags: flags,
 		})
 	}

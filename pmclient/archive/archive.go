@@ -20,15 +20,10 @@ import (
 	"time"
 
 	"github.com/ulikunitz/xz"
+	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-)
-
-// Limits that keep a corrupt file from costing unbounded memory.
-const (
-	maxRecord  = 256 << 20
-	maxNameLen = 4095
 )
 
 // Label is an archive's label record.
@@ -58,6 +53,11 @@ type Archive struct {
 	label   Label
 	meta    metadata
 	volumes []volumeFile
+	opts    Options
+	// open opens a file for reading and reports its size when known
+	// (-1 when not, as for a decompressed stream); tests replace it to
+	// read from memory.
+	open func(path string) (io.ReadCloser, int64, error)
 
 	mu       sync.Mutex
 	replay   *replayer
@@ -84,15 +84,21 @@ type metadata struct {
 
 // Open opens an archive by base name ("DIR/20261122"), by one of its
 // volumes ("DIR/20261122.0"), by its .meta or .index file, with or
-// without a compression suffix.
-func Open(path string) (*Archive, error) {
+// without a compression suffix, with the default Options.
+func Open(path string) (*Archive, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, opts Options) (*Archive, error) {
+	if opts.MaxMetadataBytes <= 0 {
+		opts.MaxMetadataBytes = DefaultMaxMetadataBytes
+	}
 	base := baseName(path)
 	dir, prefix := filepath.Dir(base), filepath.Base(base)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", path, err)
 	}
-	a := &Archive{base: base}
+	a := &Archive{base: base, opts: opts, open: openFile}
 	metaPath := ""
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".xz")
@@ -107,6 +113,11 @@ func Open(path string) (*Archive, error) {
 		case isDigits(suffix):
 			n, _ := strconv.Atoi(suffix)
 			a.volumes = append(a.volumes, volumeFile{n, full})
+			// No valid volume, compressed or not, is empty: say so now
+			// rather than replay it as an archive with no records.
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() == 0 {
+				return nil, fmt.Errorf("archive %s: %s is an empty data volume (0 bytes, no label)", path, full)
+			}
 		}
 	}
 	if metaPath == "" {
@@ -116,10 +127,20 @@ func Open(path string) (*Archive, error) {
 		return nil, fmt.Errorf("archive %s: no data volume (%s.0, ...)", path, prefix)
 	}
 	sort.Slice(a.volumes, func(i, j int) bool { return a.volumes[i].n < a.volumes[j].n })
-	if err := a.readMeta(metaPath); err != nil {
+	if err := a.loadMeta(metaPath); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// loadMeta reads the label and metadata from the .meta file at path.
+func (a *Archive) loadMeta(path string) error {
+	f, size, err := a.openDecoded(path, a.opts.MaxMetadataBytes)
+	if err != nil {
+		return fmt.Errorf("archive metadata: %w", err)
+	}
+	defer f.Close()
+	return a.readMeta(f, size, path)
 }
 
 func isDigits(s string) bool {
@@ -146,31 +167,63 @@ func baseName(path string) string {
 	return p
 }
 
-// openFile opens a file, decompressing .xz.
-func openFile(path string) (io.ReadCloser, error) {
+// openFile opens a file and returns its size when it is a regular file
+// (-1 otherwise).
+func openFile(path string) (io.ReadCloser, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if !strings.HasSuffix(path, ".xz") {
-		return f, nil
+	size := int64(-1)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
 	}
-	zr, err := xz.NewReader(bufio.NewReader(f))
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{zr, f}, nil
+	return f, size, nil
 }
+
+// openDecoded opens path with a.open, decompressing it when its name ends
+// in .xz, to at most maxExpanded bytes (0: no limit). The size is -1 for
+// a decompressed stream, whose size is known only at its end.
+func (a *Archive) openDecoded(path string, maxExpanded int64) (io.ReadCloser, int64, error) {
+	f, size, err := a.open(path)
+	if err != nil || !strings.HasSuffix(path, ".xz") {
+		return f, size, err
+	}
+	guarded := guardXZ(path, f, MaxXZDictBytes, maxExpanded)
+	closeBoth := func() error {
+		guarded.Close() // stops the guard's goroutine
+		return f.Close()
+	}
+	// The decoder's default dictionary is 8 MiB whatever the file asks
+	// for; the smallest lets the file's own (checked) size decide.
+	zr, err := xz.ReaderConfig{DictCap: lzma.MinDictCap}.NewReader(guarded)
+	if err != nil {
+		closeBoth()
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return readCloser{zr, closeBoth}, -1, nil
+}
+
+// readCloser is a reader with its own Close.
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (rc readCloser) Close() error { return rc.close() }
 
 // recordReader reads length-framed records and checks the trailer.
 type recordReader struct {
 	r    *bufio.Reader
 	path string
 	off  int64
+	// size is the file's size, or -1 when unknown: a record claiming more
+	// than is left is refused before anything is allocated for it.
+	size int64
+	// total, when positive, caps the offset a record may end at: the
+	// whole file's budget. overTotal is the error for a record past it.
+	total     int64
+	overTotal func() error
 }
 
 // next returns a record's bytes including both length words; io.EOF at a
@@ -189,26 +242,67 @@ func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 		if err == io.EOF {
 			return nil, io.EOF
 		}
-		return nil, fmt.Errorf("%s at byte %d: truncated record header", rr.path, rr.off)
+		return nil, rr.failure(err, "truncated record header")
 	}
 	n := int64(binary.BigEndian.Uint32(hdr[:]))
-	if n < 8 || n > maxRecord {
-		return nil, fmt.Errorf("%s at byte %d: record length %d: %w", rr.path, rr.off, n, errCorrupt)
+	if n < 8 || n > MaxRecordBytes {
+		return nil, fmt.Errorf("%s at byte %d: record length %d (the cap is archive.MaxRecordBytes, %d): %w", rr.path, rr.off, n, MaxRecordBytes, errCorrupt)
 	}
-	size := front + int(n)
-	if cap(buf) < size {
-		buf = make([]byte, size)
+	if rr.total > 0 && rr.off+n > rr.total {
+		return nil, rr.overTotal()
 	}
-	buf = buf[:size]
+	if rr.size >= 0 && rr.off+n > rr.size {
+		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: the file has %d bytes left: %w", rr.path, rr.off, n, rr.size-rr.off, errCorrupt)
+	}
+	buf, err := readGrowing(rr.r, buf, front, hdr[:], int(n))
+	if err != nil {
+		return nil, rr.failure(err, fmt.Sprintf("record of %d bytes is truncated", n))
+	}
 	rec := buf[front:]
-	copy(rec, hdr[:])
-	if _, err := io.ReadFull(rr.r, rec[4:]); err != nil {
-		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: %w", rr.path, rr.off, n, errCorrupt)
-	}
 	if trailer := binary.BigEndian.Uint32(rec[n-4:]); int64(trailer) != n {
 		return nil, fmt.Errorf("%s at byte %d: record length %d but trailer %d: %w", rr.path, rr.off, n, trailer, errCorrupt)
 	}
 	rr.off += n
+	return buf, nil
+}
+
+// failure is the error for a record that could not be read: the file
+// ended (what), or the decompressor stopped (its error, which names the
+// file and says why: a cap, or corrupt compressed data).
+func (rr *recordReader) failure(err error, what string) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s at byte %d: %s: %w", rr.path, rr.off, what, errCorrupt)
+	}
+	if errors.Is(err, ErrLimit) || errors.Is(err, errCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%s at byte %d: %w", rr.path, rr.off, err)
+}
+
+// readGrowing reads a record of n bytes whose first bytes (hdr) are read
+// already into buf[front:], reusing buf when it is big enough. Beyond
+// readChunk, memory is allocated only as bytes arrive (doubling), so a
+// short stream claiming a long record costs about what it holds.
+func readGrowing(r io.Reader, buf []byte, front int, hdr []byte, n int) ([]byte, error) {
+	size := front + n
+	if cap(buf) >= size || n <= readChunk {
+		if cap(buf) < size {
+			buf = make([]byte, size)
+		}
+		buf = buf[:size]
+		copy(buf[front:], hdr)
+		_, err := io.ReadFull(r, buf[front+len(hdr):])
+		return buf, err
+	}
+	buf = append(buf[:front], hdr...)
+	for len(buf) < size {
+		next := min(size, max(2*len(buf), front+readChunk))
+		have := len(buf)
+		buf = append(buf, make([]byte, next-have)...)
+		if _, err := io.ReadFull(r, buf[have:]); err != nil {
+			return nil, err
+		}
+	}
 	return buf, nil
 }
 
@@ -303,35 +397,46 @@ func parseLabel(rec []byte, path string) (Label, error) {
 	return l, nil
 }
 
-func (a *Archive) readMeta(path string) error {
-	f, err := openFile(path)
-	if err != nil {
-		return fmt.Errorf("archive metadata: %w", err)
-	}
-	defer f.Close()
-	rr := &recordReader{r: bufio.NewReaderSize(f, 64<<10), path: path}
+// readMeta reads the .meta file from r (size bytes, -1 if unknown) into
+// a.meta, within a.opts.MaxMetadataBytes.
+func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
+	// All metadata stays in memory: cap the total, not only each record.
+	rr := &recordReader{r: bufio.NewReaderSize(r, 64<<10), path: path, size: size, total: a.opts.MaxMetadataBytes,
+		overTotal: func() error {
+			return fmt.Errorf("%s: metadata exceeds %d bytes, the cap on an archive's metadata (raise it with archive.Options.MaxMetadataBytes or $PCP_DERIVE_LSP_MAX_METADATA_MB): %w", path, a.opts.MaxMetadataBytes, ErrLimit)
+		}}
 	rec, err := rr.next()
+	if err == io.EOF {
+		return fmt.Errorf("%s: empty metadata file (no label)", path)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: reading the label: %w", path, err)
 	}
 	if a.label, err = parseLabel(rec, path); err != nil {
 		return err
 	}
-	a.meta = metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
-		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
-		labels: map[[2]uint32][]labelObservation{}}
-	for {
-		rec, err := rr.next()
+	a.meta = newMetadata()
+	// add copies what it keeps, so one buffer serves every record.
+	for buf := rec; ; {
+		rec, err := rr.read(buf[:0], 0)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		buf = rec
 		if err := a.meta.add(rec, a.label.Version); err != nil {
 			return fmt.Errorf("%s at byte %d: %w", path, rr.off-int64(len(rec)), err)
 		}
 	}
+}
+
+// newMetadata is empty metadata, ready for add.
+func newMetadata() metadata {
+	return metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
+		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
+		labels: map[[2]uint32][]labelObservation{}}
 }
 
 // labelObservation is one label record: the sets for a (type, ident) from
@@ -397,7 +502,9 @@ func (m *metadata) add(rec []byte, version int) error {
 		if c.err != nil {
 			return c.err
 		}
-		table := c.b[c.off:]
+		// Names are substrings of one copy of the string table: however
+		// many offsets point into it, the names cost its size once.
+		table := string(c.b[c.off:])
 		obs := observation{at: at, delta: typ == 6}
 		for i, id := range ids {
 			if offs[i] < 0 {
@@ -413,7 +520,12 @@ func (m *metadata) add(rec []byte, version int) error {
 			if int(offs[i]) >= len(table) {
 				return fmt.Errorf("%w: instance name offset %d outside the %d-byte string table", errCorrupt, offs[i], len(table))
 			}
-			obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: cstring(table[offs[i]:])})
+			name := table[offs[i]:]
+			end := strings.IndexByte(name, 0)
+			if end < 0 {
+				return fmt.Errorf("%w: instance %d: name at offset %d of the string table has no NUL before the record ends", errCorrupt, id, offs[i])
+			}
+			obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: name[:end]})
 		}
 		m.indoms[indom] = append(m.indoms[indom], obs)
 		return nil
@@ -442,7 +554,7 @@ func (m *metadata) add(rec []byte, version int) error {
 			if c.err != nil {
 				return c.err
 			}
-			set, err := pmclient.ParseLabelSet(inst, json, entries)
+			set, err := pmclient.ParseLabelSet(inst, string(json), entries)
 			if err != nil {
 				return fmt.Errorf("%w: label set %d: %v", errCorrupt, i, err)
 			}

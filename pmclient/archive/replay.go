@@ -85,12 +85,19 @@ func (r *replayer) next(ctx context.Context) (*Record, error) {
 
 func (r *replayer) openVolume() error {
 	v := r.a.volumes[r.vol]
-	f, err := openFile(v.path)
+	// Data volumes are read a record at a time: their expansion costs
+	// time, not memory, so only the dictionary is capped.
+	f, size, err := r.a.openDecoded(v.path, 0)
 	if err != nil {
 		return fmt.Errorf("archive volume: %w", err)
 	}
-	rr := &recordReader{r: bufio.NewReaderSize(f, 256<<10), path: v.path}
+	rr := &recordReader{r: bufio.NewReaderSize(f, 256<<10), path: v.path, size: size}
 	rec, err := rr.next()
+	if err == io.EOF {
+		// Not the archive's end: a volume without even a label is broken.
+		f.Close()
+		return fmt.Errorf("%s: empty data volume (no label record)", v.path)
+	}
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("%s: reading the label: %w", v.path, err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -45,11 +46,11 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 			return nil, fmt.Errorf("metadata snapshot: %w", err)
 		}
 		defer f.Close()
-		return snapshot.Read(f, "snapshot "+s.Metadata)
+		return snapshot.ReadWith(f, "snapshot "+s.Metadata, snapshot.Options{MaxBytes: maxMetadata(getenv)})
 	case s.Archive != "":
-		return archive.Open(s.Archive)
+		return archive.OpenWith(s.Archive, archive.Options{MaxMetadataBytes: maxMetadata(getenv)})
 	case s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != "":
-		return archive.Open(getenv("PCP_ARCHIVE"))
+		return archive.OpenWith(getenv("PCP_ARCHIVE"), archive.Options{MaxMetadataBytes: maxMetadata(getenv)})
 	case s.Host != "":
 		return s.connect(ctx, s.Host, getenv)
 	case s.Socket != "":
@@ -67,6 +68,18 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 		c.Close()
 	}
 	return embedded.Source()
+}
+
+// maxMetadata is $PCP_DERIVE_LSP_MAX_METADATA_MB in bytes: the cap on the
+// metadata an archive or a snapshot may load, raised for the rare host
+// whose metadata is larger than the packages' defaults. 0 (unset or not a
+// positive number) leaves the packages' defaults.
+func maxMetadata(getenv func(string) string) int64 {
+	mb, err := strconv.ParseInt(getenv("PCP_DERIVE_LSP_MAX_METADATA_MB"), 10, 64)
+	if err != nil || mb <= 0 || mb > 1<<40 {
+		return 0
+	}
+	return mb << 20
 }
 
 func (s Spec) connect(ctx context.Context, spec string, getenv func(string) string) (pmclient.Source, error) {

@@ -18,7 +18,11 @@ import (
 type Options struct {
 	ConnectTimeout time.Duration // $PMCD_CONNECT_TIMEOUT, default 5 s
 	RequestTimeout time.Duration // $PMCD_REQUEST_TIMEOUT, default 10 s
-	MaxPDU         int           // largest reply accepted, default 64 MiB
+	// RequestDeadline bounds each request as a whole, however many PDUs
+	// its answer takes ($PCP_DERIVE_LSP_PMCD_DEADLINE in seconds; default
+	// DefaultRequestDeadline, or 3×RequestTimeout when that is longer).
+	RequestDeadline time.Duration
+	MaxPDU          int // largest reply accepted, default 64 MiB
 	// Backoff is the wait after consecutive connection failures
 	// ($PMCD_RECONNECT_TIMEOUT, default 5,10,20,40,80 s).
 	Backoff []time.Duration
@@ -61,10 +65,13 @@ func New(spec string, opts Options) (*Client, error) {
 		return def
 	}
 	if opts.ConnectTimeout == 0 {
-		opts.ConnectTimeout = seconds("PMCD_CONNECT_TIMEOUT", 5*time.Second)
+		opts.ConnectTimeout = seconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
 	}
 	if opts.RequestTimeout == 0 {
-		opts.RequestTimeout = seconds("PMCD_REQUEST_TIMEOUT", 10*time.Second)
+		opts.RequestTimeout = seconds("PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
+	}
+	if opts.RequestDeadline == 0 {
+		opts.RequestDeadline = seconds("PCP_DERIVE_LSP_PMCD_DEADLINE", max(DefaultRequestDeadline, 3*opts.RequestTimeout))
 	}
 	if opts.MaxPDU == 0 {
 		opts.MaxPDU = DefaultMaxPDU
@@ -152,7 +159,7 @@ func (c *Client) do(ctx context.Context, fn func(*conn) error) error {
 		if now.Before(c.retryAt) {
 			return fmt.Errorf("%s is unreachable; next attempt in %v", c.Describe(), c.retryAt.Sub(now).Round(time.Second))
 		}
-		nc, err := dial(ctx, c.eps, c.opts.ConnectTimeout, c.opts.RequestTimeout, c.opts.MaxPDU)
+		nc, err := dial(ctx, c.eps, c.opts)
 		if err != nil {
 			if ctx.Err() == nil {
 				c.retryAt = now.Add(c.opts.Backoff[min(c.failures, len(c.opts.Backoff)-1)])

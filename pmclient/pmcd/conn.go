@@ -65,29 +65,67 @@ type conn struct {
 	nc       net.Conn
 	endpoint Endpoint
 	features uint16
-	timeout  time.Duration
+	timeout  time.Duration // for each PDU read or written
+	deadline time.Duration // for each request as a whole
 	maxPDU   int
 }
 
-// dial connects to the first endpoint that answers and shakes hands.
-func dial(ctx context.Context, eps []Endpoint, connectTimeout, requestTimeout time.Duration, maxPDU int) (*conn, error) {
+// dial connects to the first endpoint that answers and shakes hands, each
+// attempt within the connect timeout.
+func dial(ctx context.Context, eps []Endpoint, opts Options) (*conn, error) {
 	var errs []error
 	for _, ep := range eps {
-		d := net.Dialer{Timeout: connectTimeout}
-		nc, err := d.DialContext(ctx, ep.Network, ep.Address)
+		c, err := dialOne(ctx, ep, opts)
 		if err != nil {
 			errs = append(errs, err)
-			continue
-		}
-		c := &conn{nc: nc, endpoint: ep, timeout: requestTimeout, maxPDU: maxPDU}
-		if err := c.handshake(ctx); err != nil {
-			nc.Close()
-			errs = append(errs, fmt.Errorf("%s %s: %w", ep.Network, ep.Address, err))
 			continue
 		}
 		return c, nil
 	}
 	return nil, errors.Join(errs...)
+}
+
+// dialOne connects to ep and shakes hands. The handshake is a request
+// like any other: it must end within the request deadline.
+func dialOne(ctx context.Context, ep Endpoint, opts Options) (*conn, error) {
+	d := net.Dialer{Timeout: opts.ConnectTimeout}
+	nc, err := d.DialContext(ctx, ep.Network, ep.Address)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{nc: nc, endpoint: ep, timeout: opts.RequestTimeout, deadline: opts.RequestDeadline, maxPDU: opts.MaxPDU}
+	hctx, cancel := c.request(ctx)
+	defer cancel()
+	if err := c.handshake(hctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("%s %s: %w", ep.Network, ep.Address, err)
+	}
+	return c, nil
+}
+
+// DeadlineError is the error of a request that did not end within the
+// request deadline (Options.RequestDeadline). Notices counts the positive
+// ERROR PDUs (pmcd state-change notices) received while waiting: a peer
+// can keep a request alive with them, but not past the deadline.
+type DeadlineError struct {
+	Deadline time.Duration
+	Notices  int
+}
+
+func (e *DeadlineError) Error() string {
+	return fmt.Sprintf("%v: no complete answer within the request deadline of %v (%d state-change notices received; raise the deadline with $PCP_DERIVE_LSP_PMCD_DEADLINE)",
+		pmclient.ErrTimeout, e.Deadline, e.Notices)
+}
+
+// Unwrap makes a deadline error a pmclient.ErrTimeout: the connection is
+// then dropped, since the answer may still arrive.
+func (e *DeadlineError) Unwrap() error { return pmclient.ErrTimeout }
+
+// request derives the context of one request: its deadline is the
+// request deadline from now, or the caller's if that is sooner, and
+// its cause a *DeadlineError whose Notices roundTrip fills in.
+func (c *conn) request(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.deadline, &DeadlineError{Deadline: c.deadline})
 }
 
 // handshake reads pmcd's challenge and sends plain credentials.
@@ -130,8 +168,8 @@ func (c *conn) handshake(ctx context.Context) error {
 	return c.write(ctx, pdu)
 }
 
-// deadline is the earlier of the request timeout and the context's.
-func (c *conn) deadline(ctx context.Context) time.Time {
+// ioDeadline is the earlier of the request timeout and the context's.
+func (c *conn) ioDeadline(ctx context.Context) time.Time {
 	d := time.Now().Add(c.timeout)
 	if cd, ok := ctx.Deadline(); ok && cd.Before(d) {
 		d = cd
@@ -149,7 +187,7 @@ func (c *conn) write(ctx context.Context, pdu []byte) error {
 		return fmt.Errorf("request of %d bytes is over pmcd's %d-byte limit", len(pdu), maxClientPDU)
 	}
 	defer c.watch(ctx)()
-	c.nc.SetWriteDeadline(c.deadline(ctx))
+	c.nc.SetWriteDeadline(c.ioDeadline(ctx))
 	if _, err := c.nc.Write(pdu); err != nil {
 		return c.ioError(ctx, err)
 	}
@@ -159,7 +197,7 @@ func (c *conn) write(ctx context.Context, pdu []byte) error {
 // read reads one whole PDU within the request timeout.
 func (c *conn) read(ctx context.Context) ([]byte, error) {
 	defer c.watch(ctx)()
-	c.nc.SetReadDeadline(c.deadline(ctx))
+	c.nc.SetReadDeadline(c.ioDeadline(ctx))
 	var hdr [headerLen]byte
 	if _, err := io.ReadFull(c.nc, hdr[:]); err != nil {
 		return nil, c.ioError(ctx, err)
@@ -179,12 +217,17 @@ func (c *conn) read(ctx context.Context) ([]byte, error) {
 	return p, nil
 }
 
+// ioError says why a socket call failed: the caller's cancellation or
+// deadline, the request deadline, the request timeout, or the peer.
 func (c *conn) ioError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return context.Cause(ctx)
 	}
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-		return context.DeadlineExceeded
+		// The socket gave up at the context's deadline; its timer, which
+		// sets the cause, fires at the same instant or just after.
+		<-ctx.Done()
+		return context.Cause(ctx)
 	}
 	var ne net.Error
 	switch {
@@ -196,15 +239,22 @@ func (c *conn) ioError(ctx context.Context, err error) error {
 	return err
 }
 
-// roundTrip sends a request and returns its reply. A negative ERROR reply
-// becomes a pmclient.Error; positive ones (pmcd state changes, sent before
-// a fetch result) are collected in changes.
+// roundTrip sends a request and returns its reply, all within the
+// request deadline. A negative ERROR reply becomes a pmclient.Error;
+// positive ones (pmcd state changes, sent before a fetch result) are
+// collected in changes.
 func (c *conn) roundTrip(ctx context.Context, req []byte, changes *int32) ([]byte, error) {
+	ctx, cancel := c.request(ctx)
+	defer cancel()
 	if err := c.write(ctx, req); err != nil {
 		return nil, err
 	}
-	for {
+	for notices := 0; ; notices++ {
 		p, err := c.read(ctx)
+		var de *DeadlineError
+		if errors.As(err, &de) {
+			return nil, &DeadlineError{Deadline: de.Deadline, Notices: notices}
+		}
 		if err != nil {
 			return nil, err
 		}

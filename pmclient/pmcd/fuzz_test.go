@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/hostile"
 )
 
 // transcriptPDUs extracts the PDUs pmcd sent in the annotated captures of
@@ -102,9 +103,31 @@ func decodeAny(p []byte) error {
 	return err
 }
 
+// hostilePDUs are replies whose offsets alias one block of bytes: a
+// RESULT with values sharing a value block or overlapping blocks, a
+// LABEL whose sets share one JSON text.
+func hostilePDUs() [][]byte {
+	return [][]byte{
+		hostile.ResultPDU(1, func(s int) []byte { return hostile.SharedBlockVsets(0x07400006, 64, 256, s) }),
+		hostile.ResultPDU(1, func(s int) []byte { return hostile.OverlappingBlockVsets(0x07400006, 32, s) }),
+		hostile.LabelPDU(0xffffffff, uint32(pmclient.LabelContext), 32, 1024),
+	}
+}
+
+// TestWriteFuzzSeeds refreshes testdata/fuzz from the seeds when
+// $PCP_DERIVE_LSP_WRITE_SEEDS is set.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_WRITE_SEEDS") == "" {
+		t.Skip("set PCP_DERIVE_LSP_WRITE_SEEDS to write testdata/fuzz")
+	}
+	if err := hostile.WriteCorpus(".", "FuzzDecodePDU", hostilePDUs()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // FuzzDecodePDU: no input makes a decoder panic or allocate without bound.
 func FuzzDecodePDU(f *testing.F) {
-	for _, p := range transcriptPDUs(f) {
+	for _, p := range append(transcriptPDUs(f), hostilePDUs()...) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {

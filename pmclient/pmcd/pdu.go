@@ -47,14 +47,8 @@ const (
 	featureDescs     = 0x0800
 )
 
-const (
-	headerLen = 12
-	// DefaultMaxPDU bounds what we accept from pmcd (libpcp has no bound;
-	// real replies exceed 64 KiB).
-	DefaultMaxPDU = 64 << 20
-	// maxClientPDU is pmcd's limit on PDUs from clients.
-	maxClientPDU = 65536
-)
+// headerLen is the size of every PDU's header: length, type, sender.
+const headerLen = 12
 
 // builder encodes a PDU body; bytes() prefixes the header.
 type builder struct{ b []byte }
@@ -316,6 +310,13 @@ func decodeLabels(p []byte, ident uint32, typ pmclient.LabelType) ([]pmclient.La
 	r.u32() // padding
 	n := r.count("label set", 16)
 	sets := make([]pmclient.LabelSet, 0, n)
+	// Every set's JSON is addressed by offset, and sets may share or
+	// overlap their texts: convert the PDU once and let each set take
+	// substrings of it, so memory stays bounded by the PDU's size.
+	var text string
+	if n > 0 {
+		text = string(p)
+	}
 	for i := 0; i < n && r.err == nil; i++ {
 		inst := r.i32()
 		nlabels := r.i32()
@@ -333,7 +334,7 @@ func decodeLabels(p []byte, ident uint32, typ pmclient.LabelType) ([]pmclient.La
 		if jsonOff < 0 || jsonLen < 0 || jsonOff+jsonLen > len(p) || jsonOff < headerLen {
 			return nil, fmt.Errorf("%w: label JSON at %d+%d outside a %d-byte PDU", pmclient.ErrIPC, jsonOff, jsonLen, len(p))
 		}
-		set, err := pmclient.ParseLabelSet(inst, p[jsonOff:jsonOff+jsonLen], entries)
+		set, err := pmclient.ParseLabelSet(inst, text[jsonOff:jsonOff+jsonLen], entries)
 		if err != nil {
 			return nil, fmt.Errorf("%w: label set %d: %v", pmclient.ErrIPC, i, err)
 		}

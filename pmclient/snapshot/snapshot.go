@@ -39,6 +39,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -137,11 +138,26 @@ type Source struct {
 }
 
 // Read decodes and validates a snapshot. name describes where it came from
-// ("snapshot FILE", "embedded default").
-func Read(r io.Reader, name string) (*Source, error) {
+// ("snapshot FILE", "embedded default"), with the default Options.
+func Read(r io.Reader, name string) (*Source, error) { return ReadWith(r, name, Options{}) }
+
+// ErrTooLarge is wrapped by the error for a snapshot over Options.MaxBytes.
+var ErrTooLarge = errors.New("snapshot over its size limit (see docs/limits.md)")
+
+// ReadWith is Read with options.
+func ReadWith(r io.Reader, name string, opts Options) (*Source, error) {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
 	var f File
-	dec := json.NewDecoder(r)
+	// Reading one byte past the cap tells a snapshot of exactly the cap
+	// from a larger one.
+	lr := &io.LimitedReader{R: r, N: opts.MaxBytes + 1}
+	dec := json.NewDecoder(lr)
 	if err := dec.Decode(&f); err != nil {
+		if lr.N == 0 {
+			return nil, fmt.Errorf("%s: larger than %d bytes, the cap on a snapshot (raise it with snapshot.Options.MaxBytes or $PCP_DERIVE_LSP_MAX_METADATA_MB): %w", name, opts.MaxBytes, ErrTooLarge)
+		}
 		return nil, fmt.Errorf("%s: not a snapshot: %w", name, err)
 	}
 	if f.Format != formatName || f.Version != 1 {

@@ -3,11 +3,13 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/hostile"
 )
 
 func sample() *File {
@@ -69,13 +71,39 @@ func TestReadRejectsBadInput(t *testing.T) {
 	}
 }
 
-func FuzzRead(f *testing.F) {
+// snapshotSeeds are a real snapshot, an empty one, and snapshots over
+// FuzzRead's 64 KiB cap: whitespace, one long help text, many metrics.
+func snapshotSeeds() [][]byte {
 	var buf bytes.Buffer
 	Write(&buf, sample())
-	f.Add(buf.Bytes())
-	f.Add([]byte(`{"format":"pcp-derive-lsp-snapshot","version":1}`))
+	head := `{"format":"pcp-derive-lsp-snapshot","version":1,"metrics":[`
+	return [][]byte{
+		buf.Bytes(),
+		[]byte(`{"format":"pcp-derive-lsp-snapshot","version":1}`),
+		[]byte(strings.Repeat(" ", 70<<10) + "{}"),
+		[]byte(head + `{"name":"a","pmid":"1.2.3","type":"32","sem":"instant","units":"","help":"` + strings.Repeat("h", 70<<10) + `"}]}`),
+		[]byte(head + strings.Repeat(`{"name":"a","pmid":"1.2.3","type":"32","sem":"instant","units":""},`, 1200) + "]}"),
+	}
+}
+
+// TestWriteFuzzSeeds refreshes testdata/fuzz from the seeds when
+// $PCP_DERIVE_LSP_WRITE_SEEDS is set.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("PCP_DERIVE_LSP_WRITE_SEEDS") == "" {
+		t.Skip("set PCP_DERIVE_LSP_WRITE_SEEDS to write testdata/fuzz")
+	}
+	if err := hostile.WriteCorpus(".", "FuzzRead", snapshotSeeds()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzRead: any bytes give a snapshot or an error, never a panic.
+func FuzzRead(f *testing.F) {
+	for _, s := range snapshotSeeds() {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		src, err := Read(bytes.NewReader(b), "fuzz")
+		src, err := ReadWith(bytes.NewReader(b), "fuzz", Options{MaxBytes: 64 << 10})
 		if err != nil {
 			return
 		}

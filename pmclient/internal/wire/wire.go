@@ -14,7 +14,15 @@ import (
 
 // DecodeVsets decodes n value sets starting at p[off:]. Value block
 // offsets count 32-bit words from the start of p.
+//
+// Nothing stops a sender from pointing many values at one value block, or
+// at overlapping blocks. Decoding each reference into its own copy would
+// let a few megabytes of input cost gigabytes, so a block referenced again
+// shares the value decoded the first time, and the payload bytes copied
+// out of distinct blocks may total at most len(p): what well-formed input,
+// whose blocks are disjoint, never exceeds.
 func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmclient.MetricValues, error) {
+	d := blockDecoder{p: p, budget: int64(len(p))}
 	u32 := func() (uint32, error) {
 		if off+4 > len(p) {
 			return 0, fmt.Errorf("value set truncated at byte %d of %d", off, len(p))
@@ -61,7 +69,7 @@ func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmcli
 				if err != nil {
 					return nil, err
 				}
-				v, err := decodeValue(p, valfmt, raw, types[mv.PMID])
+				v, err := d.value(valfmt, raw, types[mv.PMID])
 				if err != nil {
 					return nil, fmt.Errorf("metric %s: %w", mv.PMID, err)
 				}
@@ -72,6 +80,49 @@ func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmcli
 		out = append(out, mv)
 	}
 	return out, nil
+}
+
+// blockKey names a decoded value block: where it is and the type it was
+// decoded as (the same bytes decode differently for different types).
+type blockKey struct {
+	off uint32
+	typ pmapi.Type
+}
+
+// blockDecoder decodes the values of one PDU or record, sharing the value
+// decoded from a block among every reference to it and charging the bytes
+// copied out of blocks against budget.
+type blockDecoder struct {
+	p      []byte
+	budget int64
+	seen   map[blockKey]pmclient.Value
+}
+
+// value decodes one value: in situ, or a value block at a word offset
+// from the start of p.
+func (d *blockDecoder) value(valfmt, raw uint32, t pmapi.Type) (pmclient.Value, error) {
+	if valfmt == 0 {
+		return decodeValue(d.p, valfmt, raw, t)
+	}
+	key := blockKey{raw, t}
+	if v, ok := d.seen[key]; ok {
+		return v, nil
+	}
+	v, err := decodeValue(d.p, valfmt, raw, t)
+	if err != nil {
+		return v, err
+	}
+	if copied := int64(len(v.String) + len(v.Blob)); copied > 0 {
+		d.budget -= copied
+		if d.budget < 0 {
+			return v, fmt.Errorf("value blocks overlap: their payloads exceed the %d bytes they came in", len(d.p))
+		}
+	}
+	if d.seen == nil {
+		d.seen = map[blockKey]pmclient.Value{}
+	}
+	d.seen[key] = v
+	return v, nil
 }
 
 // decodeValue decodes one value: in situ, or a value block at a word
