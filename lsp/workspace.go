@@ -22,10 +22,13 @@ import (
 // workspace knows the derived-metric config files of the workspace
 // folders (parsed from disk) and the open documents (their latest
 // analysis), for workspace symbols, references and rename across files.
+//
+// Scanned files are kept as a fileIndex, not as their parse (see
+// fileIndex for why).
 type workspace struct {
 	mu      sync.Mutex
 	folders []string
-	files   map[uri.URI]*grammar.File
+	files   map[uri.URI]*fileIndex
 	limits  scanLimits
 }
 
@@ -55,7 +58,7 @@ func defaultScanLimits() scanLimits {
 }
 
 func newWorkspace() *workspace {
-	return &workspace{files: map[uri.URI]*grammar.File{}, limits: defaultScanLimits()}
+	return &workspace{files: map[uri.URI]*fileIndex{}, limits: defaultScanLimits()}
 }
 
 func (w *workspace) addFolder(u uri.URI) {
@@ -141,10 +144,10 @@ func (w *workspace) scan(ctx context.Context, log *zap.Logger) scanResult {
 			res.files++
 			res.bytes += int64(len(src))
 			u := uri.File(path)
-			f := grammar.ParseConfig(path, src, grammar.Options{Version: pcpver.Latest})
+			ix := indexFile(grammar.ParseConfig(path, src, grammar.Options{Version: pcpver.Latest}))
 			w.mu.Lock()
 			if _, open := w.files[u]; !open {
-				w.files[u] = f
+				w.files[u] = ix
 			}
 			w.mu.Unlock()
 			return nil
@@ -211,8 +214,9 @@ func readConfig(root, path string, e fs.DirEntry, size, left int64) ([]byte, str
 
 // update records an open document's latest parse.
 func (w *workspace) update(u uri.URI, f *grammar.File) {
+	ix := indexFile(f)
 	w.mu.Lock()
-	w.files[u] = f
+	w.files[u] = ix
 	w.mu.Unlock()
 }
 
@@ -229,6 +233,6 @@ func (w *workspace) snapshot() []wsFile {
 }
 
 type wsFile struct {
-	uri  uri.URI
-	file *grammar.File
+	uri uri.URI
+	*fileIndex
 }

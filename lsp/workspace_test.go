@@ -79,8 +79,8 @@ func TestScanReadsOnlyRegularFilesInside(t *testing.T) {
 	}
 	var got []string
 	for _, wf := range w.snapshot() {
-		for _, def := range wf.file.Definitions {
-			got = append(got, filepath.Base(wf.uri.FsPath())+":"+def.Name)
+		for _, def := range wf.defs {
+			got = append(got, filepath.Base(wf.uri.FsPath())+":"+wf.nameOf(def))
 		}
 	}
 	sort.Strings(got)
