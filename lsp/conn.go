@@ -140,7 +140,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		opts.Logger = zap.NewNop()
 	}
 	locked := &lockedConn{ReadWriteCloser: rwc}
-	conn := jsonrpc2.NewConn(newBoundedStream(locked, opts.Logger, opts.MaxMessageSize), jsonrpc2.WithCodec(codec{}))
+	conn := jsonrpc2.NewConn(newBoundedStream(locked, opts.Logger, serverLimits(opts.MaxMessageSize)), jsonrpc2.WithCodec(codec{}))
 	client := protocol.ClientDispatcher(conn)
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)

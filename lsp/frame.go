@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"go.lsp.dev/jsonrpc2"
@@ -50,27 +51,41 @@ func (e *FramingError) Error() string { return "LSP framing: " + e.Problem }
 // and reading goes on: the frame was consumed whole, so the stream is
 // still in step.
 type boundedStream struct {
-	in      *bufio.Reader
-	out     jsonrpc2.Stream // writes only
-	conn    io.Writer       // for the error replies, serialised with out's writes
-	closer  io.Closer
-	log     *zap.Logger
-	maxBody int64
+	in     *bufio.Reader
+	out    jsonrpc2.Stream // writes only
+	conn   io.Writer       // for the error replies, serialised with out's writes
+	closer io.Closer
+	log    *zap.Logger
+	lim    frameLimits
 }
 
-func newBoundedStream(conn *lockedConn, log *zap.Logger, maxBody int64) *boundedStream {
+// frameLimits are the bounds a boundedStream reads under: the constants
+// above, the body's set by serve --max-message-size. The fuzz target
+// lowers them so that small inputs reach them.
+type frameLimits struct {
+	line, block int   // MaxHeaderLine, MaxHeaderBlock
+	body        int64 // MaxMessageSize
+}
+
+// serverLimits are the bounds Serve reads under; maxBody <= 0 means
+// MaxMessageSize.
+func serverLimits(maxBody int64) frameLimits {
 	if maxBody <= 0 {
 		maxBody = MaxMessageSize
 	}
+	return frameLimits{line: MaxHeaderLine, block: MaxHeaderBlock, body: maxBody}
+}
+
+func newBoundedStream(conn *lockedConn, log *zap.Logger, lim frameLimits) *boundedStream {
 	return &boundedStream{
 		// The buffer size is the header line bound: ReadSlice fails with
 		// ErrBufferFull on a longer line instead of growing.
-		in:      bufio.NewReaderSize(conn, MaxHeaderLine),
-		out:     jsonrpc2.NewHeaderStream(conn),
-		conn:    conn,
-		closer:  conn,
-		log:     log,
-		maxBody: maxBody,
+		in:     bufio.NewReaderSize(conn, lim.line),
+		out:    jsonrpc2.NewHeaderStream(conn),
+		conn:   conn,
+		closer: conn,
+		log:    log,
+		lim:    lim,
 	}
 }
 
@@ -89,18 +104,18 @@ func (s *boundedStream) Read(ctx context.Context) (jsonrpc2.Message, int64, erro
 		if err != nil {
 			return nil, 0, err
 		}
-		if length > s.maxBody {
+		if length > s.lim.body {
 			if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
 				return nil, 0, fmt.Errorf("skipping an oversized message body: %w", unexpected(err))
 			}
-			s.log.Error("message too large: skipped", zap.Int64("contentLength", length), zap.Int64("limit", s.maxBody))
-			if err := s.replyError(jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is over the server's %d-byte limit: skipped", length, s.maxBody)); err != nil {
+			s.log.Error("message too large: skipped", zap.Int64("contentLength", length), zap.Int64("limit", s.lim.body))
+			if err := s.replyError(jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is over the server's %d-byte limit: skipped", length, s.lim.body)); err != nil {
 				return nil, 0, err
 			}
 			continue
 		}
-		body := make([]byte, length)
-		if _, err := io.ReadFull(s.in, body); err != nil {
+		body, err := readBody(s.in, length)
+		if err != nil {
 			return nil, 0, fmt.Errorf("reading a %d-byte message body: %w", length, unexpected(err))
 		}
 		msg, err := jsonrpc2.DecodeMessage(body)
@@ -123,15 +138,15 @@ func (s *boundedStream) readHeader() (length int64, size int, err error) {
 		line, err := s.in.ReadSlice('\n')
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
-			return 0, 0, &FramingError{Problem: fmt.Sprintf("header line longer than %d bytes (starts %q)", MaxHeaderLine, prefix(line))}
+			return 0, 0, &FramingError{Problem: fmt.Sprintf("header line longer than %d bytes (starts %q)", s.lim.line, prefix(line))}
 		case errors.Is(err, io.EOF) && size == 0 && len(line) == 0:
 			return 0, 0, io.EOF // the client closed between messages
 		case err != nil:
 			return 0, 0, fmt.Errorf("reading a message header: %w", unexpected(err))
 		}
 		size += len(line)
-		if size > MaxHeaderBlock {
-			return 0, 0, &FramingError{Problem: fmt.Sprintf("message header longer than %d bytes", MaxHeaderBlock)}
+		if size > s.lim.block {
+			return 0, 0, &FramingError{Problem: fmt.Sprintf("message header longer than %d bytes", s.lim.block)}
 		}
 		field := bytes.TrimRight(line, "\r\n")
 		if len(field) == 0 {
@@ -155,6 +170,29 @@ func (s *boundedStream) readHeader() (length int64, size int, err error) {
 		return 0, 0, &FramingError{Problem: "message header without a Content-Length"}
 	}
 	return length, size, nil
+}
+
+// bodyStep is the buffer a message body is first read into; readBody
+// doubles it as the bytes arrive.
+const bodyStep = 64 << 10
+
+// readBody reads a body of exactly n bytes. Its buffer grows with the
+// bytes that actually arrive, never ahead of them by more than their
+// count: a Content-Length is only a claim, and a client that declares
+// 60 MiB and then sends ten bytes (or closes) must not cost 60 MiB.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	buf := make([]byte, 0, min(n, bodyStep))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(n-int64(len(buf)), int64(len(buf)))))
+		}
+		m, err := r.Read(buf[len(buf):int(min(int64(cap(buf)), n))])
+		buf = buf[:len(buf)+m]
+		if err != nil && int64(len(buf)) < n {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // replyError answers a message the server could not read with an error
