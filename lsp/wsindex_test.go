@@ -64,7 +64,10 @@ func TestIndexPositions(t *testing.T) {
 // time (File.Pos per name rescans the line: ~10^12 steps here) and the
 // last one lands at its column.
 func TestIndexLongLine(t *testing.T) {
-	const names = 1 << 20
+	names := 1 << 20
+	if raceDetector {
+		names = 1 << 16
+	}
 	src := "m.long = " + strings.Repeat("ab+", names-1) + "ab\n"
 	f := grammar.ParseConfig("long.conf", []byte(src), grammar.Options{Version: pcpver.Latest})
 	ix := indexFile(f)
@@ -116,11 +119,15 @@ func heapInuse() uint64 {
 // their size in live heap for generated definitions, and at most 12 times
 // for the densest text, a name every two bytes ("a+a+…": 20 bytes an
 // occurrence). The goal is 20 times the input for the whole server.
+// Under the race detector the files are 256 KiB (same ratios).
 func TestWorkspaceScanMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("scans 160 MB")
+		t.Skip("scans 88 MB")
 	}
-	const size = 4 << 20
+	size := 4 << 20
+	if raceDetector {
+		size = 256 << 10
+	}
 	for _, tc := range []struct {
 		name  string
 		chunk string
@@ -130,7 +137,7 @@ func TestWorkspaceScanMemory(t *testing.T) {
 		{"generated definitions", embeddedConfig(2000), 20, 2},
 		// Two files: the ratio is the same for twenty, and the grammar
 		// takes seconds to parse each.
-		{"a name every two bytes", "m.dense = " + strings.Repeat("a+", 1<<16) + "a\n", 2, 12},
+		{"a name every two bytes", "m.dense = " + strings.Repeat("a+", 1<<15) + "a\n", 2, 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{}
