@@ -34,7 +34,7 @@ func (r *versionRecorder) PublishDiagnostics(_ context.Context, p *protocol.Publ
 func (r *versionRecorder) LogMessage(context.Context, *protocol.LogMessageParams) error   { return nil }
 func (r *versionRecorder) ShowMessage(context.Context, *protocol.ShowMessageParams) error { return nil }
 
-func benchSession(b *testing.B, settings string) (protocol.Server, *versionRecorder, context.Context) {
+func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecorder, context.Context) {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "bench"})

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -111,42 +109,6 @@ func (c *lockedConn) Write(p []byte) (int, error) {
 	return c.ReadWriteCloser.Write(p)
 }
 
-// tolerantStream answers a well-framed message whose body is not JSON-RPC
-// with a parse error (id null), as JSON-RPC asks, and reads on; the
-// library's stream would end the connection.
-type tolerantStream struct {
-	jsonrpc2.Stream
-	conn io.Writer
-	log  *zap.Logger
-}
-
-func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	for {
-		msg, n, err := s.Stream.Read(ctx)
-		if err == nil || !malformedBody(err) {
-			return msg, n, err
-		}
-		s.log.Warn("malformed message", zap.Error(err))
-		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":%q}}`, "parse error: "+err.Error())
-		if _, werr := fmt.Fprintf(s.conn, "Content-Length: %d\r\n\r\n%s", len(body), body); werr != nil {
-			return nil, 0, werr
-		}
-	}
-}
-
-// malformedBody tells a bad message body (the frame was read whole, the
-// stream is still in step) from a broken or closed connection.
-func malformedBody(err error) bool {
-	var ne net.Error
-	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, os.ErrClosed),
-		errors.Is(err, io.ErrClosedPipe), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, jsonrpc2.ErrInvalidHeader), errors.As(err, &ne):
-		return false
-	}
-	return true
-}
-
 type releaseKey struct{}
 
 // release lets the messages after a slow request (one that may wait for
@@ -158,7 +120,17 @@ func release(ctx context.Context) {
 	}
 }
 
-// Serve speaks LSP over rwc until the client exits or ctx ends.
+// ErrExitWithoutShutdown is Serve's result when the client sent exit
+// without shutdown first: the LSP asks the server to end with status 1.
+var ErrExitWithoutShutdown = errors.New("exit notification without a shutdown request first")
+
+// Serve speaks LSP over rwc until the client exits, the stream ends or
+// ctx ends. It returns nil after shutdown and exit, or when the client
+// closes the stream between messages; ErrExitWithoutShutdown after an exit
+// without shutdown; a *FramingError (wrapped) when the client's framing is
+// broken. rwc need not unblock its reads on Close: Serve returns on exit
+// without waiting for the reader (stdin may stay open), so a caller that
+// owns the process should exit when Serve returns.
 //
 // The connection is built by hand, without protocol.NewServer's async
 // handler: messages are handled in order, so didOpen and didChange can
@@ -168,23 +140,40 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		opts.Logger = zap.NewNop()
 	}
 	locked := &lockedConn{ReadWriteCloser: rwc}
-	conn := jsonrpc2.NewConn(&tolerantStream{Stream: jsonrpc2.NewHeaderStream(locked), conn: locked, log: opts.Logger}, jsonrpc2.WithCodec(codec{}))
+	conn := jsonrpc2.NewConn(newBoundedStream(locked, opts.Logger, serverLimits(opts.MaxMessageSize)), jsonrpc2.WithCodec(codec{}))
 	client := protocol.ClientDispatcher(conn)
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)
 	srv.notify = conn.Notify
-	handler := cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))
+	life := newLifecycle()
+	handler := life.handler(cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler)))
 	conn.Go(bg, handler)
 	select {
 	case <-ctx.Done():
 		conn.Close()
 		<-conn.Done()
 		return ctx.Err()
+	case <-life.exited:
+		srv.close()
+		// Closing unblocks readers that can be unblocked (pipes, sockets);
+		// a reader blocked on a terminal's stdin is left to process exit.
+		go conn.Close()
+		if !life.wasShutdown() {
+			return ErrExitWithoutShutdown
+		}
+		opts.Logger.Debug("exit after shutdown")
+		return nil
 	case <-conn.Done():
 	}
 	srv.close()
-	if err := conn.Err(); err != nil && err != io.EOF {
-		opts.Logger.Debug("connection ended", zap.Error(err))
+	err := conn.Err()
+	switch {
+	case err == nil, errors.Is(err, io.EOF):
+		opts.Logger.Debug("client closed the connection")
+		return nil
+	case errors.As(err, new(*FramingError)):
+		return fmt.Errorf("unreadable message from the client, session ended: %w", err)
+	default:
+		return fmt.Errorf("serving the client: %w", err)
 	}
-	return nil
 }

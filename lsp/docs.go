@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -41,8 +42,24 @@ type analysis struct {
 	text    string
 	file    *grammar.File
 	report  *checker.Report // nil when no source answered
-	diags   []grammar.Diagnostic
+	// checked are the checker's findings (the report's own slice); the
+	// syntax findings are file.Diagnostics. Neither is copied: with a
+	// finding per line, copies cost several times a large document.
+	checked []grammar.Diagnostic
 	pcp     pcpver.Version // the release the analysis followed
+}
+
+// diagnostics are the analysis' findings: syntax, then checks.
+func (a *analysis) diagnostics() iter.Seq[grammar.Diagnostic] {
+	return func(yield func(grammar.Diagnostic) bool) {
+		for _, list := range [][]grammar.Diagnostic{a.file.Diagnostics, a.checked} {
+			for _, d := range list {
+				if !yield(d) {
+					return
+				}
+			}
+		}
+	}
 }
 
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
@@ -142,7 +159,6 @@ func (s *server) analyse(u uri.URI, gen int) {
 	a := &analysis{uri: u, version: version, text: text, pcp: pcp}
 	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Version: pcp, Memo: memo})
 	memo.Trim()
-	a.diags = append(a.diags, a.file.Diagnostics...)
 	syntax := *a
 	s.mu.Lock()
 	if d := s.docs[u]; d != nil && d.gen == gen {
@@ -159,7 +175,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 		switch {
 		case err == nil:
 			a.report = rep
-			a.diags = append(a.diags, rep.Diagnostics[a.file]...)
+			a.checked = rep.Diagnostics[a.file]
 		case unreachable(err):
 			s.sourceFailed(err)
 		default:
@@ -190,8 +206,8 @@ func (s *server) publish(u uri.URI, gen int, a *analysis) {
 	if !current {
 		return
 	}
-	diags := make([]protocol.Diagnostic, 0, len(a.diags))
-	for _, g := range a.diags {
+	diags := make([]protocol.Diagnostic, 0, len(a.file.Diagnostics)+len(a.checked))
+	for g := range a.diagnostics() {
 		diags = append(diags, toProtocolDiagnostic(u, g))
 	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
@@ -233,7 +249,6 @@ func (s *server) parseNow(u uri.URI) *analysis {
 	memo := d.memo
 	s.mu.Unlock()
 	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Version: a.pcp, Memo: memo})
-	a.diags = a.file.Diagnostics
 	return a
 }
 

@@ -38,23 +38,21 @@ func attributeNameRange(f *grammar.File, at *grammar.Attribute) grammar.Range {
 
 // occurrences lists every place a derived metric name appears in the
 // workspace: definitions (decl), uses in expressions and attribute lines.
-func (s *server) occurrences(name string) (decls, uses map[uri.URI][]grammar.Range) {
-	decls, uses = map[uri.URI][]grammar.Range{}, map[uri.URI][]grammar.Range{}
+func (s *server) occurrences(name string) (decls, uses map[uri.URI][]protocol.Range) {
+	decls, uses = map[uri.URI][]protocol.Range{}, map[uri.URI][]protocol.Range{}
 	for _, wf := range s.workspace.snapshot() {
-		f := wf.file
-		for _, def := range f.Definitions {
-			if def.Name == name {
-				decls[wf.uri] = append(decls[wf.uri], def.NameRange)
-			}
-			for _, t := range def.Tokens {
-				if t.Kind == grammar.TokName && t.Value == name {
-					uses[wf.uri] = append(uses[wf.uri], grammar.Range{Start: f.Pos(def.ExprPos(t.Offset)), End: f.Pos(def.ExprPos(t.End-1) + 1)})
-				}
+		id, ok := wf.lookup(name)
+		if !ok {
+			continue
+		}
+		for _, d := range wf.defs {
+			if d.name == id {
+				decls[wf.uri] = append(decls[wf.uri], d.rng)
 			}
 		}
-		for _, at := range f.Attributes {
-			if at.Metric == name {
-				uses[wf.uri] = append(uses[wf.uri], attributeNameRange(f, at))
+		for _, u := range wf.uses {
+			if u.name == id {
+				uses[wf.uri] = append(uses[wf.uri], u.rng)
 			}
 		}
 	}
@@ -71,11 +69,11 @@ func (s *server) nameUnder(ctx context.Context, tdp protocol.TextDocumentPositio
 }
 
 // locations flattens ranges per document into LSP locations.
-func locations(m map[uri.URI][]grammar.Range) []protocol.Location {
+func locations(m map[uri.URI][]protocol.Range) []protocol.Location {
 	var locs []protocol.Location
 	for u, rs := range m {
 		for _, r := range rs {
-			locs = append(locs, protocol.Location{URI: u, Range: toRange(r)})
+			locs = append(locs, protocol.Location{URI: u, Range: r})
 		}
 	}
 	return locs
@@ -166,10 +164,10 @@ func (s *server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 		return nil, fmt.Errorf("%s is already defined: renaming would make a duplicate", params.NewName)
 	}
 	changes := map[uri.URI][]protocol.TextEdit{}
-	for _, m := range []map[uri.URI][]grammar.Range{decls, uses} {
+	for _, m := range []map[uri.URI][]protocol.Range{decls, uses} {
 		for u, rs := range m {
 			for _, r := range rs {
-				changes[u] = append(changes[u], protocol.TextEdit{Range: toRange(r), NewText: params.NewName})
+				changes[u] = append(changes[u], protocol.TextEdit{Range: r, NewText: params.NewName})
 			}
 		}
 	}
@@ -181,14 +179,15 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 	q := strings.ToLower(params.Query)
 	var out protocol.WorkspaceSymbolSlice
 	for _, wf := range s.workspace.snapshot() {
-		for _, def := range wf.file.Definitions {
-			if q != "" && !strings.Contains(strings.ToLower(def.Name), q) {
+		for _, def := range wf.defs {
+			name := wf.nameOf(def)
+			if q != "" && !strings.Contains(strings.ToLower(name), q) {
 				continue
 			}
 			container := fileName(wf.uri)
 			out = append(out, protocol.WorkspaceSymbol{
-				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: def.Name, Kind: protocol.SymbolKindVariable, ContainerName: &container},
-				Location:              &protocol.Location{URI: wf.uri, Range: toRange(def.NameRange)},
+				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: name, Kind: protocol.SymbolKindVariable, ContainerName: &container},
+				Location:              &protocol.Location{URI: wf.uri, Range: def.rng},
 			})
 			if len(out) >= 1000 {
 				return out, nil

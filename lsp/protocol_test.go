@@ -19,7 +19,8 @@ import (
 // to send what real editors send (and what broken ones do).
 type rawClient struct {
 	t    *testing.T
-	conn net.Conn
+	conn net.Conn     // nil when w is a process's stdin
+	w    io.Writer    // where messages go: conn, or a process's stdin
 	in   chan message // read by a goroutine: the pipe blocks both ways
 	errs chan error
 }
@@ -34,7 +35,7 @@ func rawSession(t *testing.T) *rawClient {
 		close(done)
 	}()
 	t.Cleanup(func() { clientEnd.Close(); cancel(); <-done })
-	c := &rawClient{t: t, conn: clientEnd, in: make(chan message, 1000), errs: make(chan error, 1)}
+	c := &rawClient{t: t, conn: clientEnd, w: clientEnd, in: make(chan message, 1000), errs: make(chan error, 1)}
 	go c.readLoop(bufio.NewReader(clientEnd))
 	return c
 }
@@ -72,8 +73,10 @@ func (c *rawClient) readLoop(r *bufio.Reader) {
 
 func (c *rawClient) sendRaw(body string) {
 	c.t.Helper()
-	c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := fmt.Fprintf(c.conn, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+	if c.conn != nil {
+		c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	}
+	if _, err := fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 		c.t.Fatalf("write: %v", err)
 	}
 }
@@ -250,7 +253,7 @@ func TestCancelRequest(t *testing.T) {
 		close(done)
 	}()
 	t.Cleanup(func() { clientEnd.Close(); cancel(); <-done })
-	c := &rawClient{t: t, conn: clientEnd, in: make(chan message, 1000), errs: make(chan error, 1)}
+	c := &rawClient{t: t, conn: clientEnd, w: clientEnd, in: make(chan message, 1000), errs: make(chan error, 1)}
 	go c.readLoop(bufio.NewReader(clientEnd))
 	c.send(1, "initialize", map[string]any{"initializationOptions": map[string]any{"source": map[string]any{"host": addr}, "preview": map[string]any{"enabled": false}}})
 	if m := c.reply(1); m.Error != nil {

@@ -34,6 +34,10 @@ type Options struct {
 	// RetryInterval is how often an unreachable source is retried
 	// (default 5 s, PCP's first back-off step).
 	RetryInterval time.Duration
+	// MaxMessageSize is the largest message body read from the client
+	// (default MaxMessageSize); a larger one is skipped and answered with
+	// an error.
+	MaxMessageSize int64
 }
 
 // Settings are what a client may set in initializationOptions or

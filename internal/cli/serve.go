@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
 	logFile := fs.String("log-file", "", "write logs to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	maxMessage := fs.Int64("max-message-size", lsp.MaxMessageSize, "largest LSP message body read, in `BYTES`; a larger one is skipped and answered with an error")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
@@ -50,9 +52,16 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, atom))
 	defer logger.Sync()
 	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))
-	if err := lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version}); err != nil && ctx.Err() == nil {
+	err = lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version, MaxMessageSize: *maxMessage})
+	switch {
+	case err == nil, ctx.Err() != nil:
+		return ExitOK
+	case errors.Is(err, lsp.ErrExitWithoutShutdown):
+		// The LSP's status for exit without shutdown (not a usage error).
+		logger.Warn("exit without shutdown")
+		return 1
+	default:
 		logger.Error("server stopped", zap.Error(err))
 		return ExitUsage
 	}
-	return ExitOK
 }
