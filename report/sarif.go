@@ -8,38 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
-
-// Rule descriptions for the SARIF rules table, by diagnostic code.
-var ruleText = map[string]string{
-	"syntax":                "libpcp rejects the expression's syntax",
-	"dialect":               "the construct needs a newer PCP than the target release",
-	"duplicate-name":        "a derived metric of this name is already defined",
-	"missing-equals":        "the line has no \"=\"",
-	"missing-name":          "the derived metric name is missing",
-	"illegal-name":          "the derived metric name is not a valid PCP metric name",
-	"missing-rparen":        "an attribute line lacks \")\"",
-	"missing-lparen":        "an attribute line lacks \"(\"",
-	"missing-expr":          "the expression is missing",
-	"attr-missing-name":     "an attribute line has no attribute name",
-	"attr-missing-value":    "an attribute line has no value",
-	"attr-unterminated":     "a quoted attribute value never ends",
-	"attr-extra-text":       "text after a quoted attribute value is ignored",
-	"attr-undefined-metric": "an attribute names a derived metric not defined before it",
-	"attr-invalid":          "an attribute is unknown or set twice",
-	"no-final-newline":      "libpcp ignores a last line without a newline",
-	"nul-byte":              "the line contains a NUL byte",
-	"invalid-utf8":          "the line is not valid UTF-8",
-	"control":               "a #control line is malformed",
-	"semantic":              "libpcp rejects the metric when it binds it",
-	"unknown-metric":        "an operand names a metric the metadata source does not know",
-	"masked":                "a real metric of the same name hides the derived metric",
-	"no-value":              "the derived metric is registered but never has a value",
-	"binary-file":           "the file is not text",
-	"too-large":             "the file is larger than the size limit",
-	"internal":              "pcp-derive-lsp could not analyse the definition",
-}
 
 // SARIF writes SARIF 2.1.0, as GitHub code scanning accepts it. baseDir
 // makes artifact URIs relative (uriBaseId %SRCROOT%).
@@ -122,16 +93,16 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 			})
 		}
 	}
-	var codes []string
+	var ids []string
 	for c := range used {
-		codes = append(codes, c)
+		ids = append(ids, c)
 	}
-	sort.Strings(codes)
+	sort.Strings(ids)
 	out.Tool.Driver.Rules = []rule{}
-	for _, c := range codes {
-		text := ruleText[c]
-		if text == "" {
-			text = c
+	for _, c := range ids {
+		text := c
+		if in, ok := codes.Lookup(c); ok {
+			text = in.Summary
 		}
 		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, rule{ID: c, ShortDescription: message{text}})
 	}

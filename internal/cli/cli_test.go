@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/labeltest"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
@@ -97,6 +99,53 @@ func TestCheckStdinAndSuppression(t *testing.T) {
 	out, _, _ = run(t, src, "check", "--format", "pcp", "-")
 	if strings.Count(out, "syntax error") != 2 {
 		t.Errorf("pcp format:\n%s", out)
+	}
+}
+
+// TestCheckSuppressionCodes: a misspelt code in a suppression comment
+// used to be accepted silently (and suppressed nothing); it is an error
+// with the nearest registered code as a fix, as is a malformed directive.
+func TestCheckSuppressionCodes(t *testing.T) {
+	src := "# pcp-derive-lsp: ignore[sytnax, unknown-metric]\nm.a = 1 +\n" +
+		"# pcp-derive-lsp: ignroe\nm.b = 2\n" +
+		"# pcp-derive-lsp: ignore[frobnicate]\nm.c = 3\n"
+	out, _, status := run(t, src, "check", "--format", "json", "-")
+	if status != ExitFindings {
+		t.Errorf("exit %d, want %d", status, ExitFindings)
+	}
+	var doc struct {
+		Files []struct {
+			Diagnostics []struct {
+				Code, Message string
+				Range         struct{ Start struct{ Line, Column int } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	type finding struct {
+		code, message string
+		line, col     int
+	}
+	var got []finding
+	for _, d := range doc.Files[0].Diagnostics {
+		got = append(got, finding{code: d.Code, message: d.Message, line: d.Range.Start.Line, col: d.Range.Start.Column})
+	}
+	want := []finding{
+		{"suppression", `unknown finding code "sytnax": this comment suppresses nothing for it; did you mean syntax?`, 1, 26},
+		{"syntax", "", 2, 0},
+		{"suppression", `malformed pcp-derive-lsp comment: want "# pcp-derive-lsp: ignore" or "# pcp-derive-lsp: ignore[CODE,...]"`, 3, 1},
+		{"suppression", `unknown finding code "frobnicate": this comment suppresses nothing for it`, 5, 26},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("findings %+v, want %+v", got, want)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.code != w.code || g.line != w.line || (w.message != "" && (g.message != w.message || g.col != w.col)) {
+			t.Errorf("finding %d: %+v, want %+v", i, g, w)
+		}
 	}
 }
 
@@ -511,6 +560,77 @@ func TestEvalArchiveEnds(t *testing.T) {
 	} {
 		if _, stderr, status := eval(tc.args...); status != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("eval %v: exit %d, stderr %q; want exit %d and %q", tc.args, status, stderr, ExitUsage, tc.want)
+		}
+	}
+}
+
+// TestCheckSpecialFiles: a FIFO named on the command line used to block
+// check for ever (opening it waits for a writer) and a device was read
+// up to --max-size; both are refused with an error naming the file, and
+// the other files are still checked.
+func TestCheckSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "derived.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.conf")
+	if err := os.WriteFile(good, []byte("x = 1 +\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		stdout, stderr string
+		status         int
+	}
+	done := make(chan result, 1)
+	go func() {
+		stdout, stderr, status := run(t, "", "check", "--no-metadata", fifo, "/dev/zero", good)
+		done <- result{stdout, stderr, status}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("check blocked on a FIFO named on the command line")
+	}
+	if r.status != 2 {
+		t.Errorf("status %d, want 2 (files not read)", r.status)
+	}
+	for _, want := range []string{fifo + ": a FIFO, not a regular file", "/dev/zero: a character device, not a regular file"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stdout, "good.conf:1:") {
+		t.Errorf("the regular file was not checked:\n%s", r.stdout)
+	}
+}
+
+// TestEmittedCodesRegistered: every code check emits over the test
+// configs (every kind of syntax, config-file and semantic finding, and
+// advice) is in the registry, so outputs and suppressions know it.
+func TestEmittedCodesRegistered(t *testing.T) {
+	out, stderr, _ := run(t, "", "check", "--format", "json", "--metadata", "embedded", "../../testdata", "../../grammar/testdata", "../../checker/testdata")
+	var doc struct {
+		Files []struct {
+			Diagnostics []struct{ Code string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	seen := map[string]bool{}
+	for _, f := range doc.Files {
+		for _, d := range f.Diagnostics {
+			seen[d.Code] = true
+		}
+	}
+	if len(seen) < 10 {
+		t.Fatalf("only %d distinct codes emitted: the corpus no longer exercises the checker", len(seen))
+	}
+	for c := range seen {
+		if _, ok := codes.Lookup(c); !ok {
+			t.Errorf("code %q emitted but not registered in package codes", c)
 		}
 	}
 }

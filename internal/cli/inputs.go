@@ -42,8 +42,14 @@ func collectInputs(args []string, stdin io.Reader, maxSize int64) []input {
 			out = append(out, input{path: arg, err: err})
 			continue
 		}
-		if !info.IsDir() {
+		if info.Mode().IsRegular() {
 			out = append(out, readFile(arg, maxSize))
+			continue
+		}
+		if !info.IsDir() {
+			// Opening a FIFO blocks until something writes to it, and a
+			// device may never end: only "-" reads a stream.
+			out = append(out, input{path: arg, err: fmt.Errorf("%s: %s, not a regular file: not read (pipe a config to \"-\" to check standard input)", arg, fileKind(info.Mode()))})
 			continue
 		}
 		out = append(out, walkDir(arg, maxSize, map[string]bool{})...)
@@ -79,6 +85,21 @@ func walkDir(dir string, maxSize int64, seen map[string]bool) []input {
 		}
 	}
 	return out
+}
+
+// fileKind names what a non-regular, non-directory file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }
 
 func readFile(path string, maxSize int64) input {
