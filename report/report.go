@@ -57,7 +57,47 @@ func (r *Run) Counts() (errs, warnings, others int) {
 // shown as a window around the range (see excerpt), so a file of one
 // huge line with many findings prints in proportion to the findings,
 // not findings times the line.
-func Text(w io.Writer, r *Run) error {
+func Text(w io.Writer, r *Run) error { return TextWith(w, r, TextOptions{}) }
+
+// TextOptions changes how Text renders.
+type TextOptions struct {
+	// Color marks up severities, positions and markers with ANSI escapes,
+	// for a terminal.
+	Color bool
+}
+
+// ANSI escapes for TextOptions.Color.
+const (
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiCyan   = "\x1b[1;36m"
+	ansiGreen  = "\x1b[32m"
+	ansiDim    = "\x1b[2m"
+	ansiReset  = "\x1b[0m"
+)
+
+// paint wraps s in an ANSI escape when on.
+func paint(on bool, esc, s string) string {
+	if !on {
+		return s
+	}
+	return esc + s + ansiReset
+}
+
+func severityColor(s grammar.Severity) string {
+	switch s {
+	case grammar.SeverityError:
+		return ansiRed
+	case grammar.SeverityWarning:
+		return ansiYellow
+	}
+	return ansiCyan
+}
+
+// TextWith is Text with options.
+func TextWith(w io.Writer, r *Run, opts TextOptions) error {
+	c := opts.Color
 	bw := bufio.NewWriter(w)
 	for _, f := range r.Files {
 		// Findings come sorted, so those on one line are neighbours:
@@ -65,7 +105,8 @@ func Text(w io.Writer, r *Run) error {
 		lineNo, line := 0, ""
 		for _, d := range f.Diagnostics {
 			start := d.Range.Start
-			if _, err := fmt.Fprintf(bw, "%s:%d:%d: %s: %s [%s]\n", f.File.Path, start.Line, start.Col, d.Severity, d.Message, d.Code); err != nil {
+			where := fmt.Sprintf("%s:%d:%d:", f.File.Path, start.Line, start.Col)
+			if _, err := fmt.Fprintf(bw, "%s %s: %s %s\n", paint(c, ansiBold, where), paint(c, severityColor(d.Severity), d.Severity.String()), d.Message, paint(c, ansiDim, "["+d.Code+"]")); err != nil {
 				return err
 			}
 			if start.Line != lineNo {
@@ -75,7 +116,7 @@ func Text(w io.Writer, r *Run) error {
 				continue
 			}
 			text, mark := excerpt(line, d.Range, MaxSourceWidth)
-			if _, err := fmt.Fprintf(bw, "    %s\n    %s\n", text, mark); err != nil {
+			if _, err := fmt.Fprintf(bw, "    %s\n    %s\n", text, paint(c, ansiGreen, mark)); err != nil {
 				return err
 			}
 		}

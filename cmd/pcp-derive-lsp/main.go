@@ -15,6 +15,12 @@ import (
 // to Go's default garbage collector target.
 const bigGCInput = 512 << 10
 
+// isTerminal reports whether f is a character device, as a terminal is.
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
 func main() {
 	tuneGC := func(int64) {}
 	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "describe") && os.Getenv("GOGC") == "" {
@@ -34,7 +40,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	status := cli.Main(ctx, cli.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		InputsRead: tuneGC,
+		InputsRead: tuneGC, StdinTerminal: isTerminal(os.Stdin), StdoutTerminal: isTerminal(os.Stdout),
 	})
 	stop()
 	os.Exit(status)

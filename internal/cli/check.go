@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -65,21 +66,22 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags(env, "check", "[flags] PATH...",
+		"Checks derived metric config files (files, directories, - for stdin), loaded\ntogether as one config path the way PCP_DERIVED_CONFIG=a:b:dir loads them.\nExit status: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O errors.")
 	var version versionFlag
 	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json or sarif")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
+	var quiet bool
+	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
+	fs.BoolVar(&quiet, "quiet", false, "same as -q")
+	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
 	var src sourceFlags
 	src.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp check [flags] PATH...\n\nChecks derived metric config files (files, directories, - for stdin), loaded\ntogether as one config path the way PCP_DERIVED_CONFIG=a:b:dir loads them.\nExit status: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O errors.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	paths, status, done := parseFlags(fs, env, args)
+	if done {
+		return status
 	}
 	threshold := grammar.SeverityError
 	switch *failOn {
@@ -90,13 +92,18 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
 		return ExitUsage
 	}
+	useColor, ok := colorWanted(*color, env)
+	if !ok {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --color %q: want auto, always or never\n", *color)
+		return ExitUsage
+	}
 	switch *format {
 	case "text", "pcp", "json", "sarif":
 	default:
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json or sarif\n", *format)
 		return ExitUsage
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		fs.Usage()
 		return ExitUsage
 	}
@@ -106,13 +113,13 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	if version.isList() {
-		return checkAcross(ctx, env, fs.Args(), &version, &src, source, *format, threshold, *maxSize)
+		return checkAcross(ctx, env, paths, &version, &src, source, *format, threshold, *maxSize)
 	}
 	choice, ok := version.resolve(ctx, env, "check", source)
 	if !ok {
 		return ExitUsage
 	}
-	run, _, ioErrors := analyse(ctx, env, fs.Args(), checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}, source, *maxSize)
+	run, _, ioErrors := analyse(ctx, env, paths, checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}, source, *maxSize)
 	if run == nil {
 		return ExitUsage
 	}
@@ -122,23 +129,27 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 			run.Files[i].Diagnostics = suppress(run.Files[i].File, run.Files[i].Diagnostics)
 		}
 	}
+	stdout := env.Stdout
+	if quiet {
+		stdout = io.Discard
+	}
 	switch *format {
 	case "text":
-		err = report.Text(env.Stdout, run)
+		err = report.TextWith(stdout, run, report.TextOptions{Color: useColor})
 	case "pcp":
-		err = report.PCP(env.Stdout, run)
+		err = report.PCP(stdout, run)
 	case "json":
-		err = report.JSON(env.Stdout, run)
+		err = report.JSON(stdout, run)
 	case "sarif":
 		wd, _ := os.Getwd()
-		err = report.SARIF(env.Stdout, run, wd)
+		err = report.SARIF(stdout, run, wd)
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: writing the report: %v\n", err)
 		return ExitUsage
 	}
 	errs, warnings, _ := run.Counts()
-	if *format == "text" {
+	if *format == "text" && !quiet {
 		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s; %s)\n",
 			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, choice)
 	}
@@ -149,6 +160,24 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// colorWanted decides --color: auto colours on a terminal unless
+// $NO_COLOR is set (no-color.org) or $TERM is "dumb".
+func colorWanted(when string, env Env) (on, ok bool) {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	switch when {
+	case "always":
+		return true, true
+	case "never":
+		return false, true
+	case "auto":
+		return env.StdoutTerminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb", true
+	}
+	return false, false
 }
 
 func plural(n int, what string) string {

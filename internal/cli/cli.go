@@ -24,6 +24,10 @@ type Env struct {
 	// runtime to the input (main trades memory for speed only on small
 	// inputs). Tests leave it nil.
 	InputsRead func(bytes int64)
+	// StdinTerminal and StdoutTerminal say whether stdin and stdout are
+	// terminals: a bare command on a terminal prints help rather than
+	// starting a server, and text output is coloured on one.
+	StdinTerminal, StdoutTerminal bool
 }
 
 // Exit statuses.
@@ -49,6 +53,12 @@ Run "pcp-derive-lsp COMMAND -h" for a command's flags.
 // Main runs a command line and returns the exit status.
 func Main(ctx context.Context, env Env) int {
 	args := env.Args
+	if len(args) == 0 && env.StdinTerminal {
+		// Somebody typed the bare command: a server waiting for LSP
+		// messages on their terminal would look like a hang.
+		fmt.Fprint(env.Stderr, usage+"\nThe language server starts when stdin is not a terminal (editors run it so),\nor with \"pcp-derive-lsp serve\".\n")
+		return ExitUsage
+	}
 	cmd := "serve"
 	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-' || args[0] == "-h" || args[0] == "--help") {
 		cmd, args = args[0], args[1:]

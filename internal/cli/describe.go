@@ -3,28 +3,25 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 )
 
 func runDescribe(ctx context.Context, env Env, args []string) int {
-	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags(env, "describe", "[flags] PATH...",
+		"Prints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist.")
 	var version versionFlag
 	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
 	var src sourceFlags
 	src.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp describe [flags] PATH...\n\nPrints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist.\n\nflags:")
-		fs.PrintDefaults()
+	paths, status, done := parseFlags(fs, env, args)
+	if done {
+		return status
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		if err == nil {
-			fs.Usage()
-		}
+	if len(paths) == 0 {
+		fs.Usage()
 		return ExitUsage
 	}
 	if src.noMetadata {
@@ -40,11 +37,11 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	if !vok {
 		return ExitUsage
 	}
-	rep, ok := loadChecked(ctx, env, "describe", &src, source, choice.Version, fs.Args())
+	rep, ok := loadChecked(ctx, env, "describe", &src, source, choice.Version, paths)
 	if rep == nil {
 		return ExitUsage
 	}
-	status := ExitOK
+	status = ExitOK
 	if !ok {
 		status = ExitUsage
 	}

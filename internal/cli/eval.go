@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +17,8 @@ import (
 )
 
 func runEval(ctx context.Context, env Env, args []string) int {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags(env, "eval", "[flags] CONFIG [NAME...]",
+		"Computes derived metric values from pmcd or an archive, as libpcp would, and\nprints them per sample (like pmval). From an archive every record is replayed\nin time order (no interpolation, so --interval does not apply). Errors are\nprinted per metric; sampling goes on.")
 	var version versionFlag
 	version.register(fs)
 	samples := fs.Int("samples", 0, "stop after `N` samples (0: 2 for rate/delta metrics, else 1)")
@@ -27,16 +26,15 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -f prints)")
 	var src sourceFlags
 	src.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp eval [flags] CONFIG [NAME...]\n\nComputes derived metric values from pmcd or an archive, as libpcp would, and\nprints them per sample (like pmval). From an archive every record is replayed\nin time order (no interpolation, so --interval does not apply). Errors are\nprinted per metric; sampling goes on.\n\nflags:")
-		fs.PrintDefaults()
+	operands, status, done := parseFlags(fs, env, args)
+	if done {
+		return status
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		if err == nil {
-			fs.Usage()
-		}
+	if len(operands) == 0 {
+		fs.Usage()
 		return ExitUsage
 	}
+	config, names := operands[0], operands[1:]
 	source, err := src.open(ctx, env)
 	if err != nil || source == nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: needs a pmcd: %v\n", err)
@@ -46,12 +44,12 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	if !vok {
 		return ExitUsage
 	}
-	rep, ok := loadChecked(ctx, env, "eval", &src, source, choice.Version, fs.Args()[:1])
+	rep, ok := loadChecked(ctx, env, "eval", &src, source, choice.Version, []string{config})
 	if rep == nil || !ok {
 		return ExitUsage
 	}
 	wanted := map[string]bool{}
-	for _, n := range fs.Args()[1:] {
+	for _, n := range names {
 		wanted[n] = true
 	}
 	defined, valid := map[string]bool{}, 0
@@ -66,14 +64,14 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		}
 		valid++
 	}
-	for _, n := range fs.Args()[1:] {
+	for _, n := range names {
 		if !defined[n] {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: no definition of that name in %s\n", n, fs.Arg(0))
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: no definition of that name in %s\n", n, config)
 			return ExitUsage
 		}
 	}
 	if valid == 0 {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: no definition in %s can be evaluated (run check for details)\n", fs.Arg(0))
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: no definition in %s can be evaluated (run check for details)\n", config)
 		return ExitUsage
 	}
 	ev, err := evaluator.New(ctx, source, rep)

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,14 +22,14 @@ type stdio struct {
 func (stdio) Close() error { return nil }
 
 func runServe(ctx context.Context, env Env, args []string) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags(env, "serve", "[flags]",
+		"Speaks the Language Server Protocol on stdin/stdout, for editors. It is the\ndefault command when stdin is not a terminal. Logs go to stderr or --log-file.")
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the only transport; accepted for editors that pass it)")
 	logFile := fs.String("log-file", "", "write logs to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	maxMessage := fs.Int64("max-message-size", lsp.MaxMessageSize, "largest LSP message body read, in `BYTES`; a larger one is skipped and answered with an error")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
+	if _, status, done := parseFlags(fs, env, args); done {
+		return status
 	}
 	level, err := zapcore.ParseLevel(*logLevel)
 	if err != nil {

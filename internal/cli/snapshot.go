@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -17,8 +16,8 @@ import (
 )
 
 func runSnapshot(ctx context.Context, env Env, args []string) int {
-	fs := flag.NewFlagSet("snapshot", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags(env, "snapshot", "[flags]",
+		"Saves a host's metric namespace, descriptors, instance domains and help text\nas JSON, for `check --metadata FILE` where no pmcd runs.")
 	host := fs.String("host", "local:", "capture from pmcd on `HOST` (local:, unix:PATH, host[:port])")
 	out := fs.String("o", "-", "write the snapshot to `FILE` (- for stdout)")
 	exclude := fs.String("exclude", "", "leave out metrics under these comma-separated `PREFIXES`")
@@ -26,14 +25,13 @@ func runSnapshot(ctx context.Context, env Env, args []string) int {
 	noHelp := fs.Bool("no-help", false, "leave out help text")
 	noLabels := fs.Bool("no-labels", false, "leave out labels")
 	pcpVersion := fs.String("pcp-version", "", "record PCP `VERSION` as the host's release (default: the pmcd.version the host reports); check follows it for --pcp-version auto")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: pcp-derive-lsp snapshot [flags]\n\nSaves a host's metric namespace, descriptors, instance domains and help text\nas JSON, for `check --metadata FILE` where no pmcd runs.\n\nflags:")
-		fs.PrintDefaults()
+	extra, status, done := parseFlags(fs, env, args)
+	if done {
+		return status
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		if err == nil {
-			fs.Usage()
-		}
+	if len(extra) > 0 {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp snapshot: unexpected argument %q\n", extra[0])
+		fs.Usage()
 		return ExitUsage
 	}
 	c, err := pmcd.New(*host, pmcd.Options{Getenv: env.Getenv})

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// runEnv runs a command line in an environment the test shapes
+// (terminals, environment variables).
+func runEnv(t *testing.T, env Env) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env.Stdout, env.Stderr = &out, &errOut
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	status = Main(context.Background(), env)
+	return out.String(), errOut.String(), status
+}
+
+// TestHelpEverySubcommand: -h and --help print the subcommand's usage on
+// stdout in one style and exit 0 (they used to exit 2).
+func TestHelpEverySubcommand(t *testing.T) {
+	for _, cmd := range []string{"check", "describe", "eval", "snapshot", "serve"} {
+		for _, h := range []string{"-h", "--help"} {
+			stdout, stderr, status := run(t, "", cmd, h)
+			if status != ExitOK || !strings.HasPrefix(stdout, "usage: pcp-derive-lsp "+cmd+" ") || !strings.Contains(stdout, "\n\nflags:\n") || stderr != "" {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q", cmd, h, status, stdout, stderr)
+			}
+		}
+	}
+}
+
+// TestFlagsAfterPaths: flags may follow the paths, and "--" ends them.
+func TestFlagsAfterPaths(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "a.conf")
+	dash := filepath.Join(dir, "-dash.conf")
+	for _, p := range []string{conf, dash} {
+		if err := os.WriteFile(p, []byte("m.a = 1 +\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, status := run(t, "", "check", conf, "--format", "json", "--no-metadata")
+	var doc struct{ Files []struct{ Path string } }
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || status != ExitFindings || len(doc.Files) != 1 {
+		t.Errorf("check PATH --format json: exit %d, %v, stdout %q, stderr %q", status, err, stdout, stderr)
+	}
+	t.Chdir(dir)
+	stdout, stderr, status = run(t, "", "check", "--no-metadata", "--", "-dash.conf")
+	if status != ExitFindings || !strings.Contains(stdout, "-dash.conf:1:") {
+		t.Errorf(`check -- -dash.conf: exit %d, stdout %q, stderr %q`, status, stdout, stderr)
+	}
+}
+
+// TestQuietAndColor: -q prints nothing and keeps the exit status;
+// --color follows the terminal, $NO_COLOR and the flag.
+func TestQuietAndColor(t *testing.T) {
+	src := "m.a = 1 +\n"
+	if stdout, stderr, status := run(t, src, "check", "-q", "--no-metadata", "-"); status != ExitFindings || stdout != "" || stderr != "" {
+		t.Errorf("-q: exit %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	noColor := func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		name     string
+		flag     string
+		terminal bool
+		getenv   func(string) string
+		color    bool
+	}{
+		{"auto, not a terminal", "auto", false, nil, false},
+		{"auto, a terminal", "auto", true, nil, true},
+		{"auto, a terminal, NO_COLOR", "auto", true, noColor, false},
+		{"always, NO_COLOR", "always", false, noColor, true},
+		{"never, a terminal", "never", true, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, _, status := runEnv(t, Env{Args: []string{"check", "--no-metadata", "--color", tc.flag, "-"}, Stdin: strings.NewReader(src), StdoutTerminal: tc.terminal, Getenv: tc.getenv})
+			if status != ExitFindings || strings.Contains(stdout, "\x1b[") != tc.color {
+				t.Errorf("exit %d, coloured %v, want %v: %q", status, strings.Contains(stdout, "\x1b["), tc.color, stdout)
+			}
+		})
+	}
+	if _, stderr, status := run(t, src, "check", "--color", "sometimes", "-"); status != ExitUsage || !strings.Contains(stderr, `--color "sometimes"`) {
+		t.Errorf("--color sometimes: exit %d, %q", status, stderr)
+	}
+}
+
+// TestBareCommandOnTerminal: typed on a terminal, the bare command prints
+// help instead of silently waiting for LSP messages; from a pipe (an
+// editor) it still serves.
+func TestBareCommandOnTerminal(t *testing.T) {
+	stdout, stderr, status := runEnv(t, Env{StdinTerminal: true})
+	if status != ExitUsage || stdout != "" || !strings.Contains(stderr, "usage: pcp-derive-lsp [command]") || !strings.Contains(stderr, "not a terminal") {
+		t.Errorf("exit %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
+	msgs := "Content-Length: " + strconv.Itoa(len(init)) + "\r\n\r\n" + init
+	exit := `{"jsonrpc":"2.0","method":"exit"}`
+	msgs += "Content-Length: " + strconv.Itoa(len(exit)) + "\r\n\r\n" + exit
+	stdout, _, _ = runEnv(t, Env{Stdin: strings.NewReader(msgs)})
+	if !strings.Contains(stdout, `"capabilities"`) {
+		t.Errorf("bare command from a pipe did not serve: %q", stdout)
+	}
+}
