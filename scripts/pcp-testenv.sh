@@ -8,25 +8,36 @@ set -euo pipefail
 say() { printf 'pcp-testenv: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-have_pcp() {
-	command -v pminfo >/dev/null 2>&1 &&
-		command -v pmlogger >/dev/null 2>&1 &&
-		[ -x /usr/lib/pcp/bin/pmcd ] &&
-		[ -f /usr/include/pcp/pmda.h ] &&
-		/usr/bin/python3 -c 'from pcp import pmapi' >/dev/null 2>&1 &&
-		command -v bison >/dev/null 2>&1 &&
-		command -v nvim >/dev/null 2>&1
+# missing_packages prints the Debian packages whose commands or files are
+# missing, so that only those are installed: apt is never asked to touch
+# (or upgrade) what is already there.
+missing_packages() {
+	command -v pminfo >/dev/null 2>&1 && command -v pmlogger >/dev/null 2>&1 &&
+		[ -x /usr/lib/pcp/bin/pmcd ] || echo pcp
+	[ -f /usr/include/pcp/pmapi.h ] || echo libpcp3-dev
+	[ -f /usr/include/pcp/pmda.h ] || echo libpcp-pmda3-dev
+	/usr/bin/python3 -c 'from pcp import pmapi' >/dev/null 2>&1 || echo python3-pcp
+	command -v bison >/dev/null 2>&1 || echo bison
+	command -v nvim >/dev/null 2>&1 || echo neovim
+	command -v xz >/dev/null 2>&1 || echo xz-utils
+	command -v make >/dev/null 2>&1 || echo make
+	command -v node >/dev/null 2>&1 || echo nodejs
+	command -v npm >/dev/null 2>&1 || echo npm
+	return 0
 }
 
-if ! have_pcp; then
-	[ "$(id -u)" = 0 ] || die "PCP is not installed and we are not root: install pcp libpcp3-dev libpcp-pmda3-dev python3-pcp"
-	say "installing pcp, libpcp3-dev, libpcp-pmda3-dev, python3-pcp, bison, neovim"
+missing=$(missing_packages | tr '\n' ' ')
+if [ -n "${missing// /}" ]; then
+	[ "$(id -u)" = 0 ] || die "missing packages and we are not root: apt-get install $missing"
+	say "installing what is missing: $missing"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2 || die "apt-get update failed"
 	# pcp's postinst calls systemctl, which fails without systemd: apt then
 	# exits non-zero although every binary is installed. Judge by the files.
-	apt-get install -y -qq pcp libpcp3-dev libpcp-pmda3-dev python3-pcp bison neovim xz-utils make >&2 || true
-	have_pcp || die "PCP is still missing after apt-get install (see the apt output above)"
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-upgrade $missing >&2 || true
+	still=$(missing_packages | tr '\n' ' ')
+	[ -z "${still// /}" ] || die "still missing after apt-get install: $still (see the apt output above)"
 fi
 say "PCP installed: $(pminfo --version 2>&1 | head -1)"
 
