@@ -149,6 +149,13 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	errs, warnings, _ := run.Counts()
+	if *format == "pcp" && !quiet {
+		if hidden := silentFindings(run); hidden > 0 {
+			// libpcp prints nothing when it hides a metric; an exit
+			// status of 1 after no output needs a word.
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s where libpcp prints nothing (it hides the metric silently); --format text shows them\n", plural(hidden, "finding"))
+		}
+	}
 	if *format == "text" && !quiet {
 		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s; %s)\n",
 			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, choice)
@@ -160,6 +167,26 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// silentFindings counts errors libpcp would not print: the findings in
+// the text output that the pcp output has no line for.
+func silentFindings(run *report.Run) int {
+	n := 0
+	for _, f := range run.Files {
+		printed := map[grammar.Range]bool{}
+		for _, d := range f.PCPOrder {
+			if len(d.PCP) > 0 {
+				printed[d.Range] = true
+			}
+		}
+		for _, d := range f.Diagnostics {
+			if d.Severity == grammar.SeverityError && !printed[d.Range] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // colorWanted decides --color: auto colours on a terminal unless

@@ -117,3 +117,31 @@ func TestBareCommandOnTerminal(t *testing.T) {
 		t.Errorf("bare command from a pipe did not serve: %q", stdout)
 	}
 }
+
+// TestPCPFormatSaysWhySilent: libpcp prints nothing for a metric it hides
+// (an unknown operand), so --format pcp printed nothing yet exited 1; a
+// line on stderr now says why.
+func TestPCPFormatSaysWhySilent(t *testing.T) {
+	stdout, stderr, status := run(t, "x = no.such.metric + 1\n", "check", "--format", "pcp", "--metadata", "embedded", "-")
+	if status != ExitFindings || stdout != "" || !strings.Contains(stderr, "1 finding where libpcp prints nothing") {
+		t.Errorf("exit %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	// A syntax error libpcp does print needs no such line.
+	stdout, stderr, _ = run(t, "x = 1 +\n", "check", "--format", "pcp", "--no-metadata", "-")
+	if !strings.Contains(stdout, "syntax error") || stderr != "" {
+		t.Errorf("syntax error: stdout %q, stderr %q", stdout, stderr)
+	}
+}
+
+// TestEvalMissingArchive: a missing archive is named as such (it used to
+// say "needs a pmcd").
+func TestEvalMissingArchive(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "e.conf")
+	if err := os.WriteFile(conf, []byte("x = sample.long.one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, status := run(t, "", "eval", "--archive", "/nonexistent/arch", conf)
+	if status != ExitUsage || !strings.Contains(stderr, "archive /nonexistent/arch") || strings.Contains(stderr, "needs a pmcd") {
+		t.Errorf("exit %d, stderr %q", status, stderr)
+	}
+}

@@ -36,8 +36,12 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	}
 	config, names := operands[0], operands[1:]
 	source, err := src.open(ctx, env)
-	if err != nil || source == nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: needs a pmcd: %v\n", err)
+	switch {
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+		return ExitUsage
+	case source == nil:
+		fmt.Fprintln(env.Stderr, "pcp-derive-lsp eval: values need a pmcd or an archive; --no-metadata makes no sense here")
 		return ExitUsage
 	}
 	choice, vok := version.resolve(ctx, env, "eval", source)
