@@ -217,11 +217,13 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 					warn(n, "nested-derived", fmt.Sprintf("%s is a derived metric: PCP before 6.2.2 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
 				}
 			}
-			if n.Inst != nil {
+			if n.Inst != nil && !c.quotedInstance(f, m, n, *n.Inst, descOf, instancesOf) {
 				c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
 			}
 		case *grammar.Filter:
-			c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
+			if !c.quotedInstance(f, m, n, n.Inst, descOf, instancesOf) {
+				c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
+			}
 			if !c.opts.Version.Has(pcpver.ExprInstance) {
 				warn(n, "libpcp-crash", fmt.Sprintf("(expr)[instance] crashes libpcp %s when fetched (fixed in PCP 6.1.1): filter the metric itself, as metric[instance]", c.opts.Version))
 			}
@@ -283,6 +285,37 @@ func (c *checkRun) adviseInstance(warn func(grammar.Node, string, string, ...gra
 	warn(n, "unknown-instance", msg)
 }
 
+// quotedInstance reports an instance filter written with quotes, as in
+// disk.dev.read["vda"]: libpcp's lexer keeps everything between the
+// brackets, quotes included, in every release, so it looks for an
+// instance named "vda" with the quotes and the metric never has a value.
+// It is an error with the unquoted spelling as the fix, unless the
+// instance domain really has such a name. It returns whether it reported.
+func (c *checkRun) quotedInstance(f *grammar.File, m *Metric, n grammar.Node, inst grammar.InstName, descOf func(grammar.Node) (pmapi.Desc, bool), instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) bool {
+	name := inst.Name
+	if len(name) < 3 || name[0] != '"' || name[len(name)-1] != '"' {
+		return false
+	}
+	if d, ok := descOf(n); ok && d.InDom != pmapi.InDomNull {
+		if insts, ok := instancesOf(d.InDom); ok {
+			for _, i := range insts {
+				if i.Name == name {
+					return false
+				}
+			}
+		}
+	}
+	unquoted := name[1 : len(name)-1]
+	fixText := "[" + strings.NewReplacer(`\`, `\\`, "]", `\]`).Replace(unquoted) + "]"
+	rg := exprRange(f, m.Def, inst.At)
+	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{
+		Range: rg, Severity: grammar.SeverityError, Code: "quoted-instance",
+		Message: fmt.Sprintf("the quotes are part of the instance name: libpcp looks for an instance named %s, quotes included, so %s never has a value; write %s", name, m.Def.Name, fixText),
+		Fixes:   []grammar.Fix{{Title: "Remove the quotes: " + fixText, Edits: []grammar.Edit{{Range: rg, NewText: fixText}}}},
+	})
+	return true
+}
+
 // instanceSuggester returns the suggester for names of indom's
 // instances, made from names the first time.
 func (c *checkRun) instanceSuggester(indom pmapi.InDom, names []string) *suggester {
@@ -339,10 +372,43 @@ func (c *checkRun) adviseBinary(warn func(grammar.Node, string, string, ...gramm
 	}
 	switch n.Op {
 	case "<", "<=", ">", ">=", "==", "!=":
+		// libpcp compares a signed 32-bit metric with an integer literal
+		// as unsigned. That only matters for negative values, which most
+		// metrics never have, so only the comparisons it makes constant
+		// are worth a word: x < 0 and 0 > x are never true, x >= 0 and
+		// 0 <= x always are.
 		signed := func(t pmapi.Type) bool { return t == pmapi.Type32 }
-		if (signed(l.Type) && isConst(n.R) && r.Type == pmapi.TypeU32) || (signed(r.Type) && isConst(n.L) && l.Type == pmapi.TypeU32) {
-			warn(n, "wrong-value", "libpcp compares a signed 32-bit metric with an integer literal as unsigned: negative values compare as huge ones (x < 0 is always false); write mkconst(N, type=32) for the literal")
+		zero := func(x grammar.Node) bool {
+			num, ok := grammar.Unwrap(x).(*grammar.Number)
+			return ok && isConst(x) && strings.Trim(num.Text, "0") == ""
 		}
+		var always string
+		switch {
+		case signed(l.Type) && zero(n.R) && r.Type == pmapi.TypeU32 && (n.Op == "<" || n.Op == ">="):
+			always = map[string]string{"<": "false", ">=": "true"}[n.Op]
+		case signed(r.Type) && zero(n.L) && l.Type == pmapi.TypeU32 && (n.Op == ">" || n.Op == "<="):
+			always = map[string]string{">": "false", "<=": "true"}[n.Op]
+		}
+		if always != "" {
+			warn(n, "wrong-value", fmt.Sprintf("libpcp compares a signed 32-bit metric with an integer literal as unsigned, so this comparison is always %s (negative values compare as huge ones); write mkconst(0, type=32) for the literal", always))
+		}
+	case "-":
+		// An integer literal is unsigned: with a signed 32-bit metric the
+		// difference is unsigned too, and a negative one wraps around.
+		res, ok := descOf(n)
+		if !ok || (res.Type != pmapi.TypeU32 && res.Type != pmapi.TypeU64) || !(isConst(n.L) || isConst(n.R)) {
+			break
+		}
+		other := l
+		if isConst(n.L) {
+			other = r
+		}
+		msg := fmt.Sprintf("libpcp computes this difference as %s: where it would be negative it wraps around to a huge value (0 - 1 is %s)",
+			typeText(res.Type), map[pmapi.Type]string{pmapi.TypeU32: "4294967295", pmapi.TypeU64: "18446744073709551615"}[res.Type])
+		if other.Type == pmapi.Type32 {
+			msg += "; write the literal as mkconst(N, type=32) for a signed result"
+		}
+		warn(n, "wrong-value", msg)
 	case "/":
 		if num, ok := grammar.Unwrap(n.R).(*grammar.Number); ok && strings.Trim(num.Text, "0.") == "" {
 			warn(n, "wrong-value", "division by a constant zero: libpcp returns infinity (or 0 when the numerator is 0)")

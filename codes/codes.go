@@ -45,6 +45,7 @@ var registry = []Info{
 	// Advice: what libpcp accepts but does not do as meant.
 	{"filter-on-singular", "an instance filter on a metric without instances never has a value"},
 	{"unknown-instance", "an instance filter names an instance the metric does not have now"},
+	{"quoted-instance", "an instance filter is written with quotes, which libpcp keeps as part of the name"},
 	{"pattern-matches-nothing", "a matchinst() pattern matches none of the current instances"},
 	{"pattern-unchecked", "a matchinst() pattern uses POSIX features that cannot be checked here"},
 	{"rate-of-instant", "rate() of an instantaneous or discrete value"},

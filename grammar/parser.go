@@ -128,15 +128,25 @@ type pPrimary struct {
 
 type pParen struct {
 	Pos    lexer.Position
-	X      *pExpr  `parser:"'(' @@ ')'"`
-	Inst   *string `parser:"@InstName?"`
+	X      *pExpr `parser:"'(' @@ ')'"`
+	Inst   *pInst `parser:"@@?"`
 	EndPos lexer.Position
 }
 
+// pInst is an instance filter, "[name]", kept with its position so a
+// finding can point at it.
+type pInst struct {
+	Pos    lexer.Position
+	Name   string `parser:"@InstName"`
+	EndPos lexer.Position
+}
+
+func (p *pInst) node() InstName { return InstName{At: span(p.Pos, p.EndPos), Name: p.Name} }
+
 type pMetric struct {
 	Pos    lexer.Position
-	Name   string  `parser:"@Name"`
-	Inst   *string `parser:"@InstName?"`
+	Name   string `parser:"@Name"`
+	Inst   *pInst `parser:"@@?"`
 	EndPos lexer.Position
 }
 
@@ -316,11 +326,12 @@ func (p *pPrimary) node() (Node, error) {
 		if p.Paren.Inst == nil {
 			return paren, nil
 		}
-		return &Filter{At: paren.At, X: x, Inst: InstName{Name: *p.Paren.Inst}}, nil
+		return &Filter{At: paren.At, X: x, Inst: p.Paren.Inst.node()}, nil
 	case p.Metric != nil:
 		m := &Metric{At: span(p.Metric.Pos, p.Metric.EndPos), Name: p.Metric.Name}
 		if p.Metric.Inst != nil {
-			m.Inst = &InstName{Name: *p.Metric.Inst}
+			inst := p.Metric.Inst.node()
+			m.Inst = &inst
 		}
 		return m, nil
 	case p.Number != nil:
