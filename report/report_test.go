@@ -73,3 +73,14 @@ func TestTextOutputLinearInFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHubEscaping: workflow command properties and messages escape
+// what would end them early (GitHub's documented escapes).
+func TestGitHubEscaping(t *testing.T) {
+	if got, want := ghProperty("a,b:c%\n"), "a%2Cb%3Ac%25%0A"; got != want {
+		t.Errorf("ghProperty = %q, want %q", got, want)
+	}
+	if got, want := ghData("50% of x:y,\r\n"), "50%25 of x:y,%0D%0A"; got != want {
+		t.Errorf("ghData = %q, want %q", got, want)
+	}
+}

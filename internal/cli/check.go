@@ -70,7 +70,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		"Checks derived metric config files (files, directories, - for stdin), loaded\ntogether as one config path the way PCP_DERIVED_CONFIG=a:b:dir loads them.\nExit status: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O errors.")
 	var version versionFlag
 	version.register(fs)
-	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json or sarif")
+	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json, sarif, github (workflow annotations), checkstyle, junit or gitlab (code quality)")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
 	var quiet bool
@@ -98,9 +98,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	switch *format {
-	case "text", "pcp", "json", "sarif":
+	case "text", "pcp", "json", "sarif", "github", "checkstyle", "junit", "gitlab":
 	default:
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json or sarif\n", *format)
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json, sarif, github, checkstyle, junit or gitlab\n", *format)
 		return ExitUsage
 	}
 	if len(paths) == 0 {
@@ -143,6 +143,14 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	case "sarif":
 		wd, _ := os.Getwd()
 		err = report.SARIF(stdout, run, wd)
+	case "github":
+		err = report.GitHub(stdout, run)
+	case "checkstyle":
+		err = report.Checkstyle(stdout, run)
+	case "junit":
+		err = report.JUnit(stdout, run)
+	case "gitlab":
+		err = report.GitLab(stdout, run)
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: writing the report: %v\n", err)

@@ -50,7 +50,7 @@ func golden(t *testing.T, name, got string) {
 const examples = "../../testdata/examples"
 
 func TestCheckFormatsGolden(t *testing.T) {
-	for _, format := range []string{"text", "pcp", "json", "sarif"} {
+	for _, format := range []string{"text", "pcp", "json", "sarif", "github", "checkstyle", "junit", "gitlab"} {
 		for _, dialect := range []string{"pcp6", "pcp7"} {
 			out, _, status := run(t, "", "check", "--metadata", "embedded", "--format", format, "--dialect", dialect, examples)
 			if status != ExitFindings {
