@@ -9,6 +9,7 @@ require (
 	go.lsp.dev/protocol v1.0.1
 	go.lsp.dev/uri v1.0.1
 	go.uber.org/zap v1.28.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (

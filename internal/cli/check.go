@@ -79,6 +79,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
 	var src sourceFlags
 	src.register(fs)
+	var ruleOpts ruleFlags
+	ruleOpts.register(fs)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -103,6 +105,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json, sarif, github, checkstyle, junit or gitlab\n", *format)
 		return ExitUsage
 	}
+	rl, err := ruleOpts.resolve(paths)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+		return ExitUsage
+	}
 	if len(paths) == 0 {
 		fs.Usage()
 		return ExitUsage
@@ -113,7 +120,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	if version.isList() {
-		return checkAcross(ctx, env, paths, &version, &src, source, *format, threshold, *maxSize)
+		return checkAcross(ctx, env, paths, &version, &src, source, *format, threshold, *maxSize, rl)
 	}
 	choice, ok := version.resolve(ctx, env, "check", source)
 	if !ok {
@@ -126,7 +133,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	run.PCPVersionReason = choice.Reason
 	if *format != "pcp" {
 		for i := range run.Files {
-			run.Files[i].Diagnostics = suppress(run.Files[i].File, run.Files[i].Diagnostics)
+			run.Files[i].Diagnostics = rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics))
 		}
 	}
 	stdout := env.Stdout
@@ -166,7 +173,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	if *format == "text" && !quiet {
 		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s; %s)\n",
-			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, choice)
+			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, choice.String()+describeRules(rl))
 	}
 	switch {
 	case ioErrors > 0:

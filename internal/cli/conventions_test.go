@@ -145,3 +145,42 @@ func TestEvalMissingArchive(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", status, stderr)
 	}
 }
+
+// TestRulesFromProjectFileAndFlags: a .pcp-derive-lsp.yaml at or above
+// the checked path turns codes off and changes severities; flags go over
+// it; a misspelt code in either is a usage error.
+func TestRulesFromProjectFileAndFlags(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "conf", "derived")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "a.conf")
+	if err := os.WriteFile(conf, []byte("m.a = 1 +\nm.b = 2\nm.b = 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(root, ".pcp-derive-lsp.yaml")
+	if err := os.WriteFile(project, []byte("disable: [duplicate-name]\nseverity:\n  syntax: warning\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, status := run(t, "", "check", "--no-metadata", conf)
+	if status != ExitOK || strings.Contains(stdout, "duplicate-name") || !strings.Contains(stdout, "warning: Arithmetic expression") || !strings.Contains(stderr, "rules: "+project) {
+		t.Errorf("project file: exit %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	stdout, _, status = run(t, "", "check", "--no-metadata", conf, "--enable", "duplicate-name", "--severity", "syntax=error")
+	if status != ExitFindings || !strings.Contains(stdout, "[duplicate-name]") || !strings.Contains(stdout, "error: Arithmetic expression") {
+		t.Errorf("flags over the file: exit %d, stdout %q", status, stdout)
+	}
+	if _, stderr, status := run(t, "", "check", "--no-metadata", "--no-config", conf); status != ExitFindings || strings.Contains(stderr, "rules:") {
+		t.Errorf("--no-config: exit %d, stderr %q", status, stderr)
+	}
+	if _, stderr, status := run(t, "", "check", "--no-metadata", "--disable", "dupliate-name", conf); status != ExitUsage || !strings.Contains(stderr, "did you mean duplicate-name?") {
+		t.Errorf("misspelt flag: exit %d, stderr %q", status, stderr)
+	}
+	if err := os.WriteFile(project, []byte("disable: [duplicate-nam]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, status := run(t, "", "check", "--no-metadata", conf); status != ExitUsage || !strings.Contains(stderr, project+":1: unknown finding code") {
+		t.Errorf("misspelt file: exit %d, stderr %q", status, stderr)
+	}
+}

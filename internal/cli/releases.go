@@ -12,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
 // releaseVerdict is what one release's libpcp does with one definition.
@@ -177,7 +178,7 @@ func writeAcrossJSON(w io.Writer, defs []definitionAcross, versions []pcpver.Ver
 
 // checkAcross is check --pcp-version A,B,... (or all): the same inputs
 // checked for each release, reported per definition.
-func checkAcross(ctx context.Context, env Env, paths []string, version *versionFlag, src *sourceFlags, source pmclient.Source, format string, threshold grammar.Severity, maxSize int64) int {
+func checkAcross(ctx context.Context, env Env, paths []string, version *versionFlag, src *sourceFlags, source pmclient.Source, format string, threshold grammar.Severity, maxSize int64, rl rules.Rules) int {
 	versions, err := pcpver.ParseList(version.value)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s: %v\n", version.set, err)
@@ -194,7 +195,7 @@ func checkAcross(ctx context.Context, env Env, paths []string, version *versionF
 		ioErrors = max(ioErrors, n)
 		if run != nil {
 			for i := range run.Files {
-				run.Files[i].Diagnostics = suppress(run.Files[i].File, run.Files[i].Diagnostics)
+				run.Files[i].Diagnostics = rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics))
 			}
 		}
 		return run, rep

@@ -1,0 +1,240 @@
+// Package rules holds a project's choices about findings: codes turned
+// off and severities changed, from a project file found upward from the
+// checked paths (like golangci-lint's and pint's) and from the command
+// line. Every code named must be in the registry (package codes): a
+// misspelt one is an error, never a silent no-op.
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// FileName is the project file Find looks for.
+const FileName = ".pcp-derive-lsp.yaml"
+
+// maxFileSize bounds the project file read: it is a few lines.
+const maxFileSize = 1 << 20
+
+// Rules says which codes are off and which have another severity.
+type Rules struct {
+	// Source is where the rules came from ("" for none), for messages.
+	Source   string
+	disabled map[string]bool
+	severity map[string]grammar.Severity
+}
+
+// file is the project file's layout.
+type file struct {
+	Disable  []string          `yaml:"disable"`
+	Enable   []string          `yaml:"enable"`
+	Severity map[string]string `yaml:"severity"`
+}
+
+// Find returns the project file in dir or the nearest directory above
+// it, or "" when there is none.
+func Find(dir string) string {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, FileName)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Load reads a project file. Errors name the file and the line.
+func Load(path string) (Rules, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Rules{}, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return Rules{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(src) > maxFileSize {
+		return Rules{}, fmt.Errorf("%s: larger than %d bytes", path, maxFileSize)
+	}
+	return Parse(path, src)
+}
+
+// Parse reads a project file's text; path names it in errors.
+func Parse(path string, src []byte) (Rules, error) {
+	r := Rules{Source: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	lineOf := func(value string) int { return scalarLine(&doc, value) }
+	var errs []error
+	check := func(code string) bool {
+		if _, ok := codes.Lookup(code); ok {
+			return true
+		}
+		errs = append(errs, fmt.Errorf("%s:%d: %s", path, lineOf(code), unknownCode(code)))
+		return false
+	}
+	for _, c := range f.Disable {
+		if check(c) {
+			r.Disable(c)
+		}
+	}
+	for _, c := range f.Enable {
+		if check(c) {
+			r.Enable(c)
+		}
+	}
+	for _, c := range sortedKeys(f.Severity) {
+		if !check(c) {
+			continue
+		}
+		if err := r.SetSeverity(c, f.Severity[c]); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %v", path, lineOf(f.Severity[c]), err))
+		}
+	}
+	return r, errors.Join(errs...)
+}
+
+// scalarLine finds the line of the first scalar with value in a YAML
+// tree (0 when none).
+func scalarLine(n *yaml.Node, value string) int {
+	if n.Kind == yaml.ScalarNode && n.Value == value {
+		return n.Line
+	}
+	for _, c := range n.Content {
+		if l := scalarLine(c, value); l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func unknownCode(code string) string {
+	msg := fmt.Sprintf("unknown finding code %q", code)
+	if alt := codes.Closest(code); alt != "" {
+		msg += fmt.Sprintf("; did you mean %s?", alt)
+	}
+	return msg
+}
+
+// Disable turns a code off.
+func (r *Rules) Disable(code string) {
+	if r.disabled == nil {
+		r.disabled = map[string]bool{}
+	}
+	r.disabled[code] = true
+}
+
+// Enable turns a code back on (the command line over the project file).
+func (r *Rules) Enable(code string) { delete(r.disabled, code) }
+
+// SetSeverity gives a code another severity: error, warning, info or hint.
+func (r *Rules) SetSeverity(code, level string) error {
+	sev, ok := map[string]grammar.Severity{"error": grammar.SeverityError, "warning": grammar.SeverityWarning, "info": grammar.SeverityInfo, "hint": grammar.SeverityHint}[level]
+	if !ok {
+		return fmt.Errorf("severity %q for %s: want error, warning, info or hint", level, code)
+	}
+	if r.severity == nil {
+		r.severity = map[string]grammar.Severity{}
+	}
+	r.severity[code] = sev
+	return nil
+}
+
+// Flags applies command-line settings over r: disable and enable lists
+// (comma-separated codes) and CODE=LEVEL severities.
+func (r *Rules) Flags(disable, enable, severity []string) error {
+	var errs []error
+	for _, list := range disable {
+		for _, c := range splitCodes(list) {
+			if _, ok := codes.Lookup(c); !ok {
+				errs = append(errs, fmt.Errorf("--disable: %s", unknownCode(c)))
+				continue
+			}
+			r.Disable(c)
+		}
+	}
+	for _, list := range enable {
+		for _, c := range splitCodes(list) {
+			if _, ok := codes.Lookup(c); !ok {
+				errs = append(errs, fmt.Errorf("--enable: %s", unknownCode(c)))
+				continue
+			}
+			r.Enable(c)
+		}
+	}
+	for _, s := range severity {
+		code, level, ok := strings.Cut(s, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("--severity %q: want CODE=LEVEL", s))
+			continue
+		}
+		if _, ok := codes.Lookup(code); !ok {
+			errs = append(errs, fmt.Errorf("--severity: %s", unknownCode(code)))
+			continue
+		}
+		if err := r.SetSeverity(code, level); err != nil {
+			errs = append(errs, fmt.Errorf("--severity: %v", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func splitCodes(list string) []string {
+	return strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
+}
+
+// Apply drops disabled findings and changes severities. It returns a new
+// slice; diags is not modified.
+func (r Rules) Apply(diags []grammar.Diagnostic) []grammar.Diagnostic {
+	if len(r.disabled) == 0 && len(r.severity) == 0 {
+		return diags
+	}
+	out := make([]grammar.Diagnostic, 0, len(diags))
+	for _, d := range diags {
+		if r.disabled[d.Code] {
+			continue
+		}
+		if sev, ok := r.severity[d.Code]; ok {
+			d.Severity = sev
+		}
+		out = append(out, d)
+	}
+	return out
+}
