@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,5 +91,36 @@ func TestPCP7Semantics(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%q: got %q, want %q", tt.config, got, tt.want)
 		}
+	}
+}
+
+// TestMissingPMDA: an unknown metric under the root of a PCP PMDA that
+// has no metrics in the source is the PMDA missing (a warning, once per
+// PMDA and file, later ones hints), not a mistake; a misspelt root or a
+// misspelt name under an installed PMDA stays an error.
+func TestMissingPMDA(t *testing.T) {
+	src := liveMetadata(t)
+	conf := "m.a = mssql.locks.wait_time / mssql.locks.requests\n" +
+		"m.b = bcc.proc.io.net.tcp.recv.bytes\n" +
+		"m.c = kernal.all.load\n" +
+		"m.d = kernel.all.nosuch\n"
+	f := grammar.ParseConfig("t.conf", []byte(conf), grammar.Options{Version: pcpver.V6_0_3})
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.V6_0_3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range rep.Diagnostics[f] {
+		got = append(got, fmt.Sprintf("%d %s %s", d.Range.Start.Line, d.Severity, d.Code))
+	}
+	want := []string{"1 warning pmda-missing", "1 hint pmda-missing", "2 warning pmda-missing", "3 error unknown-metric", "4 error unknown-metric"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if msg := rep.Diagnostics[f][0].Message; !strings.Contains(msg, "the mssql PMDA is not installed") {
+		t.Errorf("message %q", msg)
+	}
+	if rep.ByName["m.a"].Status != Unbound {
+		t.Errorf("m.a is %v: libpcp still hides it", rep.ByName["m.a"].Status)
 	}
 }

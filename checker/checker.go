@@ -106,6 +106,12 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	c.report.Operands = c.descs
+	if top, err := src.Children(ctx, ""); err == nil && len(top) > 0 {
+		c.topNames = map[string]bool{}
+		for _, t := range top {
+			c.topNames[t.Name] = true
+		}
+	}
 	buildTrees(files)
 	var names []string
 	seen := map[string]bool{}
@@ -195,6 +201,13 @@ type checkRun struct {
 	// file does not matter).
 	state  map[*Metric]int // 0 unchecked, 1 checking, 2 checked
 	cyclic map[*Metric]bool
+	// topNames are the namespace's top-level names (nil when the source
+	// could not list them): an unknown metric under a PCP PMDA's root
+	// that is not among them means the PMDA is not installed.
+	topNames map[string]bool
+	// pmdaReported remembers, per file, the PMDA roots already reported
+	// missing, so each is reported once.
+	pmdaReported map[*grammar.File]map[string]int
 	// instanceHints suggests instance names, one suggester per instance
 	// domain so each misspelt instance is looked up once per check.
 	instanceHints map[pmapi.InDom]*suggester
@@ -553,7 +566,11 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 			pcp = []string{fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", m.Def.Name, mt.Name)}
 		}
 		first = false
-		c.diag(f, m, exprRange(f, m.Def, mt.At), grammar.SeverityError, "unknown-metric", msg, pcp)
+		rg := exprRange(f, m.Def, mt.At)
+		if c.missingPMDA(f, m, mt.Name, rg, pcp) {
+			return true
+		}
+		c.diag(f, m, rg, grammar.SeverityError, "unknown-metric", msg, pcp)
 		if c.opts.Version.Has(pcpver.Novalue) {
 			// PCP 6.2.2+: a metric that may be missing is guarded, and the
 			// derived metric simply has no value where it is.
@@ -569,6 +586,38 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 		}
 		return true
 	})
+}
+
+// missingPMDA reports an unknown metric whose top-level name belongs to a
+// PCP PMDA that has no metrics in the source at all: the PMDA is not
+// installed there, which on a host of a fleet is expected (PCP's own
+// shipped configs name many PMDAs), so it is a warning, given once per
+// PMDA and file; the others of that PMDA are hints pointing at it. A
+// misspelt name under an installed PMDA stays an error.
+func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg grammar.Range, pcp []string) bool {
+	if c.topNames == nil || c.noDesc[name] {
+		return false
+	}
+	root, pmdas := pmdaOf(name)
+	if pmdas == "" || c.topNames[root] {
+		return false
+	}
+	if c.pmdaReported == nil {
+		c.pmdaReported = map[*grammar.File]map[string]int{}
+	}
+	if c.pmdaReported[f] == nil {
+		c.pmdaReported[f] = map[string]int{}
+	}
+	agent := strings.ReplaceAll(pmdas, ",", " or ")
+	if line, seen := c.pmdaReported[f][root]; seen {
+		c.diag(f, m, rg, grammar.SeverityHint, "pmda-missing",
+			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, line, m.Def.Name), pcp)
+		return true
+	}
+	c.pmdaReported[f][root] = rg.Start.Line
+	c.diag(f, m, rg, grammar.SeverityWarning, "pmda-missing",
+		fmt.Sprintf("no %s.* metrics in %s: the %s PMDA is not installed there, so libpcp hides %s and every other metric that uses %s.*", root, c.report.Source, agent, m.Def.Name, root), pcp)
+	return true
 }
 
 func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {

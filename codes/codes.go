@@ -40,6 +40,7 @@ var registry = []Info{
 	{"dialect", "the construct needs a newer PCP than the target release"},
 	{"semantic", "libpcp rejects the metric when it binds it"},
 	{"unknown-metric", "an operand names a metric the metadata source does not know"},
+	{"pmda-missing", "an operand belongs to a PCP PMDA that is not installed where the metadata came from"},
 	{"masked", "a real metric of the same name hides the derived metric"},
 	{"no-value", "the derived metric is registered but never has a value"},
 	// Advice: what libpcp accepts but does not do as meant.

@@ -133,7 +133,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	run.PCPVersionReason = choice.Reason
 	if *format != "pcp" {
 		for i := range run.Files {
-			run.Files[i].Diagnostics = rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics))
+			run.Files[i].Diagnostics = withoutHints(rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics)))
 		}
 	}
 	stdout := env.Stdout
@@ -182,6 +182,18 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// withoutHints drops hint-level findings: they mark repeats of a finding
+// for editors (faded text), and would only repeat it in a report.
+func withoutHints(diags []grammar.Diagnostic) []grammar.Diagnostic {
+	out := diags[:0:0]
+	for _, d := range diags {
+		if d.Severity != grammar.SeverityHint {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // silentFindings counts errors libpcp would not print: the findings in

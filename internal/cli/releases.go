@@ -195,7 +195,7 @@ func checkAcross(ctx context.Context, env Env, paths []string, version *versionF
 		ioErrors = max(ioErrors, n)
 		if run != nil {
 			for i := range run.Files {
-				run.Files[i].Diagnostics = rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics))
+				run.Files[i].Diagnostics = withoutHints(rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics)))
 			}
 		}
 		return run, rep
