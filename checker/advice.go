@@ -311,7 +311,7 @@ func (c *checkRun) quotedInstance(f *grammar.File, m *Metric, n grammar.Node, in
 	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{
 		Range: rg, Severity: grammar.SeverityError, Code: "quoted-instance",
 		Message: fmt.Sprintf("the quotes are part of the instance name: libpcp looks for an instance named %s, quotes included, so %s never has a value; write %s", name, m.Def.Name, fixText),
-		Fixes:   []grammar.Fix{{Title: "Remove the quotes: " + fixText, Edits: []grammar.Edit{{Range: rg, NewText: fixText}}}},
+		Fixes:   []grammar.Fix{{Title: "Remove the quotes: " + fixText, Edits: []grammar.Edit{{Range: rg, NewText: fixText}}, Safe: true}},
 	})
 	return true
 }

@@ -71,6 +71,11 @@ type Related struct {
 type Fix struct {
 	Title string
 	Edits []Edit
+	// Safe marks a fix that cannot change what the user meant (quotes
+	// libpcp would keep in an instance name, a misspelt finding code):
+	// check --fix applies it without asking. Fixes that choose between
+	// meanings (a guess at a metric name, a rescale) are for editors.
+	Safe bool
 }
 
 // Edit replaces Range with NewText.

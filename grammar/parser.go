@@ -136,12 +136,13 @@ type pParen struct {
 // pInst is an instance filter, "[name]", kept with its position so a
 // finding can point at it.
 type pInst struct {
-	Pos    lexer.Position
-	Name   string `parser:"@InstName"`
-	EndPos lexer.Position
+	Pos  lexer.Position
+	Name string `parser:"@InstName"`
 }
 
-func (p *pInst) node() InstName { return InstName{At: span(p.Pos, p.EndPos), Name: p.Name} }
+// node starts the span at "["; parseTokens sets its end from the token,
+// as participle knows only the unescaped name.
+func (p *pInst) node() InstName { return InstName{At: Span{p.Pos.Offset, p.Pos.Offset}, Name: p.Name} }
 
 type pMetric struct {
 	Pos    lexer.Position
@@ -421,7 +422,37 @@ func parseTokens(toks []Token) (Node, error) {
 		}
 		return nil, err
 	}
-	return e.build()
+	tree, err := e.build()
+	if err != nil {
+		return nil, err
+	}
+	endInstSpans(tree, toks)
+	return tree, nil
+}
+
+// endInstSpans ends each instance filter's span where its "[...]" token
+// ends (escapes make it longer than the name).
+func endInstSpans(tree Node, toks []Token) {
+	ends := map[int]int{}
+	for _, t := range toks {
+		if t.Kind == TokInstName {
+			ends[t.Offset] = t.End
+		}
+	}
+	if len(ends) == 0 {
+		return
+	}
+	Walk(tree, func(n Node) bool {
+		switch n := n.(type) {
+		case *Metric:
+			if n.Inst != nil {
+				n.Inst.At.End = ends[n.Inst.At.Start]
+			}
+		case *Filter:
+			n.Inst.At.End = ends[n.Inst.At.Start]
+		}
+		return true
+	})
 }
 
 // SyntaxError is a parse failure at a byte offset of the expression.

@@ -76,6 +76,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
 	fs.BoolVar(&quiet, "quiet", false, "same as -q")
+	fix := fs.Bool("fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
+	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
 	var src sourceFlags
 	src.register(fs)
@@ -140,6 +142,31 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if quiet {
 		stdout = io.Discard
 	}
+	switch fixes := safeFixes(run); {
+	case *diff:
+		if err := writeDiff(stdout, fixes); err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+			return ExitUsage
+		}
+		if len(fixes) > 0 {
+			return ExitFindings
+		}
+		return ExitOK
+	case *fix:
+		n, err := writeFixes(fixes, run)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+			return ExitUsage
+		}
+		if n > 0 {
+			if !quiet {
+				fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: fixed %s in %s\n", plural(n, "finding"), plural(len(fixes), "file"))
+			}
+			// Report on the files as they are now: a fix can change
+			// other findings (a corrected suppression comment).
+			return runCheck(ctx, env, withoutFlag(args, "fix"))
+		}
+	}
 	switch *format {
 	case "text":
 		err = report.TextWith(stdout, run, report.TextOptions{Color: useColor})
@@ -182,6 +209,23 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// withoutFlag returns args without the boolean flag name (-name,
+// --name, --name=value), up to "--".
+func withoutFlag(args []string, name string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		flagName, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && flagName == name {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // withoutHints drops hint-level findings: they mark repeats of a finding
@@ -391,7 +435,7 @@ func checkDirective(f *grammar.File, at int, line string) []grammar.Diagnostic {
 					Message: fmt.Sprintf("unknown finding code %q: this comment suppresses nothing for it", code)}
 				if alt := codes.Closest(code); alt != "" {
 					d.Message += fmt.Sprintf("; did you mean %s?", alt)
-					d.Fixes = []grammar.Fix{{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: rg, NewText: alt}}}}
+					d.Fixes = []grammar.Fix{{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: rg, NewText: alt}}, Safe: true}}
 				}
 				out = append(out, d)
 			}

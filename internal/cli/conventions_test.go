@@ -184,3 +184,46 @@ func TestRulesFromProjectFileAndFlags(t *testing.T) {
 		t.Errorf("misspelt file: exit %d, stderr %q", status, stderr)
 	}
 }
+
+// TestFixAndDiff: --diff prints the safe fixes as a unified diff and
+// changes nothing; --fix applies them and reports on the fixed files.
+// Unsafe fixes (a guess at a metric name) are left to the editor.
+func TestFixAndDiff(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "f.conf")
+	var src strings.Builder
+	src.WriteString("# pcp-derive-lsp: ignore[sytnax]\nm.a = 1 +\n")
+	src.WriteString("m.b = sample.bin[\"bin-100\"] + sample.bin[\"bin-200\"]\n")
+	for i := 0; i < 8; i++ {
+		src.WriteString("m.c" + strconv.Itoa(i) + " = 1\n")
+	}
+	src.WriteString("m.d = sample.bin[\"bin-300\"]\nm.e = sample.lng.one\n")
+	if err := os.WriteFile(conf, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, status := run(t, "", "check", "--host", "127.0.0.1", "--diff", conf)
+	want := "--- a" + conf + "\n+++ b" + conf + "\n" +
+		"@@ -1,6 +1,6 @@\n" +
+		"-# pcp-derive-lsp: ignore[sytnax]\n+# pcp-derive-lsp: ignore[syntax]\n" +
+		" m.a = 1 +\n" +
+		"-m.b = sample.bin[\"bin-100\"] + sample.bin[\"bin-200\"]\n+m.b = sample.bin[bin-100] + sample.bin[bin-200]\n" +
+		" m.c0 = 1\n m.c1 = 1\n m.c2 = 1\n" +
+		"@@ -9,5 +9,5 @@\n" +
+		" m.c5 = 1\n m.c6 = 1\n m.c7 = 1\n" +
+		"-m.d = sample.bin[\"bin-300\"]\n+m.d = sample.bin[bin-300]\n" +
+		" m.e = sample.lng.one\n"
+	if status != ExitFindings || stdout != want {
+		t.Errorf("--diff: exit %d, stderr %q, got\n%s\nwant\n%s", status, stderr, stdout, want)
+	}
+	if got, _ := os.ReadFile(conf); string(got) != src.String() {
+		t.Errorf("--diff changed the file")
+	}
+	stdout, stderr, status = run(t, "", "check", "--host", "127.0.0.1", conf, "--fix")
+	fixed := strings.NewReplacer(`["bin-100"]`, "[bin-100]", `["bin-200"]`, "[bin-200]", `["bin-300"]`, "[bin-300]", "sytnax", "syntax").Replace(src.String())
+	if got, _ := os.ReadFile(conf); string(got) != fixed {
+		t.Errorf("--fix wrote\n%s\nwant\n%s", got, fixed)
+	}
+	if status != ExitFindings || !strings.Contains(stderr, "fixed 4 findings in 1 file") || strings.Contains(stdout, "[syntax]") || !strings.Contains(stdout, "sample.lng.one") {
+		t.Errorf("--fix: exit %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+}
