@@ -182,7 +182,7 @@ func TestIncrementalChangeAndClose(t *testing.T) {
 // $/progress begin and end, and completion answers from the index.
 func TestNamespaceProgress(t *testing.T) {
 	_, rec, _ := session(t, `{"source": {"metadata": "embedded"}}`)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a liveness bound: -race on a loaded machine is slow
 	for time.Now().Before(deadline) {
 		rec.mu.Lock()
 		p := append([]string(nil), rec.progress...)
