@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -426,30 +427,75 @@ func parseTokens(toks []Token) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	endInstSpans(tree, toks)
+	trimSpans(tree, toks)
 	return tree, nil
 }
 
-// endInstSpans ends each instance filter's span where its "[...]" token
-// ends (escapes make it longer than the name).
-func endInstSpans(tree Node, toks []Token) {
-	ends := map[int]int{}
+// trimSpans ends every span at the end of its last token. participle
+// ends a node where the next token starts, so spans ran on over the white
+// space after them (a quick fix replacing a metric name ate the space
+// before "+"). An instance filter's span is set from its "[...]" token,
+// which escapes make longer than the name participle knows.
+func trimSpans(tree Node, toks []Token) {
+	var ends []int // token ends, ascending
+	instEnd := map[int]int{}
 	for _, t := range toks {
+		if t.Kind == TokEOS {
+			continue
+		}
+		ends = append(ends, t.End)
 		if t.Kind == TokInstName {
-			ends[t.Offset] = t.End
+			instEnd[t.Offset] = t.End
 		}
 	}
-	if len(ends) == 0 {
-		return
+	trim := func(s *Span) {
+		if s.End <= s.Start {
+			return
+		}
+		// The last token end at or before s.End, after s.Start.
+		i := sort.SearchInts(ends, s.End+1) - 1
+		if i >= 0 && ends[i] > s.Start {
+			s.End = ends[i]
+		}
+	}
+	specs := func(sp []Spec) {
+		for i := range sp {
+			trim(&sp[i].At)
+			trim(&sp[i].ValueAt)
+		}
 	}
 	Walk(tree, func(n Node) bool {
 		switch n := n.(type) {
 		case *Metric:
+			trim(&n.At)
 			if n.Inst != nil {
-				n.Inst.At.End = ends[n.Inst.At.Start]
+				n.Inst.At.End = instEnd[n.Inst.At.Start]
 			}
 		case *Filter:
-			n.Inst.At.End = ends[n.Inst.At.Start]
+			trim(&n.At)
+			n.Inst.At.End = instEnd[n.Inst.At.Start]
+		case *Number:
+			trim(&n.At)
+		case *Mkconst:
+			trim(&n.At)
+			specs(n.Specs)
+		case *Novalue:
+			trim(&n.At)
+			specs(n.Specs)
+		case *Call:
+			trim(&n.At)
+		case *Rescale:
+			trim(&n.At)
+		case *Matchinst:
+			trim(&n.At)
+		case *Paren:
+			trim(&n.At)
+		case *Unary:
+			trim(&n.At)
+		case *Binary:
+			trim(&n.At)
+		case *Ternary:
+			trim(&n.At)
 		}
 		return true
 	})

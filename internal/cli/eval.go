@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,11 +19,23 @@ import (
 
 func runEval(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "eval", "[flags] CONFIG [NAME...]",
-		"Computes derived metric values from pmcd or an archive, as libpcp would, and\nprints them per sample (like pmval). From an archive every record is replayed\nin time order (no interpolation, so --interval does not apply). Errors are\nprinted per metric; sampling goes on.")
+		"Computes derived metric values from pmcd or an archive, as libpcp would, and\nprints them per sample like pmval: from pmcd until interrupted (or -s N\nsamples) every -t INTERVAL; from an archive every record in time order (no\ninterpolation, so -t does not apply). Counters are shown as rates per second,\nas pmval shows them (--raw for the counts). Errors are printed per metric;\nsampling goes on.")
 	var version versionFlag
 	version.register(fs)
-	samples := fs.Int("samples", 0, "stop after `N` samples (0: 2 for rate/delta metrics, else 1)")
-	interval := fs.Duration("interval", time.Second, "time between samples")
+	var samples int
+	fs.IntVar(&samples, "s", 0, "stop after `N` samples (0: until interrupted; from an archive, every record)")
+	fs.IntVar(&samples, "samples", 0, "same as -s")
+	intervalText := "1sec"
+	for _, name := range []string{"t", "interval"} {
+		fs.Func(name, "time between samples, in PCP's `INTERVAL` syntax: 0.5, 2sec, 1min 30sec (default 1sec)", func(s string) error {
+			if _, err := pmapi.ParseInterval(s); err != nil {
+				return err
+			}
+			intervalText = s
+			return nil
+		})
+	}
+	raw := fs.Bool("raw", false, "show counters as counted, not as rates per second")
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -f prints)")
 	var src sourceFlags
 	src.register(fs)
@@ -35,6 +48,11 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	config, names := operands[0], operands[1:]
+	interval, _ := pmapi.ParseInterval(intervalText)
+	if interval <= 0 {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: interval %q: must be more than zero\n", intervalText)
+		return ExitUsage
+	}
 	source, err := src.open(ctx, env)
 	switch {
 	case err != nil:
@@ -85,16 +103,23 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	}
 	recording, fromArchive := source.(pmclient.Recording)
 	fromArchive = fromArchive && recording.Recorded()
-	n := *samples
-	if fromArchive && n == 0 {
-		n = -1 // every record (no interpolation: values are the recorded ones)
-	} else if n == 0 {
+	n := samples
+	switch {
+	case n > 0:
+	case *format == "pminfo" && !fromArchive:
+		// As pminfo -f: one fetch, two when a value needs a previous one.
 		n = 1
 		for _, m := range ev.Metrics() {
 			if strings.Contains(m.Def.Expr, "rate(") || strings.Contains(m.Def.Expr, "delta(") {
 				n = 2
 			}
 		}
+	default:
+		n = -1 // until interrupted, or every record of an archive
+	}
+	var rates *counterRates
+	if !*raw && *format != "pminfo" {
+		rates = newCounterRates()
 	}
 	fmt.Fprintf(env.Stderr, "# values from %s; %s\n", source.Describe(), choice)
 	progress := newProgress(env.Stderr)
@@ -104,11 +129,11 @@ func runEval(ctx context.Context, env Env, args []string) int {
 			return ExitOK // interrupted
 		}
 		if i > 0 && !fromArchive {
-			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), *interval))
+			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), interval))
 			select {
 			case <-ctx.Done():
 				return ExitOK
-			case <-time.After(*interval):
+			case <-time.After(interval):
 			}
 			progress.clear()
 		}
@@ -123,16 +148,20 @@ func runEval(ctx context.Context, env Env, args []string) int {
 			}
 			continue
 		}
-		s.Results = keep(s.Results, wanted)
+		s.Results = ordered(s.Results, names)
+		var rated map[string]bool
+		if rates != nil {
+			rated = rates.convert(s)
+		}
 		switch *format {
 		case "pminfo":
 			if i == n-1 || fromArchive {
 				evaluator.WritePminfo(env.Stdout, s, ev.InstanceName)
 			}
 		case "json":
-			writeSampleJSON(env, s, ev)
+			writeSampleJSON(env, s, ev, rated)
 		default:
-			writeSampleText(env, s, ev)
+			writeSampleText(env, s, ev, rated)
 		}
 	}
 	return ExitOK
@@ -176,40 +205,60 @@ func (p *progress) clear() {
 	}
 }
 
-func keep(rs []evaluator.Result, wanted map[string]bool) []evaluator.Result {
-	if len(wanted) == 0 {
+// ordered keeps the results of the names asked for, in the order they
+// were given (all results, in the config's order, when none were).
+func ordered(rs []evaluator.Result, names []string) []evaluator.Result {
+	if len(names) == 0 {
 		return rs
 	}
-	var out []evaluator.Result
+	byName := map[string]evaluator.Result{}
 	for _, r := range rs {
-		if wanted[r.Name] {
+		byName[r.Name] = r
+	}
+	var out []evaluator.Result
+	for _, n := range names {
+		if r, ok := byName[n]; ok {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-func writeSampleText(env Env, s *evaluator.Sample, ev *evaluator.Evaluator) {
+func writeSampleText(env Env, s *evaluator.Sample, ev *evaluator.Evaluator, rated map[string]bool) {
 	fmt.Fprintf(env.Stdout, "%s\n", s.Timestamp.Format("15:04:05.000"))
 	for _, r := range s.Results {
-		units := r.Desc.Units.String()
+		units := ""
+		if u := r.Desc.Units.String(); u != "" {
+			units = " " + u
+		}
 		switch {
+		case errors.Is(r.Err, errFirstRate):
+			fmt.Fprintf(env.Stdout, "  %s: (a rate: values from the next sample)\n", r.Name)
 		case r.Err != nil:
 			fmt.Fprintf(env.Stdout, "  %s: error: %v\n", r.Name, r.Err)
 		case len(r.Values) == 0:
 			fmt.Fprintf(env.Stdout, "  %s: no values\n", r.Name)
 		case r.Desc.InDom == pmapi.InDomNull:
-			fmt.Fprintf(env.Stdout, "  %s = %s %s\n", r.Name, evaluator.Format(r.Desc.Type, r.Values[0]), units)
+			fmt.Fprintf(env.Stdout, "  %s = %s%s\n", r.Name, formatValue(r, r.Values[0], rated), units)
 		default:
 			fmt.Fprintf(env.Stdout, "  %s:\n", r.Name)
 			for _, v := range r.Values {
-				fmt.Fprintf(env.Stdout, "    [%s] %s %s\n", ev.InstanceName(r.Desc.InDom, v.Inst), evaluator.Format(r.Desc.Type, v), units)
+				fmt.Fprintf(env.Stdout, "    [%s] %s%s\n", ev.InstanceName(r.Desc.InDom, v.Inst), formatValue(r, v, rated), units)
 			}
 		}
 	}
 }
 
-func writeSampleJSON(env Env, s *evaluator.Sample, ev *evaluator.Evaluator) {
+// formatValue prints a value as libpcp does, and a rate computed here
+// (counterRates) to three decimals, as pmval shows rates.
+func formatValue(r evaluator.Result, v evaluator.Value, rated map[string]bool) string {
+	if rated[r.Name] {
+		return strconv.FormatFloat(v.F, 'f', 3, 64)
+	}
+	return evaluator.Format(r.Desc.Type, v)
+}
+
+func writeSampleJSON(env Env, s *evaluator.Sample, ev *evaluator.Evaluator, rated map[string]bool) {
 	type value struct {
 		Instance string `json:"instance,omitempty"`
 		Value    string `json:"value"`
@@ -227,7 +276,7 @@ func writeSampleJSON(env Env, s *evaluator.Sample, ev *evaluator.Evaluator) {
 			m.Error = r.Err.Error()
 		}
 		for _, v := range r.Values {
-			m.Values = append(m.Values, value{Instance: ev.InstanceName(r.Desc.InDom, v.Inst), Value: evaluator.Format(r.Desc.Type, v)})
+			m.Values = append(m.Values, value{Instance: ev.InstanceName(r.Desc.InDom, v.Inst), Value: formatValue(r, v, rated)})
 		}
 		ms = append(ms, m)
 	}
