@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 
-.PHONY: test testenv fmt-check tables-check vet unit vscode-test protocol-test fuzz-smoke build bench generate
+.PHONY: test testenv fmt-check tables-check vet unit vscode-test vscode-e2e protocol-test fuzz-smoke build bench generate
 
 # Every check, going on past failures; ends with "N passed, N failed".
 test:
@@ -42,6 +42,14 @@ vscode-test:
 	cd editors/vscode && npm ci --no-audit --no-fund >/dev/null && PCP_DERIVE_LSP_BIN=$(CURDIR)/bin/pcp-derive-lsp npm run ci
 
 protocol-test: vscode-test
+
+# The extension in real VS Code (code-server) driven through headless
+# chromium against the test pmcd: scripts/vscode-e2e.sh. Installs code-server,
+# Node 24 and chromium on first use, cached in /var/cache/pcp-derive-lsp/vscode.
+# Screenshots go to build/vscode-e2e/; UPDATE_SCREENSHOTS=1 copies the ones
+# docs/editors.md shows into docs/images/.
+vscode-e2e:
+	scripts/vscode-e2e.sh
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp
