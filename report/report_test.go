@@ -84,3 +84,26 @@ func TestGitHubEscaping(t *testing.T) {
 		t.Errorf("ghData = %q, want %q", got, want)
 	}
 }
+
+// TestSARIFLocations: a file under the base directory is relative to
+// %SRCROOT%; any other is an absolute file URI with no base (it used to
+// be "../x" with %SRCROOT%, outside the root); quick fixes are SARIF
+// fixes.
+func TestSARIFLocations(t *testing.T) {
+	base := t.TempDir()
+	inside := grammar.ParseConfig(base+"/conf/a.conf", []byte("x = m\n"), grammar.Options{})
+	outside := grammar.ParseConfig("/elsewhere/b.conf", []byte("x = m\n"), grammar.Options{})
+	d := grammar.Diagnostic{Range: span(1, 5, 6), Severity: grammar.SeverityError, Code: "unknown-metric", Message: "unknown metric m",
+		Fixes: []grammar.Fix{{Title: "Change to n", Edits: []grammar.Edit{{Range: span(1, 5, 6), NewText: "n"}}}}}
+	var out bytes.Buffer
+	if err := SARIF(&out, &Run{Files: []File{{File: inside, Diagnostics: []grammar.Diagnostic{d}}, {File: outside, Diagnostics: []grammar.Diagnostic{d}}}}, base); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"uri": "conf/a.conf",
+                  "uriBaseId": "%SRCROOT%"`, `"uri": "file:///elsewhere/b.conf"
+`, `"text": "Change to n"`, `"insertedContent": {`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("SARIF lacks %s:\n%s", want, out.String())
+		}
+	}
+}

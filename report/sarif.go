@@ -23,7 +23,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	}
 	type artifactLocation struct {
 		URI       string `json:"uri"`
-		URIBaseID string `json:"uriBaseId"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
 	}
 	type physicalLocation struct {
 		ArtifactLocation artifactLocation `json:"artifactLocation"`
@@ -35,12 +35,25 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	type message struct {
 		Text string `json:"text"`
 	}
+	type replacement struct {
+		DeletedRegion   region  `json:"deletedRegion"`
+		InsertedContent message `json:"insertedContent"`
+	}
+	type artifactChange struct {
+		ArtifactLocation artifactLocation `json:"artifactLocation"`
+		Replacements     []replacement    `json:"replacements"`
+	}
+	type fix struct {
+		Description     message          `json:"description"`
+		ArtifactChanges []artifactChange `json:"artifactChanges"`
+	}
 	type result struct {
 		RuleID              string            `json:"ruleId"`
 		Level               string            `json:"level"`
 		Message             message           `json:"message"`
 		Locations           []location        `json:"locations"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Fixes               []fix             `json:"fixes,omitempty"`
 	}
 	type rule struct {
 		ID               string  `json:"id"`
@@ -60,6 +73,19 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 		Results    []result          `json:"results"`
 		Properties map[string]string `json:"properties"`
 	}
+	// fixesOf renders quick fixes as SARIF fixes (GitHub shows them as
+	// suggested changes).
+	fixesOf := func(fixes []grammar.Fix, loc artifactLocation, regionOf func(grammar.Range) region) []fix {
+		var out []fix
+		for _, fx := range fixes {
+			change := artifactChange{ArtifactLocation: loc}
+			for _, e := range fx.Edits {
+				change.Replacements = append(change.Replacements, replacement{DeletedRegion: regionOf(e.Range), InsertedContent: message{e.NewText}})
+			}
+			out = append(out, fix{Description: message{fx.Title}, ArtifactChanges: []artifactChange{change}})
+		}
+		return out
+	}
 	var out run
 	out.Tool.Driver = driver{Name: r.Tool, InformationURI: "https://github.com/pcp-derive-lsp/pcp-derive-lsp", Version: r.Version}
 	out.ColumnKind = "utf16CodeUnits"
@@ -67,11 +93,24 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	out.Properties = map[string]string{"pcpVersion": r.PCPVersion.String(), "pcpVersionReason": r.PCPVersionReason, "metadataSource": r.Source}
 	used := map[string]bool{}
 	for _, f := range r.Files {
-		uri := f.File.Path
-		if rel, err := filepath.Rel(baseDir, uri); err == nil && filepath.IsLocal(rel) {
-			uri = rel
+		// A path under baseDir is relative to %SRCROOT%; any other is
+		// an absolute file URI with no base.
+		loc := artifactLocation{URI: filepath.ToSlash(f.File.Path)}
+		if abs, err := filepath.Abs(f.File.Path); err == nil {
+			if rel, err := filepath.Rel(baseDir, abs); err == nil && filepath.IsLocal(rel) {
+				loc = artifactLocation{URI: filepath.ToSlash(rel), URIBaseID: "%SRCROOT%"}
+			} else {
+				loc.URI = "file://" + filepath.ToSlash(abs)
+			}
 		}
-		uri = filepath.ToSlash(uri)
+		uri := loc.URI
+		regionOf := func(rg grammar.Range) region {
+			end := rg.End
+			if end.Offset <= rg.Start.Offset {
+				end.Col16, end.Line = rg.Start.Col16, rg.Start.Line
+			}
+			return region{StartLine: rg.Start.Line, StartColumn: rg.Start.Col16 + 1, EndLine: end.Line, EndColumn: end.Col16 + 1}
+		}
 		for _, d := range f.Diagnostics {
 			used[d.Code] = true
 			end := d.Range.End
@@ -85,11 +124,12 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 				Level:   sarifLevel(d.Severity),
 				Message: message{d.Message},
 				Locations: []location{{physicalLocation{
-					ArtifactLocation: artifactLocation{URI: uri, URIBaseID: "%SRCROOT%"},
+					ArtifactLocation: loc,
 					Region: region{StartLine: d.Range.Start.Line, StartColumn: d.Range.Start.Col16 + 1,
 						EndLine: end.Line, EndColumn: end.Col16 + 1},
 				}}},
 				PartialFingerprints: map[string]string{"primaryLocationLineHash": hex.EncodeToString(sum[:8])},
+				Fixes:               fixesOf(d.Fixes, loc, regionOf),
 			})
 		}
 	}
