@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -99,6 +98,7 @@ type server struct {
 	mu          sync.Mutex
 	docs        map[uri.URI]*docState
 	settings    Settings
+	layer       settingsLayer          // everything the client said about settings, merged
 	pcp         pipeline.VersionChoice // the release the analysis follows, and why
 	source      pmclient.Source
 	sourceErr   error
@@ -115,6 +115,9 @@ type server struct {
 // clientCaps are the client capabilities the server adapts to.
 type clientCaps struct {
 	inlayRefresh, codeLensRefresh, workDoneProgress bool
+	// configuration: the client answers workspace/configuration, so
+	// settings are pulled rather than taken from notifications alone.
+	configuration bool
 }
 
 func newServer(bg context.Context, client protocol.Client, opts Options) *server {
@@ -143,21 +146,6 @@ func (s *server) close() {
 	if c, ok := s.source.(interface{ Close() error }); ok {
 		c.Close()
 	}
-}
-
-func decodeSettings(raw []byte) (Settings, error) {
-	var st Settings
-	if len(raw) == 0 || string(raw) == "null" {
-		return st, nil
-	}
-	var wrapped struct {
-		PCPDerive *Settings `json:"pcpDerive"`
-	}
-	if err := json.Unmarshal(raw, &wrapped); err == nil && wrapped.PCPDerive != nil {
-		return *wrapped.PCPDerive, nil
-	}
-	err := json.Unmarshal(raw, &st)
-	return st, err
 }
 
 // applySettings opens the metadata source the settings name.
@@ -238,13 +226,13 @@ func detach(ctx context.Context) (context.Context, context.CancelFunc) {
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	st, err := decodeSettings(params.InitializationOptions)
+	s.mu.Lock()
+	st, err := s.layer.merge(params.InitializationOptions)
+	s.clientCaps = readClientCaps(params)
+	s.mu.Unlock()
 	if err != nil {
 		s.log.Warn("ignoring initializationOptions", zap.Error(err))
 	}
-	s.mu.Lock()
-	s.clientCaps = readClientCaps(params)
-	s.mu.Unlock()
 	folders, _ := params.WorkspaceFolders.Get()
 	for _, f := range folders {
 		s.workspace.addFolder(f.URI)
@@ -264,6 +252,9 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 		}
 		if ws.CodeLens != nil && ws.CodeLens.RefreshSupport != nil {
 			c.codeLensRefresh = *ws.CodeLens.RefreshSupport
+		}
+		if ws.Configuration != nil {
+			c.configuration = *ws.Configuration
 		}
 	}
 	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
@@ -307,6 +298,7 @@ func capabilities() protocol.ServerCapabilities {
 }
 
 func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	go s.pullAndApply()
 	s.mu.Lock()
 	src, err := s.source, s.sourceErr
 	s.mu.Unlock()
@@ -334,7 +326,9 @@ func (s *server) Exit(context.Context) error     { return nil }
 func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	st, err := decodeSettings(params.Settings)
+	s.mu.Lock()
+	st, err := s.layer.merge(params.Settings)
+	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
@@ -342,7 +336,57 @@ func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.Di
 	s.startNameLoad()
 	s.sendStatus()
 	s.reanalyseAll()
+	go s.pullAndApply()
 	return nil
+}
+
+// pullAndApply pulls the settings (pullSettings) in the background — the
+// client answers a request of ours while it may be waiting on us — and
+// applies them when the answer changed anything.
+func (s *server) pullAndApply() {
+	defer s.survive("workspace/configuration")
+	st, changed := s.pullSettings(s.bg)
+	if !changed {
+		return
+	}
+	ctx, cancel := detach(s.bg)
+	defer cancel()
+	s.applySettings(ctx, st)
+	s.startNameLoad()
+	s.sendStatus()
+	s.reanalyseAll()
+}
+
+// pullSettings asks a client that answers workspace/configuration for our
+// section and merges the answer over what it sent before. changed is
+// false when the client cannot be asked, did not answer, or its answer
+// changed nothing.
+func (s *server) pullSettings(ctx context.Context) (_ Settings, changed bool) {
+	s.mu.Lock()
+	can := s.clientCaps.configuration
+	s.mu.Unlock()
+	if !can {
+		return Settings{}, false
+	}
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	section := settingsSection
+	answers, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
+	if err != nil || len(answers) == 0 {
+		if err != nil {
+			s.log.Warn("workspace/configuration", zap.Error(err))
+		}
+		return Settings{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := s.layer.snapshot()
+	st, err := s.layer.merge(answers[0])
+	if err != nil {
+		s.log.Warn("workspace/configuration answer", zap.Error(err))
+		return Settings{}, false
+	}
+	return st, s.layer.snapshot() != before
 }
 
 // reanalyseAll re-checks every open document now (new settings, or the
