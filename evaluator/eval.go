@@ -448,7 +448,7 @@ func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
 		if n.Op == "!" {
 			// libpcp writes a 32-bit 0/1 over the value: right for 32-bit
 			// types only (the checker warns about the others).
-			isZero := asFloat64(xt, v) == 0
+			isZero := Float64(xt, v) == 0
 			switch xt {
 			case pmapi.Type32:
 				o.I = b2i(isZero)

@@ -46,7 +46,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		// libpcp adds each value divided by the count, in float.
 		var avg float32
 		for _, v := range x {
-			avg += float32(asFloat64(xt, v)) / float32(len(x))
+			avg += float32(Float64(xt, v)) / float32(len(x))
 		}
 		out := Value{Inst: pmclient.InNull, F: float64(avg)}
 		return []Value{out}, nil
@@ -363,7 +363,7 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 		var o Value
 		switch {
 		case n.Op == "/":
-			num, den := asFloat64(opType, x), asFloat64(opType, y)
+			num, den := Float64(opType, x), Float64(opType, y)
 			if num == 0 {
 				o.F = 0
 			} else {
@@ -457,7 +457,7 @@ func relational(t pmapi.Type, op string, a, b Value) bool {
 	return false
 }
 
-func isZero(t pmapi.Type, v Value) bool { return asFloat64(t, v) == 0 }
+func isZero(t pmapi.Type, v Value) bool { return Float64(t, v) == 0 }
 
 // ternary chooses per position: the guard's i-th value (its last one for
 // the rest) picks the branch; a singular branch is broadcast.

@@ -48,8 +48,8 @@ func fromSource(t pmapi.Type, v pmclient.Value) Value {
 	return out
 }
 
-// asFloat64 reads a numeric value as a double, as C converts it.
-func asFloat64(t pmapi.Type, v Value) float64 {
+// Float64 reads a numeric value of type t as a double, as C converts it.
+func Float64(t pmapi.Type, v Value) float64 {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
 		return float64(v.I)
@@ -77,9 +77,9 @@ func convert(from, to pmapi.Type, v Value) Value {
 			out.U = uint64(asInt64(from, v))
 		}
 	case pmapi.TypeFloat:
-		out.F = float64(float32(asFloat64(from, v)))
+		out.F = float64(float32(Float64(from, v)))
 	case pmapi.TypeDouble:
-		out.F = asFloat64(from, v)
+		out.F = Float64(from, v)
 	default:
 		return v
 	}

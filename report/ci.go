@@ -23,10 +23,7 @@ func GitHub(w io.Writer, r *Run) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range r.Files {
 		for _, d := range f.Diagnostics {
-			level := map[grammar.Severity]string{grammar.SeverityError: "error", grammar.SeverityWarning: "warning"}[d.Severity]
-			if level == "" {
-				level = "notice"
-			}
+			level := levelName(d.Severity, "error", "warning", "notice")
 			end := d.Range.End
 			if end.Line != d.Range.Start.Line {
 				end = d.Range.Start
@@ -37,6 +34,18 @@ func GitHub(w io.Writer, r *Run) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// levelName names a severity in a format's words for errors, warnings
+// and everything else.
+func levelName(s grammar.Severity, errorName, warningName, other string) string {
+	switch s {
+	case grammar.SeverityError:
+		return errorName
+	case grammar.SeverityWarning:
+		return warningName
+	}
+	return other
 }
 
 // ghData escapes a workflow command's message.
@@ -72,10 +81,7 @@ func Checkstyle(w io.Writer, r *Run) error {
 	for _, f := range r.Files {
 		cf := cFile{Name: f.File.Path}
 		for _, d := range f.Diagnostics {
-			sev := map[grammar.Severity]string{grammar.SeverityError: "error", grammar.SeverityWarning: "warning"}[d.Severity]
-			if sev == "" {
-				sev = "info"
-			}
+			sev := levelName(d.Severity, "error", "warning", "info")
 			cf.Errors = append(cf.Errors, cError{d.Range.Start.Line, d.Range.Start.Col, sev, d.Message, "pcp-derive-lsp." + d.Code})
 		}
 		doc.Files = append(doc.Files, cf)
@@ -174,10 +180,7 @@ func GitLab(w io.Writer, r *Run) error {
 	seen := map[string]int{}
 	for _, f := range r.Files {
 		for _, d := range f.Diagnostics {
-			sev := map[grammar.Severity]string{grammar.SeverityError: "major", grammar.SeverityWarning: "minor"}[d.Severity]
-			if sev == "" {
-				sev = "info"
-			}
+			sev := levelName(d.Severity, "major", "minor", "info")
 			key := d.Code + "\x00" + f.File.Path + "\x00" + f.File.Line(d.Range.Start.Line) + "\x00" + d.Message
 			seen[key]++
 			sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d", key, seen[key])))

@@ -181,24 +181,19 @@ func (r *Rules) SetSeverity(code, level string) error {
 // (comma-separated codes) and CODE=LEVEL severities.
 func (r *Rules) Flags(disable, enable, severity []string) error {
 	var errs []error
-	for _, list := range disable {
-		for _, c := range splitCodes(list) {
-			if _, ok := codes.Lookup(c); !ok {
-				errs = append(errs, fmt.Errorf("--disable: %s", unknownCode(c)))
-				continue
+	eachCode := func(flag string, lists []string, apply func(string)) {
+		for _, list := range lists {
+			for _, c := range splitCodes(list) {
+				if _, ok := codes.Lookup(c); !ok {
+					errs = append(errs, fmt.Errorf("--%s: %s", flag, unknownCode(c)))
+					continue
+				}
+				apply(c)
 			}
-			r.Disable(c)
 		}
 	}
-	for _, list := range enable {
-		for _, c := range splitCodes(list) {
-			if _, ok := codes.Lookup(c); !ok {
-				errs = append(errs, fmt.Errorf("--enable: %s", unknownCode(c)))
-				continue
-			}
-			r.Enable(c)
-		}
-	}
+	eachCode("disable", disable, r.Disable)
+	eachCode("enable", enable, r.Enable)
 	for _, s := range severity {
 		code, level, ok := strings.Cut(s, "=")
 		if !ok {

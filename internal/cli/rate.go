@@ -47,7 +47,7 @@ func (c *counterRates) convert(s *evaluator.Sample) map[string]bool {
 			if first || !seen {
 				continue
 			}
-			d := asFloat(r.Desc.Type, v) - asFloat(r.Desc.Type, prev)
+			d := evaluator.Float64(r.Desc.Type, v) - evaluator.Float64(r.Desc.Type, prev)
 			if d < 0 {
 				continue // counter wrapped or reset: pmval skips it too
 			}
@@ -70,16 +70,6 @@ func numeric(t pmapi.Type) bool {
 		return true
 	}
 	return false
-}
-
-func asFloat(t pmapi.Type, v evaluator.Value) float64 {
-	switch t {
-	case pmapi.Type32, pmapi.Type64:
-		return float64(v.I)
-	case pmapi.TypeU32, pmapi.TypeU64:
-		return float64(v.U)
-	}
-	return v.F
 }
 
 // timeSeconds is each time scale in seconds.

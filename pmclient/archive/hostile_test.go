@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,21 +63,6 @@ func replayAll(a *Archive) (int, error) {
 	}
 }
 
-// slack is what decoding costs whatever its input (maps, slices, the
-// runtime's own bookkeeping): memory bounds are a multiple of the input's
-// size plus this.
-const slack = 64 << 10
-
-// allocated reports the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 const hostilePMID = 0x07400001
 
 // hostileMeta is a .meta with one STRING metric and extra records.
@@ -120,7 +104,7 @@ func TestAliasedArchiveRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			var values int
-			got := allocated(func() {
+			got := hostile.Allocated(func() {
 				var a *Archive
 				if a, err = openMem(Options{}, map[string][]byte{"a.meta": tc.meta, "a.0": tc.vol}); err == nil {
 					for indom := range a.meta.indoms {
@@ -130,7 +114,7 @@ func TestAliasedArchiveRecords(t *testing.T) {
 				}
 			})
 			size := len(tc.meta) + len(tc.vol)
-			if limit := uint64(32*size + slack); got > limit {
+			if limit := uint64(32*size + hostile.Slack); got > limit {
 				t.Errorf("reading %d bytes allocated %d bytes, over %d", size, got, limit)
 			}
 			if tc.wantErr == "" && (err != nil || values != tc.values) {
@@ -223,7 +207,7 @@ func TestCompressedMetadata(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			got := allocated(func() {
+			got := hostile.Allocated(func() {
 				var a *Archive
 				if a, err = openMem(Options{MaxMetadataBytes: tc.maxMeta}, tc.files); err == nil {
 					_, err = replayAll(a)

@@ -1,28 +1,12 @@
 package pmcd
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/hostile"
 )
-
-// slack is what decoding costs whatever its input (maps, slices, the
-// runtime's own bookkeeping): memory bounds are a multiple of the input's
-// size plus this.
-const slack = 64 << 10
-
-// allocated reports the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestAliasedReplies: replies whose offsets point many values or label
 // sets at one block of bytes decode within a small multiple of the reply's
@@ -55,11 +39,11 @@ func TestAliasedReplies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var n int
 			var err error
-			got := allocated(func() { n, err = tc.decode(tc.pdu) })
+			got := hostile.Allocated(func() { n, err = tc.decode(tc.pdu) })
 			if err != nil || n != tc.want {
 				t.Fatalf("decoded %d, error %v; want %d", n, err, tc.want)
 			}
-			if limit := uint64(32*len(tc.pdu) + slack); got > limit {
+			if limit := uint64(32*len(tc.pdu) + hostile.Slack); got > limit {
 				t.Errorf("decoding %d bytes allocated %d bytes, over %d", len(tc.pdu), got, limit)
 			}
 		})

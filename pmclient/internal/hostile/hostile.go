@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 
 	"github.com/ulikunitz/xz"
@@ -305,4 +306,19 @@ func WriteCorpusArgs(dir, name string, seeds [][]any) error {
 		}
 	}
 	return nil
+}
+
+// Slack is what decoding costs whatever its input (maps, slices, the
+// runtime's own bookkeeping): memory bounds in tests are a multiple of
+// the input's size plus this.
+const Slack = 64 << 10
+
+// Allocated reports the bytes fn allocates.
+func Allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

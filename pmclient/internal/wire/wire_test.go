@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 
@@ -9,21 +8,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/hostile"
 )
-
-// slack is what decoding costs whatever its input (maps, slices, the
-// runtime's own bookkeeping): memory bounds are a multiple of the input's
-// size plus this.
-const slack = 64 << 10
-
-// allocated reports the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestAliasedValueBlocks: value sets pointing many values at one value
 // block, or at overlapping blocks, decode within a small multiple of the
@@ -51,14 +35,14 @@ func TestAliasedValueBlocks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			var values int
-			got := allocated(func() {
+			got := hostile.Allocated(func() {
 				var ms []pmclient.MetricValues
 				ms, err = DecodeVsets(tc.pdu, 24, 1, types)
 				for _, m := range ms {
 					values += len(m.Values)
 				}
 			})
-			if limit := uint64(32*len(tc.pdu) + slack); got > limit {
+			if limit := uint64(32*len(tc.pdu) + hostile.Slack); got > limit {
 				t.Errorf("decoding %d bytes allocated %d bytes, over %d", len(tc.pdu), got, limit)
 			}
 			if tc.wantErr == "" && (err != nil || values != tc.values) {
