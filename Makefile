@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 
-.PHONY: test testenv fmt-check tables-check vet unit vscode-test vscode-e2e protocol-test fuzz-smoke build bench generate
+.PHONY: release test testenv fmt-check tables-check vet unit vscode-test vscode-e2e protocol-test fuzz-smoke build bench generate
 
 # Every check, going on past failures; ends with "N passed, N failed".
 test:
@@ -69,3 +69,8 @@ bench:
 # Regenerates the LALR tables from grammar/lalr/*.y (needs bison).
 generate:
 	$(GO) generate ./grammar/lalr
+
+# A release into dist/: servers for linux/darwin/windows x amd64/arm64,
+# a .vsix per VS Code platform and a universal one, SHA256SUMS.
+release:
+	scripts/release.sh $(VERSION)

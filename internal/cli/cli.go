@@ -6,10 +6,40 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
 )
 
-// Version is the tool's version, set at build time with -ldflags.
-var Version = "0.1.0-dev"
+// Version and Commit are set at build time by the release script
+// (-ldflags -X); a plain go build or go install reports the module's
+// version and VCS revision from the binary's build information instead.
+var (
+	Version = "0.1.0-dev"
+	Commit  = ""
+)
+
+// versionLine is what --version and the version command print: the
+// version, the commit it was built from and the Go that built it.
+func versionLine() string {
+	version, commit := Version, Commit
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if commit == "" {
+			for _, s := range info.Settings {
+				if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+					commit = s.Value[:12]
+				}
+			}
+		}
+		if strings.HasSuffix(version, "-dev") && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			version = strings.TrimPrefix(info.Main.Version, "v")
+		}
+	}
+	if commit == "" {
+		commit = "unknown"
+	}
+	return fmt.Sprintf("pcp-derive-lsp %s (commit %s, %s)", version, commit, runtime.Version())
+}
 
 // Env is what a command may touch: its arguments and standard streams.
 type Env struct {
@@ -60,7 +90,8 @@ func Main(ctx context.Context, env Env) int {
 		return ExitUsage
 	}
 	cmd := "serve"
-	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-' || args[0] == "-h" || args[0] == "--help") {
+	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-' || args[0] == "-h" || args[0] == "--help" ||
+		args[0] == "--version" || args[0] == "-version" || args[0] == "-V") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -74,8 +105,8 @@ func Main(ctx context.Context, env Env) int {
 		return runEval(ctx, env, args)
 	case "snapshot":
 		return runSnapshot(ctx, env, args)
-	case "version":
-		fmt.Fprintf(env.Stdout, "pcp-derive-lsp %s\n", Version)
+	case "version", "--version", "-version", "-V":
+		fmt.Fprintln(env.Stdout, versionLine())
 		return ExitOK
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)

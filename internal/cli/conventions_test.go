@@ -227,3 +227,14 @@ func TestFixAndDiff(t *testing.T) {
 		t.Errorf("--fix: exit %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
 }
+
+// TestVersion: --version, -V and the version command print the version,
+// the commit and the Go release, as the release script stamps them.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "-V", "version"} {
+		stdout, _, status := run(t, "", arg)
+		if status != ExitOK || !strings.HasPrefix(stdout, "pcp-derive-lsp "+Version+" (commit ") || !strings.Contains(stdout, ", go1.") {
+			t.Errorf("%s: exit %d, %q", arg, status, stdout)
+		}
+	}
+}

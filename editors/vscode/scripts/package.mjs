@@ -1,13 +1,31 @@
-// Packages the extension for linux-x64 with the server binary inside, then
-// checks what the .vsix holds. The binary is $PCP_DERIVE_LSP_BIN, else the
-// repository's bin/pcp-derive-lsp (make build).
+// Packages the extension for a VS Code platform target with the server
+// binary inside, then checks what the .vsix holds. The target is
+// $PCP_DERIVE_LSP_TARGET (default linux-x64; "universal" packages no server:
+// the extension then finds pcp-derive-lsp on PATH). The binary is
+// $PCP_DERIVE_LSP_BIN, else the repository's bin/pcp-derive-lsp (make build).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const target = 'linux-x64';
+const target = process.env.PCP_DERIVE_LSP_TARGET || 'linux-x64';
+const universal = target === 'universal';
+// The executable format each target's server must have: magic bytes and
+// machine, so a binary for the wrong platform is never shipped.
+const formats = {
+  'linux-x64': { elf: 0x3e },
+  'linux-arm64': { elf: 0xb7 },
+  'darwin-x64': { macho: 0x01000007 },
+  'darwin-arm64': { macho: 0x0100000c },
+  'win32-x64': { pe: 0x8664 },
+  'win32-arm64': { pe: 0xaa64 },
+};
+if (!universal && !formats[target]) {
+  console.error(`package: unknown target ${target}: want one of ${Object.keys(formats).join(', ')} or universal`);
+  process.exit(1);
+}
+const exe = target.startsWith('win32') ? 'pcp-derive-lsp.exe' : 'pcp-derive-lsp';
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 function fail(msg) {
@@ -15,31 +33,44 @@ function fail(msg) {
   process.exit(1);
 }
 
-// 1. The server binary, which must be a static linux x86-64 executable.
+// 1. The server binary, for the target's system and machine.
 const bin = process.env.PCP_DERIVE_LSP_BIN || path.resolve(root, '..', '..', 'bin', 'pcp-derive-lsp');
-if (!fs.existsSync(bin)) {
-  fail(`no server binary at ${bin}: run "make build" in the repository (CGO_ENABLED=0 go build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp) or set PCP_DERIVE_LSP_BIN`);
-}
-const head = Buffer.alloc(20);
-const fd = fs.openSync(bin, 'r');
-fs.readSync(fd, head, 0, 20, 0);
-fs.closeSync(fd);
-const isElf = head.subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
-if (!isElf || head[4] !== 2 || head.readUInt16LE(18) !== 0x3e) {
-  fail(`${bin} is not a 64-bit x86-64 ELF executable: build it with GOOS=linux GOARCH=amd64`);
-}
-const serverDir = path.join(root, 'server', target);
 fs.rmSync(path.join(root, 'server'), { recursive: true, force: true });
-fs.mkdirSync(serverDir, { recursive: true });
-const bundled = path.join(serverDir, 'pcp-derive-lsp');
-fs.copyFileSync(bin, bundled);
-fs.chmodSync(bundled, 0o755);
+if (!universal) {
+  if (!fs.existsSync(bin)) {
+    fail(`no server binary at ${bin}: run "make build" in the repository (CGO_ENABLED=0 go build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp) or set PCP_DERIVE_LSP_BIN`);
+  }
+  const head = Buffer.alloc(4096);
+  const fd = fs.openSync(bin, 'r');
+  fs.readSync(fd, head, 0, head.length, 0);
+  fs.closeSync(fd);
+  const want = formats[target];
+  let ok = false;
+  if (want.elf !== undefined) {
+    ok = head.subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])) && head[4] === 2 && head.readUInt16LE(18) === want.elf;
+  } else if (want.macho !== undefined) {
+    ok = head.readUInt32LE(0) === 0xfeedfacf && head.readUInt32LE(4) === want.macho;
+  } else {
+    const pe = head.readUInt32LE(0x3c);
+    ok = head.subarray(0, 2).toString() === 'MZ' && pe + 6 <= head.length && head.readUInt32LE(pe) === 0x00004550 && head.readUInt16LE(pe + 4) === want.pe;
+  }
+  if (!ok) {
+    fail(`${bin} is not a ${target} executable: build it with the matching GOOS and GOARCH`);
+  }
+  const serverDir = path.join(root, 'server', target);
+  fs.mkdirSync(serverDir, { recursive: true });
+  const bundled = path.join(serverDir, exe);
+  fs.copyFileSync(bin, bundled);
+  fs.chmodSync(bundled, 0o755);
+}
 
 // 2. vsce: the bundle needs no node_modules (--no-dependencies).
-const vsix = path.join(root, `${pkg.name}-${target}-${pkg.version}.vsix`);
+const outDir = process.env.PCP_DERIVE_LSP_OUT || root;
+const vsix = path.join(outDir, universal ? `${pkg.name}-${pkg.version}.vsix` : `${pkg.name}-${target}-${pkg.version}.vsix`);
 fs.rmSync(vsix, { force: true });
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-execFileSync(process.execPath, [vsce, 'package', '--target', target, '--no-dependencies', '--skip-license', '--out', vsix], {
+const targetArgs = universal ? [] : ['--target', target];
+execFileSync(process.execPath, [vsce, 'package', ...targetArgs, '--no-dependencies', '--skip-license', '--out', vsix], {
   cwd: root,
   stdio: 'inherit',
 });
@@ -60,19 +91,26 @@ const need = [
   'extension/language-configuration.json',
   'extension/syntaxes/pcp-derived.tmLanguage.json',
   'extension/dist/extension.js',
-  `extension/server/${target}/pcp-derive-lsp`,
   'extension.vsixmanifest',
 ];
+if (!universal) {
+  need.push(`extension/server/${target}/${exe}`);
+}
 for (const name of need) {
   if (!entries.has(name)) {
     fail(`${path.basename(vsix)} lacks ${name}:\n${listing}`);
   }
 }
-const server = entries.get(`extension/server/${target}/pcp-derive-lsp`);
-if (server.size !== fs.statSync(bin).size) {
+const server = universal ? { mode: 'none', size: 0 } : entries.get(`extension/server/${target}/${exe}`);
+if (universal) {
+  const stray = [...entries.keys()].filter((n) => n.startsWith('extension/server/'));
+  if (stray.length > 0) {
+    fail(`the universal package holds a server: ${stray.join(', ')}`);
+  }
+} else if (server.size !== fs.statSync(bin).size) {
   fail(`the bundled server is ${server.size} bytes, ${bin} is ${fs.statSync(bin).size}`);
 }
-if (!/^-rwx/.test(server.mode)) {
+if (!universal && !/^-rwx/.test(server.mode)) {
   console.warn(`package: note: the bundled server has mode ${server.mode}; the extension sets the x bits when it starts`);
 }
 const unwanted = [...entries.keys()].filter((n) => /^extension\/(src|test|out|node_modules|scripts)\//.test(n) || n.endsWith('.map') || n.endsWith('.ts'));

@@ -78,6 +78,7 @@ test('the settings sent to the server are the ones lsp/server.go reads', (t) => 
   }
   assert.match(struct, /Host, Socket, Archive, Metadata string/, 'the source fields');
   assert.deepStrictEqual(Object.keys(sent.source), ['host', 'socket', 'archive', 'metadata']);
-  assert.match(src, /json:"pcpDerive"/, 'didChangeConfiguration is sent as {pcpDerive: ...}');
+  const settingsGo = fs.readFileSync(path.join(root, '..', '..', 'lsp', 'settings.go'), 'utf8');
+  assert.match(settingsGo, /settingsSection = "pcpDerive"/, 'didChangeConfiguration is sent as {pcpDerive: ...}');
   assert.match(extensionSource, /settings: \{ pcpDerive: /);
 });
