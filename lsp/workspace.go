@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
@@ -185,7 +184,7 @@ func readConfig(root, path string, e fs.DirEntry, size, left int64) ([]byte, str
 	if !info.Mode().IsRegular() {
 		return nil, "not a regular file (" + info.Mode().Type().String() + ")"
 	}
-	f, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := openScanned(target)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -30,6 +30,7 @@ step testenv make --no-print-directory testenv
 step gofmt make --no-print-directory fmt-check
 step lalr-tables make --no-print-directory tables-check
 step vet make --no-print-directory vet
+step cross-build make --no-print-directory cross-build
 
 echo "=== go test -race"
 counts=$(mktemp)
