@@ -76,6 +76,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
 	fs.BoolVar(&quiet, "quiet", false, "same as -q")
+	separate := fs.Bool("separate", false, "check each PATH as a config of its own (as pre-commit passes unrelated files), not all together as one config path")
 	fix := fs.Bool("fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
 	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
@@ -128,7 +129,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	run, _, ioErrors := analyse(ctx, env, paths, checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}, source, *maxSize)
+	opts := checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}
+	run, ioErrors := analyseGroups(ctx, env, paths, *separate, opts, source, *maxSize)
 	if run == nil {
 		return ExitUsage
 	}
@@ -209,6 +211,31 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// analyseGroups analyses the paths as one config path, or with separate
+// each path as its own (a definition in one file is then no duplicate of
+// one in another), and gathers the files into one run.
+func analyseGroups(ctx context.Context, env Env, paths []string, separate bool, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, int) {
+	if !separate {
+		run, _, ioErrors := analyse(ctx, env, paths, opts, source, maxSize)
+		return run, ioErrors
+	}
+	var all *report.Run
+	ioErrors := 0
+	for _, p := range paths {
+		run, _, n := analyse(ctx, env, []string{p}, opts, source, maxSize)
+		if run == nil {
+			return nil, ioErrors
+		}
+		ioErrors += n
+		if all == nil {
+			all = run
+			continue
+		}
+		all.Files = append(all.Files, run.Files...)
+	}
+	return all, ioErrors
 }
 
 // withoutFlag returns args without the boolean flag name (-name,

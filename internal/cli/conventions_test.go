@@ -238,3 +238,26 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestSeparateConfigs: pre-commit passes unrelated files in one run; with
+// --separate (the hook's entry) each is its own config, so the same name
+// in two files is no duplicate-name error.
+func TestSeparateConfigs(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.conf"), filepath.Join(dir, "b.conf")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("m.x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if stdout, _, status := run(t, "", "check", "--no-metadata", a, b); status != ExitFindings || !strings.Contains(stdout, "duplicate-name") {
+		t.Errorf("together: exit %d, %q", status, stdout)
+	}
+	if stdout, _, status := run(t, "", "check", "--no-metadata", "--separate", a, b); status != ExitOK || strings.Contains(stdout, "duplicate-name") {
+		t.Errorf("--separate: exit %d, %q", status, stdout)
+	}
+	hooks, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	if err != nil || !strings.Contains(string(hooks), "entry: pcp-derive-lsp check --separate") {
+		t.Errorf("the pre-commit hook does not check files separately (%v)", err)
+	}
+}
