@@ -12,6 +12,7 @@ test:
 testenv:
 	scripts/pcp-testenv.sh
 	scripts/pcp-releases.sh
+	scripts/editors-env.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -1,0 +1,75 @@
+;;; emacs-driver.el --- drives eglot in `emacs --batch' after the documented snippet  -*- lexical-binding: t -*-
+;; emacs --batch -l SNIPPET -l emacs-driver.el: opens $PCP_EDITOR_CONF and
+;; goes through what a user does, writing "key value" lines to
+;; $PCP_EDITOR_OUT for editors/test (Go). Every step records what it saw
+;; (or the error), and the Go test judges.
+(require 'eglot)
+(require 'flymake)
+(defvar pcp-test-lines nil)
+(defun pcp-put (key value)
+  (push (concat key " " (replace-regexp-in-string "\n" "\\\\n" (format "%s" value))) pcp-test-lines))
+(defun pcp-wait (pred seconds)
+  "Run timers and process output until PRED holds or SECONDS pass."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05)
+      (run-hooks 'post-command-hook))
+    (funcall pred)))
+(defun pcp-finish ()
+  (with-temp-file (getenv "PCP_EDITOR_OUT")
+    (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
+  (kill-emacs 0))
+
+(condition-case err
+    (progn
+      (pcp-put "version" (format "%s eglot %s" emacs-version
+                                 (or (and (fboundp 'package-get-version) (ignore-errors (package-get-version))) "built-in")))
+      (find-file (getenv "PCP_EDITOR_CONF"))
+      (pcp-put "mode" major-mode)
+      ;; eglot-ensure connects from post-command-hook, which the batch
+      ;; mode's missing command loop never runs: pcp-wait runs it.
+      (pcp-put "attached" (if (pcp-wait (lambda () (eglot-current-server)) 30) "t" "nil"))
+      (pcp-wait (lambda () (flymake-diagnostics)) 30)
+      (dolist (d (sort (flymake-diagnostics) (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))
+        (save-excursion
+          (goto-char (flymake-diagnostic-beg d))
+          (pcp-put "diagnostic" (format "%d:%d %s" (line-number-at-pos) (1+ (current-column))
+                                        (flymake-diagnostic-text d)))))
+      (let ((server (eglot-current-server)))
+        ;; Hover on kernel.all.load (line 2).
+        (goto-char (point-min)) (forward-line 1) (forward-char 12)
+        (let ((h (jsonrpc-request server :textDocument/hover (eglot--TextDocumentPositionParams))))
+          (pcp-put "hover" (plist-get (plist-get h :contents) :value)))
+        ;; The quick fix for the unknown metric on line 3, applied by eglot.
+        (goto-char (point-min)) (forward-line 2) (forward-char 8)
+        (let* ((diags (flymake-diagnostics (point)))
+               (actions (jsonrpc-request
+                         server :textDocument/codeAction
+                         (list :textDocument (eglot--TextDocumentIdentifier)
+                               :range (list :start (eglot--pos-to-lsp-position (point))
+                                            :end (eglot--pos-to-lsp-position (point)))
+                               :context (list :diagnostics
+                                              (vconcat (mapcar (lambda (d) (cdr (assoc 'eglot-lsp-diag (flymake-diagnostic-data d))))
+                                                               diags)))))))
+          (seq-doseq (a actions)
+            (pcp-put "codeaction" (plist-get a :title)))
+          (let ((fix (seq-find (lambda (a) (equal (plist-get a :title) "Change to sample.long.one")) actions)))
+            (when fix
+              (eglot-execute server fix)
+              (pcp-put "applied" (plist-get fix :title)))))
+        (goto-char (point-min)) (forward-line 2)
+        (pcp-put "line3" (buffer-substring (line-beginning-position) (line-end-position)))
+        ;; Formatting.
+        (eglot-format-buffer)
+        (goto-char (point-min)) (forward-line 3)
+        (pcp-put "line4" (buffer-substring (line-beginning-position) (line-end-position)))
+        ;; Completion after "sample." on a new line, through
+        ;; completion-at-point's table.
+        (goto-char (point-max))
+        (insert "m.new = sample.")
+        (let* ((capf (eglot-completion-at-point))
+               (table (nth 2 capf))
+               (prefix (buffer-substring (nth 0 capf) (point))))
+          (pcp-put "completion" (mapconcat #'identity (sort (all-completions prefix table) #'string<) ",")))))
+  (error (pcp-put "error" (error-message-string err))))
+(pcp-finish)

@@ -1,0 +1,92 @@
+-- Drives Neovim's own LSP client headless (0.7 to 0.12) through what a user
+-- does in a derived-metric config, after the documented init.lua snippet
+-- (nvim --headless -u SNIPPET). Writes "key value" lines to
+-- $PCP_EDITOR_OUT for editors/test (Go). Never errors out: every step
+-- records what it saw, and the Go test judges.
+local out = assert(os.getenv('PCP_EDITOR_OUT'))
+local conf = assert(os.getenv('PCP_EDITOR_CONF'))
+local lines = {}
+local function put(k, v) table.insert(lines, k .. ' ' .. tostring(v):gsub('\n', '\\n')) end
+local function finish()
+  local f = assert(io.open(out, 'w'))
+  f:write(table.concat(lines, '\n'), '\n')
+  f:close()
+  vim.cmd('qa!')
+end
+
+local function clients(buf)
+  if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = buf }) end
+  return vim.tbl_values(vim.lsp.buf_get_clients(buf))
+end
+
+local ok, err = pcall(function()
+  put('version', vim.version().major .. '.' .. vim.version().minor .. '.' .. vim.version().patch)
+  vim.cmd('edit ' .. conf)
+  local buf = vim.api.nvim_get_current_buf()
+  put('filetype', vim.bo[buf].filetype)
+  local ready = vim.wait(30000, function() return #clients(buf) > 0 and #vim.diagnostic.get(buf) > 0 end, 50)
+  put('attached', ready)
+  local client = clients(buf)[1]
+  if not client then return end
+  local enc = client.offset_encoding or 'utf-16'
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    put('diagnostic', (d.lnum + 1) .. ':' .. (d.col + 1) .. ' ' .. tostring(d.code) .. ' ' .. d.message)
+  end
+  local uri = vim.uri_from_bufnr(buf)
+
+  -- Hover on kernel.all.load (line 2).
+  local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover',
+    { textDocument = { uri = uri }, position = { line = 1, character = 12 } }, 10000)
+  for _, r in pairs(res or {}) do
+    if r.result and r.result.contents then put('hover', r.result.contents.value or r.result.contents) end
+  end
+
+  -- The quick fix for the unknown metric on line 3, applied.
+  local diags = {}
+  for _, d in ipairs(vim.diagnostic.get(buf, { lnum = 2 })) do
+    table.insert(diags, (d.user_data and d.user_data.lsp) or {
+      range = { start = { line = d.lnum, character = d.col }, ['end'] = { line = d.end_lnum, character = d.end_col } },
+      message = d.message, code = d.code, severity = d.severity, source = d.source,
+    })
+  end
+  res = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', {
+    textDocument = { uri = uri },
+    range = { start = { line = 2, character = 8 }, ['end'] = { line = 2, character = 8 } },
+    context = { diagnostics = diags },
+  }, 10000)
+  for _, r in pairs(res or {}) do
+    for _, a in ipairs(r.result or {}) do
+      put('codeaction', a.title)
+      if a.edit and a.title:find('sample.long.one', 1, true) and not a.title:find('ulong', 1, true) then
+        vim.lsp.util.apply_workspace_edit(a.edit, enc)
+        put('applied', a.title)
+      end
+    end
+  end
+  put('line3', vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1])
+
+  -- Formatting.
+  if vim.lsp.buf.format then
+    vim.lsp.buf.format({ timeout_ms = 10000 })
+  else
+    vim.lsp.buf.formatting_sync(nil, 10000)
+  end
+  put('line4', vim.api.nvim_buf_get_lines(buf, 3, 4, false)[1])
+
+  -- Completion after "sample." on a new line.
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'm.new = sample.' })
+  local n = vim.api.nvim_buf_line_count(buf)
+  res = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
+    textDocument = { uri = uri }, position = { line = n - 1, character = 15 },
+    context = { triggerKind = 2, triggerCharacter = '.' },
+  }, 10000)
+  local labels = {}
+  for _, r in pairs(res or {}) do
+    local items = r.result and (r.result.items or r.result) or {}
+    for _, it in ipairs(items) do table.insert(labels, it.label) end
+  end
+  table.sort(labels)
+  put('completion', table.concat(labels, ','))
+end)
+if not ok then put('error', err) end
+finish()
