@@ -64,18 +64,26 @@ if (!universal) {
   fs.chmodSync(bundled, 0o755);
 }
 
-// 2. vsce: the bundle needs no node_modules (--no-dependencies).
+// 2. The repository's LICENSE goes into the package (vsce wants it beside
+// package.json; the copy is ignored by git).
+const license = path.resolve(root, '..', '..', 'LICENSE');
+if (!fs.existsSync(license)) {
+  fail(`no ${license}: the .vsix must carry the license`);
+}
+fs.copyFileSync(license, path.join(root, 'LICENSE'));
+
+// 3. vsce: the bundle needs no node_modules (--no-dependencies).
 const outDir = process.env.PCP_DERIVE_LSP_OUT || root;
 const vsix = path.join(outDir, universal ? `${pkg.name}-${pkg.version}.vsix` : `${pkg.name}-${target}-${pkg.version}.vsix`);
 fs.rmSync(vsix, { force: true });
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 const targetArgs = universal ? [] : ['--target', target];
-execFileSync(process.execPath, [vsce, 'package', ...targetArgs, '--no-dependencies', '--skip-license', '--out', vsix], {
+execFileSync(process.execPath, [vsce, 'package', ...targetArgs, '--no-dependencies', '--out', vsix], {
   cwd: root,
   stdio: 'inherit',
 });
 
-// 3. What is inside.
+// 4. What is inside.
 const listing = execFileSync('unzip', ['-Z', '-l', vsix], { encoding: 'utf8' });
 const entries = new Map();
 for (const line of listing.split('\n')) {
@@ -91,6 +99,9 @@ const need = [
   'extension/language-configuration.json',
   'extension/syntaxes/pcp-derived.tmLanguage.json',
   'extension/dist/extension.js',
+  'extension/LICENSE.txt',
+  'extension/changelog.md',
+  `extension/${pkg.icon}`,
   'extension.vsixmanifest',
 ];
 if (!universal) {
