@@ -72,7 +72,10 @@ generate:
 	$(GO) generate ./grammar/lalr
 
 # A release into dist/: servers for linux/darwin/windows x amd64/arm64,
-# a .vsix per VS Code platform and a universal one, SHA256SUMS.
+# a .vsix per VS Code platform and a universal one, SHA256SUMS. The version
+# is the git tag (git describe), or make release VERSION=0.2.0; see
+# scripts/release.sh --help. Not part of make test (TestReleaseBuild runs
+# the script for this machine's platform only).
 release:
 	scripts/release.sh $(VERSION)
 

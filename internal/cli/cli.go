@@ -12,33 +12,61 @@ import (
 )
 
 // Version and Commit are set at build time by the release script
-// (-ldflags -X); a plain go build or go install reports the module's
-// version and VCS revision from the binary's build information instead.
+// (scripts/release.sh, -ldflags "-X .../internal/cli.Version=0.2.0
+// -X .../internal/cli.Commit=abc1234def56"). Left unset, init fills them
+// from the binary's build information (fromBuildInfo), so every output
+// that names the tool's version (--version, SARIF, JSON, the language
+// server's serverInfo) agrees.
 var (
 	Version = "0.1.0-dev"
 	Commit  = ""
 )
 
-// versionLine is what --version and the version command print: the
-// version, the commit it was built from and the Go that built it.
-func versionLine() string {
-	version, commit := Version, Commit
+func init() {
 	if info, ok := debug.ReadBuildInfo(); ok {
-		if commit == "" {
-			for _, s := range info.Settings {
-				if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-					commit = s.Value[:12]
-				}
+		Version, Commit = fromBuildInfo(Version, Commit, info)
+	}
+}
+
+// fromBuildInfo fills what -ldflags left unset from what the Go toolchain
+// recorded: the main module's version ("v0.2.0" from go install
+// ...@v0.2.0; go build in a git checkout records the tag or a
+// pseudo-version) and the vcs.revision of a build in a git checkout,
+// shortened to 12 digits, with "-dirty" when the tree had changes. Test
+// binaries record neither and keep the defaults.
+func fromBuildInfo(version, commit string, info *debug.BuildInfo) (string, string) {
+	if strings.HasSuffix(version, "-dev") && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		version = strings.TrimPrefix(info.Main.Version, "v")
+	}
+	if commit == "" {
+		dirty := false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
 			}
 		}
-		if strings.HasSuffix(version, "-dev") && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			version = strings.TrimPrefix(info.Main.Version, "v")
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		if commit != "" && dirty {
+			commit += "-dirty"
 		}
 	}
+	return version, commit
+}
+
+// versionLine is what --version, -V and the version command print: the
+// version, the commit it was built from and the Go that built it, e.g.
+// "pcp-derive-lsp 0.2.0 (commit 74cceb1d7d47, go1.26.8 linux/amd64)".
+func versionLine() string {
+	commit := Commit
 	if commit == "" {
 		commit = "unknown"
 	}
-	return fmt.Sprintf("pcp-derive-lsp %s (commit %s, %s)", version, commit, runtime.Version())
+	return fmt.Sprintf("pcp-derive-lsp %s (commit %s, %s %s/%s)", Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // Env is what a command may touch: its arguments and standard streams.

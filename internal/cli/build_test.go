@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestFromBuildInfo(t *testing.T) {
+	rev := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "false"}}
+	dirty := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"}}
+	for _, c := range []struct {
+		name                    string
+		version, commit         string
+		mainVersion             string
+		settings                []debug.BuildSetting
+		wantVersion, wantCommit string
+	}{
+		{"go install @v0.2.0", "0.1.0-dev", "", "v0.2.0", nil, "0.2.0", ""},
+		{"go build in a checkout", "0.1.0-dev", "", "v0.2.1-0.20261125083624-0123456789ab+dirty", dirty, "0.2.1-0.20261125083624-0123456789ab+dirty", "0123456789ab-dirty"},
+		{"go test", "0.1.0-dev", "", "(devel)", nil, "0.1.0-dev", ""},
+		{"ldflags win", "0.3.0", "feedc0ffee12", "v0.2.0", rev, "0.3.0", "feedc0ffee12"},
+		{"revision only", "0.1.0-dev", "", "", rev, "0.1.0-dev", "0123456789ab"},
+	} {
+		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/pcp-derive-lsp/pcp-derive-lsp", Version: c.mainVersion}, Settings: c.settings}
+		v, commit := fromBuildInfo(c.version, c.commit, info)
+		if v != c.wantVersion || commit != c.wantCommit {
+			t.Errorf("%s: got %q, %q; want %q, %q", c.name, v, commit, c.wantVersion, c.wantCommit)
+		}
+	}
+}
+
+// TestReleaseBuild runs scripts/release.sh for this machine's platform
+// only (no .vsix): the binary it archives, built with the script's
+// -ldflags, must print the version and commit it was given, and
+// SHA256SUMS must match the archive.
+func TestReleaseBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	for _, tool := range []string{"bash", "git", "tar", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s: %v", tool, err)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the release script runs on unix")
+	}
+	dist := t.TempDir()
+	target := runtime.GOOS + "/" + runtime.GOARCH
+	cmd := exec.Command("bash", "../../scripts/release.sh", "--server-only", "--targets", target, "--dist", dist, "v9.8.7")
+	cmd.Env = append(os.Environ(), "COMMIT=feedc0ffee12")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("release.sh: %v\n%s", err, out)
+	}
+	base := "pcp-derive-lsp-9.8.7-" + runtime.GOOS + "-" + runtime.GOARCH
+	names, err := filepath.Glob(filepath.Join(dist, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	if strings.Join(names, " ") != "SHA256SUMS "+base+".tar.gz" {
+		t.Fatalf("dist holds %v, want %s.tar.gz and SHA256SUMS", names, base)
+	}
+
+	// The archive: one directory with the binary, LICENSE, README.md and CHANGELOG.md.
+	f, err := os.Open(filepath.Join(dist, base+".tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	bin := filepath.Join(t.TempDir(), "pcp-derive-lsp")
+	var entries []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, h.Name)
+		if h.Name == base+"/pcp-derive-lsp" {
+			if h.Mode&0o111 == 0 {
+				t.Errorf("%s has mode %o, not executable", h.Name, h.Mode)
+			}
+			if h.Uid != 0 || h.Gid != 0 {
+				t.Errorf("%s is owned by %d:%d, want 0:0", h.Name, h.Uid, h.Gid)
+			}
+			out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(out, tr); err != nil {
+				t.Fatal(err)
+			}
+			out.Close()
+		}
+	}
+	want := []string{base + "/", base + "/CHANGELOG.md", base + "/LICENSE", base + "/README.md", base + "/pcp-derive-lsp"}
+	if strings.Join(entries, " ") != strings.Join(want, " ") {
+		t.Errorf("archive holds %v, want %v", entries, want)
+	}
+
+	wantLine := regexp.MustCompile(`^pcp-derive-lsp 9\.8\.7 \(commit feedc0ffee12, go1\.[0-9.]+\S* ` + runtime.GOOS + "/" + runtime.GOARCH + `\)\n$`)
+	for _, arg := range []string{"--version", "version"} {
+		out, err := exec.Command(bin, arg).Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v", bin, arg, err)
+		}
+		if !wantLine.Match(out) {
+			t.Errorf("%s: %q does not carry version 9.8.7 and commit feedc0ffee12", arg, out)
+		}
+	}
+
+	check := exec.Command("sha256sum", "--check", "--strict", "SHA256SUMS")
+	check.Dir = dist
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("sha256sum --check: %v\n%s", err, out)
+	}
+}
