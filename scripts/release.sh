@@ -80,6 +80,11 @@ version=${version#v}
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$ ]] ||
 	die "version \"$version\" is not X.Y.Z[-PRE][+BUILD]"
 
+# A version given by hand that has a tag elsewhere is most likely a mistake.
+if tagged=$(git rev-parse -q --verify "refs/tags/v$version^{commit}" 2>/dev/null) && [ "$tagged" != "$(git rev-parse HEAD)" ]; then
+	note "warning: tag v$version is commit ${tagged:0:12}, not HEAD: these files are not what that tag holds"
+fi
+
 # The commit, marked dirty when tracked files differ from it.
 if [ -z "${COMMIT:-}" ]; then
 	COMMIT=$(git rev-parse --short=12 HEAD 2>/dev/null) || die "not a git checkout: set COMMIT"
