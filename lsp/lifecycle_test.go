@@ -208,7 +208,7 @@ func TestFramingErrorsEndTheServer(t *testing.T) {
 func TestOversizedBodyUnderMemoryLimit(t *testing.T) {
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
-		t.Skip("no prlimit")
+		t.Fatalf("prlimit (util-linux) is needed to bound the server's memory: %v", err)
 	}
 	bin := buildServer(t)
 	p := startServer(t, bin, prlimit, fmt.Sprintf("--as=%d", 1000<<20))

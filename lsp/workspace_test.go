@@ -112,9 +112,9 @@ func TestScanDeviceInsideWorkspace(t *testing.T) {
 	ws := t.TempDir()
 	derived := filepath.Join(ws, "derived")
 	os.MkdirAll(derived, 0o755)
-	// mknod needs privileges; without them there is nothing to test.
+	// mknod needs privileges: make test runs as root (it installs PCP).
 	if err := syscall.Mknod(filepath.Join(derived, "zero.conf"), syscall.S_IFCHR|0o644, int(mkdev(1, 5))); err != nil {
-		t.Skipf("mknod: %v", err)
+		t.Fatalf("mknod (make test runs as root): %v", err)
 	}
 	w := newWorkspace()
 	w.addFolder(uri.File(ws))
@@ -161,7 +161,7 @@ func TestScanSizeLimits(t *testing.T) {
 func TestWorkspaceScanUnderMemoryLimit(t *testing.T) {
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
-		t.Skip("no prlimit")
+		t.Fatalf("prlimit (util-linux) is needed to bound the server's memory: %v", err)
 	}
 	ws := hostileWorkspace(t)
 	bin := buildServer(t)

@@ -48,7 +48,7 @@ func TestReleaseBuild(t *testing.T) {
 	}
 	for _, tool := range []string{"bash", "git", "tar", "sha256sum"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s: %v", tool, err)
+			t.Fatalf("needs %s: %v", tool, err)
 		}
 	}
 	if runtime.GOOS == "windows" {
