@@ -15,6 +15,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
@@ -30,7 +31,7 @@ var logged = []string{
 	"kernel.all.load", "kernel.all.cpu.user", "mem.util.used", "hinv.ncpu",
 }
 
-// canonical prints a sample as testdata/libpcp_archive_eval.py does.
+// canonical prints a sample as the oracle's replay (oracle.ReplayArchive) does.
 func canonical(s *Sample) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "T %d.%06d\n", s.Timestamp.Unix(), s.Timestamp.Nanosecond()/1000)
@@ -107,8 +108,11 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 				skip[m.Def.Name] = garbageValue(m)
 			}
 		}
+		if len(valid) == 0 {
+			continue // nothing to compare (the config's last, empty line)
+		}
 		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		out, err := exec.CommandContext(pctx, "/usr/bin/python3", append([]string{"testdata/libpcp_archive_eval.py", filepath.Join(dir, "eval"), confPath}, valid...)...).Output()
+		out, err := oracle.Host().ReplayArchive(pctx, filepath.Join(dir, "eval"), chunk, valid)
 		timedOut := pctx.Err() == context.DeadlineExceeded
 		cancel()
 		if timedOut {
@@ -117,10 +121,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 		}
 		if err != nil {
 			// libpcp 6.0.3 crashes on a few expressions (language.md §9).
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				t.Logf("chunk %d: libpcp failed (%v): %.200s", start, err, ee.Stderr)
-			}
+			t.Logf("chunk %d: %v", start, err)
 			hung += len(valid)
 			continue
 		}
@@ -222,7 +223,7 @@ func TestArchiveMarkAgainstLibpcp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := exec.Command("/usr/bin/python3", "testdata/libpcp_archive_eval.py", path, confPath, "m.d", "m.r", "m.b", "m.o").Output()
+	want, err := oracle.Host().ReplayArchive(ctx, path, config, []string{"m.d", "m.r", "m.b", "m.o"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestArchiveMarkAgainstLibpcp(t *testing.T) {
 		}
 		got.WriteString(canonical(s))
 	}
-	if got.String() != string(want) {
+	if got.String() != want {
 		wl, gl := strings.Split(string(want), "\n"), strings.Split(got.String(), "\n")
 		for i := range min(len(wl), len(gl)) {
 			if wl[i] != gl[i] {

@@ -52,6 +52,10 @@ func Dir() string {
 	return "/var/cache/pcp-derive-lsp/releases"
 }
 
+// Host is this machine's own libpcp (Debian 12's 6.0.3), outside any
+// chroot.
+func Host() Release { return Release{"bookworm", pcpver.V6_0_3, ""} }
+
 // Releases lists every release to compare with, oldest first: this
 // machine's libpcp and each chroot. A missing chroot is an error naming
 // the script that makes it.
@@ -61,7 +65,7 @@ func Releases() ([]Release, error) {
 	}
 	out := []Release{
 		{"bullseye", pcpver.V5_2_6, filepath.Join(Dir(), "bullseye")},
-		{"bookworm", pcpver.V6_0_3, ""},
+		Host(),
 		{"trixie", pcpver.V6_3_8, filepath.Join(Dir(), "trixie")},
 		{"sid", pcpver.V7_2_2, filepath.Join(Dir(), "sid")},
 	}
