@@ -2,7 +2,6 @@ package checker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -16,18 +15,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 )
-
-func releases(t *testing.T) []oracle.Release {
-	t.Helper()
-	rs, err := oracle.Releases()
-	if errors.Is(err, oracle.ErrNoOracle) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
 
 // livePmcd is the test pmcd itself (not a snapshot of it): names without
 // descriptors, such as sample.bad.unknown, are only seen this way.
@@ -110,7 +97,7 @@ func TestSemanticsAcrossReleases(t *testing.T) {
 			exprs = append(exprs, l)
 		}
 	}
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		var config strings.Builder
 		var names []string
 		add := func(e string) {
@@ -138,7 +125,7 @@ func TestSemanticsAcrossReleases(t *testing.T) {
 // that release's verdict and metadata for every metric they define.
 func TestShippedConfigsAcrossReleases(t *testing.T) {
 	src := livePmcd(t)
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		configs, err := r.ShippedConfigs()
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +152,7 @@ func TestShippedConfigsAcrossReleases(t *testing.T) {
 func TestNovalueOptionAcrossReleases(t *testing.T) {
 	src := livePmcd(t)
 	config := "#control option_novalue=1\nn.a = no.such.metric\nn.b = sample.long.one + no.such\nn.c = sample.bad.unknown + 1\nn.d = defined(no.such) ? 1 : 2\n"
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		if _, differ := compareWithRelease(t, r, src, config, []string{"n.a", "n.b", "n.c", "n.d"}, "novalue.conf"); differ > 0 {
 			t.Logf("%s: %d differ", r, differ)
 		}

@@ -22,18 +22,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 )
 
-func releases(t *testing.T) []oracle.Release {
-	t.Helper()
-	rs, err := oracle.Releases()
-	if errors.Is(err, oracle.ErrNoOracle) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
-
 // releaseConfig is n definitions valid for release v: the cases that
 // changed between releases (checker/testdata/releases.table) first, then
 // generated ones with every construct the release has. Expressions that
@@ -71,7 +59,7 @@ func releaseConfig(t *testing.T, v pcpver.Version, seed uint64, metrics []string
 // equals that release's pminfo -f.
 func TestValuesAcrossReleases(t *testing.T) {
 	requirePCP(t)
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		config, names := releaseConfig(t, r.Version, 99, steady, 1200)
 		_, rep, ev := prepare(t, livePmcd(t), "rel.conf", config, r.Version)
 		s, err := ev.Sample(context.Background())
@@ -178,7 +166,7 @@ func TestArchiveAcrossReleases(t *testing.T) {
 	}
 	base := filepath.Join(dir, "rel")
 	ctx := context.Background()
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		config, _ := releaseConfig(t, r.Version, 7, logged, 400)
 		a, err := archive.Open(base)
 		if err != nil {

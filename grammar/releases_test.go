@@ -2,7 +2,6 @@ package grammar
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,18 +12,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
-
-func releases(t *testing.T) []oracle.Release {
-	t.Helper()
-	rs, err := oracle.Releases()
-	if errors.Is(err, oracle.ErrNoOracle) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
 
 // TestSyntaxAcrossReleases: for each proved release, its libpcp and our
 // model of it give the same verdict, caret and message for the
@@ -43,7 +30,7 @@ func TestSyntaxAcrossReleases(t *testing.T) {
 		exprs = append(exprs, g.Next())
 	}
 	dev := deviations(t)
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		want, err := r.Register(context.Background(), exprs)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +64,7 @@ func TestConfigMessagesAcrossReleases(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no test configs: %v", err)
 	}
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		for _, path := range files {
 			src, err := os.ReadFile(path)
 			if err != nil {
@@ -120,7 +107,7 @@ func TestDeepNestingAcrossReleases(t *testing.T) {
 		line(fmt.Sprintf("negparen%d", n), "-(", "1", ")", n)
 		line(fmt.Sprintf("ternary%d", n), "1 ? 2 : ", "3", "", n)
 	}
-	for _, r := range releases(t) {
+	for _, r := range oracle.ReleasesFor(t) {
 		compareConfigMessages(t, r, "deep.conf", []byte(conf.String()))
 	}
 }

@@ -34,13 +34,7 @@ done
 
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "making chroots for ${missing[*]} needs root"
-	if ! command -v debootstrap >/dev/null 2>&1; then
-		say "installing debootstrap"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >&2 || die "apt-get update failed"
-		apt-get install -y -qq debootstrap >&2 || true
-		command -v debootstrap >/dev/null 2>&1 || die "debootstrap is still missing"
-	fi
+	command -v debootstrap >/dev/null 2>&1 || die "debootstrap is missing: run scripts/pcp-testenv.sh (make testenv), which installs what the tests need"
 	mkdir -p "$dir"
 	pids=()
 	for s in "${missing[@]}"; do

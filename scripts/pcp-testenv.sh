@@ -23,6 +23,7 @@ missing_packages() {
 	command -v make >/dev/null 2>&1 || echo make
 	command -v node >/dev/null 2>&1 || echo nodejs
 	command -v npm >/dev/null 2>&1 || echo npm
+	command -v debootstrap >/dev/null 2>&1 || echo debootstrap # the release and editor chroots
 	return 0
 }
 

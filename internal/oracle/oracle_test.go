@@ -2,30 +2,17 @@ package oracle
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
-func releases(t *testing.T) []Release {
-	t.Helper()
-	rs, err := Releases()
-	if errors.Is(err, ErrNoOracle) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rs
-}
-
 // TestReleasesAnswer pins facts of each release that the version model
 // rests on, so that a broken chroot or a wrong release shows here first.
 func TestReleasesAnswer(t *testing.T) {
 	ctx := context.Background()
-	for _, r := range releases(t) {
+	for _, r := range ReleasesFor(t) {
 		out, err := r.command(ctx, "pminfo", "--version").CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "version "+r.Version.String()) {
 			t.Errorf("%s: pminfo --version says %q (%v)", r, out, err)
