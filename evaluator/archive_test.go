@@ -100,14 +100,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var valid []string
-		skip := map[string]bool{}
-		for _, m := range rep.Metrics {
-			if m.Status == checker.Valid {
-				valid = append(valid, m.Def.Name)
-				skip[m.Def.Name] = garbageValue(m)
-			}
-		}
+		valid, skip := comparable(rep)
 		if len(valid) == 0 {
 			continue // nothing to compare (the config's last, empty line)
 		}

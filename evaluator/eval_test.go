@@ -207,6 +207,19 @@ func knownLibpcpCrash(e string) bool {
 	return strings.Contains(e, ")[") || strings.Contains(e, ") [") || strings.Contains(e, "scalar(") || strings.Contains(e, "anon(")
 }
 
+// comparable lists the valid metrics of a report, to compare with libpcp,
+// and which of them have a value libpcp computes as garbage (garbageValue).
+func comparable(rep *checker.Report) (valid []string, garbage map[string]bool) {
+	garbage = map[string]bool{}
+	for _, m := range rep.Metrics {
+		if m.Status == checker.Valid {
+			valid = append(valid, m.Def.Name)
+			garbage[m.Def.Name] = garbageValue(m)
+		}
+	}
+	return valid, garbage
+}
+
 // garbageValue: metrics whose libpcp value is not meaningful (documented
 // deviations): !x of non-32-bit operands, strings through ?:, min/max of
 // nothing.

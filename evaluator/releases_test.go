@@ -177,14 +177,7 @@ func TestArchiveAcrossReleases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var valid []string
-		skip := map[string]bool{}
-		for _, m := range rep.Metrics {
-			if m.Status == checker.Valid {
-				valid = append(valid, m.Def.Name)
-				skip[m.Def.Name] = garbageValue(m)
-			}
-		}
+		valid, skip := comparable(rep)
 		// In chunks with a deadline each: a few expressions hang some
 		// releases' libpcp at fetch (those are left out and counted).
 		var wantOut strings.Builder
