@@ -106,11 +106,19 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	c.report.Operands = c.descs
-	if top, err := src.Children(ctx, ""); err == nil && len(top) > 0 {
-		c.topNames = map[string]bool{}
-		for _, t := range top {
-			c.topNames[t.Name] = true
+	var top map[string]bool
+	asked := false
+	c.topNames = func() map[string]bool {
+		if !asked {
+			asked = true
+			if children, err := src.Children(ctx, ""); err == nil && len(children) > 0 {
+				top = map[string]bool{}
+				for _, ch := range children {
+					top[ch.Name] = true
+				}
+			}
 		}
+		return top
 	}
 	buildTrees(files)
 	var names []string
@@ -201,10 +209,11 @@ type checkRun struct {
 	// file does not matter).
 	state  map[*Metric]int // 0 unchecked, 1 checking, 2 checked
 	cyclic map[*Metric]bool
-	// topNames are the namespace's top-level names (nil when the source
-	// could not list them): an unknown metric under a PCP PMDA's root
-	// that is not among them means the PMDA is not installed.
-	topNames map[string]bool
+	// topNames returns the namespace's top-level names (nil when the
+	// source cannot list them), asked for once and only when an unknown
+	// metric lies under a PCP PMDA's root: one not among them means the
+	// PMDA is not installed.
+	topNames func() map[string]bool
 	// pmdaReported remembers, per file, the PMDA roots already reported
 	// missing, so each is reported once.
 	pmdaReported map[*grammar.File]map[string]int
@@ -595,11 +604,14 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 // PMDA and file; the others of that PMDA are hints pointing at it. A
 // misspelt name under an installed PMDA stays an error.
 func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg grammar.Range, pcp []string) bool {
-	if c.topNames == nil || c.noDesc[name] {
+	if c.noDesc[name] {
 		return false
 	}
 	root, pmdas := pmdaOf(name)
-	if pmdas == "" || c.topNames[root] {
+	if pmdas == "" {
+		return false
+	}
+	if top := c.topNames(); top == nil || top[root] {
 		return false
 	}
 	if c.pmdaReported == nil {

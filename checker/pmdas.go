@@ -3,6 +3,7 @@ package checker
 import (
 	_ "embed"
 	"strings"
+	"sync"
 )
 
 // pmdaRootsText lists PCP's top-level namespace names with the PMDAs that
@@ -11,15 +12,21 @@ import (
 //go:embed pmdaroots.txt
 var pmdaRootsText string
 
+// pmdaRoots is pmdaRootsText read once: root name to PMDAs.
+var pmdaRoots = sync.OnceValue(func() map[string]string {
+	roots := map[string]string{}
+	for _, line := range strings.Split(pmdaRootsText, "\n") {
+		if r, p, ok := strings.Cut(line, " "); ok && !strings.HasPrefix(line, "#") {
+			roots[r] = p
+		}
+	}
+	return roots
+})
+
 // pmdaOf returns the PMDAs that define the top-level name of a metric
 // name ("mssql" for mssql.memory_manager.total), "" when no PCP PMDA
 // does: then an unknown name is a mistake, not an agent missing here.
 func pmdaOf(name string) (root, pmdas string) {
 	root, _, _ = strings.Cut(name, ".")
-	for _, line := range strings.Split(pmdaRootsText, "\n") {
-		if r, p, ok := strings.Cut(line, " "); ok && r == root && !strings.HasPrefix(line, "#") {
-			return root, p
-		}
-	}
-	return root, ""
+	return root, pmdaRoots()[root]
 }
