@@ -326,18 +326,35 @@ func (s *server) Exit(context.Context) error     { return nil }
 func (s *server) DidChangeConfiguration(ctx context.Context, params *protocol.DidChangeConfigurationParams) error {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	s.mu.Lock()
-	st, err := s.layer.merge(params.Settings)
-	s.mu.Unlock()
+	st, changed, err := s.mergeSettings(params.Settings)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
+	if changed {
+		s.settingsChanged(ctx, st)
+	}
+	go s.pullAndApply()
+	return nil
+}
+
+// mergeSettings folds a settings message into the layer; changed says
+// whether the effective settings moved (eglot's empty change does not, and
+// must not reconnect to pmcd).
+func (s *server) mergeSettings(msg []byte) (_ Settings, changed bool, _ error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := s.layer.snapshot()
+	st, err := s.layer.merge(msg)
+	return st, s.layer.snapshot() != before, err
+}
+
+// settingsChanged puts new settings to work: the source they name, its
+// namespace, the status line and every open document's analysis.
+func (s *server) settingsChanged(ctx context.Context, st Settings) {
 	s.applySettings(ctx, st)
 	s.startNameLoad()
 	s.sendStatus()
 	s.reanalyseAll()
-	go s.pullAndApply()
-	return nil
 }
 
 // pullAndApply pulls the settings (pullSettings) in the background — the
@@ -351,10 +368,7 @@ func (s *server) pullAndApply() {
 	}
 	ctx, cancel := detach(s.bg)
 	defer cancel()
-	s.applySettings(ctx, st)
-	s.startNameLoad()
-	s.sendStatus()
-	s.reanalyseAll()
+	s.settingsChanged(ctx, st)
 }
 
 // pullSettings asks a client that answers workspace/configuration for our
@@ -378,15 +392,12 @@ func (s *server) pullSettings(ctx context.Context) (_ Settings, changed bool) {
 		}
 		return Settings{}, false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	before := s.layer.snapshot()
-	st, err := s.layer.merge(answers[0])
+	st, changed, err := s.mergeSettings(answers[0])
 	if err != nil {
 		s.log.Warn("workspace/configuration answer", zap.Error(err))
 		return Settings{}, false
 	}
-	return st, s.layer.snapshot() != before
+	return st, changed
 }
 
 // reanalyseAll re-checks every open document now (new settings, or the
