@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,4 +62,41 @@ func (r Release) Interpolate(ctx context.Context, archive, config string, names 
 		return "", fmt.Errorf("%s: interpolating %s: %w: %.300s", r, archive, err, stderr.String())
 	}
 	return string(out), nil
+}
+
+//go:embed timewindow.py
+var timeWindowScript []byte
+
+// TimeWindows resolves time window arguments (-S, -T, -A, -O; "" when
+// not given) with the release's pmParseTimeWindow against an archive
+// bounded by first and last (whole microseconds: the API takes
+// timevals), in the time zone tz. Per window it returns "OK start end
+// origin" (seconds.microseconds), "WARN ..." when the alignment was not
+// applied, or "ERR".
+func (r Release) TimeWindows(ctx context.Context, first, last time.Time, tz string, windows [][4]string) ([]string, error) {
+	script, cleanup, err := r.file("timewindow.py", timeWindowScript)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	var in bytes.Buffer
+	for _, w := range windows {
+		fmt.Fprintf(&in, "%s\t%s\t%s\t%s\n", w[0], w[1], w[2], w[3])
+	}
+	cmd := r.command(ctx, "python3", script,
+		strconv.FormatInt(first.Unix(), 10), strconv.Itoa(first.Nanosecond()/1000),
+		strconv.FormatInt(last.Unix(), 10), strconv.Itoa(last.Nanosecond()/1000))
+	cmd.Env = append(cmd.Env, "TZ="+tz)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: pmParseTimeWindow: %w: %.300s", r, err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(windows) {
+		return nil, fmt.Errorf("%s: pmParseTimeWindow answered %d of %d windows: %s", r, len(lines), len(windows), stderr.String())
+	}
+	return lines, nil
 }

@@ -84,6 +84,8 @@ type Source struct {
 	aheadValues int
 	scout       *archive.Reader
 	tracked     map[pmapi.PMID]bool // the metrics whose values ahead keeps
+	maxRecords  int                 // caps on ahead (tests lower them)
+	maxValues   int
 }
 
 // rec is a data record as interpolation needs it: its time from the
@@ -115,7 +117,8 @@ func New(ctx context.Context, a *archive.Archive, opts Options) (*Source, error)
 	start := stampOf(a.Start())
 	step := stamp{int64(opts.Interval / time.Second), int64(opts.Interval % time.Second)}
 	return &Source{Archive: a, opts: opts, start: start, end: since(stampOf(end), start),
-		origin: stampOf(opts.Origin), step: step, metrics: map[pmapi.PMID]*metric{}}, nil
+		origin: stampOf(opts.Origin), step: step, metrics: map[pmapi.PMID]*metric{},
+		maxRecords: maxAheadRecords, maxValues: maxAheadValues}, nil
 }
 
 // Recorded implements pmclient.Recording: each Fetch moves on in time.
@@ -473,7 +476,7 @@ func (s *Source) forward(ctx context.Context, tReq float64, visit func(*rec) boo
 				// The scout is at the record after r: nothing is ahead.
 				s.offset, s.aheadEnd = r.end, r.end
 				s.ahead, s.aheadValues, i, detached = nil, 0, 0, false
-			case !detached && len(s.ahead) < maxAheadRecords && s.aheadValues+r.values() <= maxAheadValues:
+			case !detached && len(s.ahead) < s.maxRecords && s.aheadValues+r.values() <= s.maxValues:
 				s.ahead = append(s.ahead, r)
 				s.aheadValues += r.values()
 				s.aheadEnd = r.end

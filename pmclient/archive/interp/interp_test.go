@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,5 +250,103 @@ func recordTime(t *testing.T, a *archive.Archive, n int) time.Time {
 		if i == n {
 			return rec.Timestamp
 		}
+	}
+}
+
+// TestReadingAgainPastTheCaps: with room for almost nothing read ahead,
+// fetches read the records again from the archive and give the same
+// values.
+func TestReadingAgainPastTheCaps(t *testing.T) {
+	recs := recordtest.Archives(t)
+	ctx := context.Background()
+	for _, path := range []string{recs.Mixed, recs.Merged} {
+		a, err := archive.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Origin: a.Start().Add(130 * time.Millisecond), Interval: 370 * time.Millisecond}
+		roomy, err := New(ctx, a, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tight, err := New(ctx, a, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tight.maxRecords, tight.maxValues = 2, 40
+		want := canonical(t, roomy, recordtest.Logged, 40)
+		got := canonical(t, tight, recordtest.Logged, 40)
+		if n, d, first := compare(want, got); d > 0 || n < 1000 {
+			t.Errorf("%s: %d of %d lines differ; first at %s", pathName(path), d, n, first)
+		}
+	}
+}
+
+// TestSince: times are measured in long double and rounded to a double
+// once at the end, as libpcp does; rounding the nanoseconds to a double
+// first differs for some.
+func TestSince(t *testing.T) {
+	start := stamp{1795600698, 488142635}
+	if got := since(stamp{1795600699, 488142635}, start); got != 1 {
+		t.Errorf("a second: %v", got)
+	}
+	if got := since(start, stamp{1795600699, 0}); got != -0.511857365 {
+		t.Errorf("backwards: %v", got)
+	}
+	differs := 0
+	for ns := int64(0); ns < 200000; ns += 7 {
+		a := stamp{1795600700, ns}
+		naive := float64(a.sec-start.sec) + float64(a.nsec-start.nsec)/1e9
+		if since(a, start) != naive {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Error("no time where double rounding matters: the long double arithmetic is not exercised")
+	}
+}
+
+// TestAdvance: libpcp carries nanoseconds only above a whole second.
+func TestAdvance(t *testing.T) {
+	for _, tc := range []struct{ from, step, want stamp }{
+		{stamp{10, 500000000}, stamp{0, 500000000}, stamp{10, 1000000000}},
+		{stamp{10, 600000000}, stamp{0, 500000000}, stamp{11, 100000000}},
+		{stamp{10, 0}, stamp{2, 250000000}, stamp{12, 250000000}},
+	} {
+		if got := tc.from.advance(tc.step); got != tc.want {
+			t.Errorf("%v + %v = %v, want %v", tc.from, tc.step, got, tc.want)
+		}
+	}
+}
+
+// TestCConversions: gcc's double to integer conversions on x86-64.
+func TestCConversions(t *testing.T) {
+	if cInt32(3.99) != 3 || cInt32(-3.99) != -3 || cInt32(3e9) != math.MinInt32 || cInt32(math.NaN()) != math.MinInt32 {
+		t.Error("cInt32")
+	}
+	if cUint32(4294967295.5) != 4294967295 || cUint32(-1) != 4294967295 || cUint32(5e9) != uint32(5000000000&0xffffffff) {
+		t.Error("cUint32")
+	}
+	if cInt64(1e19) != math.MinInt64 || cInt64(-2.5) != -2 {
+		t.Error("cInt64")
+	}
+	if cUint64(1.5e19) != 15000000000000000000 || cUint64(-1) != math.MaxUint64 || cUint64(math.NaN()) != 1<<63 {
+		t.Error("cUint64")
+	}
+}
+
+// TestInstanceOrder: libpcp's hash table order, bucket by bucket (ID
+// modulo the count), later additions first within a bucket, the newest
+// instance domain's instances added first.
+func TestInstanceOrder(t *testing.T) {
+	h := []archive.InDomSnapshot{
+		{Instances: []pmclient.Instance{{ID: 1}, {ID: 10}}},
+		{Instances: []pmclient.Instance{{ID: 5}, {ID: 15}, {ID: 100}}},
+	}
+	// Added 5, 15, 100, 1, 10; five buckets: 0 holds 5, 15, 100, 10
+	// (latest first: 10, 100, 15, 5), 1 holds 1.
+	want := []int32{10, 100, 15, 5, 1}
+	if got := instances(h); !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }
