@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -101,3 +103,34 @@ func (a *Archive) InDomHistory(indom pmapi.InDom) []InDomSnapshot {
 // Start is the time in the archive's label: libpcp measures every time
 // in the archive from it.
 func (a *Archive) Start() time.Time { return a.label.Start }
+
+// ReplayFrom makes Fetch continue from the first data record at or after
+// t (as pmSetMode(PM_MODE_FORW, t) positions libpcp): the window's start
+// when an archive is replayed record by record.
+func (a *Archive) ReplayFrom(ctx context.Context, t time.Time) error {
+	rd := a.Records()
+	defer rd.Close()
+	pos := rd.Position()
+	for {
+		rec, err := rd.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			pos = rd.Position()
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if !rec.Timestamp.Before(t) {
+			break
+		}
+		pos = rd.Position()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.replay != nil {
+		a.replay.close()
+	}
+	a.replay = &replayer{a: a, vol: pos.volume - 1, skipTo: pos.offset}
+	a.replayAt = t
+	return nil
+}

@@ -90,3 +90,9 @@ func cUint64(d float64) uint64 {
 	}
 	return uint64(cInt64(d-two63)) ^ (1 << 63)
 }
+
+// Seconds is pmtimespecToReal: a time as seconds since the epoch,
+// summed in long double and rounded to a double, as pmval computes the
+// time between two samples when it converts counters to rates (the
+// difference of two such numbers, not the exact interval).
+func Seconds(t time.Time) float64 { return since(stampOf(t), stamp{}) }
