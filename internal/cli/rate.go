@@ -25,7 +25,9 @@ type counterRates struct {
 // errFirstRate marks a counter's first sample: a rate needs two.
 var errFirstRate = errors.New("rate available from the next sample")
 
-func newCounterRates() *counterRates { return &counterRates{last: map[string]map[int32]evaluator.Value{}} }
+func newCounterRates() *counterRates {
+	return &counterRates{last: map[string]map[int32]evaluator.Value{}}
+}
 
 // convert rewrites the counter results of s in place and returns the
 // names it turned into rates. Like pmval, it compares each value with
