@@ -152,6 +152,7 @@ func TestAgainstLibpcp(t *testing.T) {
 	ctx := context.Background()
 	total, differ := 0, 0
 	for _, rel := range oracle.ReleasesFor(t) {
+		relTotal, relDiffer := 0, 0
 		paths := []string{recs.Mixed, recs.Merged, recs.V2}
 		if rel.Version.Less(pcpver.V6_0_3) {
 			paths = []string{recs.V2} // PCP 5 reads no version 3 archive
@@ -183,11 +184,13 @@ func TestAgainstLibpcp(t *testing.T) {
 				src.Close()
 				n, d, first := compare(want, got)
 				total, differ = total+n, differ+d
+				relTotal, relDiffer = relTotal+n, relDiffer+d
 				if d > 0 {
 					t.Errorf("%s, %s, %s: %d of %d lines differ; first at %s", rel, pathName(path), w.name, d, n, first)
 				}
 			}
 		}
+		t.Logf("%s: %d lines compared, %d differ", rel, relTotal, relDiffer)
 	}
 	t.Logf("%d lines compared, %d differ", total, differ)
 }
