@@ -118,3 +118,22 @@ func TestTimeErrorsSayWhatIsRead(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// FuzzParseTimeWindow: any arguments give a window inside the archive or
+// an error, never a panic.
+func FuzzParseTimeWindow(f *testing.F) {
+	for _, c := range timeWindowCases {
+		f.Add(c[0], c[1], c[2], c[3])
+	}
+	first := time.Date(2026, 3, 4, 13, 7, 47, 250000000, time.UTC)
+	last := first.Add(51 * time.Hour)
+	f.Fuzz(func(t *testing.T, start, end, align, origin string) {
+		w, _, err := ParseTimeWindow(start, end, align, origin, first, last, time.UTC)
+		if err != nil {
+			return
+		}
+		if w.Start.Before(first) || w.End.After(last) {
+			t.Errorf("-S %q -T %q -A %q -O %q: window %v to %v outside %v to %v", start, end, align, origin, w.Start, w.End, first, last)
+		}
+	})
+}

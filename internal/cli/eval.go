@@ -120,7 +120,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	default:
 		return fail("--format %q: want table, text, csv, json or pminfo", opts.format)
 	}
-	config, names := operands[0], operands[1:]
+	config, names := operands[0], unique(operands[1:])
 	interval, _ := pmapi.ParseInterval(opts.interval)
 	if interval <= 0 {
 		return fail("interval %q: must be more than zero", opts.interval)
@@ -158,6 +158,9 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	plan, err := planSamples(ctx, opts, source, arch, choice.Version, interval, loc)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if plan.warning != "" {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: warning: %s\n", plan.warning)
 	}
 	ev, err := evaluator.New(ctx, plan.src, rep)
 	if err != nil {
@@ -270,6 +273,7 @@ type samplePlan struct {
 	live     bool            // samples are taken every interval, waiting
 	end      time.Time       // samples after this are not shown (zero: none)
 	describe string          // for the header line
+	warning  string          // -A could not be applied (as libpcp, go on unaligned)
 }
 
 // planSamples places the samples: from pmcd every interval until -T; from
@@ -297,15 +301,12 @@ func planSamples(ctx context.Context, o evalFlags, source pmclient.Source, arch 
 	if err != nil {
 		return samplePlan{}, err
 	}
-	if warning != "" {
-		return samplePlan{}, errors.New(warning)
-	}
 	span := fmt.Sprintf(" from %s to %s", w.Origin.In(loc).Format("15:04:05.000"), w.End.In(loc).Format("15:04:05.000"))
 	if o.replay {
 		if err := arch.ReplayFrom(ctx, w.Origin); err != nil {
 			return samplePlan{}, err
 		}
-		return samplePlan{src: arch, samples: -1, end: w.End, describe: ", record by record" + span}, nil
+		return samplePlan{src: arch, samples: -1, end: w.End, describe: ", record by record" + span, warning: warning}, nil
 	}
 	samples := 0
 	if !w.End.Before(w.Origin) {
@@ -316,7 +317,7 @@ func planSamples(ctx context.Context, o evalFlags, source pmclient.Source, arch 
 	if err != nil {
 		return samplePlan{}, err
 	}
-	return samplePlan{src: src, samples: samples,
+	return samplePlan{src: src, samples: samples, warning: warning,
 		describe: fmt.Sprintf(", interpolated every %v%s (%s)", interval, span, plural(samples, "sample"))}, nil
 }
 
@@ -385,6 +386,19 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 		return nil, nil, false
 	}
 	return rep, plain, true
+}
+
+// unique drops repeated names, keeping the first.
+func unique(names []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func countText(n int) string {

@@ -86,6 +86,18 @@ type Source struct {
 	tracked     map[pmapi.PMID]bool // the metrics whose values ahead keeps
 	maxRecords  int                 // caps on ahead (tests lower them)
 	maxValues   int
+	histories   map[pmapi.InDom][]archive.InDomSnapshot
+}
+
+// history is an instance domain's history, read from the archive once.
+// The caller holds s.mu.
+func (s *Source) history(indom pmapi.InDom) []archive.InDomSnapshot {
+	h, ok := s.histories[indom]
+	if !ok {
+		h = s.Archive.InDomHistory(indom)
+		s.histories[indom] = h
+	}
+	return h
 }
 
 // rec is a data record as interpolation needs it: its time from the
@@ -118,7 +130,7 @@ func New(ctx context.Context, a *archive.Archive, opts Options) (*Source, error)
 	step := stamp{int64(opts.Interval / time.Second), int64(opts.Interval % time.Second)}
 	return &Source{Archive: a, opts: opts, start: start, end: since(stampOf(end), start),
 		origin: stampOf(opts.Origin), step: step, metrics: map[pmapi.PMID]*metric{},
-		maxRecords: maxAheadRecords, maxValues: maxAheadValues}, nil
+		maxRecords: maxAheadRecords, maxValues: maxAheadValues, histories: map[pmapi.InDom][]archive.InDomSnapshot{}}, nil
 }
 
 // Recorded implements pmclient.Recording: each Fetch moves on in time.
@@ -129,12 +141,13 @@ func (s *Source) Recorded() bool { return true }
 // interval as each fetch returns, and derived metrics look instance
 // names up there).
 func (s *Source) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.Instance, error) {
-	if s.Archive.InDomHistory(indom) == nil {
-		return nil, pmclient.ErrUnknownInDom
-	}
 	s.mu.Lock()
+	known := s.history(indom) != nil
 	at := s.origin.time()
 	s.mu.Unlock()
+	if !known {
+		return nil, pmclient.ErrUnknownInDom
+	}
 	return s.Archive.InstancesAt(indom, at), nil
 }
 
@@ -142,7 +155,9 @@ func (s *Source) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.Ins
 // (an interpolated value may belong to an instance the domain no longer
 // lists at that time); "" if the archive never named it.
 func (s *Source) InstanceName(indom pmapi.InDom, id int32) string {
-	h := s.Archive.InDomHistory(indom)
+	s.mu.Lock()
+	h := s.history(indom)
+	s.mu.Unlock()
 	for i := len(h) - 1; i >= 0; i-- {
 		for _, in := range h[i].Instances {
 			if in.ID == id {
@@ -171,7 +186,7 @@ func (s *Source) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 	if tReq > s.end+0.001 {
 		return nil, io.EOF
 	}
-	if err := s.prepare(pmids); err != nil {
+	if err := s.prepare(ctx, pmids); err != nil {
 		return nil, err
 	}
 	if err := s.fetch(ctx, tReq); err != nil {
@@ -187,7 +202,7 @@ func (s *Source) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 // prepare makes the control structures for metrics asked for the first
 // time and lists the instances asked for in libpcp's order (ac_want: a
 // list each instance is pushed on the front of, metric by metric).
-func (s *Source) prepare(pmids []pmapi.PMID) error {
+func (s *Source) prepare(ctx context.Context, pmids []pmapi.PMID) error {
 	changed := false
 	for _, p := range pmids {
 		if p == pmapi.PMIDNull || s.metrics[p] != nil {
@@ -196,7 +211,7 @@ func (s *Source) prepare(pmids []pmapi.PMID) error {
 		changed = true
 		m := &metric{pmid: p, lastNum: -1, byID: map[int32]*inst{}}
 		s.metrics[p] = m
-		descs, errs, err := s.Archive.Descs(context.Background(), []pmapi.PMID{p})
+		descs, errs, err := s.Archive.Descs(ctx, []pmapi.PMID{p})
 		if err != nil {
 			return err
 		}
@@ -209,7 +224,7 @@ func (s *Source) prepare(pmids []pmapi.PMID) error {
 			m.insts, m.byID[ic.id] = []*inst{ic}, ic
 			continue
 		}
-		history := s.Archive.InDomHistory(m.desc.InDom)
+		history := s.history(m.desc.InDom)
 		lives := lifetimes(history, s.start)
 		for _, id := range instances(history) {
 			ic := newInst(m, id)
