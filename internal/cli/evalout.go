@@ -29,9 +29,13 @@ type sampleWriter interface {
 // else by number.
 type namer struct {
 	ev  *evaluator.Evaluator
-	src interface {
-		InstanceName(pmapi.InDom, int32) string
-	}
+	src instanceNamer
+}
+
+// instanceNamer is implemented by interp.Source: an instance's name from
+// the whole history of its domain.
+type instanceNamer interface {
+	InstanceName(pmapi.InDom, int32) string
 }
 
 func (n namer) name(indom pmapi.InDom, id int32) string {
@@ -48,9 +52,7 @@ func (n namer) name(indom pmapi.InDom, id int32) string {
 
 func newSampleWriter(env Env, o evalFlags, loc *time.Location, ev *evaluator.Evaluator, src pmclient.Source, live bool) sampleWriter {
 	nm := namer{ev: ev}
-	if s, ok := src.(interface {
-		InstanceName(pmapi.InDom, int32) string
-	}); ok {
+	if s, ok := src.(instanceNamer); ok {
 		nm.src = s
 	}
 	errs := &errorOnce{w: env.Stderr, last: map[string]string{}}
