@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,10 +73,10 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 		{"S", "start", &f.start, "archive: start the time window at `TIME` (default the archive's start)"},
 		{"T", "finish", &f.finish, "end the time window at `TIME` (archive: default its end; pmcd: stop then)"},
 		{"O", "origin", &f.origin, "archive: take the first sample at `TIME` in the window (default its start)"},
-		{"A", "align", &f.align, "archive: align the start (and origin) on a multiple of `INTERVAL` (1sec, 1min)"},
+		{"A", "align", &f.align, "archive: align the start (and origin) on a multiple of `TIME`, an interval (1sec, 1min)"},
 	} {
 		fs.StringVar(o.v, o.short, "", o.help)
-		fs.StringVar(o.v, o.long, "", "same as -"+o.short)
+		fs.StringVar(o.v, o.long, "", "same as -"+o.short+" `TIME`")
 	}
 	fs.BoolVar(&f.replay, "replay", false, "archive: every record in time order instead of interpolated samples (-t does not apply)")
 	for _, name := range []string{"r", "raw"} {
@@ -86,8 +87,16 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 		fs.StringVar(&f.zone, name, "", "show and read times in time zone `TZ` (an IANA name, e.g. UTC, Europe/Berlin)")
 	}
 	fs.StringVar(&f.format, "format", "table", "output `FORMAT`: table (pmrep's layout), text (a line per value), csv, json (one object per sample) or pminfo (as pminfo -f prints)")
+	f.precision = -1
 	for _, name := range []string{"P", "precision"} {
-		fs.IntVar(&f.precision, name, -1, "`DIGITS` after the point for rates and floating point values (default 3 in tables; full precision in csv, json and text)")
+		fs.Func(name, "`DIGITS` after the point for rates and floating point values (default 3 in tables; full precision in csv, json and text)", func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n > 17 {
+				return fmt.Errorf("want a number of digits from 0 to 17")
+			}
+			f.precision = n
+			return nil
+		})
 	}
 	for _, name := range []string{"w", "width"} {
 		fs.IntVar(&f.width, name, 0, "table columns at least `N` characters wide")
@@ -102,7 +111,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	opts.register(fs)
 	var src sourceFlags
 	src.register(fs)
-	fs.StringVar(&src.archive, "a", "", "same as --archive")
+	fs.StringVar(&src.archive, "a", "", "values from a PCP `ARCHIVE` (same as --archive)")
 	operands, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -119,6 +128,9 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	case "table", "text", "csv", "json", "pminfo":
 	default:
 		return fail("--format %q: want table, text, csv, json or pminfo", opts.format)
+	}
+	if opts.samples < 0 {
+		return fail("-s %d: want a number of samples (0: until interrupted or the window's end)", opts.samples)
 	}
 	config, names := operands[0], unique(operands[1:])
 	interval, _ := pmapi.ParseInterval(opts.interval)
