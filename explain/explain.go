@@ -122,7 +122,7 @@ type Explanation struct {
 	// between the two live samples history took.
 	Recorded bool
 	Interval time.Duration
-	Root    *Node
+	Root     *Node
 	// Origins are the nodes where values vanish, in evaluation order.
 	Origins []*Node
 }
