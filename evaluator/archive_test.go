@@ -147,7 +147,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 				continue
 			}
 			compared++
-			if !sameValues(wantLines[i], gotLines[i]) {
+			if !oracle.SameValues(wantLines[i], gotLines[i]) {
 				differ++
 				if differ <= 10 {
 					t.Errorf("%s = %s\n  line %d: libpcp %q, ours %q", name, exprOf(rep, name), i+1, wantLines[i], gotLines[i])

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
@@ -109,54 +109,6 @@ func pminfoValues(t *testing.T, config string, names []string) (string, int) {
 	return all.String(), hung
 }
 
-// blocks splits pminfo -f output into name → lines.
-func blocks(s string) map[string]string {
-	out := map[string]string{}
-	for _, b := range strings.Split(s, "\n\n") {
-		var kept []string
-		for _, l := range strings.Split(b, "\n") {
-			if !strings.HasPrefix(l, "pmNameIndom:") { // pminfo's own complaint
-				kept = append(kept, l)
-			}
-		}
-		name, rest, _ := strings.Cut(strings.TrimSpace(strings.Join(kept, "\n")), "\n")
-		out[name] = rest
-	}
-	return out
-}
-
-// sameValues compares two blocks, numbers to 1e-9 relative.
-func sameValues(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, fb := strings.Fields(a), strings.Fields(b)
-	if len(fa) != len(fb) {
-		return false
-	}
-	for i := range fa {
-		if fa[i] == fb[i] {
-			continue
-		}
-		x, err1 := strconv.ParseFloat(fa[i], 64)
-		y, err2 := strconv.ParseFloat(fb[i], 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if d := x - y; d > 1e-9*max(abs(x), abs(y)) || -d > 1e-9*max(abs(x), abs(y)) {
-			return false
-		}
-	}
-	return true
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // TestSingleSampleAgainstPminfo: generated definitions over metrics with
 // steady values read the same as pminfo -c FILE -f prints them.
 func TestSingleSampleAgainstPminfo(t *testing.T) {
@@ -177,8 +129,8 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 	}
 	ours, rep := sampleOnce(t, config.String())
 	libpcp, hung := pminfoValues(t, config.String(), names)
-	want := blocks(libpcp)
-	got := blocks(ours)
+	want := oracle.PminfoBlocks(libpcp)
+	got := oracle.PminfoBlocks(ours)
 	compared, differ := 0, 0
 	for _, m := range rep.Metrics {
 		name := m.Def.Name
@@ -189,7 +141,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 			continue
 		}
 		compared++
-		if !sameValues(got[name], want[name]) {
+		if !oracle.SameValues(got[name], want[name]) {
 			differ++
 			if differ <= 20 {
 				t.Errorf("%s = %s\n  libpcp: %q\n  ours:   %q", name, m.Def.Expr, want[name], got[name])
