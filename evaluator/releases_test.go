@@ -35,7 +35,7 @@ func releaseConfig(t *testing.T, v pcpver.Version, seed uint64, metrics []string
 	var config strings.Builder
 	var names []string
 	add := func(e string) {
-		if !grammar.LibpcpVerdict(e, v, false).OK || (!v.Has(pcpver.ExprInstance) && knownLibpcpCrash(e)) {
+		if !grammar.LibpcpVerdict(e, v, false).OK || (!v.Has(pcpver.ExprInstance) && oracle.KnownCrash(e)) {
 			return
 		}
 		names = append(names, fmt.Sprintf("rel.m%d", len(names)))
