@@ -159,7 +159,7 @@ func recordArchive(t testing.TB, samples int, metrics ...string) string {
 	if err := os.WriteFile(filepath.Join(dir, "cfg"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("pmlogger", "-h", "127.0.0.1", "-c", "cfg", "-t", "200msec", "-s", strconv.Itoa(samples), "-V3", "a")
+	cmd := exec.Command("pmlogger", "-h", "127.0.0.1", "-c", "cfg", "-t", "200msec", "-s", strconv.Itoa(samples), "-V2", "a")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("pmlogger: %v\n%s", err, out)
