@@ -273,3 +273,36 @@ func TestOneFetchPerSample(t *testing.T) {
 		}
 	}
 }
+
+// stalledSource answers metadata from an archive but never answers a
+// fetch, like a pmcd that stopped responding.
+type stalledSource struct{ pmclient.Source }
+
+func (stalledSource) Fetch(ctx context.Context, _ []pmapi.PMID) (*pmclient.Result, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// failingSource fails every fetch, like a pmcd that went away.
+type failingSource struct{ pmclient.Source }
+
+func (failingSource) Fetch(context.Context, []pmapi.PMID) (*pmclient.Result, error) {
+	return nil, pmclient.ErrIPC
+}
+
+// TestSourceThatStallsOrFails: a source that never answers a fetch gives
+// an error naming the deadline, one that fails gives its error; neither
+// hangs.
+func TestSourceThatStallsOrFails(t *testing.T) {
+	a := openArchive(t, "testdata/golden")
+	rep := check(t, a, "s.m = sample.bin * 2\n", pcpver.V7_2_2)
+	m := rep.ByName["s.m"]
+	_, err := Explain(context.Background(), stalledSource{a}, Target{Report: rep, Metric: m}, Options{SampleTimeout: 100 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 100ms") {
+		t.Errorf("stalled source: %v", err)
+	}
+	_, err = Explain(context.Background(), failingSource{a}, Target{Report: rep, Metric: m}, Options{})
+	if err == nil || !strings.Contains(err.Error(), pmclient.ErrIPC.Error()) {
+		t.Errorf("failing source: %v", err)
+	}
+}
