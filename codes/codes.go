@@ -43,6 +43,7 @@ var registry = []Info{
 	{"pmda-missing", "an operand belongs to a PCP PMDA that is not installed where the metadata came from"},
 	{"masked", "a real metric of the same name hides the derived metric"},
 	{"no-value", "the derived metric is registered but never has a value"},
+	{"empty-now", "a valid derived metric has no values in the live source's latest sample (the message names the subexpression where they vanish)"},
 	// Advice: what libpcp accepts but does not do as meant.
 	{"filter-on-singular", "an instance filter on a metric without instances never has a value"},
 	{"unknown-instance", "an instance filter names an instance the metric does not have now"},

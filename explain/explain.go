@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
@@ -176,22 +177,30 @@ func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (
 // latest sample and the one before, so an explanation can be built
 // without fetching again (the editor's preview cycle samples every open
 // definition once and explains any of them from it). Call Begin before
-// each Sample of the evaluator the Observer is given to.
+// each Sample of the evaluator the Observer is given to, and End after a
+// sample that succeeded: only ended samples are explained, so Explain may
+// run while the next sample is being taken.
 type Recorder struct {
-	keep    func(*checker.Metric) bool
+	keep func(*checker.Metric) bool
+
+	mu      sync.Mutex
 	records map[*checker.Metric]*record
-	gen     int
-	// Samples counts the samples begun; Stamp is the latest's time.
-	Samples int
-	Stamp   time.Time
-	// Interval is the time between the live samples (for the header).
-	Interval time.Duration
+	gen     int // the sample begun last
+	done    int // the sample ended last
+	samples int       // the samples ended
+	stamp   time.Time // the latest's time
+	// interval is the time between explain's own live samples (for the
+	// header); fetches counts its fetches.
+	interval time.Duration
 	fetches  int
 }
 
+// record is one metric's observations: those of the last ended sample
+// (cur, of sample curGen), the one before it when that was the sample
+// just before (prev), and those of the sample under way (pending).
 type record struct {
-	gen       int
-	cur, prev map[grammar.Node]observation
+	curGen, pendingGen int
+	cur, prev, pending map[grammar.Node]observation
 }
 
 // NewRecorder records the metrics keep accepts (nil: every metric).
@@ -200,10 +209,30 @@ func NewRecorder(keep func(*checker.Metric) bool) *Recorder {
 }
 
 // Begin starts a sample: what is observed next belongs to it.
-func (r *Recorder) Begin() { r.gen++; r.Samples++ }
+func (r *Recorder) Begin() {
+	r.mu.Lock()
+	r.gen++
+	r.mu.Unlock()
+}
 
-// End records the time of the sample just taken.
-func (r *Recorder) End(s *evaluator.Sample) { r.Stamp = s.Timestamp }
+// End ends the sample begun last, taken at s.Timestamp: its observations
+// become the latest.
+func (r *Recorder) End(s *evaluator.Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rc := range r.records {
+		if rc.pendingGen != r.gen {
+			continue
+		}
+		rc.prev = nil
+		if rc.curGen == r.gen-1 {
+			rc.prev = rc.cur
+		}
+		rc.cur, rc.curGen, rc.pending = rc.pending, r.gen, nil
+	}
+	r.done, r.stamp = r.gen, s.Timestamp
+	r.samples++
+}
 
 // Observer is the function to give the evaluator (Evaluator.Observe).
 func (r *Recorder) Observer() evaluator.Observer {
@@ -211,21 +240,29 @@ func (r *Recorder) Observer() evaluator.Observer {
 		if r.keep != nil && !r.keep(m) {
 			return
 		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		rc := r.records[m]
 		if rc == nil {
 			rc = &record{}
 			r.records[m] = rc
 		}
-		if rc.gen != r.gen {
-			if rc.gen == r.gen-1 {
-				rc.prev = rc.cur
-			} else {
-				rc.prev = nil
-			}
-			rc.cur, rc.gen = map[grammar.Node]observation{}, r.gen
+		if rc.pendingGen != r.gen || rc.pending == nil {
+			rc.pending, rc.pendingGen = map[grammar.Node]observation{}, r.gen
 		}
-		rc.cur[n] = observation{vals, err}
+		rc.pending[n] = observation{vals, err}
 	}
+}
+
+// latest returns a metric's observations in the last ended sample and the
+// one before, and the recorder's counters, consistently.
+func (r *Recorder) latest(m *checker.Metric) (cur, prev map[grammar.Node]observation, samples int, stamp time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rc := r.records[m]; rc != nil && rc.curGen == r.done && r.done > 0 {
+		cur, prev = rc.cur, rc.prev
+	}
+	return cur, prev, r.samples, r.stamp
 }
 
 // Explain builds the explanation of a target from the latest sample
@@ -238,7 +275,8 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", def.Name, err)
 	}
-	x := &Explanation{Name: def.Name, Expr: def.Expr, Source: src.Describe(), Version: t.Report.Version, Timestamp: r.Stamp, Samples: r.Samples, Fetches: r.fetches, Recorded: recording(src), Interval: r.Interval}
+	cur, prev, samples, stamp := r.latest(m)
+	x := &Explanation{Name: def.Name, Expr: def.Expr, Source: src.Describe(), Version: t.Report.Version, Timestamp: stamp, Samples: samples, Fetches: r.fetches, Recorded: recording(src), Interval: r.interval}
 	if t.Name != nil {
 		x.Name = *t.Name
 	}
@@ -248,10 +286,6 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 	if m.Status != checker.Valid || m.Broken {
 		analyseUnusable(x, m, t.Report, src)
 		return x, nil
-	}
-	var cur, prev map[grammar.Node]observation
-	if rc := r.records[m]; rc != nil && rc.gen == r.gen {
-		cur, prev = rc.cur, rc.prev
 	}
 	for n, o := range cur {
 		if node := byNode[n]; node != nil {
@@ -269,7 +303,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 			}
 		}
 	})
-	a := &analysis{ctx: ctx, x: x, m: m, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: r.Samples}
+	a := &analysis{ctx: ctx, x: x, m: m, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
 	a.run()
 	return x, nil
 }
@@ -342,9 +376,7 @@ func sample(ctx context.Context, src pmclient.Source, t Target, rec *Recorder, o
 			}
 			return s, nil
 		case errors.Is(err, io.EOF):
-			rec.Samples--
-			rec.gen-- // nothing was observed
-			return nil, err
+			return nil, err // nothing was observed
 		case errors.Is(err, pmclient.ErrNoValues):
 			return nil, ErrNoValues
 		case sctx.Err() != nil && ctx.Err() == nil:
@@ -363,7 +395,7 @@ func sample(ctx context.Context, src pmclient.Source, t Target, rec *Recorder, o
 		if interval <= 0 {
 			interval = time.Second
 		}
-		rec.Interval = interval
+		rec.interval = interval
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -390,7 +422,7 @@ func sampleRecording(rec *Recorder, opts Options, m *checker.Metric, take func()
 			switch {
 			case reached:
 				return nil // no record after the first: one sample
-			case rec.Samples == 0:
+			case rec.samples == 0:
 				return errors.New("the archive has no record of these metrics")
 			}
 			return fmt.Errorf("the archive has no record at or after %s (its last is at %s)", stamp(opts.Start), stamp(last))
@@ -405,7 +437,7 @@ func sampleRecording(rec *Recorder, opts Options, m *checker.Metric, take func()
 			}
 			continue
 		}
-		if history && rec.Samples == 1 {
+		if history && rec.samples == 1 {
 			reached = true // the archive's first record: take one more
 			continue
 		}

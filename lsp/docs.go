@@ -210,6 +210,9 @@ func (s *server) publish(u uri.URI, gen int, a *analysis) {
 	for g := range a.diagnostics() {
 		diags = append(diags, toProtocolDiagnostic(u, g))
 	}
+	for _, g := range s.explains.emptyFindings(u, a.version) {
+		diags = append(diags, toProtocolDiagnostic(u, g))
+	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
 		URI: u, Version: protocol.NewOptional(a.version), Diagnostics: diags,
 	}); err != nil {

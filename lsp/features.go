@@ -77,11 +77,15 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 				md += "\n\nHere: " + info
 			}
 		default:
-			info := nodeInfoAt(d, def, tok.Offset)
-			if info == "" {
-				return nil, nil
+			if info := nodeInfoAt(d, def, tok.Offset); info != "" {
+				md = fmt.Sprintf("`%s`: %s", tok.Text, info)
 			}
-			md = fmt.Sprintf("`%s`: %s", tok.Text, info)
+		}
+		if now := s.hoverValues(ctx, d, def, tok); now != "" {
+			if md != "" {
+				md += "\n\n"
+			}
+			md += now
 		}
 	}
 	if md == "" {
@@ -497,6 +501,9 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 				Edit: &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: edits}},
 			})
 		}
+	}
+	if act := explainAction(d, from); act != nil {
+		out = append(out, act)
 	}
 	return out, nil
 }

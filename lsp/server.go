@@ -108,6 +108,7 @@ type server struct {
 	clientCaps  clientCaps
 	workspace   *workspace
 	previews    *previewStore
+	explains    *explainStore // what the preview saw of every node
 	previewStop context.CancelFunc
 	names       *nameIndex // the source's namespace, for completion
 }
@@ -129,7 +130,7 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 	}
 	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, docs: map[uri.URI]*docState{},
 		pcp:       pipeline.VersionChoice{Version: pcpver.Latest, Reason: "latest release: no settings yet"},
-		workspace: newWorkspace(), previews: newPreviewStore()}
+		workspace: newWorkspace(), previews: newPreviewStore(), explains: newExplainStore()}
 }
 
 func (s *server) close() {
@@ -289,7 +290,7 @@ func capabilities() protocol.ServerCapabilities {
 		FoldingRangeProvider:       protocol.Boolean(true),
 		InlayHintProvider:          protocol.Boolean(true),
 		CodeLensProvider:           &protocol.CodeLensOptions{},
-		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview}},
+		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview, cmdExplain}},
 		SemanticTokensProvider: &protocol.SemanticTokensOptions{
 			Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: tokenModifiers},
 			Full:   protocol.Boolean(true),

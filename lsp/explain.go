@@ -1,0 +1,352 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
+)
+
+// cmdExplain is "Explain this metric": the tree of a definition with every
+// node's values, as markdown (and the JSON form of docs/explain.md).
+const cmdExplain = "pcp-derive.explain"
+
+// codeEmptyNow is the information diagnostic on a valid definition that
+// has no values in the preview's latest sample.
+const codeEmptyNow = "empty-now"
+
+// hoverInstances is how many values a hover shows per node.
+const hoverInstances = 3
+
+// ExplainResult is the answer of the explain command.
+type ExplainResult struct {
+	Name string `json:"name"`
+	// Markdown is the tree for a client to show beside the editor.
+	Markdown string `json:"markdown"`
+	// Explanation is the JSON form (docs/explain.md), absent on error.
+	Explanation json.RawMessage `json:"explanation,omitempty"`
+	Error       string          `json:"error,omitempty"`
+}
+
+// explainStore keeps, per open document, what the preview's latest cycle
+// observed of every node (explain.Recorder) and the findings it gave:
+// hover reads node values from it, diagnostics the empty definitions.
+// Nothing here fetches.
+type explainStore struct {
+	mu   sync.Mutex
+	docs map[uri.URI]*docExplain
+}
+
+type docExplain struct {
+	version int32
+	report  *checker.Report
+	rec     *explain.Recorder
+	src     pmclient.Source
+	empty   []grammar.Diagnostic // codeEmptyNow findings of the latest cycle
+}
+
+func newExplainStore() *explainStore { return &explainStore{docs: map[uri.URI]*docExplain{}} }
+
+// get returns the latest cycle's record of a document version.
+func (e *explainStore) get(u uri.URI, version int32, rep *checker.Report) *docExplain {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d := e.docs[u]; d != nil && d.version == version && d.report == rep {
+		return d
+	}
+	return nil
+}
+
+// emptyFindings are the codeEmptyNow findings of a document version.
+func (e *explainStore) emptyFindings(u uri.URI, version int32) []grammar.Diagnostic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d := e.docs[u]; d != nil && d.version == version {
+		return d.empty
+	}
+	return nil
+}
+
+// observe makes a preview evaluator record every node's values.
+func observe(ev *evaluator.Evaluator) *explain.Recorder {
+	rec := explain.NewRecorder(nil)
+	ev.Observe(rec.Observer())
+	return rec
+}
+
+// cycleDone stores a preview cycle's record of a document and finds its
+// valid definitions without values; it reports whether those findings
+// changed (the diagnostics are then published again). Only the empty
+// definitions are explained: the cost is the evaluation the preview
+// already makes.
+func (s *server) cycleDone(ctx context.Context, a *analysis, src pmclient.Source, rec *explain.Recorder, sample *evaluator.Sample) bool {
+	var empty []grammar.Diagnostic
+	for _, r := range sample.Results {
+		if len(r.Values) > 0 && r.Err == nil {
+			continue
+		}
+		m, ok := a.report.ByName[r.Name]
+		if !ok || m.Status != checker.Valid || m.Broken {
+			continue
+		}
+		def := m.Def
+		if !fileHas(a.file, def) {
+			continue
+		}
+		x, err := rec.Explain(ctx, src, explain.Target{Report: a.report, Metric: m})
+		if err != nil || len(x.Origins) == 0 {
+			continue
+		}
+		o := x.Origins[0]
+		if historyPending(o, x) {
+			continue // the next cycle has the previous sample
+		}
+		what := "no values now"
+		if x.Root.Err != nil {
+			what = "fails now"
+		}
+		rg := grammar.Range{Start: a.file.Pos(def.ExprPos(o.Span.Start)), End: a.file.Pos(def.ExprPos(o.Span.End))}
+		empty = append(empty, grammar.Diagnostic{Range: rg, Severity: grammar.SeverityInfo, Code: codeEmptyNow,
+			Message: fmt.Sprintf("%s %s: %s", def.Name, what, o.EmptyBecause)})
+	}
+	s.explains.mu.Lock()
+	defer s.explains.mu.Unlock()
+	old := s.explains.docs[a.uri]
+	s.explains.docs[a.uri] = &docExplain{version: a.version, report: a.report, rec: rec, src: src, empty: empty}
+	return old == nil || old.version != a.version || !sameFindings(old.empty, empty)
+}
+
+// historyPending reports a delta() or rate() that is empty only because
+// the preview has taken one sample so far.
+func historyPending(o *explain.Node, x *explain.Explanation) bool {
+	c, ok := o.Syntax.(*grammar.Call)
+	return ok && (c.Func == "delta" || c.Func == "rate") && x.Samples < 2
+}
+
+func fileHas(f *grammar.File, def *grammar.Definition) bool {
+	for _, d := range f.Definitions {
+		if d == def {
+			return true
+		}
+	}
+	return false
+}
+
+func sameFindings(a, b []grammar.Diagnostic) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Range != b[i].Range || a[i].Message != b[i].Message {
+			return false
+		}
+	}
+	return true
+}
+
+// republish sends a document's diagnostics again with the latest
+// findings of the preview.
+func (s *server) republish(u uri.URI) {
+	s.mu.Lock()
+	d := s.docs[u]
+	var a *analysis
+	gen := 0
+	if d != nil && d.a != nil && d.a.version == d.version {
+		a, gen = d.a, d.gen
+	}
+	s.mu.Unlock()
+	if a != nil {
+		s.publish(u, gen, a)
+	}
+}
+
+// hoverValues is the hover's section on the current values of the node
+// at an expression offset: from the preview's latest cycle, never a fetch
+// of its own.
+func (s *server) hoverValues(ctx context.Context, d *analysis, def *grammar.Definition, tok grammar.Token) string {
+	if d.report == nil {
+		return ""
+	}
+	de := s.explains.get(d.uri, d.version, d.report)
+	m, ok := d.report.ByName[def.Name]
+	if de == nil || !ok || m.Def != def || m.Status != checker.Valid {
+		return ""
+	}
+	x, err := de.rec.Explain(ctx, de.src, explain.Target{Report: de.report, Metric: m})
+	if err != nil {
+		return ""
+	}
+	n := nodeAtToken(x.Root, tok)
+	if n == nil {
+		return ""
+	}
+	when := x.Timestamp.Format("15:04:05")
+	var b strings.Builder
+	switch {
+	case !n.Evaluated:
+		fmt.Fprintf(&b, "Now (%s): %s", when, n.NotEvaluated)
+	case n.EmptyBecause != "":
+		fmt.Fprintf(&b, "Now (%s): **no values** — %s", when, n.EmptyBecause)
+	case n.EmptyAt != nil:
+		fmt.Fprintf(&b, "Now (%s): no values, because `%s` has none: %s", when, n.EmptyAt.Text(), n.EmptyAt.EmptyBecause)
+	default:
+		fmt.Fprintf(&b, "Now (%s): %s", when, valuesLine(n))
+	}
+	return b.String()
+}
+
+// valuesLine shows the first few values of a node.
+func valuesLine(n *explain.Node) string {
+	if len(n.Values) == 1 && n.Values[0].Singular() {
+		return "`" + n.Values[0].Text + "`"
+	}
+	var parts []string
+	for i, v := range n.Values {
+		if i == hoverInstances {
+			parts = append(parts, fmt.Sprintf("… %d more", len(n.Values)-hoverInstances))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s `%s`", v.Instance, v.Text))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nodeAtToken finds the node a token belongs to: an operator's symbol, a
+// function's name, a metric name, a number, a ternary's ? or :.
+func nodeAtToken(root *explain.Node, tok grammar.Token) *explain.Node {
+	var found *explain.Node
+	stack := []*explain.Node{root}
+	for len(stack) > 0 && found == nil {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch syn := n.Syntax.(type) {
+		case *grammar.Binary:
+			if syn.OpAt.Start == tok.Offset {
+				found = n
+			}
+		case *grammar.Ternary:
+			between := func(a, b grammar.Node) bool {
+				return a.Span().End <= tok.Offset && tok.End <= b.Span().Start
+			}
+			if (tok.Text == "?" && between(syn.Cond, syn.Then)) || (tok.Text == ":" && between(syn.Then, syn.Else)) {
+				found = n
+			}
+		default:
+			if n.Span.Start == tok.Offset {
+				found = n
+			}
+		}
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children[i])
+		}
+	}
+	return found
+}
+
+// explainParams are the explain command's argument: a definition, by any
+// position in it (the same as pcp/preview's).
+type explainParams = previewParams
+
+// explainCommand explains a definition now, sampling as the explain
+// command line does (twice, a second apart, for delta and rate).
+func (s *server) explainCommand(ctx context.Context, p explainParams) (*ExplainResult, error) {
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	a := s.current(ctx, p.TextDocument.URI)
+	if a == nil {
+		return nil, fmt.Errorf("%s is not open", p.TextDocument.URI)
+	}
+	def := a.file.DefinitionAt(a.file.Offset(int(p.Position.Line), int(p.Position.Character)))
+	if def == nil {
+		return nil, errors.New("no derived metric definition here")
+	}
+	res := &ExplainResult{Name: def.Name}
+	fail := func(msg string) (*ExplainResult, error) {
+		res.Error = msg
+		res.Markdown = fmt.Sprintf("**Explain `%s`**\n\n%s\n", def.Name, msg)
+		return res, nil
+	}
+	m, ok := metricOf(a, def.Name)
+	switch {
+	case a.report == nil:
+		return fail("no metric source answers: values need a pmcd or an archive")
+	case !ok || m.Def != def:
+		return fail("libpcp does not register this definition (see its diagnostics)")
+	}
+	src, done, err := s.valueSource(ctx)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer done()
+	x, err := explain.Explain(ctx, src, explain.Target{Report: a.report, Metric: m}, explain.Options{SampleTimeout: 10 * time.Second})
+	if err != nil {
+		return fail(err.Error())
+	}
+	res.Markdown = explain.Markdown(x, explain.TextOptions{})
+	var js bytes.Buffer
+	if err := explain.WriteJSON(&js, x); err == nil {
+		res.Explanation = js.Bytes()
+	}
+	return res, nil
+}
+
+// valueSource is where the explain command fetches from: the live pmcd
+// itself (its own instance-name lookups, as libpcp's), or a fresh copy of
+// the archive, so the command replays it from the start without moving
+// anyone else's place in it.
+func (s *server) valueSource(ctx context.Context) (pmclient.Source, func(), error) {
+	s.mu.Lock()
+	src, st := s.source, s.settings
+	s.mu.Unlock()
+	if src == nil {
+		return nil, nil, errors.New("no metric source answers: values need a pmcd or an archive")
+	}
+	if c, ok := src.(*pmclient.Cache); ok {
+		src = c.Unwrap()
+	}
+	if isLive(src) {
+		return src, func() {}, nil
+	}
+	if r, ok := src.(pmclient.Recording); ok && r.Recorded() {
+		fresh, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
+			Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv})
+		if err != nil {
+			return nil, nil, err
+		}
+		closer := func() {
+			if c, ok := fresh.(interface{ Close() error }); ok {
+				c.Close()
+			}
+		}
+		return fresh, closer, nil
+	}
+	return nil, nil, fmt.Errorf("%s has metadata only, no values: explain needs a pmcd or an archive", src.Describe())
+}
+
+// explainAction offers "Explain this metric" on a registered definition.
+func explainAction(a *analysis, from int) protocol.CommandOrCodeAction {
+	def := a.file.DefinitionAt(from)
+	if def == nil || a.report == nil {
+		return nil
+	}
+	if m, ok := a.report.ByName[def.Name]; !ok || m.Def != def {
+		return nil
+	}
+	arg, _ := json.Marshal(explainParams{TextDocument: protocol.TextDocumentIdentifier{URI: a.uri}, Position: toRange(def.NameRange).Start})
+	cmd := protocol.Command{Title: "Explain this metric", Command: cmdExplain, Arguments: []protocol.LSPAny{arg}}
+	return &protocol.CodeAction{Title: cmd.Title, Command: cmd}
+}
