@@ -185,8 +185,8 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	records map[*checker.Metric]*record
-	gen     int // the sample begun last
-	done    int // the sample ended last
+	gen     int       // the sample begun last
+	done    int       // the sample ended last
 	samples int       // the samples ended
 	stamp   time.Time // the latest's time
 	// interval is the time between explain's own live samples (for the
