@@ -49,7 +49,14 @@ type ExplainResult struct {
 type explainStore struct {
 	mu   sync.Mutex
 	docs map[uri.URI]*docExplain
+	// visible is the line range each document's client last asked inlay
+	// hints for: what is on screen.
+	visible map[uri.URI]protocol.Range
 }
+
+// maxRecordedDefinitions is the size of document whose every definition
+// the preview records when the client never said what is on screen.
+const maxRecordedDefinitions = 2000
 
 type docExplain struct {
 	version int32
@@ -59,7 +66,41 @@ type docExplain struct {
 	empty   []grammar.Diagnostic // codeEmptyNow findings of the latest cycle
 }
 
-func newExplainStore() *explainStore { return &explainStore{docs: map[uri.URI]*docExplain{}} }
+func newExplainStore() *explainStore {
+	return &explainStore{docs: map[uri.URI]*docExplain{}, visible: map[uri.URI]protocol.Range{}}
+}
+
+// setVisible records the range a client asked inlay hints for.
+func (e *explainStore) setVisible(u uri.URI, rg protocol.Range) {
+	e.mu.Lock()
+	e.visible[u] = rg
+	e.mu.Unlock()
+}
+
+// recorded picks the definitions whose every node the preview records:
+// those on screen (the range of the latest inlay hint request), or every
+// one of a document of at most maxRecordedDefinitions when the client
+// never asked. A 100,000-line config costs the nodes on screen, not all.
+func (e *explainStore) recorded(a *analysis) map[*checker.Metric]bool {
+	e.mu.Lock()
+	rg, seen := e.visible[a.uri]
+	e.mu.Unlock()
+	if !seen && len(a.file.Definitions) > maxRecordedDefinitions {
+		return nil
+	}
+	out := map[*checker.Metric]bool{}
+	for _, def := range a.file.Definitions {
+		line := uint32(max(def.Range.Start.Line-1, 0))
+		end := uint32(max(def.Range.End.Line-1, 0))
+		if seen && (end < rg.Start.Line || line > rg.End.Line) {
+			continue
+		}
+		if m, ok := a.report.ByName[def.Name]; ok && m.Def == def {
+			out[m] = true
+		}
+	}
+	return out
+}
 
 // get returns the latest cycle's record of a document version.
 func (e *explainStore) get(u uri.URI, version int32, rep *checker.Report) *docExplain {
@@ -81,26 +122,26 @@ func (e *explainStore) emptyFindings(u uri.URI, version int32) []grammar.Diagnos
 	return nil
 }
 
-// observe makes a preview evaluator record every node's values.
-func observe(ev *evaluator.Evaluator) *explain.Recorder {
-	rec := explain.NewRecorder(nil)
+// observe makes a preview evaluator record every node's values of the
+// definitions *keep holds (the preview sets it before each sample).
+func observe(ev *evaluator.Evaluator, keep *map[*checker.Metric]bool) *explain.Recorder {
+	rec := explain.NewRecorder(func(m *checker.Metric) bool { return (*keep)[m] })
 	ev.Observe(rec.Observer())
 	return rec
 }
 
 // cycleDone stores a preview cycle's record of a document and finds its
-// valid definitions without values; it reports whether those findings
-// changed (the diagnostics are then published again). Only the empty
-// definitions are explained: the cost is the evaluation the preview
-// already makes.
-func (s *server) cycleDone(ctx context.Context, a *analysis, src pmclient.Source, rec *explain.Recorder, sample *evaluator.Sample) bool {
+// recorded valid definitions without values; it reports whether those
+// findings changed (the diagnostics are then published again). Only the
+// empty definitions are explained.
+func (s *server) cycleDone(ctx context.Context, a *analysis, src pmclient.Source, rec *explain.Recorder, recorded map[*checker.Metric]bool, sample *evaluator.Sample) bool {
 	var empty []grammar.Diagnostic
 	for _, r := range sample.Results {
 		if len(r.Values) > 0 && r.Err == nil {
 			continue
 		}
 		m, ok := a.report.ByName[r.Name]
-		if !ok || m.Status != checker.Valid || m.Broken {
+		if !ok || m.Status != checker.Valid || m.Broken || !recorded[m] {
 			continue
 		}
 		def := m.Def

@@ -43,6 +43,7 @@ func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 	s.mu.Lock()
 	st := s.settings
 	s.mu.Unlock()
+	s.explains.setVisible(a.uri, params.Range)
 	values := s.previews.get(a.uri, a.version)
 	yes := true
 	var out []protocol.InlayHint
@@ -398,9 +399,11 @@ func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every tim
 					s.log.Debug("preview", zap.Error(err))
 					continue
 				}
-				de = &docEvaluator{version: a.version, ev: ev, rec: observe(ev)}
+				de = &docEvaluator{version: a.version, ev: ev}
+				de.rec = observe(ev, &de.keep)
 				evs[a.uri] = de
 			}
+			de.keep = s.explains.recorded(a)
 			sctx, cancel := context.WithTimeout(ctx, every)
 			de.rec.Begin()
 			sample, err := de.ev.Sample(sctx)
@@ -410,7 +413,7 @@ func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every tim
 				continue
 			}
 			de.rec.End(sample)
-			if s.cycleDone(ctx, a, src, de.rec, sample) {
+			if s.cycleDone(ctx, a, src, de.rec, de.keep, sample) {
 				s.republish(a.uri)
 			}
 			values := map[string]shownValues{}
@@ -438,5 +441,6 @@ func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every tim
 type docEvaluator struct {
 	version int32
 	ev      *evaluator.Evaluator
-	rec     *explain.Recorder // every node's values, for hover and empty-now
+	rec     *explain.Recorder        // every node's values, for hover and empty-now
+	keep    map[*checker.Metric]bool // the definitions rec records this cycle
 }
