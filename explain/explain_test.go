@@ -306,3 +306,58 @@ func TestSourceThatStallsOrFails(t *testing.T) {
 		t.Errorf("failing source: %v", err)
 	}
 }
+
+// scriptedSource answers metadata from an archive and each fetch with the
+// next of a script of values for one metric, like a pmcd whose PMDA
+// changes between samples.
+type scriptedSource struct {
+	pmclient.Source
+	pmid   pmapi.PMID
+	script [][]pmclient.Value
+	next   int
+}
+
+func (s *scriptedSource) Fetch(_ context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
+	res := &pmclient.Result{Timestamp: time.Unix(1700000000+int64(s.next), 0)}
+	for _, p := range pmids {
+		mv := pmclient.MetricValues{PMID: p}
+		if p == s.pmid && s.next < len(s.script) {
+			mv.Values = s.script[s.next]
+		}
+		res.Metrics = append(res.Metrics, mv)
+	}
+	s.next++
+	return res, nil
+}
+
+// TestHistoryReasons: a counter that went backwards (rate() leaves it
+// out since 6.2.1) and instances that changed between the two samples are
+// named at the delta() or rate().
+func TestHistoryReasons(t *testing.T) {
+	for _, tc := range []struct {
+		name, metric, expr string
+		script             [][]pmclient.Value
+		at                 string
+		words              string
+	}{
+		{"backwards", "sample.seconds", "rate(sample.seconds) + 1", [][]pmclient.Value{{{Inst: -1, Uint: 100}}, {{Inst: -1, Uint: 50}}},
+			"rate(sample.seconds)", "the counter `sample.seconds` went backwards since the previous sample for every instance"},
+		{"instances", "sample.long.bin_ctr", "delta(sample.long.bin_ctr) * 2", [][]pmclient.Value{{{Inst: 100, Int: 1}}, {{Inst: 200, Int: 2}}},
+			"delta(sample.long.bin_ctr)", "no instance of `sample.long.bin_ctr` has a value in both this sample and the previous one"},
+		{"previous empty", "sample.seconds", "rate(sample.seconds) + 1", [][]pmclient.Value{nil, {{Inst: -1, Uint: 50}}},
+			"rate(sample.seconds)", "the counter `sample.seconds` had no values in the previous sample"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := openArchive(t, "testdata/golden")
+			rep := check(t, a, "h.m = "+tc.expr+"\n", pcpver.V7_2_2)
+			src := &scriptedSource{Source: a, pmid: rep.Operands[tc.metric].PMID, script: tc.script}
+			x := explainName(t, src, rep, "h.m", Options{Interval: time.Millisecond})
+			if x.Samples != 2 || len(x.Origins) != 1 {
+				t.Fatalf("%d samples, %d nodes where values vanish", x.Samples, len(x.Origins))
+			}
+			if o := x.Origins[0]; o.Text() != tc.at || !strings.Contains(o.EmptyBecause, tc.words) {
+				t.Errorf("values vanish at %q: %q; want %q: %q", o.Text(), o.EmptyBecause, tc.at, tc.words)
+			}
+		})
+	}
+}
