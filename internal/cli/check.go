@@ -91,6 +91,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	src.register(fs)
 	var ruleOpts ruleFlags
 	ruleOpts.register(fs)
+	var fleetOpts fleetFlags
+	fleetOpts.register(fs)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -123,6 +125,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if len(paths) == 0 {
 		fs.Usage()
 		return ExitUsage
+	}
+	if fleetOpts.active() {
+		return checkFleet(ctx, env, paths, &fleetOpts, fleetRun{&version, &src, *format, threshold, *maxSize, rl, quiet})
 	}
 	source, err := src.open(ctx, env)
 	if err != nil {
