@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -326,7 +327,11 @@ func (e *engine) checkHost(ctx context.Context, t Target) *Host {
 		byDef := map[*grammar.Definition][]Finding{}
 		for _, d := range diags {
 			if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
-				byDef[def] = append(byDef[def], Finding{Code: d.Code, Severity: d.Severity, Message: d.Message, Range: d.Range})
+				// A message naming the source ("no proc.* metrics in pmcd
+				// at db1") would set each host apart: the report names
+				// the hosts.
+				msg := strings.ReplaceAll(d.Message, h.Source, "this host")
+				byDef[def] = append(byDef[def], Finding{Code: d.Code, Severity: d.Severity, Message: msg, Range: d.Range})
 			}
 		}
 		for _, d := range f.Definitions {

@@ -25,8 +25,10 @@ type PMProxy struct {
 // StartPMProxy runs this machine's pmproxy in the foreground on a free
 // loopback port, with its unix socket and log in dir, and waits until its
 // REST API answers. No Redis is needed for /pmapi (pmproxy logs that it
-// cannot reach one and serves the live PMAPI all the same).
-func StartPMProxy(ctx context.Context, dir string) (*PMProxy, error) {
+// cannot reach one and serves the live PMAPI all the same). Its libpcp
+// loads no derived-metric configs (PCP_DERIVED_CONFIG=""), unless env,
+// added to the environment last, says otherwise.
+func StartPMProxy(ctx context.Context, dir string, env ...string) (*PMProxy, error) {
 	if _, err := os.Stat(PMProxyBinary); err != nil {
 		return nil, fmt.Errorf("%s is missing: run scripts/pcp-testenv.sh (Debian's pcp package ships it)", PMProxyBinary)
 	}
@@ -37,7 +39,7 @@ func StartPMProxy(ctx context.Context, dir string) (*PMProxy, error) {
 	p := &PMProxy{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Log: filepath.Join(dir, "pmproxy.log")}
 	p.cmd = exec.Command(PMProxyBinary, "-f", "-A", "-i", "127.0.0.1", "-p", strconv.Itoa(port),
 		"-s", filepath.Join(dir, "pmproxy.socket"), "-l", p.Log)
-	p.cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	p.cmd.Env = append(append(os.Environ(), "PCP_DERIVED_CONFIG="), env...)
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting pmproxy: %w", err)
 	}

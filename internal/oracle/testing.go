@@ -32,3 +32,17 @@ func PMProxyFor(t testing.TB) *PMProxy {
 	t.Cleanup(p.Stop)
 	return p
 }
+
+// FleetFor is Fleet for a test: it skips only when
+// PCP_DERIVE_LSP_NO_ORACLE=1, and fails when a pmcd is missing.
+func FleetFor(t testing.TB) []FleetHost {
+	t.Helper()
+	hs, err := Fleet(context.Background())
+	if errors.Is(err, ErrNoOracle) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hs
+}

@@ -44,6 +44,10 @@ const (
 	DefaultMaxResponse = 64 << 20
 	// maxQuery bounds the names or PMIDs sent in one request's URL.
 	maxQuery = 6000
+	// derivedDomain is the PMID domain of the derived metrics a libpcp
+	// defines itself (DYNAMIC_PMID): pmproxy's, from the derived-metric
+	// configs of its own host unless it runs with PCP_DERIVED_CONFIG="".
+	derivedDomain = 511
 	// maxNames and maxDepth bound a namespace walk.
 	maxNames = 1 << 22
 	maxDepth = 64
@@ -545,6 +549,12 @@ func (c *Client) lookupBatch(ctx context.Context, names []string, batch []int, o
 				e, err := c.remember(m)
 				if err != nil {
 					return fmt.Errorf("%s: %s: %w", c.Describe(), requestName("metric", q), err)
+				}
+				if e.desc.PMID.Domain() == derivedDomain {
+					// Defined by pmproxy's own libpcp (its host's derived
+					// configs), not served by the pmcd.
+					errs[i] = pmclient.ErrUnknownName
+					continue
 				}
 				out[i] = e
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -292,5 +293,26 @@ func TestSharedGateKeepsPMProxyUp(t *testing.T) {
 	c, _ := pmproxy.New(proxy.URL, pmproxy.Options{Hostspec: "127.0.0.1"})
 	if _, err := c.Version(ctx); err != nil {
 		t.Fatalf("pmproxy no longer answers: %v", err)
+	}
+}
+
+// A pmproxy whose libpcp loads its host's derived-metric configs (as
+// one started by its service does) serves their metrics too: they are
+// not the pmcd's, and lookups answer them as unknown, like pmcd.
+func TestPMProxyOwnDerivedMetricsHidden(t *testing.T) {
+	shipped := "/var/lib/pcp/config/derived/proc.conf"
+	proxy, err := oracle.StartPMProxy(context.Background(), t.TempDir(), "PCP_DERIVED_CONFIG="+shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Stop()
+	c, _ := pmproxy.New(proxy.URL, pmproxy.Options{Hostspec: "127.0.0.1"})
+	names, err := c.AllNames(context.Background())
+	if err != nil || !slices.Contains(names, "proc.hog.cpu") {
+		t.Fatalf("pmproxy does not serve %s's proc.hog.cpu (%v): the test proves nothing", shipped, err)
+	}
+	_, errs, err := c.LookupNames(context.Background(), []string{"proc.hog.cpu", "sample.long.one"})
+	if err != nil || !errors.Is(errs[0], pmclient.ErrUnknownName) || errs[1] != nil {
+		t.Errorf("lookup: %v %v", errs, err)
 	}
 }
