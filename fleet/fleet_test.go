@@ -178,6 +178,9 @@ type countingSource struct {
 
 func (c countingSource) Close() error {
 	c.open.Add(-1)
+	if cl, ok := c.Source.(interface{ Close() error }); ok {
+		return cl.Close()
+	}
 	return nil
 }
 
