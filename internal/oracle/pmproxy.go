@@ -37,7 +37,9 @@ func StartPMProxy(ctx context.Context, dir string, env ...string) (*PMProxy, err
 		return nil, err
 	}
 	p := &PMProxy{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Log: filepath.Join(dir, "pmproxy.log")}
-	p.cmd = exec.Command(PMProxyBinary, "-f", "-A", "-i", "127.0.0.1", "-p", strconv.Itoa(port),
+	// -T: a pmproxy whose test process died without stopping it ends
+	// by itself.
+	p.cmd = exec.Command(PMProxyBinary, "-f", "-A", "-T", "30min", "-i", "127.0.0.1", "-p", strconv.Itoa(port),
 		"-s", filepath.Join(dir, "pmproxy.socket"), "-l", p.Log)
 	p.cmd.Env = append(append(os.Environ(), "PCP_DERIVED_CONFIG="), env...)
 	if err := p.cmd.Start(); err != nil {
