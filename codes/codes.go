@@ -56,6 +56,7 @@ var registry = []Info{
 	// Our own.
 	{"suppression", "a \"# pcp-derive-lsp:\" comment is malformed or names an unknown code"},
 	{"internal", "pcp-derive-lsp could not analyse the definition"},
+	{"host-unreachable", "a host of a fleet check could not be checked: down, too slow or refusing"},
 }
 
 // Lookup returns the registry entry for code.

@@ -210,6 +210,7 @@ func (s *server) publish(u uri.URI, gen int, a *analysis) {
 	for g := range a.diagnostics() {
 		diags = append(diags, toProtocolDiagnostic(u, g))
 	}
+	diags = append(diags, s.fleetDiagnostics(u, a)...)
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
 		URI: u, Version: protocol.NewOptional(a.version), Diagnostics: diags,
 	}); err != nil {

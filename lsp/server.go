@@ -50,7 +50,12 @@ type Settings struct {
 	Dialect string `json:"dialect"`
 	Source  struct {
 		Host, Socket, Archive, Metadata string
+		// PMProxy reaches pmcd through the pmproxy at this URL; Hostspec
+		// (else Host) is the pmcd it reaches.
+		PMProxy, Hostspec string
 	} `json:"source"`
+	// Fleet names the hosts the config is deployed to; see FleetSettings.
+	Fleet FleetSettings `json:"fleet"`
 	// IndomConfig names a file of equivalent instance domains (pcp7);
 	// default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf.
 	IndomConfig string `json:"indomConfig"`
@@ -110,6 +115,7 @@ type server struct {
 	previews    *previewStore
 	previewStop context.CancelFunc
 	names       *nameIndex // the source's namespace, for completion
+	fleet       fleetChecks
 }
 
 // clientCaps are the client capabilities the server adapts to.
@@ -156,7 +162,9 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		}
 	}
 	src, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
-		Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv, Lazy: true})
+		Archive: st.Source.Archive, Metadata: st.Source.Metadata, PMProxy: st.Source.PMProxy, Hostspec: st.Source.Hostspec,
+		Getenv: s.opts.Getenv, Lazy: true})
+	s.fleet.reset()
 	if err != nil {
 		src = nil
 	} else {

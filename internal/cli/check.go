@@ -23,6 +23,7 @@ import (
 // sourceFlags choose where metadata comes from.
 type sourceFlags struct {
 	host, socket, archive, metadata string
+	pmproxy, hostspec               string
 	noMetadata                      bool
 	indomConfig                     string
 }
@@ -31,6 +32,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.host, "host", "", "metadata from pmcd on `HOST[:PORT]`")
 	fs.StringVar(&s.socket, "socket", "", "metadata from pmcd's unix `SOCKET`")
 	fs.StringVar(&s.archive, "archive", "", "metadata from a PCP `ARCHIVE`")
+	fs.StringVar(&s.pmproxy, "pmproxy", "", "metadata from pmcd through the pmproxy at `URL` (http://host:44322; its REST API)")
+	fs.StringVar(&s.hostspec, "hostspec", "", "with --pmproxy, the pmcd `HOST[:PORT]` pmproxy is to reach (default --host, else pmproxy's own host)")
 	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \"embedded\" for the one in the binary")
 	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
 	fs.StringVar(&s.indomConfig, "indom-config", "", "equivalent instance domains from `FILE` (pcp7; default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf)")
@@ -58,11 +61,15 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error
 	if s.noMetadata {
 		return nil, nil
 	}
+	if s.hostspec != "" && s.pmproxy == "" {
+		return nil, fmt.Errorf("--hostspec %s: names the pmcd a pmproxy reaches; give --pmproxy URL too (or --host %s to reach it directly)", s.hostspec, s.hostspec)
+	}
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	return choose.Open(ctx, choose.Spec{Host: s.host, Socket: s.socket, Archive: s.archive, Metadata: s.metadata, Getenv: getenv})
+	return choose.Open(ctx, choose.Spec{Host: s.host, Socket: s.socket, Archive: s.archive, Metadata: s.metadata,
+		PMProxy: s.pmproxy, Hostspec: s.hostspec, Getenv: getenv})
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {
@@ -84,6 +91,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	src.register(fs)
 	var ruleOpts ruleFlags
 	ruleOpts.register(fs)
+	var fleetOpts fleetFlags
+	fleetOpts.register(fs)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -116,6 +125,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if len(paths) == 0 {
 		fs.Usage()
 		return ExitUsage
+	}
+	if fleetOpts.active() {
+		return checkFleet(ctx, env, paths, &fleetOpts, fleetRun{&version, &src, *format, threshold, *maxSize, rl, quiet})
 	}
 	source, err := src.open(ctx, env)
 	if err != nil {

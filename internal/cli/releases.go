@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -18,12 +19,7 @@ import (
 // releaseVerdict is what one release's libpcp does with one definition.
 type releaseVerdict struct {
 	Version string `json:"version"`
-	// Status: "valid", "syntax" (rejected while loading), "semantic"
-	// (rejected while binding), "hidden" (an operand does not bind and
-	// libpcp drops the metric), "masked" or "not-registered".
-	Status  string `json:"status"`
-	Desc    string `json:"metadata,omitempty"`
-	Message string `json:"message,omitempty"`
+	fleet.Fate
 }
 
 // definitionAcross is one definition's verdicts over the releases.
@@ -76,41 +72,7 @@ func acrossReleases(ctx context.Context, env Env, paths []string, versions []pcp
 }
 
 func verdictOf(v pcpver.Version, d *grammar.Definition, rep *checker.Report) releaseVerdict {
-	rv := releaseVerdict{Version: v.String()}
-	if !d.Verdict.OK {
-		rv.Status, rv.Message = "syntax", d.Verdict.Message
-		return rv
-	}
-	if !d.Registered {
-		rv.Status = "not-registered"
-		return rv
-	}
-	if rep == nil {
-		rv.Status = "valid"
-		return rv
-	}
-	m := rep.ByName[d.Name]
-	if m == nil || m.Def != d {
-		rv.Status = "not-registered"
-		return rv
-	}
-	switch m.Status {
-	case checker.Valid:
-		rv.Status, rv.Desc = "valid", checker.DescText(m.Desc)
-	case checker.Masked:
-		rv.Status, rv.Message = "masked", "a real metric of this name hides it"
-	case checker.SemanticError:
-		rv.Status, rv.Message = "semantic", m.Rendering+": "+m.Message
-	case checker.Unbound:
-		rv.Status, rv.Message = "hidden", "unknown operand "+strings.Join(m.Unknown, ", ")
-		if v.Has(pcpver.UnknownOperandReported) {
-			rv.Status = "semantic"
-			rv.Message = "operand " + m.Unknown[0] + ": Unknown operand metric"
-		}
-	default:
-		rv.Status = m.Status.String()
-	}
-	return rv
+	return releaseVerdict{Version: v.String(), Fate: fleet.FateOf(v, d, rep)}
 }
 
 // writeAcross prints the matrix: every definition whose fate differs
