@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"iter"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -11,6 +10,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
+
+	pipeline "github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -35,31 +36,30 @@ type docState struct {
 	memo    *grammar.Memo // parses of the lines, reused across versions
 }
 
-// analysis is what the grammar and the checker made of one version.
+// analysis is what the shared analysis (package analysis) made of one
+// version of a document.
 type analysis struct {
 	uri     uri.URI
 	version int32
 	text    string
-	file    *grammar.File
+	res     *pipeline.Result
+	file    *grammar.File   // res.Files[0].File
 	report  *checker.Report // nil when no source answered
-	// checked are the checker's findings (the report's own slice); the
-	// syntax findings are file.Diagnostics. Neither is copied: with a
-	// finding per line, copies cost several times a large document.
-	checked []grammar.Diagnostic
-	pcp     pcpver.Version // the release the analysis followed
+	// findings are the document's findings, as check reports them:
+	// sorted, suppression comments and the project's rules applied.
+	findings []grammar.Diagnostic
+	pcp      pcpver.Version // the release the analysis followed
 }
 
-// diagnostics are the analysis' findings: syntax, then checks.
-func (a *analysis) diagnostics() iter.Seq[grammar.Diagnostic] {
-	return func(yield func(grammar.Diagnostic) bool) {
-		for _, list := range [][]grammar.Diagnostic{a.file.Diagnostics, a.checked} {
-			for _, d := range list {
-				if !yield(d) {
-					return
-				}
-			}
-		}
+// newAnalysis wraps a result of the shared analysis of one document.
+func newAnalysis(u uri.URI, version int32, text string, res *pipeline.Result) *analysis {
+	a := &analysis{uri: u, version: version, text: text, res: res, report: res.Report, pcp: res.Config.Version.Version}
+	if len(res.Files) > 0 {
+		a.file, a.findings = res.Files[0].File, res.Files[0].Findings
+	} else {
+		a.file = grammar.ParseConfig(fileName(u), nil, grammar.Options{Version: a.pcp})
 	}
+	return a
 }
 
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
@@ -151,36 +151,39 @@ func (s *server) analyse(u uri.URI, gen int) {
 		return
 	}
 	text, version, memo := d.text, d.version, d.memo
-	pcp, src, indoms, down := s.pcp.Version, s.source, s.indoms, s.sourceDown
+	cfg := pipeline.Config{Version: s.pcp, Source: s.source, InDoms: s.indoms}
+	if s.sourceDown {
+		cfg.Source = nil // syntax only until the source answers again
+	}
 	s.mu.Unlock()
+	cfg.Rules = s.rulesFor(u)
 
 	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
 	defer cancel()
-	a := &analysis{uri: u, version: version, text: text, pcp: pcp}
-	a.file = grammar.ParseConfig(fileName(u), []byte(text), grammar.Options{Version: pcp, Memo: memo})
+	parsed := pipeline.Parse([]pipeline.Input{pipeline.Buffer(fileName(u), []byte(text))}, cfg, pipeline.Options{Memo: memo})
 	memo.Trim()
-	syntax := *a
+	syntax := newAnalysis(u, version, text, parsed)
 	s.mu.Lock()
 	if d := s.docs[u]; d != nil && d.gen == gen {
-		d.syntax = &syntax // enough for symbols, folding, tokens, formatting
-		s.workspace.update(u, a.file)
+		d.syntax = syntax // enough for symbols, folding, tokens, formatting
+		s.workspace.update(u, syntax.file)
 	}
 	s.mu.Unlock()
-	if src != nil && !down {
+	a := syntax
+	if cfg.Source != nil {
 		// A slow source must not hide syntax errors: publish them alone
 		// if the check takes a while.
-		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, &syntax) })
+		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, syntax) })
 		defer slow.Stop()
-		rep, err := checker.Check(ctx, []*grammar.File{a.file}, src, checker.Options{Version: pcp, InDoms: indoms})
-		switch {
+		checked := pipeline.Check(ctx, parsed)
+		switch err := checked.CheckErr; {
 		case err == nil:
-			a.report = rep
-			a.checked = rep.Diagnostics[a.file]
 		case unreachable(err):
 			s.sourceFailed(err)
 		default:
 			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
 		}
+		a = newAnalysis(u, version, text, checked)
 	}
 	s.mu.Lock()
 	if d := s.docs[u]; d == nil || d.gen != gen {
@@ -206,8 +209,8 @@ func (s *server) publish(u uri.URI, gen int, a *analysis) {
 	if !current {
 		return
 	}
-	diags := make([]protocol.Diagnostic, 0, len(a.file.Diagnostics)+len(a.checked))
-	for g := range a.diagnostics() {
+	diags := make([]protocol.Diagnostic, 0, len(a.findings))
+	for _, g := range a.findings {
 		diags = append(diags, toProtocolDiagnostic(u, g))
 	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
@@ -245,11 +248,12 @@ func (s *server) parseNow(u uri.URI) *analysis {
 		s.mu.Unlock()
 		return nil
 	}
-	a := &analysis{uri: u, version: d.version, text: d.text, pcp: s.pcp.Version}
-	memo := d.memo
+	version, text, memo := d.version, d.text, d.memo
+	cfg := pipeline.Config{Version: s.pcp}
 	s.mu.Unlock()
-	a.file = grammar.ParseConfig(fileName(u), []byte(a.text), grammar.Options{Version: a.pcp, Memo: memo})
-	return a
+	cfg.Rules = s.rulesFor(u)
+	res := pipeline.Parse([]pipeline.Input{pipeline.Buffer(fileName(u), []byte(text))}, cfg, pipeline.Options{Memo: memo})
+	return newAnalysis(u, version, text, res)
 }
 
 // current returns the analysis of a document's latest text, waiting for

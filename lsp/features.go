@@ -483,7 +483,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	to := d.file.Offset(int(params.Range.End.Line), int(params.Range.End.Character))
 	kind := protocol.CodeActionKindQuickFix
 	var out []protocol.CommandOrCodeAction
-	for g := range d.diagnostics() {
+	for _, g := range d.findings {
 		if g.Range.End.Offset < from || g.Range.Start.Offset > to {
 			continue
 		}

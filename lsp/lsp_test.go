@@ -17,6 +17,8 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
 // recorder is the editor side: it keeps published diagnostics.
@@ -112,24 +114,13 @@ func (r *recorder) wait(t *testing.T, u uri.URI) []protocol.Diagnostic {
 	}
 }
 
-// readArchive reads a txtar file: "-- name --" lines start sections.
+// readArchive reads a txtar file's sections by name.
 func readArchive(t *testing.T, path string) map[string]string {
-	b, err := os.ReadFile(path)
+	a, err := txtar.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	name := ""
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if strings.HasPrefix(l, "-- ") && strings.HasSuffix(strings.TrimSpace(l), " --") {
-			name = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(l), "-- "), " --")
-			continue
-		}
-		if name != "" {
-			out[name] += l
-		}
-	}
-	return out
+	return a.Map()
 }
 
 // markerPos finds "^name" markers: a comment line "# ^h1" puts marker h1

@@ -110,6 +110,7 @@ type server struct {
 	previews    *previewStore
 	previewStop context.CancelFunc
 	names       *nameIndex // the source's namespace, for completion
+	rules       *projectRules
 }
 
 // clientCaps are the client capabilities the server adapts to.
@@ -118,6 +119,9 @@ type clientCaps struct {
 	// configuration: the client answers workspace/configuration, so
 	// settings are pulled rather than taken from notifications alone.
 	configuration bool
+	// watchFiles: the client lets the server register file watchers
+	// (for the project rules file).
+	watchFiles bool
 }
 
 func newServer(bg context.Context, client protocol.Client, opts Options) *server {
@@ -129,7 +133,7 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 	}
 	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, docs: map[uri.URI]*docState{},
 		pcp:       pipeline.VersionChoice{Version: pcpver.Latest, Reason: "latest release: no settings yet"},
-		workspace: newWorkspace(), previews: newPreviewStore()}
+		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules()}
 }
 
 func (s *server) close() {
@@ -165,11 +169,8 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		src = pmclient.NewCache(src)
 	}
 	// pcpVersion wins; when it is unset or auto, an explicit older
-	// dialect setting still counts.
-	requested, what := st.PCPVersion, "pcpVersion"
-	if (requested == "" || requested == pipeline.Auto) && st.Dialect != "" && st.Dialect != pipeline.Auto {
-		requested, what = st.Dialect, "dialect"
-	}
+	// dialect setting still counts: as check decides between its flags.
+	req := pipeline.VersionRequest{PCPVersion: st.PCPVersion, Dialect: st.Dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}
 	var versionSrc pmclient.Source
 	if err == nil {
 		versionSrc = src
@@ -177,9 +178,10 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 	// A pmcd that stalls must not hold up initialize: past a bound, the
 	// version is resolved as if the source did not say.
 	vctx, cancel := context.WithTimeout(ctx, versionTimeout)
-	choice, verr := pipeline.ResolveVersion(vctx, requested, what, versionSrc)
+	choice, verr := req.Resolve(vctx, versionSrc)
 	if verr != nil {
 		s.log.Warn("PCP version setting", zap.Error(verr))
+		_, what := req.Pick()
 		choice, _ = pipeline.ResolveVersion(vctx, pipeline.Auto, what, versionSrc)
 	}
 	cancel()
@@ -256,6 +258,9 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 		if ws.Configuration != nil {
 			c.configuration = *ws.Configuration
 		}
+		if w := ws.DidChangeWatchedFiles; w != nil && w.DynamicRegistration != nil {
+			c.watchFiles = *w.DynamicRegistration
+		}
 	}
 	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
 		c.workDoneProgress = *w.WorkDoneProgress
@@ -314,6 +319,7 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	}()
 	s.startNameLoad()
 	s.sendStatus()
+	go s.watchRulesFiles()
 	if msg != "" {
 		return s.client.LogMessage(ctx, &protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg})
 	}
