@@ -74,7 +74,7 @@ type Result struct {
 	// SourceName is the metadata source's description, or NoSource.
 	SourceName string
 	// IOErrors are the inputs that could not be read at all.
-	IOErrors []error
+	IOErrors []*InputError
 	// CheckErr is why the check failed as a whole (the source did not
 	// answer, the request was cancelled); Files then hold the syntax
 	// findings only. Findings about single definitions are findings,
@@ -84,6 +84,15 @@ type Result struct {
 	opts   Options
 	groups [][]int // indexes into Files of each config path's parsed files
 }
+
+// InputError is an input that could not be read: its path and why.
+type InputError struct {
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
 
 // Run analyses inputs from text to findings: Parse, then Check.
 func Run(ctx context.Context, inputs []Input, cfg Config, opts Options) *Result {
@@ -111,7 +120,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		g := groups[len(groups)-1]
 		switch {
 		case in.Err != nil:
-			r.IOErrors = append(r.IOErrors, in.Err)
+			r.IOErrors = append(r.IOErrors, &InputError{Path: in.Path, Err: in.Err})
 		case in.Problem != "":
 			g.problems = append(g.problems, in)
 		default:

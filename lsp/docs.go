@@ -205,13 +205,14 @@ func (s *server) publish(u uri.URI, gen int, a *analysis) {
 	s.mu.Lock()
 	d := s.docs[u]
 	current := d != nil && d.gen == gen
+	docsURL := s.settings.DocsURL
 	s.mu.Unlock()
 	if !current {
 		return
 	}
 	diags := make([]protocol.Diagnostic, 0, len(a.findings))
 	for _, g := range a.findings {
-		diags = append(diags, toProtocolDiagnostic(u, g))
+		diags = append(diags, toProtocolDiagnostic(u, g, docsURL))
 	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
 		URI: u, Version: protocol.NewOptional(a.version), Diagnostics: diags,

@@ -482,6 +482,9 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 	from := d.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))
 	to := d.file.Offset(int(params.Range.End.Line), int(params.Range.End.Character))
 	kind := protocol.CodeActionKindQuickFix
+	s.mu.Lock()
+	docsURL := s.settings.DocsURL
+	s.mu.Unlock()
 	var out []protocol.CommandOrCodeAction
 	for _, g := range d.findings {
 		if g.Range.End.Offset < from || g.Range.Start.Offset > to {
@@ -493,7 +496,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 				edits = append(edits, protocol.TextEdit{Range: toRange(e.Range), NewText: e.NewText})
 			}
 			out = append(out, &protocol.CodeAction{
-				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, g)},
+				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, g, docsURL)},
 				Edit: &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: edits}},
 			})
 		}

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -66,6 +67,10 @@ type Settings struct {
 	Debounce *int `json:"debounce"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `json:"logLevel"`
+	// DocsURL is the base of the finding codes' pages each diagnostic
+	// links to (codeDescription.href: BASE/CODE.md); default the
+	// project's docs (codes.DefaultDocsURL).
+	DocsURL string `json:"docsURL"`
 }
 
 func (st Settings) previewOn() bool { return st.Preview.Enabled == nil || *st.Preview.Enabled }
@@ -537,13 +542,16 @@ func toRange(r grammar.Range) protocol.Range {
 	}
 }
 
-func toProtocolDiagnostic(u uri.URI, g grammar.Diagnostic) protocol.Diagnostic {
+// toProtocolDiagnostic renders a finding for the client, its code linked
+// to the code's page under docsURL (codes.DocURL).
+func toProtocolDiagnostic(u uri.URI, g grammar.Diagnostic, docsURL string) protocol.Diagnostic {
 	d := protocol.Diagnostic{
-		Range:    toRange(g.Range),
-		Severity: protocol.DiagnosticSeverity(g.Severity),
-		Code:     protocol.String(g.Code),
-		Source:   protocol.NewOptional("pcp-derive-lsp"),
-		Message:  protocol.String(g.Message),
+		Range:           toRange(g.Range),
+		Severity:        protocol.DiagnosticSeverity(g.Severity),
+		Code:            protocol.String(g.Code),
+		CodeDescription: protocol.CodeDescription{Href: uri.URI(codes.DocURL(docsURL, g.Code))},
+		Source:          protocol.NewOptional("pcp-derive-lsp"),
+		Message:         protocol.String(g.Message),
 	}
 	switch g.Code {
 	case "masked", "duplicate-name", "no-final-newline":

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -76,6 +77,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	fix := fs.Bool("fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
 	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
+	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	var src sourceFlags
 	src.register(fs)
 	var ruleOpts ruleFlags
@@ -130,6 +132,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if run == nil {
 		return ExitUsage
 	}
+	run.DocsURL = *docsURL
 	stdout := env.Stdout
 	if quiet {
 		stdout = io.Discard
@@ -303,6 +306,9 @@ func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, 
 	}
 	run := &report.Run{Tool: "pcp-derive-lsp", Version: Version, PCPVersion: cfg.Version.Version,
 		PCPVersionReason: cfg.Version.Reason, Source: res.SourceName}
+	for _, e := range res.IOErrors {
+		run.Unread = append(run.Unread, report.Unread{Path: e.Path, Message: e.Error()})
+	}
 	order := res.PCPOrder()
 	for i, f := range res.Files {
 		diags := withoutHints(f.Findings)
