@@ -90,10 +90,7 @@ const rulesWatchID = "pcp-derive-lsp/rules-file"
 // project rules files anywhere in the workspace.
 func (s *server) watchRulesFiles() {
 	defer s.survive("registering the rules file watcher")
-	s.mu.Lock()
-	can := s.clientCaps.watchFiles
-	s.mu.Unlock()
-	if !can {
+	if !s.session.clientCaps().watchFiles {
 		return
 	}
 	opts, _ := json.Marshal(protocol.DidChangeWatchedFilesRegistrationOptions{
