@@ -176,8 +176,9 @@ func Check(ctx context.Context, parsed *Result) *Result {
 		}
 		rep, err := checker.Check(ctx, files, src, opts)
 		if err != nil {
-			r.CheckErr = err
-			return &r
+			failed := *parsed // the syntax findings, nothing half-checked
+			failed.CheckErr = err
+			return &failed
 		}
 		reports = append(reports, rep)
 		for _, i := range idx {

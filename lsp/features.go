@@ -491,17 +491,16 @@ func formatting(d *snapshot) []protocol.TextEdit {
 // CodeAction offers the checker's fixes for diagnostics in the range.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
-		return codeActions(snap, params.Range), nil
+		return codeActions(snap, params.Range, s.opts.DocsURL), nil
 	}
 	return nil, nil
 }
 
 // codeActions are the quick fixes of the findings in a range.
-func codeActions(d *snapshot, rg protocol.Range) []protocol.CommandOrCodeAction {
+func codeActions(d *snapshot, rg protocol.Range, docsURL string) []protocol.CommandOrCodeAction {
 	from := d.file.Offset(int(rg.Start.Line), int(rg.Start.Character))
 	to := d.file.Offset(int(rg.End.Line), int(rg.End.Character))
 	kind := protocol.CodeActionKindQuickFix
-	docsURL := d.settings().DocsURL
 	var out []protocol.CommandOrCodeAction
 	for _, g := range d.findings {
 		if g.Range.End.Offset < from || g.Range.Start.Offset > to {

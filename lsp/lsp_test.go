@@ -77,9 +77,16 @@ func session(t *testing.T, initOptions string) (protocol.Server, *recorder, cont
 // sessionIn is session with a workspace folder.
 func sessionIn(t *testing.T, initOptions, root string) (protocol.Server, *recorder, context.Context) {
 	t.Helper()
+	return sessionWith(t, Options{}, initOptions, root)
+}
+
+// sessionWith is sessionIn with server options.
+func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol.Server, *recorder, context.Context) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
-	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
+	opts.Getenv, opts.Version = func(string) string { return "" }, "test"
+	go Serve(ctx, serverEnd, opts)
 	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
 	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })

@@ -31,6 +31,56 @@ type Options struct {
 	// (default MaxMessageSize); a larger one is skipped and answered with
 	// an error.
 	MaxMessageSize int64
+	// DocsURL is the base of the finding codes' pages each diagnostic
+	// links to (codeDescription.href is BASE/CODE.md); "" for the
+	// project's own (codes.DefaultDocsURL).
+	DocsURL string
+}
+
+// Settings are what a client may set in initializationOptions or
+// workspace/didChangeConfiguration (under the key "pcpDerive" or bare).
+type Settings struct {
+	// PCPVersion is the PCP release whose libpcp the analysis follows
+	// ("6.0.3", "6.2", "latest"), or "auto" (the default): the version the
+	// metadata source reports, else the latest.
+	PCPVersion string `json:"pcpVersion"`
+	// Dialect is PCPVersion's older spelling: "pcp6", "pcp7" or "auto".
+	Dialect string `json:"dialect"`
+	Source  struct {
+		Host, Socket, Archive, Metadata string
+	} `json:"source"`
+	// IndomConfig names a file of equivalent instance domains (pcp7);
+	// default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf.
+	IndomConfig string `json:"indomConfig"`
+	// Preview shows live values (inlay hints, code lens, pcp/preview).
+	Preview struct {
+		Enabled  *bool   `json:"enabled"`  // default true
+		Interval float64 `json:"interval"` // seconds between refreshes, default 10
+	} `json:"preview"`
+	// InlayHints shows each definition's inferred metadata (default true).
+	InlayHints *bool `json:"inlayHints"`
+	// Debounce is how long (ms) to wait after an edit before analysing,
+	// default 150.
+	Debounce *int `json:"debounce"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `json:"logLevel"`
+}
+
+func (st Settings) previewOn() bool { return st.Preview.Enabled == nil || *st.Preview.Enabled }
+func (st Settings) hintsOn() bool   { return st.InlayHints == nil || *st.InlayHints }
+
+func (st Settings) previewInterval() time.Duration {
+	if st.Preview.Interval <= 0 {
+		return 10 * time.Second
+	}
+	return time.Duration(max(st.Preview.Interval, 1) * float64(time.Second))
+}
+
+func (st Settings) debounce() time.Duration {
+	if st.Debounce == nil || *st.Debounce < 0 {
+		return 150 * time.Millisecond
+	}
+	return time.Duration(*st.Debounce) * time.Millisecond
 }
 
 // server is the language server: the session (settings, source,
@@ -192,11 +242,12 @@ func toRange(r grammar.Range) protocol.Range {
 	}
 }
 
-// diagnostics renders a snapshot's findings for the client.
-func diagnostics(snap *snapshot) []protocol.Diagnostic {
+// diagnostics renders a snapshot's findings for the client, their codes
+// linked to their pages under docsURL.
+func diagnostics(snap *snapshot, docsURL string) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(snap.findings))
 	for _, g := range snap.findings {
-		out = append(out, toProtocolDiagnostic(snap.uri, g, snap.settings().DocsURL))
+		out = append(out, toProtocolDiagnostic(snap.uri, g, docsURL))
 	}
 	return out
 }
