@@ -28,7 +28,8 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	}
 	type physicalLocation struct {
 		ArtifactLocation artifactLocation `json:"artifactLocation"`
-		Region           region           `json:"region"`
+		Region           *region          `json:"region,omitempty"` // none for a whole file
+
 	}
 	type location struct {
 		PhysicalLocation physicalLocation `json:"physicalLocation"`
@@ -161,7 +162,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 				Message: message{d.Message},
 				Locations: []location{{physicalLocation{
 					ArtifactLocation: loc,
-					Region: region{StartLine: d.Range.Start.Line, StartColumn: d.Range.Start.Col16 + 1,
+					Region: &region{StartLine: d.Range.Start.Line, StartColumn: d.Range.Start.Col16 + 1,
 						EndLine: end.Line, EndColumn: end.Col16 + 1},
 				}}},
 				PartialFingerprints: map[string]string{"primaryLocationLineHash": hex.EncodeToString(sum[:8])},

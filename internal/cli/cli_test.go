@@ -682,6 +682,7 @@ func TestSARIFRulesAndInvocations(t *testing.T) {
 					Locations []struct {
 						PhysicalLocation struct {
 							ArtifactLocation struct{ URI string }
+							Region           *struct{ StartLine int }
 						}
 					}
 				}
@@ -705,7 +706,8 @@ func TestSARIFRulesAndInvocations(t *testing.T) {
 		t.Fatalf("invocations %+v", r.Invocations)
 	}
 	n := r.Invocations[0].ToolExecutionNotifications[0]
-	if n.Level != "error" || !strings.Contains(n.Message.Text, "missing.conf") || len(n.Locations) != 1 || !strings.HasSuffix(n.Locations[0].PhysicalLocation.ArtifactLocation.URI, "missing.conf") {
+	if n.Level != "error" || !strings.Contains(n.Message.Text, "missing.conf") || len(n.Locations) != 1 || !strings.HasSuffix(n.Locations[0].PhysicalLocation.ArtifactLocation.URI, "missing.conf") ||
+		n.Locations[0].PhysicalLocation.Region != nil {
 		t.Errorf("notification %+v", n)
 	}
 }
