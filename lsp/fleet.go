@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
@@ -103,10 +104,8 @@ const fleetTimeout = 5 * time.Minute
 // fleetDiagnostics are a's fleet diagnostics when its text has been
 // checked across the fleet; otherwise they start that check (the
 // diagnostics are published again when it ends) and are empty.
-func (s *server) fleetDiagnostics(u uri.URI, a *analysis) []protocol.Diagnostic {
-	s.mu.Lock()
-	st := s.settings
-	s.mu.Unlock()
+func (s *server) fleetDiagnostics(snap *snapshot) []protocol.Diagnostic {
+	u, st := snap.uri, snap.settings()
 	if !st.Fleet.active() {
 		return nil
 	}
@@ -121,15 +120,15 @@ func (s *server) fleetDiagnostics(u uri.URI, a *analysis) []protocol.Diagnostic 
 		f.docs[u] = fd
 	}
 	switch {
-	case fd.res != nil && fd.text == a.text:
+	case fd.res != nil && fd.text == snap.text:
 		res := fd.res
 		f.mu.Unlock()
-		return fleetDiagnosticsOf(res, a.file)
+		return fleetDiagnosticsOf(res, snap.file)
 	case fd.running:
-		fd.next = a.text
+		fd.next = snap.text
 	default:
 		fd.running, fd.next = true, ""
-		go s.runFleet(u, fd, a.text, st)
+		go s.runFleet(u, fd, snap.text, snap.cfg)
 	}
 	f.mu.Unlock()
 	return nil
@@ -137,10 +136,10 @@ func (s *server) fleetDiagnostics(u uri.URI, a *analysis) []protocol.Diagnostic 
 
 // runFleet checks text across the fleet, stores the result and publishes
 // the document's diagnostics again if the text is still the current one.
-func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, st Settings) {
+func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, cfg *config) {
 	defer s.survive("fleet check of " + string(u))
 	for {
-		res, err := s.checkFleet(u, text, st)
+		res, err := s.checkFleet(u, text, cfg)
 		if err != nil {
 			s.log.Warn("fleet check", zap.Error(err))
 		}
@@ -159,34 +158,31 @@ func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, st Settings) {
 		text, fd.next = fd.next, ""
 		f.mu.Unlock()
 	}
-	s.mu.Lock()
-	d := s.docs[u]
+	s.docs.mu.Lock()
+	d := s.docs.m[u]
 	var gen int
-	var a *analysis
-	if d != nil && d.a != nil && d.a.text == text {
-		gen, a = d.gen, d.a
+	var snap *snapshot
+	if d != nil && d.checked != nil && d.checked.text == text {
+		gen, snap = d.gen, d.checked
 	}
-	s.mu.Unlock()
-	if a != nil {
-		s.publish(u, gen, a)
+	s.docs.mu.Unlock()
+	if snap != nil {
+		s.publish(u, gen, snap)
 	}
 }
 
-func (s *server) checkFleet(u uri.URI, text string, st Settings) (*fleet.Result, error) {
+func (s *server) checkFleet(u uri.URI, text string, cfg *config) (*fleet.Result, error) {
+	st := cfg.settings
 	targets, err := st.Fleet.targets()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(s.bg, fleetTimeout)
 	defer cancel()
-	s.mu.Lock()
-	indoms := s.indoms
-	s.mu.Unlock()
-	// Each host's own release, unless one is asked for.
-	requested, what := st.PCPVersion, "pcpVersion"
-	if (requested == "" || requested == "auto") && st.Dialect != "" && st.Dialect != "auto" {
-		requested, what = st.Dialect, "dialect"
-	}
+	indoms, rl := cfg.indoms, s.rulesFor(u)
+	// Each host's own release, unless one is asked for: decided as for
+	// the document's own analysis.
+	requested, what := analysis.VersionRequest{PCPVersion: st.PCPVersion, Dialect: st.Dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}.Pick()
 	timeout := time.Duration(st.Fleet.HostTimeout * float64(time.Second))
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -194,6 +190,11 @@ func (s *server) checkFleet(u uri.URI, text string, st Settings) (*fleet.Result,
 	return fleet.Check(ctx, []grammar.Source{{Path: fileName(u), Src: []byte(text)}}, targets, fleet.Options{
 		Concurrency: st.Fleet.Concurrency, HostTimeout: timeout, Version: requested, VersionFlag: what,
 		InDoms: indoms, Getenv: s.opts.Getenv,
+		// Suppression comments and the project's rules, as for the
+		// document's own findings.
+		Filter: func(f *grammar.File, d []grammar.Diagnostic) []grammar.Diagnostic {
+			return analysis.Filter(f, d, rl)
+		},
 	}), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
@@ -104,7 +105,8 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 	case o.format == "pcp":
 		return fail("--format pcp prints one libpcp's messages; a fleet has many: use text, json or sarif")
 	case o.version.isList():
-		return fail("%s %s: a fleet follows each host's release (or one given release), not a list", o.version.set, o.version.value)
+		value, flag := o.version.value()
+		return fail("%s %s: a fleet follows each host's release (or one given release), not a list", flag, value)
 	case o.src.host != "" || o.src.socket != "" || o.src.archive != "" || o.src.metadata != "" || o.src.noMetadata || o.src.hostspec != "":
 		return fail("--host, --socket, --archive, --metadata, --hostspec and --no-metadata name one source; with a fleet, name the hosts with --hosts, --hosts-file or --archive-dir")
 	case fl.concurrency < 1:
@@ -118,16 +120,16 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 	}
 	ioErrors := 0
 	var srcs []grammar.Source
-	for _, in := range collectInputs(paths, env.Stdin, o.maxSize) {
+	for _, in := range analysis.ReadInputs(paths, env.Stdin, o.maxSize) {
 		switch {
-		case in.err != nil:
+		case in.Err != nil:
 			ioErrors++
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", in.err)
-		case in.problem != "":
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", in.Err)
+		case in.Problem != "":
 			ioErrors++
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s: %s\n", in.path, in.problem)
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s: %s\n", in.Path, in.Problem)
 		default:
-			srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
+			srcs = append(srcs, grammar.Source{Path: in.Path, Src: in.Src})
 		}
 	}
 	if len(srcs) == 0 {
@@ -137,11 +139,12 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
+	version, versionFlag := o.version.value()
 	res := fleet.Check(ctx, srcs, targets, fleet.Options{
 		Concurrency: fl.concurrency, HostTimeout: fl.hostTimeout, PMProxyParallel: fl.pmproxyRequests,
-		Version: o.version.value, VersionFlag: o.version.set, InDoms: o.src.equivalence(env), Getenv: getenv,
+		Version: version, VersionFlag: versionFlag, InDoms: o.src.equivalence(env), Getenv: getenv,
 		Filter: func(f *grammar.File, d []grammar.Diagnostic) []grammar.Diagnostic {
-			return withoutHints(o.rules.Apply(suppress(f, d)))
+			return withoutHints(analysis.Filter(f, d, o.rules))
 		},
 	})
 	stdout := env.Stdout
