@@ -81,7 +81,7 @@ func (e *explainStore) setVisible(u uri.URI, rg protocol.Range) {
 // those on screen (the range of the latest inlay hint request), or every
 // one of a document of at most maxRecordedDefinitions when the client
 // never asked. A 100,000-line config costs the nodes on screen, not all.
-func (e *explainStore) recorded(a *analysis) map[*checker.Metric]bool {
+func (e *explainStore) recorded(a *snapshot) map[*checker.Metric]bool {
 	e.mu.Lock()
 	rg, seen := e.visible[a.uri]
 	e.mu.Unlock()
@@ -134,7 +134,8 @@ func observe(ev *evaluator.Evaluator, keep *map[*checker.Metric]bool) *explain.R
 // recorded valid definitions without values; it reports whether those
 // findings changed (the diagnostics are then published again). Only the
 // empty definitions are explained.
-func (s *server) cycleDone(ctx context.Context, a *analysis, src pmclient.Source, rec *explain.Recorder, recorded map[*checker.Metric]bool, sample *evaluator.Sample) bool {
+func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Recorder, recorded map[*checker.Metric]bool, sample *evaluator.Sample) bool {
+	src := a.source()
 	var empty []grammar.Diagnostic
 	for _, r := range sample.Results {
 		if len(r.Values) > 0 && r.Err == nil {
@@ -200,25 +201,68 @@ func sameFindings(a, b []grammar.Diagnostic) bool {
 }
 
 // republish sends a document's diagnostics again with the latest
-// findings of the preview.
+// findings of the preview, when its checked snapshot is of its latest
+// text.
 func (s *server) republish(u uri.URI) {
-	s.mu.Lock()
-	d := s.docs[u]
-	var a *analysis
+	s.docs.mu.Lock()
+	d := s.docs.m[u]
+	var snap *snapshot
 	gen := 0
-	if d != nil && d.a != nil && d.a.version == d.version {
-		a, gen = d.a, d.gen
+	if d != nil && d.checked != nil && d.checked.version == d.version && d.checked.text == d.text {
+		snap, gen = d.checked, d.gen
 	}
-	s.mu.Unlock()
-	if a != nil {
-		s.publish(u, gen, a)
+	s.docs.mu.Unlock()
+	if snap != nil {
+		s.publish(u, gen, snap)
 	}
+}
+
+// emptyNowDiagnostics are the preview's empty-now findings of a snapshot.
+func (s *server) emptyNowDiagnostics(snap *snapshot) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, g := range s.explains.emptyFindings(snap.uri, snap.version) {
+		out = append(out, toProtocolDiagnostic(snap.uri, g, s.opts.DocsURL))
+	}
+	return out
+}
+
+// hoverNow is the hover's section on the current values of the node under
+// a position ("" when the preview has none).
+func (s *server) hoverNow(ctx context.Context, d *snapshot, pos protocol.Position) (string, grammar.Range) {
+	off := d.file.Offset(int(pos.Line), int(pos.Character))
+	def := d.file.DefinitionAt(off)
+	if def == nil || off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
+		return "", grammar.Range{}
+	}
+	tok, ok := tokenAt(def, def.ExprIndex(off))
+	if !ok {
+		return "", grammar.Range{}
+	}
+	rg := grammar.Range{Start: d.file.Pos(def.ExprPos(tok.Offset)), End: d.file.Pos(def.ExprPos(tok.End))}
+	return s.hoverValues(ctx, d, def, tok), rg
+}
+
+// withNow adds the current values of the node under the cursor to a
+// hover (or makes one of them).
+func (s *server) withNow(ctx context.Context, snap *snapshot, pos protocol.Position, h *protocol.Hover) *protocol.Hover {
+	now, rg := s.hoverNow(ctx, snap, pos)
+	switch {
+	case now == "":
+		return h
+	case h == nil:
+		r := toRange(rg)
+		return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: now}, Range: &r}
+	}
+	if mc, ok := h.Contents.(*protocol.MarkupContent); ok {
+		mc.Value += "\n\n" + now
+	}
+	return h
 }
 
 // hoverValues is the hover's section on the current values of the node
 // at an expression offset: from the preview's latest cycle, never a fetch
 // of its own.
-func (s *server) hoverValues(ctx context.Context, d *analysis, def *grammar.Definition, tok grammar.Token) string {
+func (s *server) hoverValues(ctx context.Context, d *snapshot, def *grammar.Definition, tok grammar.Token) string {
 	if d.report == nil {
 		return ""
 	}
@@ -321,14 +365,14 @@ func (s *server) explainCommand(ctx context.Context, p explainParams) (*ExplainR
 		res.Markdown = fmt.Sprintf("**Explain `%s`**\n\n%s\n", def.Name, msg)
 		return res, nil
 	}
-	m, ok := metricOf(a, def.Name)
+	m, ok := a.metric(def.Name)
 	switch {
 	case a.report == nil:
 		return fail("no metric source answers: values need a pmcd or an archive")
 	case !ok || m.Def != def:
 		return fail("libpcp does not register this definition (see its diagnostics)")
 	}
-	src, done, err := s.valueSource(ctx)
+	src, done, err := s.valueSource(ctx, a)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -345,14 +389,12 @@ func (s *server) explainCommand(ctx context.Context, p explainParams) (*ExplainR
 	return res, nil
 }
 
-// valueSource is where the explain command fetches from: the live pmcd
-// itself (its own instance-name lookups, as libpcp's), or a fresh copy of
-// the archive, so the command replays it from the start without moving
-// anyone else's place in it.
-func (s *server) valueSource(ctx context.Context) (pmclient.Source, func(), error) {
-	s.mu.Lock()
-	src, st := s.source, s.settings
-	s.mu.Unlock()
+// valueSource is where the explain command fetches from: the snapshot's
+// live pmcd itself (its own instance-name lookups, as libpcp's), or a
+// fresh copy of its archive, so the command replays it from the start
+// without moving anyone else's place in it.
+func (s *server) valueSource(ctx context.Context, a *snapshot) (pmclient.Source, func(), error) {
+	src, st := a.source(), a.settings()
 	if src == nil {
 		return nil, nil, errors.New("no metric source answers: values need a pmcd or an archive")
 	}
@@ -362,9 +404,12 @@ func (s *server) valueSource(ctx context.Context) (pmclient.Source, func(), erro
 	if isLive(src) {
 		return src, func() {}, nil
 	}
-	if r, ok := src.(pmclient.Recording); ok && r.Recorded() {
-		fresh, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
-			Archive: st.Source.Archive, Metadata: st.Source.Metadata, Getenv: s.opts.Getenv})
+	archive := st.Source.Archive
+	if archive == "" && s.opts.Getenv != nil {
+		archive = s.opts.Getenv("PCP_ARCHIVE")
+	}
+	if r, ok := src.(pmclient.Recording); ok && r.Recorded() && archive != "" {
+		fresh, err := choose.Open(ctx, choose.Spec{Archive: archive, Getenv: s.opts.Getenv})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -379,7 +424,7 @@ func (s *server) valueSource(ctx context.Context) (pmclient.Source, func(), erro
 }
 
 // explainAction offers "Explain this metric" on a registered definition.
-func explainAction(a *analysis, from int) protocol.CommandOrCodeAction {
+func explainAction(a *snapshot, from int) protocol.CommandOrCodeAction {
 	def := a.file.DefinitionAt(from)
 	if def == nil || a.report == nil {
 		return nil

@@ -24,7 +24,7 @@ func TestRecordedDefinitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysed := func(n int) *analysis {
+	analysed := func(n int) *snapshot {
 		var b strings.Builder
 		for i := 0; i < n; i++ {
 			fmt.Fprintf(&b, "r.m%d = hinv.ncpu + %d\n", i, i)
@@ -34,7 +34,7 @@ func TestRecordedDefinitions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &analysis{uri: uri.File("/tmp/r.conf"), file: f, report: rep}
+		return &snapshot{uri: uri.File("/tmp/r.conf"), file: f, report: rep}
 	}
 	e := newExplainStore()
 	small := analysed(10)

@@ -16,6 +16,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden sections of testdata/*.txtar")
@@ -401,43 +403,19 @@ func (r *markerRun) run(f []string) []string {
 	return out
 }
 
-// readArchiveOrdered reads a txtar file and the order of its sections.
+// readArchiveOrdered reads a txtar file's sections by name, and their
+// names in order.
 func readArchiveOrdered(t *testing.T, path string) (map[string]string, []string) {
-	b, err := os.ReadFile(path)
+	a, err := txtar.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	var order []string
-	name := ""
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if strings.HasPrefix(l, "-- ") && strings.HasSuffix(strings.TrimSpace(l), " --") {
-			name = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(l), "-- "), " --")
-			order = append(order, name)
-			out[name] = ""
-			continue
-		}
-		if name != "" {
-			out[name] += l
-		}
-	}
-	return out, order
+	return a.Map(), a.Names()
 }
 
 // writeGolden replaces (or adds) the golden section of a txtar file.
 func writeGolden(t *testing.T, path, golden string) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	if i := strings.Index(text, "-- golden --\n"); i >= 0 {
-		text = text[:i]
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	if err := os.WriteFile(path, []byte(text+"-- golden --\n"+golden), 0o644); err != nil {
+	if err := txtar.ReplaceLast(path, "golden", golden); err != nil {
 		t.Fatal(err)
 	}
 }

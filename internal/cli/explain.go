@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -96,10 +97,10 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	if !vok {
 		return ExitUsage
 	}
-	var extra []grammar.Source
+	var extra []analysis.Input
 	if exprGiven {
 		line := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(*expr)
-		extra = append(extra, grammar.Source{Path: "-e", Src: []byte(exprName + " = " + line + "\n")})
+		extra = append(extra, analysis.Buffer("-e", []byte(exprName+" = "+line+"\n")))
 	}
 	rep, ok := loadChecked(ctx, env, "explain", &src, source, choice.Version, paths, extra...)
 	if rep == nil || !ok {

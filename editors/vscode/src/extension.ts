@@ -382,6 +382,7 @@ class Extension implements vscode.Disposable {
       { kind2: 'auto', label: '$(sync) Automatic', detail: describeSource({ ...this.settings, source: sourceUpdateAll('') }).detail },
       { kind2: 'host', label: '$(server) pmcd on a host…', detail: 'HOST[:PORT], for example localhost or pcp.example.com:44321' },
       { kind2: 'socket', label: '$(plug) pmcd on a unix socket…', detail: 'for example /run/pcp/pmcd.socket' },
+      { kind2: 'pmproxy', label: '$(cloud) pmcd through pmproxy…', detail: "pmproxy's URL, for example http://gateway:44322, then the pmcd host it reaches" },
       { kind2: 'archive', label: '$(archive) PCP archive…', detail: 'metadata recorded in an archive (pmlogger)' },
       { kind2: 'metadata', label: '$(file) Metadata snapshot file…', detail: 'a file made by pcp-derive-lsp snapshot' },
       { kind2: 'embedded', label: '$(package) Embedded snapshot', detail: 'the snapshot built into pcp-derive-lsp (a typical Linux host)' },
@@ -402,6 +403,29 @@ class Extension implements vscode.Disposable {
         kind = 'metadata';
         value = 'embedded';
         break;
+      case 'pmproxy': {
+        const url = await vscode.window.showInputBox({
+          title: 'pmproxy URL',
+          prompt: pick.detail,
+          value: this.settings.source.pmproxy || 'http://localhost:44322',
+          validateInput: (v) => (v.trim() === '' ? 'Enter a value, or press Escape' : undefined),
+        });
+        if (url === undefined) {
+          return;
+        }
+        const hostspec = await vscode.window.showInputBox({
+          title: 'pmcd host pmproxy reaches',
+          prompt: "HOST[:PORT]; empty for pmproxy's own host",
+          value: this.settings.source.hostspec,
+        });
+        if (hostspec === undefined) {
+          return;
+        }
+        kind = 'pmproxy';
+        value = url.trim();
+        await vscode.workspace.getConfiguration(SECTION).update('source.hostspec', hostspec.trim() || undefined, this.settingsTarget());
+        break;
+      }
       case 'host':
       case 'socket': {
         const input = await vscode.window.showInputBox({
@@ -437,16 +461,20 @@ class Extension implements vscode.Disposable {
         break;
       }
     }
-    const target =
-      vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders.length > 0
-        ? vscode.ConfigurationTarget.Workspace
-        : vscode.ConfigurationTarget.Global;
+    const target = this.settingsTarget();
     const cfg = vscode.workspace.getConfiguration(SECTION);
     const update = sourceUpdate(kind, value);
     for (const key of Object.keys(update) as SourceKind[]) {
       await cfg.update(`source.${key}`, update[key], target);
     }
     this.log(`metadata source set to ${kind}${value ? ` ${value}` : ''} (${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings)`);
+  }
+
+  /** Where the source picker writes: the workspace's settings when there is a folder open, else the user's. */
+  private settingsTarget(): vscode.ConfigurationTarget {
+    return vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders.length > 0
+      ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
   }
 
   private async previewValues(): Promise<void> {
@@ -576,8 +604,8 @@ class Extension implements vscode.Disposable {
   }
 }
 
-function sourceUpdateAll(value: string): Record<SourceKind, string> {
-  return { host: value, socket: value, archive: value, metadata: value };
+function sourceUpdateAll(value: string): Record<SourceKind, string> & { hostspec: string } {
+  return { host: value, socket: value, archive: value, metadata: value, pmproxy: value, hostspec: value };
 }
 
 let extension: Extension | undefined;
