@@ -25,9 +25,9 @@ import (
 // node's values, as markdown (and the JSON form of docs/explain.md).
 const cmdExplain = "pcp-derive.explain"
 
-// codeEmptyNow is the information diagnostic on a valid definition that
+// emptyNowCode is the information diagnostic on a valid definition that
 // has no values in the preview's latest sample.
-const codeEmptyNow = "empty-now"
+const emptyNowCode = "empty-now"
 
 // hoverInstances is how many values a hover shows per node.
 const hoverInstances = 3
@@ -63,7 +63,7 @@ type docExplain struct {
 	report  *checker.Report
 	rec     *explain.Recorder
 	src     pmclient.Source
-	empty   []grammar.Diagnostic // codeEmptyNow findings of the latest cycle
+	empty   []grammar.Diagnostic // emptyNowCode findings of the latest cycle
 }
 
 func newExplainStore() *explainStore {
@@ -112,7 +112,7 @@ func (e *explainStore) get(u uri.URI, version int32, rep *checker.Report) *docEx
 	return nil
 }
 
-// emptyFindings are the codeEmptyNow findings of a document version.
+// emptyFindings are the emptyNowCode findings of a document version.
 func (e *explainStore) emptyFindings(u uri.URI, version int32) []grammar.Diagnostic {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -162,7 +162,7 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 			what = "fails now"
 		}
 		rg := grammar.Range{Start: a.file.Pos(def.ExprPos(o.Span.Start)), End: a.file.Pos(def.ExprPos(o.Span.End))}
-		empty = append(empty, grammar.Diagnostic{Range: rg, Severity: grammar.SeverityInfo, Code: codeEmptyNow,
+		empty = append(empty, grammar.Diagnostic{Range: rg, Severity: grammar.SeverityInfo, Code: emptyNowCode,
 			Message: fmt.Sprintf("%s %s: %s", def.Name, what, o.EmptyBecause)})
 	}
 	s.explains.mu.Lock()

@@ -370,7 +370,7 @@ func (r *markerRun) run(f []string) []string {
 		}
 	case "cycle":
 		deadline := time.After(15 * time.Second)
-		for !hasCode(r.diags, codeEmptyNow) {
+		for !hasCode(r.diags, emptyNowCode) {
 			select {
 			case got := <-r.rec.ch:
 				if got == r.u {
