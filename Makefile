@@ -12,6 +12,7 @@ test:
 testenv:
 	scripts/pcp-testenv.sh
 	scripts/pcp-releases.sh
+	scripts/fleet-env.sh
 	scripts/editors-env.sh
 
 fmt-check:
@@ -64,6 +65,7 @@ bench:
 	bench/pmcd.sh
 	bench/archive.sh
 	bench/eval.sh
+	bench/explain.sh
 	bench/lsp.sh
 	bench/versions.sh
 

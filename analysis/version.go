@@ -1,6 +1,3 @@
-// Package analysis is the one way from a config path to findings, shared by
-// the command line and the language server. This file resolves which PCP
-// release's libpcp the analysis follows.
 package analysis
 
 import (
@@ -22,6 +19,34 @@ type VersionChoice struct {
 }
 
 func (c VersionChoice) String() string { return fmt.Sprintf("PCP %s (%s)", c.Version, c.Reason) }
+
+// VersionRequest is what a user asked to follow: the PCP version setting
+// and its older spelling, the dialect, each with the name the user knows
+// it by ("--pcp-version" and "--dialect" on the command line,
+// "pcpVersion" and "dialect" in an editor's settings).
+type VersionRequest struct {
+	PCPVersion, Dialect         string
+	PCPVersionName, DialectName string
+}
+
+// Pick returns the setting that counts and its name: the PCP version,
+// unless it is unset or auto and the dialect is set to something else.
+func (r VersionRequest) Pick() (value, name string) {
+	if (r.PCPVersion == "" || r.PCPVersion == Auto) && r.Dialect != "" && r.Dialect != Auto {
+		return r.Dialect, r.DialectName
+	}
+	if r.PCPVersion == "" {
+		return Auto, r.PCPVersionName
+	}
+	return r.PCPVersion, r.PCPVersionName
+}
+
+// Resolve is ResolveVersion of the setting that counts: the one way the
+// command line and the server decide the release, auto included.
+func (r VersionRequest) Resolve(ctx context.Context, src pmclient.Source) (VersionChoice, error) {
+	value, name := r.Pick()
+	return ResolveVersion(ctx, value, name, src)
+}
 
 // ResolveVersion turns a requested version ("6.0.3", "6.2", "pcp6", "latest",
 // or Auto/"") into a release. Auto asks the source: a live pmcd's

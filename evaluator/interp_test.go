@@ -126,7 +126,7 @@ func TestInterpolationAcrossReleases(t *testing.T) {
 						continue
 					}
 					compared++
-					if !sameValues(wantLines[i], gotLines[i]) {
+					if !oracle.SameValues(wantLines[i], gotLines[i]) {
 						differ++
 						if differ <= 10 {
 							t.Errorf("%s %s every %v: %s = %s\n  line %d: libpcp %q, ours %q", r, path, w.interval, name, exprOf(rep, name), i+1, wantLines[i], gotLines[i])

@@ -16,7 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
+	metasnap "github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
 // versionRecorder signals each published diagnostics version.
@@ -90,10 +90,10 @@ func BenchmarkDidChange100000Lines(b *testing.B) { benchDidChange(b, 100000) }
 // bigNamespace writes a snapshot of n metric names in a realistic shape
 // (a few hundred subtrees of a few hundred leaves).
 func bigNamespace(b *testing.B, n int) string {
-	f := &snapshot.File{Source: "synthetic", PCPVersion: "6.0.3"}
+	f := &metasnap.File{Source: "synthetic", PCPVersion: "6.0.3"}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("big.agent%03d.group%02d.metric%04d", i%300, (i/300)%20, i)
-		f.Metrics = append(f.Metrics, snapshot.Metric{Name: name, PMID: fmt.Sprintf("%d.%d.%d", 100+i%300, (i/300)%20, i%1000),
+		f.Metrics = append(f.Metrics, metasnap.Metric{Name: name, PMID: fmt.Sprintf("%d.%d.%d", 100+i%300, (i/300)%20, i%1000),
 			Type: "U64", Sem: "counter", Units: "byte"})
 	}
 	path := filepath.Join(b.TempDir(), "big.json")
@@ -102,7 +102,7 @@ func bigNamespace(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	if err := snapshot.Write(w, f); err != nil {
+	if err := metasnap.Write(w, f); err != nil {
 		b.Fatal(err)
 	}
 	return path

@@ -25,7 +25,7 @@ var (
 // specCompletion completes inside the arguments of mkconst, novalue and
 // rescale: spec keys, their values and units strings. ok is false when the
 // cursor is elsewhere (metric names are completed then).
-func specCompletion(a *analysis, def *grammar.Definition, off int) (items []protocol.CompletionItem, ok bool) {
+func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []protocol.CompletionItem, ok bool) {
 	idx := def.ExprIndex(off)
 	if idx < 0 {
 		return nil, false
@@ -50,7 +50,7 @@ func specCompletion(a *analysis, def *grammar.Definition, off int) (items []prot
 	if n := len(stack); n > 0 {
 		fn, arg = stack[n-1].fn, stack[n-1].arg
 	}
-	extraUnits := a.pcp.Has(pcpver.ExtraUnits)
+	extraUnits := a.release().Has(pcpver.ExtraUnits)
 	if inString != nil {
 		// The text typed so far inside the quotes is replaced.
 		start := def.ExprPos(inString.Offset) + 1
@@ -90,10 +90,10 @@ func specCompletion(a *analysis, def *grammar.Definition, off int) (items []prot
 		{"semantics", "semantics=${1|counter,instant,discrete|}", "counter, instant or discrete"},
 		{"units", `units="$1"`, "units, as pmParseUnitsStr reads them"},
 	}
-	if a.pcp.Has(pcpver.MetaSpec) {
+	if a.release().Has(pcpver.MetaSpec) {
 		keys = append(keys, struct{ key, snippet, doc string }{"meta", "meta=$1", "copy the metadata of a metric (PCP 6.2.2+)"})
 	}
-	if a.pcp.Has(pcpver.IndomSpec) {
+	if a.release().Has(pcpver.IndomSpec) {
 		keys = append(keys, struct{ key, snippet, doc string }{"indom", "indom=$1", "an instance domain N.M (PCP 7.1+)"})
 	}
 	for _, k := range keys {

@@ -1,5 +1,9 @@
-// Package lsp is the language server: it serves the grammar, checker and
-// metadata sources over the Language Server Protocol.
+// Package lsp is the language server: it renders the shared analysis
+// (package analysis) and the metadata sources over the Language Server
+// Protocol. The session (session.go) and the open documents
+// (documents.go) keep their state under their own locks; every request
+// takes one immutable snapshot (snapshot.go) and the features are
+// functions of it.
 package lsp
 
 import (

@@ -40,37 +40,43 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	release(ctx) // may wait for metadata
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	d := s.current(ctx, params.TextDocument.URI)
-	if d == nil {
-		return nil, nil
+	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
+		return s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position)), nil
 	}
-	off := d.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	return nil, nil
+}
+
+// hover describes what is under a position: a derived metric (its
+// inferred metadata and attributes), a real metric (the source's
+// metadata, help, instances and labels), a function or an operator.
+func hover(ctx context.Context, d *snapshot, pos protocol.Position) *protocol.Hover {
+	off := d.file.Offset(int(pos.Line), int(pos.Character))
 	def := d.file.DefinitionAt(off)
 	if def == nil {
-		return nil, nil
+		return nil
 	}
 	var md string
 	var rg grammar.Range
 	if off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
-		md, rg = s.derivedHover(d, def.Name), def.NameRange
+		md, rg = derivedHover(d, def.Name), def.NameRange
 	} else {
 		idx := def.ExprIndex(off)
 		tok, ok := tokenAt(def, idx)
 		if !ok {
-			return nil, nil
+			return nil
 		}
 		rg = grammar.Range{Start: d.file.Pos(def.ExprPos(tok.Offset)), End: d.file.Pos(def.ExprPos(tok.End))}
 		switch tok.Kind {
 		case grammar.TokName:
-			if _, ok := metricOf(d, tok.Value); ok {
-				md = s.derivedHover(d, tok.Value)
+			if _, ok := d.metric(tok.Value); ok {
+				md = derivedHover(d, tok.Value)
 			} else {
-				md = s.metricHover(ctx, tok.Value)
+				md = metricHover(ctx, d.source(), tok.Value)
 			}
 		case grammar.TokFunc:
 			fd := functionDocs[tok.Value]
 			md = fmt.Sprintf("```\n%s\n```\n%s", fd.signature, fd.doc)
-			if note := releaseNote(def, tok.Offset, d.pcp); note != "" {
+			if note := releaseNote(def, tok.Offset, d.release()); note != "" {
 				md += "\n\n" + note
 			}
 			if info := nodeInfoAt(d, def, tok.Offset); info != "" {
@@ -79,16 +85,16 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 		default:
 			info := nodeInfoAt(d, def, tok.Offset)
 			if info == "" {
-				return nil, nil
+				return nil
 			}
 			md = fmt.Sprintf("`%s`: %s", tok.Text, info)
 		}
 	}
 	if md == "" {
-		return nil, nil
+		return nil
 	}
 	r := toRange(rg)
-	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
+	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}
 }
 
 // releaseNote says which PCP releases accept the construct at an
@@ -129,18 +135,10 @@ func tokenAt(def *grammar.Definition, idx int) (grammar.Token, bool) {
 	return grammar.Token{}, false
 }
 
-func metricOf(d *analysis, name string) (*checker.Metric, bool) {
-	if d.report == nil {
-		return nil, false
-	}
-	m, ok := d.report.ByName[name]
-	return m, ok
-}
-
 // nodeInfoAt describes the inferred metadata of the node an operator or
 // function at an expression offset belongs to.
-func nodeInfoAt(d *analysis, def *grammar.Definition, offset int) string {
-	m, ok := metricOf(d, def.Name)
+func nodeInfoAt(d *snapshot, def *grammar.Definition, offset int) string {
+	m, ok := d.metric(def.Name)
 	if !ok {
 		return ""
 	}
@@ -171,10 +169,10 @@ func nodeInfoAt(d *analysis, def *grammar.Definition, offset int) string {
 	return ""
 }
 
-func (s *server) derivedHover(d *analysis, name string) string {
+func derivedHover(d *snapshot, name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** (derived metric)\n\n", name)
-	if m, ok := metricOf(d, name); ok {
+	if m, ok := d.metric(name); ok {
 		switch m.Status {
 		case checker.Valid, checker.Masked:
 			fmt.Fprintf(&b, "%s\n", checker.DescText(m.Desc))
@@ -191,10 +189,7 @@ func (s *server) derivedHover(d *analysis, name string) string {
 }
 
 // metricHover shows a real metric's metadata, help and instances.
-func (s *server) metricHover(ctx context.Context, name string) string {
-	s.mu.Lock()
-	src := s.source
-	s.mu.Unlock()
+func metricHover(ctx context.Context, src pmclient.Source, name string) string {
 	if src == nil {
 		return ""
 	}
@@ -265,18 +260,24 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	release(ctx) // may wait for metadata
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	d := s.current(ctx, params.TextDocument.URI)
-	if d == nil {
-		return nil, nil
+	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
+		return completion(ctx, snap, s.session.nameIndex(), params.Position)
 	}
-	s.mu.Lock()
-	src := s.source
-	s.mu.Unlock()
-	off := d.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	return nil, nil
+}
+
+// completion offers what may be typed at a position: instances inside
+// "[...]", spec keys and values inside mkconst() and the like, else
+// metric names level by level (from the namespace index when loaded),
+// functions and the document's derived metrics. The metric names and
+// their metadata come from the snapshot's source, as does the analysis.
+func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol.Position) (protocol.CompletionResult, error) {
+	src := d.source()
+	off := d.file.Offset(int(pos.Line), int(pos.Character))
 	src8 := d.file.Src
 	// Inside "[...]": the instances of the metric before the bracket.
 	if open := strings.LastIndexByte(string(src8[:off]), '['); open >= 0 && !strings.ContainsAny(string(src8[open:off]), "]\n") && src != nil {
-		return s.completeInstances(ctx, d, src, open, off)
+		return completeInstances(ctx, d, src, open, off)
 	}
 	if def := d.file.DefinitionAt(off); def != nil {
 		if items, ok := specCompletion(d, def, off); ok {
@@ -292,7 +293,7 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	rg := toRange(grammar.Range{Start: d.file.Pos(start), End: d.file.Pos(off)})
 	var items []protocol.CompletionItem
 	if src != nil {
-		for _, k := range s.childrenOf(ctx, src, parent) {
+		for _, k := range childrenOf(ctx, names, src, parent) {
 			if !strings.HasPrefix(k.Name, partial) {
 				continue
 			}
@@ -333,12 +334,13 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	if incomplete {
 		items = items[:maxCompletions]
 	}
-	s.describeLeaves(ctx, src, items)
+	describeLeaves(ctx, d.cfg, items)
 	return &protocol.CompletionList{IsIncomplete: incomplete, Items: items}, nil
 }
 
 // describeLeaves adds type, semantics and units to leaf items, batched.
-func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items []protocol.CompletionItem) {
+func describeLeaves(ctx context.Context, cfg *config, items []protocol.CompletionItem) {
+	src := cfg.source
 	if src == nil {
 		return
 	}
@@ -359,7 +361,7 @@ func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items 
 	for _, r := range found {
 		i := itemOf[r.Name]
 		items[i].Detail = protocol.NewOptional(checker.DescText(r.Desc))
-		data, _ := json.Marshal(resolveData{Metric: r.Name, PMID: uint32(r.PMID)})
+		data, _ := json.Marshal(resolveData{Metric: r.Name, PMID: uint32(r.PMID), Config: cfg.gen})
 		items[i].Data = protocol.LSPAny(data)
 	}
 }
@@ -368,6 +370,9 @@ func (s *server) describeLeaves(ctx context.Context, src pmclient.Source, items 
 type resolveData struct {
 	Metric string `json:"metric"`
 	PMID   uint32 `json:"pmid"`
+	// Config is the configuration the PMID is of: the help text is asked
+	// of the same source, or not at all.
+	Config int `json:"config"`
 }
 
 // CompletionResolve adds a metric's help text when the editor shows the
@@ -376,16 +381,17 @@ func (s *server) CompletionResolve(ctx context.Context, item *protocol.Completio
 	release(ctx)
 	ctx, cancel := detach(ctx)
 	defer cancel()
+	return resolveCompletion(ctx, s.session.config(), item), nil
+}
+
+// resolveCompletion adds a metric item's help text, from the source of
+// cfg when the item was made under cfg (settings may have changed since).
+func resolveCompletion(ctx context.Context, cfg *config, item *protocol.CompletionItem) *protocol.CompletionItem {
 	var d resolveData
-	if len(item.Data) == 0 || json.Unmarshal(item.Data, &d) != nil || d.Metric == "" {
-		return item, nil
+	if len(item.Data) == 0 || json.Unmarshal(item.Data, &d) != nil || d.Metric == "" || cfg.source == nil || d.Config != cfg.gen {
+		return item
 	}
-	s.mu.Lock()
-	src := s.source
-	s.mu.Unlock()
-	if src == nil {
-		return item, nil
-	}
+	src := cfg.source
 	target := pmclient.HelpTarget{PMID: pmapi.PMID(d.PMID), InDom: pmapi.InDomNull}
 	one, _ := src.HelpText(ctx, target, false)
 	long, _ := src.HelpText(ctx, target, true)
@@ -396,10 +402,10 @@ func (s *server) CompletionResolve(ctx context.Context, item *protocol.Completio
 	if doc != "" {
 		item.Documentation = &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: doc}
 	}
-	return item, nil
+	return item
 }
 
-func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
+func completeInstances(ctx context.Context, d *snapshot, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
 	nameStart := wordBefore(d.file.Src, open)
 	name := strings.TrimSpace(string(d.file.Src[nameStart:open]))
 	found, err := pmclient.Resolve(ctx, src, []string{name})
@@ -423,10 +429,14 @@ func (s *server) completeInstances(ctx context.Context, d *analysis, src pmclien
 }
 
 func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
-	d := s.parsed(ctx, params.TextDocument.URI)
-	if d == nil {
-		return nil, nil
+	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		return documentSymbols(snap), nil
 	}
+	return nil, nil
+}
+
+// documentSymbols lists the definitions, with their attributes inside.
+func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 	var syms protocol.DocumentSymbolSlice
 	index := map[string]int{}
 	for _, def := range d.file.Definitions {
@@ -444,7 +454,7 @@ func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 		syms[i].Children = append(syms[i].Children, protocol.DocumentSymbol{Name: a.Attr, Detail: &v,
 			Kind: protocol.SymbolKindProperty, Range: toRange(a.Range), SelectionRange: toRange(a.Range)})
 	}
-	return syms, nil
+	return syms
 }
 
 // formatWidth is where pcp7 definitions break onto continuation lines.
@@ -454,36 +464,49 @@ const formatWidth = 100
 // form: "name = expression" with canonical spacing, and in pcp7 long ones
 // over continuation lines. Comments and attribute lines are left alone.
 func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
-	d := s.parsed(ctx, params.TextDocument.URI)
-	if d == nil {
-		return nil, nil
+	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		return formatting(snap), nil
 	}
+	return nil, nil
+}
+
+// formatting is the edits that put every definition that parses in the
+// canonical form of the snapshot's release.
+func formatting(d *snapshot) []protocol.TextEdit {
 	var edits []protocol.TextEdit
 	for _, def := range d.file.Definitions {
 		tree, err := def.Tree()
 		if err != nil || !def.Verdict.OK {
 			continue
 		}
-		want := grammar.FormatDefinition(def.Name, tree, d.pcp, formatWidth)
+		want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
 		got := string(d.file.Src[def.Range.Start.Offset:def.Range.End.Offset])
 		if got != want && !strings.ContainsRune(got, '\r') {
 			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})
 		}
 	}
-	return edits, nil
+	return edits
 }
 
 // CodeAction offers the checker's fixes for diagnostics in the range.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
-	d := s.current(ctx, params.TextDocument.URI)
-	if d == nil {
-		return nil, nil
+	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
+		out := codeActions(snap, params.Range, s.opts.DocsURL)
+		if act := explainAction(snap, snap.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))); act != nil {
+			out = append(out, act)
+		}
+		return out, nil
 	}
-	from := d.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))
-	to := d.file.Offset(int(params.Range.End.Line), int(params.Range.End.Character))
+	return nil, nil
+}
+
+// codeActions are the quick fixes of the findings in a range.
+func codeActions(d *snapshot, rg protocol.Range, docsURL string) []protocol.CommandOrCodeAction {
+	from := d.file.Offset(int(rg.Start.Line), int(rg.Start.Character))
+	to := d.file.Offset(int(rg.End.Line), int(rg.End.Character))
 	kind := protocol.CodeActionKindQuickFix
 	var out []protocol.CommandOrCodeAction
-	for g := range d.diagnostics() {
+	for _, g := range d.findings {
 		if g.Range.End.Offset < from || g.Range.Start.Offset > to {
 			continue
 		}
@@ -493,10 +516,10 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 				edits = append(edits, protocol.TextEdit{Range: toRange(e.Range), NewText: e.NewText})
 			}
 			out = append(out, &protocol.CodeAction{
-				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, g)},
+				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, g, docsURL)},
 				Edit: &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: edits}},
 			})
 		}
 	}
-	return out, nil
+	return out
 }

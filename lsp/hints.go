@@ -16,6 +16,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -35,14 +36,18 @@ func isLive(src pmclient.Source) bool {
 // metadata and (when preview is on and the source has values) its latest
 // values.
 func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
-	a := s.current(ctx, params.TextDocument.URI)
-	if a == nil || a.report == nil {
+	snap := s.current(ctx, params.TextDocument.URI)
+	if snap == nil || snap.report == nil {
 		return nil, nil
 	}
-	s.mu.Lock()
-	st := s.settings
-	s.mu.Unlock()
-	values := s.previews.get(a.uri, a.version)
+	s.explains.setVisible(snap.uri, params.Range)
+	return inlayHints(snap, s.previews.get(snap.uri, snap.version), params.Range), nil
+}
+
+// inlayHints are each valid definition's inferred metadata and latest
+// values (as the snapshot's settings ask) at its end, within a range.
+func inlayHints(a *snapshot, values map[string]shownValues, rg protocol.Range) []protocol.InlayHint {
+	st := a.settings()
 	yes := true
 	var out []protocol.InlayHint
 	for _, def := range a.file.Definitions {
@@ -50,7 +55,7 @@ func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 		if !ok || m.Def != def || m.Status != checker.Valid {
 			continue
 		}
-		if line := uint32(max(def.Range.End.Line-1, 0)); line < params.Range.Start.Line || line > params.Range.End.Line {
+		if line := uint32(max(def.Range.End.Line-1, 0)); line < rg.Start.Line || line > rg.End.Line {
 			continue
 		}
 		pos := toRange(grammar.Range{Start: def.Range.End, End: def.Range.End}).End
@@ -64,7 +69,7 @@ func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 				PaddingLeft: &yes, Tooltip: protocol.String(v.long)})
 		}
 	}
-	return out, nil
+	return out
 }
 
 // hintText is the compact metadata: "double instant Kbyte / sec [60.1]".
@@ -82,11 +87,16 @@ func hintText(d pmapi.Desc) string {
 
 // CodeLens offers "preview values" above every valid definition.
 func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	a := s.current(ctx, params.TextDocument.URI)
-	if a == nil || a.report == nil {
+	snap := s.current(ctx, params.TextDocument.URI)
+	if snap == nil || snap.report == nil {
 		return nil, nil
 	}
-	values := s.previews.get(a.uri, a.version)
+	return codeLenses(snap, s.previews.get(snap.uri, snap.version)), nil
+}
+
+// codeLenses offer a preview above every valid definition, titled with
+// its latest values when there are some.
+func codeLenses(a *snapshot, values map[string]shownValues) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	for _, def := range a.file.Definitions {
 		m, ok := a.report.ByName[def.Name]
@@ -101,7 +111,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 		out = append(out, protocol.CodeLens{Range: toRange(def.NameRange),
 			Command: protocol.Command{Title: title, Command: cmdPreview, Arguments: []protocol.LSPAny{arg}}})
 	}
-	return out, nil
+	return out
 }
 
 // previewParams are the parameters of pcp/preview and of the preview
@@ -149,6 +159,18 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 
 // ExecuteCommand runs the preview command and shows its answer.
 func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	if params.Command == cmdExplain && len(params.Arguments) == 1 {
+		release(ctx) // fetches, maybe twice a second apart
+		var p explainParams
+		if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
+			return nil, fmt.Errorf("%s: %w", cmdExplain, err)
+		}
+		res, err := s.explainCommand(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return marshalAny(res)
+	}
 	if params.Command != cmdPreview || len(params.Arguments) != 1 {
 		return nil, fmt.Errorf("unknown command %q or arguments", params.Command)
 	}
@@ -187,17 +209,21 @@ func marshalAny(v any) (protocol.LSPAny, error) {
 func (s *server) preview(ctx context.Context, p previewParams) (*PreviewResult, error) {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	a := s.current(ctx, p.TextDocument.URI)
-	if a == nil {
+	snap := s.current(ctx, p.TextDocument.URI)
+	if snap == nil {
 		return nil, fmt.Errorf("%s is not open", p.TextDocument.URI)
 	}
-	def := a.file.DefinitionAt(a.file.Offset(int(p.Position.Line), int(p.Position.Character)))
+	return previewAt(ctx, snap, p.Position)
+}
+
+// previewAt evaluates the definition at a position now, from the
+// snapshot's source.
+func previewAt(ctx context.Context, a *snapshot, pos protocol.Position) (*PreviewResult, error) {
+	def := a.file.DefinitionAt(a.file.Offset(int(pos.Line), int(pos.Character)))
 	if def == nil {
 		return nil, errors.New("no derived metric definition here")
 	}
-	s.mu.Lock()
-	src := s.source
-	s.mu.Unlock()
+	src := a.source()
 	res := &PreviewResult{Name: def.Name, Values: []PreviewValue{}}
 	if src == nil || a.report == nil {
 		res.Error = "no metric source answers: values need a pmcd or an archive"
@@ -340,43 +366,41 @@ func (p *previewStore) set(u uri.URI, version int32, values map[string]shownValu
 // live pmcd (an archive's "next record" or a snapshot's metadata are not
 // live values).
 func (s *server) restartPreview() {
-	s.mu.Lock()
-	if s.previewStop != nil {
-		s.previewStop()
-		s.previewStop = nil
+	se := s.session
+	se.mu.Lock()
+	if se.previewStop != nil {
+		se.previewStop()
+		se.previewStop = nil
 	}
-	st, src := s.settings, s.source
-	live := isLive(src)
-	if !st.previewOn() || !live {
-		s.mu.Unlock()
+	cfg := se.cfg
+	if !cfg.settings.previewOn() || !isLive(cfg.source) {
+		se.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithCancel(s.bg)
-	s.previewStop = cancel
-	s.mu.Unlock()
-	go s.previewLoop(ctx, src, st.previewInterval())
+	se.previewStop = cancel
+	se.mu.Unlock()
+	go s.previewLoop(ctx, cfg)
 }
 
-func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every time.Duration) {
+// previewLoop samples, on the preview interval, the metrics of the open
+// documents analysed under cfg (a loop per configuration: new settings
+// restart it).
+func (s *server) previewLoop(ctx context.Context, cfg *config) {
+	src, every := cfg.source, cfg.settings.previewInterval()
 	defer s.survive("preview")
 	evs := map[uri.URI]*docEvaluator{}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		changed := false
-		s.mu.Lock()
-		var as []*analysis
-		for _, d := range s.docs {
-			if d.a != nil && d.a.report != nil {
-				as = append(as, d.a)
-			}
-		}
-		down := s.sourceDown
-		caps := s.clientCaps
-		s.mu.Unlock()
-		for _, a := range as {
+		down, caps := s.session.down(), s.session.clientCaps()
+		for _, a := range s.docs.checkedSnapshots() {
 			if down {
 				break
+			}
+			if a.cfg != cfg {
+				continue // analysed under other settings: its own loop's
 			}
 			de := evs[a.uri]
 			if de == nil || de.version != a.version {
@@ -386,14 +410,21 @@ func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every tim
 					continue
 				}
 				de = &docEvaluator{version: a.version, ev: ev}
+				de.rec = observe(ev, &de.keep)
 				evs[a.uri] = de
 			}
+			de.keep = s.explains.recorded(a)
 			sctx, cancel := context.WithTimeout(ctx, every)
+			de.rec.Begin()
 			sample, err := de.ev.Sample(sctx)
 			cancel()
 			if err != nil {
 				s.log.Debug("preview sample", zap.Error(err))
 				continue
+			}
+			de.rec.End(sample)
+			if s.cycleDone(ctx, a, de.rec, de.keep, sample) {
+				s.republish(a.uri)
 			}
 			values := map[string]shownValues{}
 			for _, r := range sample.Results {
@@ -420,4 +451,6 @@ func (s *server) previewLoop(ctx context.Context, src pmclient.Source, every tim
 type docEvaluator struct {
 	version int32
 	ev      *evaluator.Evaluator
+	rec     *explain.Recorder        // every node's values, for hover and empty-now
+	keep    map[*checker.Metric]bool // the definitions rec records this cycle
 }

@@ -17,6 +17,8 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
 // recorder is the editor side: it keeps published diagnostics.
@@ -75,9 +77,16 @@ func session(t *testing.T, initOptions string) (protocol.Server, *recorder, cont
 // sessionIn is session with a workspace folder.
 func sessionIn(t *testing.T, initOptions, root string) (protocol.Server, *recorder, context.Context) {
 	t.Helper()
+	return sessionWith(t, Options{}, initOptions, root)
+}
+
+// sessionWith is sessionIn with server options.
+func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol.Server, *recorder, context.Context) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
-	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
+	opts.Getenv, opts.Version = func(string) string { return "" }, "test"
+	go Serve(ctx, serverEnd, opts)
 	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
 	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
@@ -112,24 +121,13 @@ func (r *recorder) wait(t *testing.T, u uri.URI) []protocol.Diagnostic {
 	}
 }
 
-// readArchive reads a txtar file: "-- name --" lines start sections.
+// readArchive reads a txtar file's sections by name.
 func readArchive(t *testing.T, path string) map[string]string {
-	b, err := os.ReadFile(path)
+	a, err := txtar.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	name := ""
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if strings.HasPrefix(l, "-- ") && strings.HasSuffix(strings.TrimSpace(l), " --") {
-			name = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(l), "-- "), " --")
-			continue
-		}
-		if name != "" {
-			out[name] += l
-		}
-	}
-	return out
+	return a.Map()
 }
 
 // markerPos finds "^name" markers: a comment line "# ^h1" puts marker h1

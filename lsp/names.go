@@ -92,10 +92,10 @@ func (s *server) loadNames(src pmclient.Source) {
 		return
 	}
 	idx := &nameIndex{src: src}
-	s.mu.Lock()
-	s.names = idx
-	caps := s.clientCaps
-	s.mu.Unlock()
+	s.session.mu.Lock()
+	s.session.names = idx
+	caps := s.session.caps
+	s.session.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(s.bg, 2*time.Minute)
 	defer cancel()
@@ -125,11 +125,8 @@ func (s *server) loadNames(src pmclient.Source) {
 }
 
 // childrenOf lists a PMNS node's children from the index when it is
-// loaded, else from the source.
-func (s *server) childrenOf(ctx context.Context, src pmclient.Source, parent string) []pmclient.Child {
-	s.mu.Lock()
-	idx := s.names
-	s.mu.Unlock()
+// loaded and of src, else from src.
+func childrenOf(ctx context.Context, idx *nameIndex, src pmclient.Source, parent string) []pmclient.Child {
 	if idx != nil && idx.src == src {
 		if kids, ok := idx.lookup(parent); ok {
 			return kids

@@ -13,7 +13,7 @@ import (
 
 // nameAt finds the derived-metric-like name under a position: the name of
 // a definition, of an attribute line, or a metric name in an expression.
-func nameAt(a *analysis, p protocol.Position) (string, grammar.Range, bool) {
+func nameAt(a *snapshot, p protocol.Position) (string, grammar.Range, bool) {
 	off := a.file.Offset(int(p.Line), int(p.Character))
 	if def := a.file.DefinitionAt(off); def != nil {
 		if off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
@@ -200,10 +200,13 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 // FoldingRanges folds multi-line definitions, multi-line help text and
 // runs of comment lines.
 func (s *server) FoldingRanges(ctx context.Context, params *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
-	a := s.parsed(ctx, params.TextDocument.URI)
-	if a == nil {
-		return nil, nil
+	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		return foldingRanges(snap), nil
 	}
+	return nil, nil
+}
+
+func foldingRanges(a *snapshot) []protocol.FoldingRange {
 	var out []protocol.FoldingRange
 	span := func(r grammar.Range, kind protocol.FoldingRangeKind) {
 		end := r.End.Line
@@ -235,7 +238,7 @@ func (s *server) FoldingRanges(ctx context.Context, params *protocol.FoldingRang
 		run = c
 	}
 	flush()
-	return out, nil
+	return out
 }
 
 // signatures describes every function's parameters for signature help.
@@ -252,18 +255,21 @@ var signatures = map[string][]string{
 // SignatureHelp shows the parameters of the function call around the
 // cursor, with the one being typed highlighted.
 func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
-	a := s.parsed(ctx, params.TextDocument.URI)
-	if a == nil {
-		return nil, nil
+	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		return signatureHelp(snap, params.Position), nil
 	}
-	off := a.file.Offset(int(params.Position.Line), int(params.Position.Character))
+	return nil, nil
+}
+
+func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
+	off := a.file.Offset(int(pos.Line), int(pos.Character))
 	def := a.file.DefinitionAt(off)
 	if def == nil {
-		return nil, nil
+		return nil
 	}
 	idx := def.ExprIndex(off)
 	if idx < 0 {
-		return nil, nil
+		return nil
 	}
 	var stack callStack
 	for _, t := range def.Tokens {
@@ -279,7 +285,7 @@ func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHe
 		}
 		ps := signatures[f.fn]
 		if ps == nil {
-			return nil, nil
+			return nil
 		}
 		if !f.opened {
 			continue
@@ -295,9 +301,9 @@ func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHe
 		}
 		zero := uint32(0)
 		return &protocol.SignatureHelp{Signatures: []protocol.SignatureInformation{sig}, ActiveSignature: &zero,
-			ActiveParameter: protocol.NewNullable(active)}, nil
+			ActiveParameter: protocol.NewNullable(active)}
 	}
-	return nil, nil
+	return nil
 }
 
 // callFrame is an open parenthesis while scanning the tokens before the

@@ -177,6 +177,14 @@ type Desc struct {
 	Units Units
 }
 
+// Wire packs units into the 32-bit form UnitsFromWire reads.
+func (u Units) Wire() uint32 {
+	nib := func(v int8, shift uint) uint32 { return uint32(uint8(v)&0xf) << shift }
+	return nib(u.DimSpace, 28) | nib(u.DimTime, 24) | nib(u.DimCount, 20) |
+		nib(u.ScaleSpace, 16) | nib(u.ScaleTime, 12) | nib(u.ScaleCount, 8) |
+		uint32(uint8(u.ExtraUnit)&0x1f)<<3 | uint32(uint8(u.ExtraScale)&0x7)
+}
+
 // UnitsFromWire unpacks pmUnits from the 32-bit big-endian form used in
 // PDUs and archives: dimSpace, dimTime, dimCount, scaleSpace, scaleTime,
 // scaleCount in 4-bit fields (dimensions and scaleCount signed), then

@@ -183,3 +183,17 @@ var errorName = map[Error]string{
 	-12413: "PM_ERR_FEATURE",
 	-21344: "PM_ERR_NYI",
 }
+
+// ErrorFromText finds the PCP error whose pmErrStr text ends msg, for
+// gateways that pass errors on as text (pmproxy's REST API answers
+// "child traversal failed - Unknown metric name"). ok is false when no
+// known text ends msg.
+func ErrorFromText(msg string) (e Error, ok bool) {
+	best := 0
+	for code, text := range errorText {
+		if len(text) > best && len(msg) >= len(text) && msg[len(msg)-len(text):] == text {
+			e, ok, best = code, true, len(text)
+		}
+	}
+	return e, ok
+}

@@ -33,6 +33,18 @@ type Run struct {
 	PCPVersionReason string
 	Source           string // where metadata came from
 	Files            []File
+	// Unread are the inputs that could not be read at all (I/O errors):
+	// no findings, but the run was incomplete.
+	Unread []Unread
+	// DocsURL is the base of the code pages rules link to
+	// (codes.DocURL; "" for the project's own).
+	DocsURL string
+}
+
+// Unread is an input that could not be read, and why.
+type Unread struct {
+	Path    string
+	Message string
 }
 
 // Counts tallies findings by severity.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -27,7 +28,8 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	}
 	type physicalLocation struct {
 		ArtifactLocation artifactLocation `json:"artifactLocation"`
-		Region           region           `json:"region"`
+		Region           *region          `json:"region,omitempty"` // none for a whole file
+
 	}
 	type location struct {
 		PhysicalLocation physicalLocation `json:"physicalLocation"`
@@ -55,9 +57,29 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
 		Fixes               []fix             `json:"fixes,omitempty"`
 	}
+	type configuration struct {
+		Level string `json:"level"`
+	}
+	type multiformat struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
 	type rule struct {
-		ID               string  `json:"id"`
-		ShortDescription message `json:"shortDescription"`
+		ID                   string        `json:"id"`
+		ShortDescription     message       `json:"shortDescription"`
+		FullDescription      *multiformat  `json:"fullDescription,omitempty"`
+		Help                 *multiformat  `json:"help,omitempty"`
+		HelpURI              string        `json:"helpUri,omitempty"`
+		DefaultConfiguration configuration `json:"defaultConfiguration"`
+	}
+	type notification struct {
+		Level     string     `json:"level"`
+		Message   message    `json:"message"`
+		Locations []location `json:"locations,omitempty"`
+	}
+	type invocation struct {
+		ExecutionSuccessful        bool           `json:"executionSuccessful"`
+		ToolExecutionNotifications []notification `json:"toolExecutionNotifications,omitempty"`
 	}
 	type driver struct {
 		Name           string `json:"name"`
@@ -69,9 +91,10 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 		Tool struct {
 			Driver driver `json:"driver"`
 		} `json:"tool"`
-		ColumnKind string            `json:"columnKind"`
-		Results    []result          `json:"results"`
-		Properties map[string]string `json:"properties"`
+		Invocations []invocation      `json:"invocations"`
+		ColumnKind  string            `json:"columnKind"`
+		Results     []result          `json:"results"`
+		Properties  map[string]string `json:"properties"`
 	}
 	// fixesOf renders quick fixes as SARIF fixes (GitHub shows them as
 	// suggested changes).
@@ -91,18 +114,32 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	out.ColumnKind = "utf16CodeUnits"
 	out.Results = []result{}
 	out.Properties = map[string]string{"pcpVersion": r.PCPVersion.String(), "pcpVersionReason": r.PCPVersionReason, "metadataSource": r.Source}
-	used := map[string]bool{}
-	for _, f := range r.Files {
-		// A path under baseDir is relative to %SRCROOT%; any other is
-		// an absolute file URI with no base.
-		loc := artifactLocation{URI: filepath.ToSlash(f.File.Path)}
-		if abs, err := filepath.Abs(f.File.Path); err == nil {
+	// A path under baseDir is relative to %SRCROOT%; any other is an
+	// absolute file URI with no base.
+	locationOf := func(path string) artifactLocation {
+		loc := artifactLocation{URI: filepath.ToSlash(path)}
+		if abs, err := filepath.Abs(path); err == nil {
 			if rel, err := filepath.Rel(baseDir, abs); err == nil && filepath.IsLocal(rel) {
 				loc = artifactLocation{URI: filepath.ToSlash(rel), URIBaseID: "%SRCROOT%"}
 			} else {
 				loc.URI = "file://" + filepath.ToSlash(abs)
 			}
 		}
+		return loc
+	}
+	// The inputs that could not be read make the run incomplete:
+	// tool execution notifications, as SARIF has for I/O errors.
+	inv := invocation{ExecutionSuccessful: len(r.Unread) == 0}
+	for _, u := range r.Unread {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, notification{
+			Level: "error", Message: message{u.Message},
+			Locations: []location{{physicalLocation{ArtifactLocation: locationOf(u.Path)}}},
+		})
+	}
+	out.Invocations = []invocation{inv}
+	used := map[string]bool{}
+	for _, f := range r.Files {
+		loc := locationOf(f.File.Path)
 		uri := loc.URI
 		regionOf := func(rg grammar.Range) region {
 			end := rg.End
@@ -125,7 +162,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 				Message: message{d.Message},
 				Locations: []location{{physicalLocation{
 					ArtifactLocation: loc,
-					Region: region{StartLine: d.Range.Start.Line, StartColumn: d.Range.Start.Col16 + 1,
+					Region: &region{StartLine: d.Range.Start.Line, StartColumn: d.Range.Start.Col16 + 1,
 						EndLine: end.Line, EndColumn: end.Col16 + 1},
 				}}},
 				PartialFingerprints: map[string]string{"primaryLocationLineHash": hex.EncodeToString(sum[:8])},
@@ -140,11 +177,15 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	sort.Strings(ids)
 	out.Tool.Driver.Rules = []rule{}
 	for _, c := range ids {
-		text := c
+		rl := rule{ID: c, ShortDescription: message{c}, DefaultConfiguration: configuration{"warning"}}
 		if in, ok := codes.Lookup(c); ok {
-			text = in.Summary
+			rl.ShortDescription = message{in.Summary}
+			rl.FullDescription = &multiformat{Text: plainText(in.Behaviour), Markdown: in.Behaviour}
+			rl.Help = &multiformat{Text: plainText(in.FixNote), Markdown: in.FixNote}
+			rl.HelpURI = codes.DocURL(r.DocsURL, c)
+			rl.DefaultConfiguration = configuration{sarifLevel(severityOf(in.Severity))}
 		}
-		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, rule{ID: c, ShortDescription: message{text}})
+		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, rl)
 	}
 	doc := map[string]any{
 		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -154,6 +195,22 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// plainText drops Markdown's code marks for SARIF's text fields.
+func plainText(md string) string { return strings.ReplaceAll(md, "`", "") }
+
+// severityOf is a registry severity as a finding's.
+func severityOf(s codes.Severity) grammar.Severity {
+	switch s {
+	case codes.SevError:
+		return grammar.SeverityError
+	case codes.SevWarning:
+		return grammar.SeverityWarning
+	case codes.SevInfo:
+		return grammar.SeverityInfo
+	}
+	return grammar.SeverityHint
 }
 
 func sarifLevel(s grammar.Severity) string {

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"sort"
 	"strings"
 
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -23,6 +20,7 @@ import (
 // sourceFlags choose where metadata comes from.
 type sourceFlags struct {
 	host, socket, archive, metadata string
+	pmproxy, hostspec               string
 	noMetadata                      bool
 	indomConfig                     string
 }
@@ -31,6 +29,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.host, "host", "", "metadata from pmcd on `HOST[:PORT]`")
 	fs.StringVar(&s.socket, "socket", "", "metadata from pmcd's unix `SOCKET`")
 	fs.StringVar(&s.archive, "archive", "", "metadata from a PCP `ARCHIVE`")
+	fs.StringVar(&s.pmproxy, "pmproxy", "", "metadata from pmcd through the pmproxy at `URL` (http://host:44322; its REST API)")
+	fs.StringVar(&s.hostspec, "hostspec", "", "with --pmproxy, the pmcd `HOST[:PORT]` pmproxy is to reach (default --host, else pmproxy's own host)")
 	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \"embedded\" for the one in the binary")
 	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
 	fs.StringVar(&s.indomConfig, "indom-config", "", "equivalent instance domains from `FILE` (pcp7; default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf)")
@@ -58,11 +58,15 @@ func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error
 	if s.noMetadata {
 		return nil, nil
 	}
+	if s.hostspec != "" && s.pmproxy == "" {
+		return nil, fmt.Errorf("--hostspec %s: names the pmcd a pmproxy reaches; give --pmproxy URL too (or --host %s to reach it directly)", s.hostspec, s.hostspec)
+	}
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	return choose.Open(ctx, choose.Spec{Host: s.host, Socket: s.socket, Archive: s.archive, Metadata: s.metadata, Getenv: getenv})
+	return choose.Open(ctx, choose.Spec{Host: s.host, Socket: s.socket, Archive: s.archive, Metadata: s.metadata,
+		PMProxy: s.pmproxy, Hostspec: s.hostspec, Getenv: getenv})
 }
 
 func runCheck(ctx context.Context, env Env, args []string) int {
@@ -80,10 +84,13 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	fix := fs.Bool("fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
 	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
+	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	var src sourceFlags
 	src.register(fs)
 	var ruleOpts ruleFlags
 	ruleOpts.register(fs)
+	var fleetOpts fleetFlags
+	fleetOpts.register(fs)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -117,6 +124,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	if fleetOpts.active() {
+		return checkFleet(ctx, env, paths, &fleetOpts, fleetRun{&version, &src, *format, threshold, *maxSize, rl, quiet})
+	}
 	source, err := src.open(ctx, env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
@@ -129,17 +139,12 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	opts := checker.Options{Version: choice.Version, InDoms: src.equivalence(env)}
-	run, ioErrors := analyseGroups(ctx, env, paths, *separate, opts, source, *maxSize)
+	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl}
+	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
 	}
-	run.PCPVersionReason = choice.Reason
-	if *format != "pcp" {
-		for i := range run.Files {
-			run.Files[i].Diagnostics = withoutHints(rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics)))
-		}
-	}
+	run.DocsURL = *docsURL
 	stdout := env.Stdout
 	if quiet {
 		stdout = io.Discard
@@ -211,31 +216,6 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
-}
-
-// analyseGroups analyses the paths as one config path, or with separate
-// each path as its own (a definition in one file is then no duplicate of
-// one in another), and gathers the files into one run.
-func analyseGroups(ctx context.Context, env Env, paths []string, separate bool, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, int) {
-	if !separate {
-		run, _, ioErrors := analyse(ctx, env, paths, opts, source, maxSize)
-		return run, ioErrors
-	}
-	var all *report.Run
-	ioErrors := 0
-	for _, p := range paths {
-		run, _, n := analyse(ctx, env, []string{p}, opts, source, maxSize)
-		if run == nil {
-			return nil, ioErrors
-		}
-		ioErrors += n
-		if all == nil {
-			all = run
-			continue
-		}
-		all.Files = append(all.Files, run.Files...)
-	}
-	return all, ioErrors
 }
 
 // withoutFlag returns args without the boolean flag name (-name,
@@ -312,171 +292,42 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// analyse reads, parses and checks the inputs. I/O errors are reported on
-// stderr and counted; checking goes on with the other files.
-func analyse(ctx context.Context, env Env, paths []string, opts checker.Options, source pmclient.Source, maxSize int64) (*report.Run, *checker.Report, int) {
-	version := opts.Version
-	inputs := collectInputs(paths, env.Stdin, maxSize)
+// analyse runs the shared analysis (package analysis) of the paths and
+// turns it into the run the renderers print. I/O errors are printed on
+// stderr and counted; a check that failed as a whole is printed too, and
+// gives no run. Hints are dropped (they mark repeats for an editor's faded
+// text); unfiltered keeps every finding as libpcp produces it, with no
+// suppression comment or rule applied (the pcp format, which mirrors
+// libpcp).
+func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, opts analysis.Options, maxSize int64, unfiltered bool) (*report.Run, *analysis.Result, int) {
+	inputs := analysis.ReadInputs(paths, env.Stdin, maxSize)
 	if env.InputsRead != nil {
 		var total int64
 		for _, in := range inputs {
-			total += int64(len(in.src))
+			total += int64(len(in.Src))
 		}
 		env.InputsRead(total)
 	}
-	ioErrors := 0
-	var srcs []grammar.Source
-	var problems []input
-	for _, in := range inputs {
-		switch {
-		case in.err != nil:
-			ioErrors++
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", in.err)
-		case in.problem != "":
-			problems = append(problems, in)
-		default:
-			srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
-		}
+	res := analysis.Run(ctx, inputs, cfg, opts)
+	for _, err := range res.IOErrors {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", err)
 	}
-	files := grammar.ParseConfigs(srcs, version)
-	run := &report.Run{Tool: "pcp-derive-lsp", Version: Version, PCPVersion: version, Source: "none (syntax checks only)"}
-	var rep *checker.Report
-	if source != nil {
-		var err error
-		rep, err = checker.Check(ctx, files, source, opts)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", err)
-			return nil, nil, ioErrors
-		}
-		run.Source = source.Describe()
+	if res.CheckErr != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %v\n", res.CheckErr)
+		return nil, nil, len(res.IOErrors)
 	}
-	for _, f := range files {
-		rf := report.File{File: f, PCPOrder: f.Diagnostics}
-		rf.Diagnostics = append(rf.Diagnostics, f.Diagnostics...)
-		if rep != nil {
-			sem := rep.Diagnostics[f]
-			rf.Diagnostics = append(rf.Diagnostics, sem...)
-		}
-		sort.SliceStable(rf.Diagnostics, func(i, j int) bool {
-			return rf.Diagnostics[i].Range.Start.Offset < rf.Diagnostics[j].Range.Start.Offset
-		})
-		run.Files = append(run.Files, rf)
+	run := &report.Run{Tool: "pcp-derive-lsp", Version: Version, PCPVersion: cfg.Version.Version,
+		PCPVersionReason: cfg.Version.Reason, Source: res.SourceName}
+	for _, e := range res.IOErrors {
+		run.Unread = append(run.Unread, report.Unread{Path: e.Path, Message: e.Error()})
 	}
-	// libpcp prints binding errors after loading every file.
-	if rep != nil && len(run.Files) > 0 {
-		for i, f := range files {
-			run.Files[i].PCPOrder = append([]grammar.Diagnostic{}, f.Diagnostics...)
+	order := res.PCPOrder()
+	for i, f := range res.Files {
+		diags := withoutHints(f.Findings)
+		if unfiltered {
+			diags = f.Unfiltered()
 		}
-		last := &run.Files[len(run.Files)-1]
-		for _, f := range files {
-			last.PCPOrder = append(last.PCPOrder, rep.Diagnostics[f]...)
-		}
+		run.Files = append(run.Files, report.File{File: f.File, Diagnostics: diags, PCPOrder: order[i]})
 	}
-	for _, p := range problems {
-		f := grammar.ParseConfig(p.path, nil, grammar.Options{Version: version})
-		run.Files = append(run.Files, report.File{File: f, Diagnostics: []grammar.Diagnostic{{
-			Severity: grammar.SeverityError, Code: p.problemCode, Message: p.problem,
-			Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
-		}}})
-	}
-	return run, rep, ioErrors
-}
-
-var ignoreRE = regexp.MustCompile(`^#\s*pcp-derive-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?\s*$`)
-
-// directiveRE spots a comment meant for us, well formed or not.
-var directiveRE = regexp.MustCompile(`^#\s*pcp-derive-lsp\s*:`)
-
-// suppress drops findings on a definition whose previous line is a comment
-// "# pcp-derive-lsp: ignore[CODE,...]" (or "ignore" for every code), and
-// reports such comments that are malformed or name a code the registry
-// does not have: a misspelt code would otherwise suppress nothing,
-// silently.
-func suppress(f *grammar.File, diags []grammar.Diagnostic) []grammar.Diagnostic {
-	out := diags[:0:0]
-	for _, d := range diags {
-		first := d.Range.Start.Line
-		if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
-			first = def.Range.Start.Line
-		}
-		if m := ignoreRE.FindStringSubmatch(f.Line(first - 1)); m != nil {
-			ignored := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
-			if len(ignored) == 0 || contains(ignored, d.Code) {
-				continue
-			}
-		}
-		out = append(out, d)
-	}
-	out = append(out, directiveFindings(f)...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Range.Start.Offset < out[j].Range.Start.Offset })
-	return out
-}
-
-// directiveFindings checks every "# pcp-derive-lsp:" comment of f.
-func directiveFindings(f *grammar.File) []grammar.Diagnostic {
-	var out []grammar.Diagnostic
-	src := f.Src
-	for start := 0; start < len(src); {
-		end := bytes.IndexByte(src[start:], '\n')
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += start
-		}
-		line := strings.TrimSuffix(string(src[start:end]), "\r")
-		if strings.HasPrefix(line, "#") && directiveRE.MatchString(line) {
-			out = append(out, checkDirective(f, start, line)...)
-		}
-		start = end + 1
-	}
-	return out
-}
-
-// checkDirective reports what is wrong with one directive comment that
-// starts at file offset at.
-func checkDirective(f *grammar.File, at int, line string) []grammar.Diagnostic {
-	rangeOf := func(from, to int) grammar.Range {
-		return grammar.Range{Start: f.Pos(at + from), End: f.Pos(at + to)}
-	}
-	m := ignoreRE.FindStringSubmatchIndex(line)
-	if m == nil {
-		return []grammar.Diagnostic{{
-			Range: rangeOf(0, len(line)), Severity: grammar.SeverityError, Code: "suppression",
-			Message: `malformed pcp-derive-lsp comment: want "# pcp-derive-lsp: ignore" or "# pcp-derive-lsp: ignore[CODE,...]"`,
-		}}
-	}
-	var out []grammar.Diagnostic
-	if m[2] < 0 {
-		return nil // "ignore": every code
-	}
-	list := line[m[2]:m[3]]
-	for i := 0; i < len(list); {
-		j := i
-		for j < len(list) && list[j] != ',' && list[j] != ' ' && list[j] != '\t' {
-			j++
-		}
-		if code := list[i:j]; code != "" {
-			if _, ok := codes.Lookup(code); !ok {
-				rg := rangeOf(m[2]+i, m[2]+j)
-				d := grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: "suppression",
-					Message: fmt.Sprintf("unknown finding code %q: this comment suppresses nothing for it", code)}
-				if alt := codes.Closest(code); alt != "" {
-					d.Message += fmt.Sprintf("; did you mean %s?", alt)
-					d.Fixes = []grammar.Fix{{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: rg, NewText: alt}}, Safe: true}}
-				}
-				out = append(out, d)
-			}
-		}
-		i = j + 1
-	}
-	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	return run, res, len(res.IOErrors)
 }

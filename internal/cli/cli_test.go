@@ -652,3 +652,67 @@ func TestEmittedCodesRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestSARIFRulesAndInvocations: each rule carries its registry entry (a
+// full description, help, the page's address under --docs-url, a default
+// level), and an input that could not be read is a tool execution
+// notification of an unsuccessful invocation, with its location.
+func TestSARIFRulesAndInvocations(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.conf")
+	os.WriteFile(good, []byte("m.a = disk.dev.reda\n"), 0o644)
+	missing := filepath.Join(dir, "missing.conf")
+	out, _, status := run(t, "", "check", "--metadata", "embedded", "--format", "sarif", "--docs-url", "https://docs.example.com/codes", good, missing)
+	if status != ExitUsage {
+		t.Errorf("exit %d, want %d (an input was not read)", status, ExitUsage)
+	}
+	var doc struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID                   string
+						FullDescription      struct{ Text, Markdown string }
+						Help                 struct{ Text string }
+						HelpURI              string
+						DefaultConfiguration struct{ Level string }
+					}
+				}
+			}
+			Invocations []struct {
+				ExecutionSuccessful        bool
+				ToolExecutionNotifications []struct {
+					Level     string
+					Message   struct{ Text string }
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct{ URI string }
+							Region           *struct{ StartLine int }
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	r := doc.Runs[0]
+	if len(r.Tool.Driver.Rules) != 1 {
+		t.Fatalf("rules %+v", r.Tool.Driver.Rules)
+	}
+	rule := r.Tool.Driver.Rules[0]
+	info, _ := codes.Lookup("unknown-metric")
+	if rule.ID != "unknown-metric" || rule.HelpURI != "https://docs.example.com/codes/unknown-metric.md" || rule.FullDescription.Markdown != info.Behaviour ||
+		rule.FullDescription.Text == "" || rule.Help.Text == "" || rule.DefaultConfiguration.Level != "error" {
+		t.Errorf("rule %+v", rule)
+	}
+	if len(r.Invocations) != 1 || r.Invocations[0].ExecutionSuccessful || len(r.Invocations[0].ToolExecutionNotifications) != 1 {
+		t.Fatalf("invocations %+v", r.Invocations)
+	}
+	n := r.Invocations[0].ToolExecutionNotifications[0]
+	if n.Level != "error" || !strings.Contains(n.Message.Text, "missing.conf") || len(n.Locations) != 1 || !strings.HasSuffix(n.Locations[0].PhysicalLocation.ArtifactLocation.URI, "missing.conf") ||
+		n.Locations[0].PhysicalLocation.Region != nil {
+		t.Errorf("notification %+v", n)
+	}
+}

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -370,7 +370,7 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 			plain[def] = n
 			fmt.Fprintf(&defs, "%s = %s\n", def, n)
 		}
-		rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config}, grammar.Source{Path: "(command line)", Src: []byte(defs.String())})
+		rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config}, analysis.Input{Path: "(command line)", Src: []byte(defs.String())})
 		if rep == nil || !ok {
 			return nil, nil, false
 		}

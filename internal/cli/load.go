@@ -5,42 +5,40 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 // loadChecked reads config paths (as one config path) and checks them
-// against a source, for the commands that work on checked metrics
-// (describe, eval). Inputs that cannot be read are reported and skipped;
-// ok is false then, or when the paths hold no config at all. rep is nil
-// when the check itself failed. extra sources are checked with the
-// paths' (eval's definitions of plain metrics).
-func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string, extra ...grammar.Source) (rep *checker.Report, ok bool) {
-	inputs := collectInputs(paths, env.Stdin, 64<<20)
-	ok = len(inputs) > 0
+// against a source through the shared analysis, for the commands that
+// work on checked metrics (describe, eval). Inputs that cannot be read
+// are reported and skipped; ok is false then, or when the paths hold no
+// config at all. rep is nil when the check itself failed. extra inputs
+// (explain -e's expression) are loaded after the paths.
+func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string, extra ...analysis.Input) (rep *checker.Report, ok bool) {
+	inputs := analysis.ReadInputs(paths, env.Stdin, analysis.DefaultMaxSize)
+	ok = len(inputs) > 0 || len(paths) == 0 && len(extra) > 0
 	if !ok {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: no config file in %s\n", cmd, strings.Join(paths, " "))
 	}
-	var srcs []grammar.Source
 	for _, in := range inputs {
-		if in.err != nil || in.problem != "" {
-			why := in.problem
-			if in.err != nil {
-				why = in.err.Error()
+		if in.Err != nil || in.Problem != "" {
+			why := in.Problem
+			if in.Err != nil {
+				why = in.Err.Error()
 			}
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: %s: %s\n", cmd, in.path, why)
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: %s: %s\n", cmd, in.Path, why)
 			ok = false
-			continue
 		}
-		srcs = append(srcs, grammar.Source{Path: in.path, Src: in.src})
 	}
-	files := grammar.ParseConfigs(append(srcs, extra...), version)
-	rep, err := checker.Check(ctx, files, source, checker.Options{Version: version, InDoms: src.equivalence(env)})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: %v\n", cmd, err)
+	inputs = append(inputs, extra...)
+	cfg := analysis.Config{Version: analysis.VersionChoice{Version: version}, Source: source, InDoms: src.equivalence(env)}
+	res := analysis.Run(ctx, inputs, cfg, analysis.Options{})
+	if res.CheckErr != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: %v\n", cmd, res.CheckErr)
 		return nil, false
 	}
-	return rep, ok
+	return res.Report, ok
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -18,12 +20,7 @@ import (
 // releaseVerdict is what one release's libpcp does with one definition.
 type releaseVerdict struct {
 	Version string `json:"version"`
-	// Status: "valid", "syntax" (rejected while loading), "semantic"
-	// (rejected while binding), "hidden" (an operand does not bind and
-	// libpcp drops the metric), "masked" or "not-registered".
-	Status  string `json:"status"`
-	Desc    string `json:"metadata,omitempty"`
-	Message string `json:"message,omitempty"`
+	fleet.Fate
 }
 
 // definitionAcross is one definition's verdicts over the releases.
@@ -38,14 +35,12 @@ type definitionAcross struct {
 // acrossReleases checks the same inputs for every release and lines the
 // verdicts up per definition: what no single libpcp can tell, for a
 // config deployed to hosts of mixed releases.
-func acrossReleases(ctx context.Context, env Env, paths []string, versions []pcpver.Version, opts checker.Options, run func(checker.Options) (*report.Run, *checker.Report)) ([]definitionAcross, []*report.Run) {
+func acrossReleases(versions []pcpver.Version, run func(pcpver.Version) (*report.Run, *checker.Report)) ([]definitionAcross, []*report.Run) {
 	var out []definitionAcross
 	index := map[string]int{} // path:line:name -> out index
 	var runs []*report.Run
 	for _, v := range versions {
-		o := opts
-		o.Version = v
-		r, rep := run(o)
+		r, rep := run(v)
 		if r == nil {
 			return nil, nil
 		}
@@ -76,41 +71,7 @@ func acrossReleases(ctx context.Context, env Env, paths []string, versions []pcp
 }
 
 func verdictOf(v pcpver.Version, d *grammar.Definition, rep *checker.Report) releaseVerdict {
-	rv := releaseVerdict{Version: v.String()}
-	if !d.Verdict.OK {
-		rv.Status, rv.Message = "syntax", d.Verdict.Message
-		return rv
-	}
-	if !d.Registered {
-		rv.Status = "not-registered"
-		return rv
-	}
-	if rep == nil {
-		rv.Status = "valid"
-		return rv
-	}
-	m := rep.ByName[d.Name]
-	if m == nil || m.Def != d {
-		rv.Status = "not-registered"
-		return rv
-	}
-	switch m.Status {
-	case checker.Valid:
-		rv.Status, rv.Desc = "valid", checker.DescText(m.Desc)
-	case checker.Masked:
-		rv.Status, rv.Message = "masked", "a real metric of this name hides it"
-	case checker.SemanticError:
-		rv.Status, rv.Message = "semantic", m.Rendering+": "+m.Message
-	case checker.Unbound:
-		rv.Status, rv.Message = "hidden", "unknown operand "+strings.Join(m.Unknown, ", ")
-		if v.Has(pcpver.UnknownOperandReported) {
-			rv.Status = "semantic"
-			rv.Message = "operand " + m.Unknown[0] + ": Unknown operand metric"
-		}
-	default:
-		rv.Status = m.Status.String()
-	}
-	return rv
+	return releaseVerdict{Version: v.String(), Fate: fleet.FateOf(v, d, rep)}
 }
 
 // writeAcross prints the matrix: every definition whose fate differs
@@ -179,26 +140,27 @@ func writeAcrossJSON(w io.Writer, defs []definitionAcross, versions []pcpver.Ver
 // checkAcross is check --pcp-version A,B,... (or all): the same inputs
 // checked for each release, reported per definition.
 func checkAcross(ctx context.Context, env Env, paths []string, version *versionFlag, src *sourceFlags, source pmclient.Source, format string, threshold grammar.Severity, maxSize int64, rl rules.Rules) int {
-	versions, err := pcpver.ParseList(version.value)
+	value, flagName := version.value()
+	versions, err := pcpver.ParseList(value)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s: %v\n", version.set, err)
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s: %v\n", flagName, err)
 		return ExitUsage
 	}
 	if format != "text" && format != "json" {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %s: with several PCP versions, want text or json\n", format)
 		return ExitUsage
 	}
-	opts := checker.Options{InDoms: src.equivalence(env)}
+	cfg := analysis.Config{Source: source, InDoms: src.equivalence(env), Rules: rl}
 	ioErrors := 0
-	defs, runs := acrossReleases(ctx, env, paths, versions, opts, func(o checker.Options) (*report.Run, *checker.Report) {
-		run, rep, n := analyse(ctx, env, paths, o, source, maxSize)
+	defs, runs := acrossReleases(versions, func(v pcpver.Version) (*report.Run, *checker.Report) {
+		c := cfg
+		c.Version = analysis.VersionChoice{Version: v, Reason: flagName + " " + value}
+		run, res, n := analyse(ctx, env, paths, c, analysis.Options{}, maxSize, false)
 		ioErrors = max(ioErrors, n)
-		if run != nil {
-			for i := range run.Files {
-				run.Files[i].Diagnostics = withoutHints(rl.Apply(suppress(run.Files[i].File, run.Files[i].Diagnostics)))
-			}
+		if run == nil {
+			return nil, nil
 		}
-		return run, rep
+		return run, res.Report
 	})
 	if runs == nil {
 		return ExitUsage

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/lsp"
 )
 
@@ -28,6 +29,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	logFile := fs.String("log-file", "", "write logs to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	maxMessage := fs.Int64("max-message-size", lsp.MaxMessageSize, "largest LSP message body read, in `BYTES`; a larger one is skipped and answered with an error")
+	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) each diagnostic links to")
 	if _, status, done := parseFlags(fs, env, args); done {
 		return status
 	}
@@ -51,7 +53,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, atom))
 	defer logger.Sync()
 	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))
-	err = lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version, MaxMessageSize: *maxMessage})
+	err = lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version, MaxMessageSize: *maxMessage, DocsURL: *docsURL})
 	switch {
 	case err == nil, ctx.Err() != nil:
 		return ExitOK

@@ -11,28 +11,31 @@ import (
 )
 
 // versionFlag is --pcp-version, shared by every command, with --dialect
-// (pcp6, pcp7, auto) kept as its older spelling.
+// (pcp6, pcp7, auto) kept as its older spelling. Which one counts is
+// decided as the server decides it (analysis.VersionRequest).
 type versionFlag struct {
-	value string
-	set   string // which flag set it, for the reason shown to the user
+	req analysis.VersionRequest
 }
 
 func (v *versionFlag) register(fs *flag.FlagSet) {
-	v.value, v.set = analysis.Auto, "--pcp-version"
+	v.req = analysis.VersionRequest{PCPVersion: analysis.Auto, PCPVersionName: "--pcp-version", DialectName: "--dialect"}
 	fs.Func("pcp-version", "follow the libpcp of PCP `VERSION` (X.Y or X.Y.Z, e.g. 5.2, 6.0.3, 7.2; latest; or auto: the version the metadata source reports, else the latest)", func(s string) error {
-		v.value, v.set = s, "--pcp-version"
+		v.req.PCPVersion = s
 		return nil
 	})
 	fs.Func("dialect", "older spelling of --pcp-version: `pcp6` (6.0.3), pcp7 (the latest) or auto", func(s string) error {
-		v.value, v.set = s, "--dialect"
+		v.req.Dialect = s
 		return nil
 	})
 }
 
+// value is the setting that counts, and the flag that set it.
+func (v *versionFlag) value() (value, flag string) { return v.req.Pick() }
+
 // resolve is the one resolution of the release every command follows
-// (analysis.ResolveVersion), reported on stderr when it fails.
+// (analysis.VersionRequest), reported on stderr when it fails.
 func (v *versionFlag) resolve(ctx context.Context, env Env, cmd string, src pmclient.Source) (analysis.VersionChoice, bool) {
-	choice, err := analysis.ResolveVersion(ctx, v.value, v.set, src)
+	choice, err := v.req.Resolve(ctx, src)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: %v\n", cmd, err)
 		return choice, false
@@ -43,5 +46,6 @@ func (v *versionFlag) resolve(ctx context.Context, env Env, cmd string, src pmcl
 // isList reports a list of releases ("5.2,7.2" or "all"): check reports
 // each definition's fate on every one of them.
 func (v *versionFlag) isList() bool {
-	return strings.Contains(v.value, ",") || strings.EqualFold(strings.TrimSpace(v.value), "all")
+	value, _ := v.value()
+	return strings.Contains(value, ",") || strings.EqualFold(strings.TrimSpace(value), "all")
 }

@@ -161,12 +161,17 @@ var semRE = regexp.MustCompile(`^Semantic error: derived metric (\S+): (.*)$`)
 // reports an error, or "absent" when the metric silently does not exist.
 // stderr is everything pminfo printed there.
 func (r Release) Describe(ctx context.Context, config string, names []string) (verdicts map[string]string, stderr string, err error) {
+	return r.DescribeOn(ctx, "127.0.0.1", config, names)
+}
+
+// DescribeOn is Describe against the pmcd at host ("127.0.0.1:44331").
+func (r Release) DescribeOn(ctx context.Context, host, config string, names []string) (verdicts map[string]string, stderr string, err error) {
 	path, cleanup, err := r.file("oracle.conf", []byte(config))
 	if err != nil {
 		return nil, "", err
 	}
 	defer cleanup()
-	cmd := r.command(ctx, "pminfo", append([]string{"-h", "127.0.0.1", "-c", path, "-d"}, names...)...)
+	cmd := r.command(ctx, "pminfo", append([]string{"-h", host, "-c", path, "-d"}, names...)...)
 	var stdout, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &errb
 	if err := cmd.Run(); err != nil && ctx.Err() != nil {
@@ -300,4 +305,39 @@ func (r Release) ShippedConfigs() (map[string][]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("%s ships no derived configs", r)
+}
+
+// FleetHost is a pmcd of one release on this machine: this machine's own,
+// or one scripts/fleet-env.sh runs in a release chroot.
+type FleetHost struct {
+	Release
+	Addr string // host:port of its pmcd
+}
+
+// fleetPorts are the ports scripts/fleet-env.sh gives each chroot's pmcd.
+var fleetPorts = map[string]int{"bullseye": 44331, "trixie": 44332, "sid": 44333}
+
+// Fleet lists a pmcd per release, oldest first: each chroot's own
+// (scripts/fleet-env.sh) and this machine's. A missing or silent one is
+// an error naming the script that starts it.
+func Fleet(ctx context.Context) ([]FleetHost, error) {
+	rs, err := Releases()
+	if err != nil {
+		return nil, err
+	}
+	var out []FleetHost
+	for _, r := range rs {
+		h := FleetHost{Release: r, Addr: "127.0.0.1:44321"}
+		if r.Root != "" {
+			h.Addr = fmt.Sprintf("127.0.0.1:%d", fleetPorts[r.Suite])
+		}
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		got, err := r.command(cctx, "pminfo", "-h", h.Addr, "-f", "pmcd.version").Output()
+		cancel()
+		if err != nil || !strings.Contains(string(got), `"`+r.Version.String()+`"`) {
+			return nil, fmt.Errorf("%s: no pmcd of that release answers on %s (%v: %s): run scripts/fleet-env.sh (make testenv)", r, h.Addr, err, got)
+		}
+		out = append(out, h)
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -18,4 +19,30 @@ func ReleasesFor(t testing.TB) []Release {
 		t.Fatal(err)
 	}
 	return rs
+}
+
+// PMProxyFor starts a pmproxy for a test (see StartPMProxy) and stops it
+// when the test ends. A missing pmproxy fails the test.
+func PMProxyFor(t testing.TB) *PMProxy {
+	t.Helper()
+	p, err := StartPMProxy(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// FleetFor is Fleet for a test: it skips only when
+// PCP_DERIVE_LSP_NO_ORACLE=1, and fails when a pmcd is missing.
+func FleetFor(t testing.TB) []FleetHost {
+	t.Helper()
+	hs, err := Fleet(context.Background())
+	if errors.Is(err, ErrNoOracle) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hs
 }

@@ -158,8 +158,15 @@ func isDigits(s string) bool {
 	return true
 }
 
-// baseName strips compression, .meta, .index and volume suffixes.
+// baseName strips compression, .meta, .index and volume suffixes. A
+// path that is itself a base name is kept whole: pmlogger names
+// archives YYYYMMDD.HH.MM, whose ".MM" looks like a volume number.
 func baseName(path string) string {
+	for _, meta := range []string{".meta", ".meta.xz"} {
+		if _, err := os.Stat(path + meta); err == nil {
+			return path
+		}
+	}
 	p := strings.TrimSuffix(path, ".xz")
 	if i := strings.LastIndexByte(p, '.'); i > 0 {
 		suffix := p[i+1:]

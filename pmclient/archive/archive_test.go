@@ -362,3 +362,28 @@ func TestVersionLogged(t *testing.T) {
 		}
 	}
 }
+
+// pmlogger names archives YYYYMMDD.HH.MM: the ".MM" is part of the base
+// name, not a volume number, when the archive's files say so.
+func TestPmloggerStyleName(t *testing.T) {
+	dir := t.TempDir()
+	for _, ext := range []string{"0", "meta"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "small3."+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "20260102.00.10."+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, path := range []string{"20260102.00.10", "20260102.00.10.0", "20260102.00.10.meta"} {
+		a, err := Open(filepath.Join(dir, path))
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if got := a.Describe(); !strings.Contains(got, "20260102.00.10") {
+			t.Errorf("%s: opened as %s", path, got)
+		}
+	}
+}

@@ -17,13 +17,18 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
-// Spec names a source. At most one of Host, Socket, Archive, Metadata is
-// normally set; Metadata "embedded" is the built-in snapshot.
+// Spec names a source. At most one of Host, Socket, Archive, Metadata,
+// PMProxy is normally set; Metadata "embedded" is the built-in snapshot.
 type Spec struct {
 	Host, Socket, Archive, Metadata string
+	// PMProxy is the URL of a pmproxy to reach pmcd through (its REST
+	// API); Hostspec, else Host, is the pmcd it is to reach ("" for
+	// pmproxy's own host).
+	PMProxy, Hostspec string
 	// Getenv reads the environment (default os.Getenv).
 	Getenv func(string) string
 	// Lazy returns a named pmcd's client without checking that it
@@ -49,6 +54,8 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 		return snapshot.ReadWith(f, "snapshot "+s.Metadata, snapshot.Options{MaxBytes: maxMetadata(getenv)})
 	case s.Archive != "":
 		return archive.OpenWith(s.Archive, archive.Options{MaxMetadataBytes: maxMetadata(getenv)})
+	case s.PMProxy != "":
+		return s.proxy(ctx, getenv)
 	case s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != "":
 		return archive.OpenWith(getenv("PCP_ARCHIVE"), archive.Options{MaxMetadataBytes: maxMetadata(getenv)})
 	case s.Host != "":
@@ -89,6 +96,26 @@ func (s Spec) connect(ctx context.Context, spec string, getenv func(string) stri
 	c, err := Connect(ctx, spec, getenv)
 	if err != nil {
 		return nil, err // not a typed nil *pmcd.Client
+	}
+	return c, nil
+}
+
+// proxy opens a pmproxy client and, unless Lazy, checks that the pmcd
+// behind it answers.
+func (s Spec) proxy(ctx context.Context, getenv func(string) string) (pmclient.Source, error) {
+	hostspec := s.Hostspec
+	if hostspec == "" {
+		hostspec = s.Host
+	}
+	c, err := pmproxy.New(s.PMProxy, pmproxy.Options{Hostspec: hostspec, Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	if !s.Lazy {
+		if _, err := c.Version(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	return c, nil
 }

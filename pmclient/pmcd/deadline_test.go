@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"io"
 	"net"
 	"testing"
 	"time"
@@ -16,22 +15,6 @@ import (
 // fakePMID is the metric every name resolves to on servePmcd: a STRING,
 // as pmcd.version is.
 const fakePMID = 0x07400001
-
-// readPDU reads one whole PDU a client sent.
-func readPDU(c net.Conn) ([]byte, error) {
-	var hdr [headerLen]byte
-	if _, err := io.ReadFull(c, hdr[:]); err != nil {
-		return nil, err
-	}
-	n := binary.BigEndian.Uint32(hdr[:])
-	if n < headerLen || n > maxClientPDU {
-		return nil, errors.New("bad PDU length")
-	}
-	p := make([]byte, n)
-	copy(p, hdr[:])
-	_, err := io.ReadFull(c, p[headerLen:])
-	return p, err
-}
 
 // servePmcd plays pmcd on one connection: the greeting, then for every
 // name lookup fakePMID, for every descriptor request a STRING

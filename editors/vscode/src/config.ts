@@ -7,13 +7,27 @@ export const SECTION = 'pcpDerived';
 
 export type Dialect = 'auto' | 'pcp6' | 'pcp7';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type SourceKind = 'host' | 'socket' | 'archive' | 'metadata';
-export const SOURCE_KINDS: readonly SourceKind[] = ['host', 'socket', 'archive', 'metadata'];
+export type SourceKind = 'host' | 'socket' | 'archive' | 'metadata' | 'pmproxy';
+export const SOURCE_KINDS: readonly SourceKind[] = ['host', 'socket', 'archive', 'metadata', 'pmproxy'];
+
+/** The source settings: one kind at a time, and the pmcd a pmproxy reaches. */
+export type SourceSettings = Record<SourceKind, string> & { hostspec: string };
+
+/** The hosts a config is deployed to (lsp/fleet.go FleetSettings). */
+export interface FleetSettings {
+  hosts: string[];
+  hostsFile: string;
+  archiveDir: string;
+  pmproxy: string;
+  concurrency: number;
+  hostTimeout: number;
+}
 
 /** The pcpDerived.* settings as the extension reads them. */
 export interface ExtensionSettings {
   serverPath: string;
-  source: Record<SourceKind, string>;
+  source: SourceSettings;
+  fleet: FleetSettings;
   pcpVersion: string;
   dialect: Dialect;
   indomConfig: string;
@@ -28,7 +42,8 @@ export interface ExtensionSettings {
 export interface ServerSettings {
   pcpVersion: string;
   dialect: Dialect;
-  source: Record<SourceKind, string>;
+  source: SourceSettings;
+  fleet: FleetSettings;
   indomConfig: string;
   preview: { enabled: boolean; interval: number };
   inlayHints: boolean;
@@ -54,6 +69,7 @@ function num(v: unknown, fallback: number, min: number): number {
 /** Reads the settings with their defaults, tolerating wrong types. */
 export function readSettings(get: Getter): ExtensionSettings {
   const patterns = get('filePatterns');
+  const hosts = get('fleet.hosts');
   return {
     serverPath: str(get('server.path')),
     source: {
@@ -61,6 +77,16 @@ export function readSettings(get: Getter): ExtensionSettings {
       socket: str(get('source.socket')),
       archive: str(get('source.archive')),
       metadata: str(get('source.metadata')),
+      pmproxy: str(get('source.pmproxy')),
+      hostspec: str(get('source.hostspec')),
+    },
+    fleet: {
+      hosts: Array.isArray(hosts) ? hosts.filter((h): h is string => typeof h === 'string' && h.trim() !== '').map((h) => h.trim()) : [],
+      hostsFile: str(get('fleet.hostsFile')),
+      archiveDir: str(get('fleet.archiveDir')),
+      pmproxy: str(get('fleet.pmproxy')),
+      concurrency: Math.round(num(get('fleet.concurrency'), 16, 1)),
+      hostTimeout: num(get('fleet.hostTimeout'), 10, 1),
     },
     pcpVersion: str(get('pcpVersion')) || 'auto',
     dialect: oneOf(get('dialect'), ['auto', 'pcp6', 'pcp7'] as const, 'auto'),
@@ -97,7 +123,10 @@ export function toServerSettings(s: ExtensionSettings, ctx: PathContext = {}): S
       socket: file(s.source.socket),
       archive: file(s.source.archive),
       metadata: s.source.metadata === 'embedded' ? 'embedded' : file(s.source.metadata),
+      pmproxy: s.source.pmproxy,
+      hostspec: s.source.hostspec,
     },
+    fleet: { ...s.fleet, hosts: [...s.fleet.hosts], hostsFile: file(s.fleet.hostsFile), archiveDir: file(s.fleet.archiveDir) },
     indomConfig: file(s.indomConfig),
     preview: { ...s.preview },
     inlayHints: s.inlayHints,
@@ -108,7 +137,7 @@ export function toServerSettings(s: ExtensionSettings, ctx: PathContext = {}): S
 
 /** The source the server will use, as libpcp's precedence in pmclient/choose picks it. */
 export function effectiveSource(s: ExtensionSettings): { kind: SourceKind | 'auto'; value: string } {
-  for (const kind of ['metadata', 'archive', 'host', 'socket'] as const) {
+  for (const kind of ['metadata', 'archive', 'pmproxy', 'host', 'socket'] as const) {
     if (s.source[kind] !== '') {
       return { kind, value: s.source[kind] };
     }
@@ -126,6 +155,13 @@ export function describeSource(s: ExtensionSettings): { label: string; detail: s
         : { label: `snapshot ${path.basename(src.value)}`, detail: `metadata snapshot ${src.value}` };
     case 'archive':
       return { label: `archive ${path.basename(src.value)}`, detail: `PCP archive ${src.value}` };
+    case 'pmproxy': {
+      const target = s.source.hostspec || s.source.host;
+      return {
+        label: `${target || 'pmcd'} via pmproxy`,
+        detail: `pmcd on ${target || "pmproxy's own host"} through pmproxy ${src.value}`,
+      };
+    }
     case 'host':
       return { label: src.value, detail: `pmcd on ${src.value}` };
     case 'socket':
@@ -138,9 +174,9 @@ export function describeSource(s: ExtensionSettings): { label: string; detail: s
   }
 }
 
-/** The four source settings for one choice: the chosen one set, the others cleared. */
+/** The source settings for one choice: the chosen one set, the others cleared. */
 export function sourceUpdate(kind: SourceKind | 'auto', value = ''): Record<SourceKind, string | undefined> {
-  const out: Record<SourceKind, string | undefined> = { host: undefined, socket: undefined, archive: undefined, metadata: undefined };
+  const out: Record<SourceKind, string | undefined> = { host: undefined, socket: undefined, archive: undefined, metadata: undefined, pmproxy: undefined };
   if (kind !== 'auto') {
     out[kind] = value;
   }
@@ -310,3 +346,43 @@ export function previewErrorMessage(err: unknown): string {
   const msg = typeof e?.message === 'string' ? e.message : String(err);
   return `Preview failed: ${msg.replace(/^pcp\/preview: /, '')}`;
 }
+
+// ---- explain ----
+
+/** The server's "Explain this metric" command (lsp/explain.go cmdExplain). */
+export const EXPLAIN_COMMAND = 'pcp-derive.explain';
+
+/** The answer of the explain command (lsp/explain.go ExplainResult). */
+export interface ExplainResult {
+  name: string;
+  markdown: string;
+  explanation?: unknown;
+  error?: string;
+}
+
+/** Checks the shape of an explain answer. */
+export function isExplainResult(v: unknown): v is ExplainResult {
+  if (typeof v !== 'object' || v === null) {
+    return false;
+  }
+  const r = v as Record<string, unknown>;
+  return typeof r.name === 'string' && typeof r.markdown === 'string';
+}
+
+/** workspace/executeCommand parameters explaining the definition at a position. */
+export function explainCommandParams(uri: string, line: number, character: number): { command: string; arguments: PreviewParams[] } {
+  return { command: EXPLAIN_COMMAND, arguments: [previewParams(uri, line, character)] };
+}
+
+/** A page showing an explanation's rendered markdown (trusted: our own HTML, no scripts). */
+export function explainPage(title: string, bodyHtml: string): string {
+  const esc = title.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch] ?? ch);
+  return [
+    '<!DOCTYPE html><html><head><meta charset="utf-8">',
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\';">',
+    `<title>${esc}</title>`,
+    '<style>body{font-family:var(--vscode-editor-font-family);font-size:var(--vscode-editor-font-size)}pre{white-space:pre;overflow-x:auto}</style>',
+    `</head><body>${bodyHtml}</body></html>`,
+  ].join('\n');
+}
+

@@ -9,7 +9,9 @@ const getter = (values) => (key) => values[key];
 test('readSettings: defaults, and wrong types ignored', () => {
   const d = c.readSettings(getter({}));
   assert.deepStrictEqual(d, {
-    serverPath: '', source: { host: '', socket: '', archive: '', metadata: '' }, pcpVersion: 'auto', dialect: 'auto', indomConfig: '',
+    serverPath: '', source: { host: '', socket: '', archive: '', metadata: '', pmproxy: '', hostspec: '' },
+    fleet: { hosts: [], hostsFile: '', archiveDir: '', pmproxy: '', concurrency: 16, hostTimeout: 10 },
+    pcpVersion: 'auto', dialect: 'auto', indomConfig: '',
     preview: { enabled: true, interval: 10 }, inlayHints: true, debounce: 150, logLevel: 'info', filePatterns: [],
   });
   const odd = c.readSettings(getter({ dialect: 'pcp8', 'preview.interval': 0.2, debounce: -5, logLevel: 7, filePatterns: ['*.x', 3, ' '], 'source.host': ' h:44321 ' }));
@@ -25,11 +27,14 @@ test('toServerSettings: the server shape, paths made absolute, host and embedded
   const s = c.readSettings(getter({
     'source.host': 'pcp.example.com', 'source.socket': 'run/pmcd.socket', 'source.archive': '~/archives/20260101',
     'source.metadata': 'embedded', indomConfig: '${workspaceFolder}/indom.conf', dialect: 'pcp6', 'preview.enabled': false, logLevel: 'debug',
+    'source.pmproxy': 'http://gw:44322', 'source.hostspec': 'db1',
+    'fleet.hosts': [' web1 ', 'db=http://gw:44322?hostspec=db1', 3, ''], 'fleet.archiveDir': 'farm', 'fleet.concurrency': 0,
   }));
   assert.deepStrictEqual(c.toServerSettings(s, { workspaceFolder: '/ws', homedir: '/home/u' }), {
     pcpVersion: 'auto',
     dialect: 'pcp6',
-    source: { host: 'pcp.example.com', socket: '/ws/run/pmcd.socket', archive: '/home/u/archives/20260101', metadata: 'embedded' },
+    source: { host: 'pcp.example.com', socket: '/ws/run/pmcd.socket', archive: '/home/u/archives/20260101', metadata: 'embedded', pmproxy: 'http://gw:44322', hostspec: 'db1' },
+    fleet: { hosts: ['web1', 'db=http://gw:44322?hostspec=db1'], hostsFile: '', archiveDir: '/ws/farm', pmproxy: '', concurrency: 1, hostTimeout: 10 },
     indomConfig: '/ws/indom.conf',
     preview: { enabled: false, interval: 10 },
     inlayHints: true,
@@ -40,19 +45,23 @@ test('toServerSettings: the server shape, paths made absolute, host and embedded
   assert.strictEqual(c.toServerSettings(rel, { workspaceFolder: '/ws' }).source.metadata, '/ws/snap.json');
 });
 
-test('describeSource follows the server precedence: metadata, archive, host, socket', () => {
+test('describeSource follows the server precedence: metadata, archive, pmproxy, host, socket', () => {
   const s = (src) => c.readSettings(getter(Object.fromEntries(Object.entries(src).map(([k, v]) => [`source.${k}`, v]))));
   assert.strictEqual(c.describeSource(s({})).label, 'auto');
   assert.strictEqual(c.describeSource(s({ socket: '/run/pcp/pmcd.socket' })).label, 'socket pmcd.socket');
   assert.strictEqual(c.describeSource(s({ socket: '/x', host: 'h1' })).label, 'h1');
   assert.strictEqual(c.describeSource(s({ host: 'h1', archive: '/a/20260101.meta' })).label, 'archive 20260101.meta');
+  assert.deepStrictEqual(c.describeSource(s({ host: 'h1', pmproxy: 'http://gw:44322', hostspec: 'db1' })), { label: 'db1 via pmproxy', detail: 'pmcd on db1 through pmproxy http://gw:44322' });
+  assert.strictEqual(c.describeSource(s({ host: 'h1', pmproxy: 'http://gw:44322' })).label, 'h1 via pmproxy');
+  assert.strictEqual(c.describeSource(s({ pmproxy: 'http://gw:44322', archive: '/a/b' })).label, 'archive b');
   assert.strictEqual(c.describeSource(s({ archive: '/a/b', metadata: 'embedded' })).label, 'embedded snapshot');
   assert.deepStrictEqual(c.describeSource(s({ metadata: '/x/host.json' })), { label: 'snapshot host.json', detail: 'metadata snapshot /x/host.json' });
 });
 
 test('sourceUpdate sets one source and clears the others', () => {
-  assert.deepStrictEqual(c.sourceUpdate('host', 'h'), { host: 'h', socket: undefined, archive: undefined, metadata: undefined });
-  assert.deepStrictEqual(c.sourceUpdate('auto'), { host: undefined, socket: undefined, archive: undefined, metadata: undefined });
+  assert.deepStrictEqual(c.sourceUpdate('host', 'h'), { host: 'h', socket: undefined, archive: undefined, metadata: undefined, pmproxy: undefined });
+  assert.deepStrictEqual(c.sourceUpdate('auto'), { host: undefined, socket: undefined, archive: undefined, metadata: undefined, pmproxy: undefined });
+  assert.deepStrictEqual(c.sourceUpdate('pmproxy', 'http://gw'), { host: undefined, socket: undefined, archive: undefined, metadata: undefined, pmproxy: 'http://gw' });
 });
 
 test('needsRestart: only for the server path and the file patterns', () => {

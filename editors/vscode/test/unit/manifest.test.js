@@ -77,7 +77,11 @@ test('the settings sent to the server are the ones lsp/server.go reads', (t) => 
     assert.ok(Object.hasOwn(sent, key) || ['enabled', 'interval'].includes(key), `the server reads ${key}, which the extension never sends`);
   }
   assert.match(struct, /Host, Socket, Archive, Metadata string/, 'the source fields');
-  assert.deepStrictEqual(Object.keys(sent.source), ['host', 'socket', 'archive', 'metadata']);
+  assert.match(struct, /PMProxy, Hostspec string/, 'the pmproxy source fields');
+  assert.deepStrictEqual(Object.keys(sent.source), ['host', 'socket', 'archive', 'metadata', 'pmproxy', 'hostspec']);
+  const fleetGo = fs.readFileSync(path.join(root, '..', '..', 'lsp', 'fleet.go'), 'utf8');
+  const fleetStruct = fleetGo.slice(fleetGo.indexOf('type FleetSettings struct'), fleetGo.indexOf('\n}\n', fleetGo.indexOf('type FleetSettings struct')));
+  assert.deepStrictEqual(Object.keys(sent.fleet).sort(), [...fleetStruct.matchAll(/json:"([A-Za-z]+)/g)].map((m) => m[1]).sort(), 'the fleet fields');
   const settingsGo = fs.readFileSync(path.join(root, '..', '..', 'lsp', 'settings.go'), 'utf8');
   assert.match(settingsGo, /settingsSection = "pcpDerive"/, 'didChangeConfiguration is sent as {pcpDerive: ...}');
   assert.match(extensionSource, /settings: \{ pcpDerive: /);

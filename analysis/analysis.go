@@ -1,0 +1,267 @@
+// Package analysis is the one way from a config path to findings, shared
+// by the command line and the language server: read the inputs (files,
+// directories, standard input, an editor's unsaved buffer), parse them,
+// check them against the metadata source for the resolved PCP release,
+// apply the suppression comments and the project's rules, and order the
+// findings. The front ends only render what it returns, so the editor and
+// CI can never disagree about a config.
+package analysis
+
+import (
+	"context"
+	"sort"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
+)
+
+// Config is everything an analysis follows besides the text.
+type Config struct {
+	// Version is the release whose libpcp the analysis follows, and why
+	// (ResolveVersion).
+	Version VersionChoice
+	// Source is the metadata source; nil checks the syntax only.
+	Source pmclient.Source
+	// InDoms are the equivalent instance domains (pcp7's indom.conf).
+	InDoms *pmapi.InDomEquivalence
+	// Rules are the project's choices: codes turned off, severities
+	// changed (package rules).
+	Rules rules.Rules
+}
+
+// Options change how inputs are grouped and parsed.
+type Options struct {
+	// Separate analyses each Input.Group as a config path of its own (as
+	// pre-commit passes unrelated files), not all inputs as one.
+	Separate bool
+	// Memo reuses the parses of unchanged lines across versions of one
+	// document (the server keeps one per open document, and trims it). It
+	// is used when a config path has one file.
+	Memo *grammar.Memo
+}
+
+// NoSource names the metadata source of a syntax-only analysis.
+const NoSource = "none (syntax checks only)"
+
+// File is one config file and its findings.
+type File struct {
+	File *grammar.File
+	// Findings are what the user is shown: sorted by position, without
+	// those a suppression comment or the rules turn off, with the rules'
+	// severities, and with the suppression comments' own problems. Hints
+	// (repeats, for an editor's faded text) are included; reports for
+	// people drop them.
+	Findings []grammar.Diagnostic
+	// syntax are the grammar's findings and checked the checker's, as
+	// libpcp produces them (no suppressions, no rules): PCPOrder reads
+	// them.
+	syntax, checked []grammar.Diagnostic
+}
+
+// Result is one analysis of a config path.
+type Result struct {
+	Config Config
+	Files  []File
+	// Report is the checker's verdict on every definition; nil when the
+	// analysis checked the syntax only, when the check failed, or when
+	// Options.Separate made several config paths of the inputs.
+	Report *checker.Report
+	// Checked says the checker ran on every config path.
+	Checked bool
+	// SourceName is the metadata source's description, or NoSource.
+	SourceName string
+	// IOErrors are the inputs that could not be read at all.
+	IOErrors []*InputError
+	// CheckErr is why the check failed as a whole (the source did not
+	// answer, the request was cancelled); Files then hold the syntax
+	// findings only. Findings about single definitions are findings,
+	// not errors.
+	CheckErr error
+
+	opts   Options
+	groups [][]int // indexes into Files of each config path's parsed files
+}
+
+// InputError is an input that could not be read: its path and why.
+type InputError struct {
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Run analyses inputs from text to findings: Parse, then Check.
+func Run(ctx context.Context, inputs []Input, cfg Config, opts Options) *Result {
+	return Check(ctx, Parse(inputs, cfg, opts))
+}
+
+// Parse reads the inputs' syntax as the release's libpcp does. The
+// result's findings are complete for a syntax-only analysis; Check adds
+// what the metadata tells. Inputs that are not configs (binary, too large)
+// become files with that one finding, after the others; unreadable ones
+// become IOErrors.
+func Parse(inputs []Input, cfg Config, opts Options) *Result {
+	r := &Result{Config: cfg, SourceName: NoSource, opts: opts}
+	// A config path's readable inputs, and those that are no config,
+	// reported after its files.
+	type group struct {
+		srcs     []grammar.Source
+		problems []Input
+	}
+	var groups []*group
+	for i, in := range inputs {
+		if len(groups) == 0 || (opts.Separate && in.Group != inputs[i-1].Group) {
+			groups = append(groups, &group{})
+		}
+		g := groups[len(groups)-1]
+		switch {
+		case in.Err != nil:
+			r.IOErrors = append(r.IOErrors, &InputError{Path: in.Path, Err: in.Err})
+		case in.Problem != "":
+			g.problems = append(g.problems, in)
+		default:
+			g.srcs = append(g.srcs, grammar.Source{Path: in.Path, Src: in.Src})
+		}
+	}
+	if len(groups) == 0 && !opts.Separate {
+		groups = append(groups, &group{}) // checked all the same: an empty config path
+	}
+	version := cfg.Version.Version
+	for _, g := range groups {
+		var files []*grammar.File
+		if len(g.srcs) == 1 && opts.Memo != nil {
+			files = []*grammar.File{grammar.ParseConfig(g.srcs[0].Path, g.srcs[0].Src, grammar.Options{Version: version, Memo: opts.Memo})}
+		} else {
+			files = grammar.ParseConfigs(g.srcs, version)
+		}
+		var idx []int
+		for _, f := range files {
+			idx = append(idx, len(r.Files))
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics})
+		}
+		r.groups = append(r.groups, idx)
+		for _, p := range g.problems {
+			f := grammar.ParseConfig(p.Path, nil, grammar.Options{Version: version})
+			r.Files = append(r.Files, File{File: f, syntax: []grammar.Diagnostic{{
+				Severity: grammar.SeverityError, Code: p.ProblemCode, Message: p.Problem,
+				Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
+			}}})
+		}
+	}
+	r.finish()
+	return r
+}
+
+// Check binds and checks the parsed files against the source, one config
+// path at a time, and returns a new result; parsed is not changed. With
+// no source, or when the check fails (CheckErr), the result keeps the
+// syntax findings.
+func Check(ctx context.Context, parsed *Result) *Result {
+	src := parsed.Config.Source
+	if src == nil {
+		return parsed
+	}
+	r := *parsed
+	r.Files = append([]File(nil), parsed.Files...)
+	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms}
+	var reports []*checker.Report
+	for _, idx := range r.groups {
+		files := make([]*grammar.File, len(idx))
+		for k, i := range idx {
+			files[k] = r.Files[i].File
+		}
+		rep, err := checker.Check(ctx, files, src, opts)
+		if err != nil {
+			failed := *parsed // the syntax findings, nothing half-checked
+			failed.CheckErr = err
+			return &failed
+		}
+		reports = append(reports, rep)
+		for _, i := range idx {
+			r.Files[i].checked = rep.Diagnostics[r.Files[i].File]
+		}
+	}
+	r.Checked, r.SourceName = true, src.Describe()
+	if len(reports) == 1 {
+		r.Report = reports[0]
+	}
+	r.finish()
+	return &r
+}
+
+// finish makes each file's findings from what libpcp reports: merged by
+// position, then Filter.
+func (r *Result) finish() {
+	for i := range r.Files {
+		f := &r.Files[i]
+		f.Findings = Filter(f.File, mergeByPosition(f.syntax, f.checked), r.Config.Rules)
+	}
+}
+
+// Filter turns findings of f as libpcp produces them (sorted by
+// position) into what the user is shown: suppression comments applied,
+// with their own problems, then the project's rules. It is the one place
+// both are applied, for a single analysis and for each host of a fleet.
+func Filter(f *grammar.File, diags []grammar.Diagnostic, r rules.Rules) []grammar.Diagnostic {
+	return r.Apply(suppress(f, diags))
+}
+
+// mergeByPosition merges two lists sorted by start offset into one
+// (stable: a's finding first at the same offset). It copies only when
+// both have findings.
+func mergeByPosition(a, b []grammar.Diagnostic) []grammar.Diagnostic {
+	switch {
+	case len(b) == 0 && sortedByPosition(a):
+		return a
+	case len(a) == 0 && sortedByPosition(b):
+		return b
+	}
+	out := make([]grammar.Diagnostic, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	sortByPosition(out)
+	return out
+}
+
+func sortedByPosition(diags []grammar.Diagnostic) bool {
+	return sort.SliceIsSorted(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+}
+
+func sortByPosition(diags []grammar.Diagnostic) {
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+}
+
+// Unfiltered returns the file's findings as libpcp produces them, sorted
+// by position: no suppression comment or rule applied (check's pcp
+// format, which mirrors libpcp).
+func (f File) Unfiltered() []grammar.Diagnostic { return mergeByPosition(f.syntax, f.checked) }
+
+// PCPOrder returns, for each file, the findings libpcp prints, in the
+// order it prints them: each file's syntax errors while loading it, then
+// — after every file of the config path has loaded — the binding errors
+// of all of them (listed with the config path's last file). Suppression
+// comments and rules are libpcp's unknown: nothing is dropped.
+func (r *Result) PCPOrder() [][]grammar.Diagnostic {
+	out := make([][]grammar.Diagnostic, len(r.Files))
+	for i, f := range r.Files {
+		out[i] = f.syntax
+	}
+	if !r.Checked {
+		return out
+	}
+	for _, idx := range r.groups {
+		if len(idx) == 0 {
+			continue
+		}
+		last := idx[len(idx)-1]
+		list := append([]grammar.Diagnostic(nil), r.Files[last].syntax...)
+		for _, i := range idx {
+			list = append(list, r.Files[i].checked...)
+		}
+		out[last] = list
+	}
+	return out
+}

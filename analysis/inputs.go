@@ -1,0 +1,160 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// DefaultMaxSize is the largest config read by default (check's
+// --max-size, and every editor buffer).
+const DefaultMaxSize = 64 << 20
+
+// Input is one config file to analyse, or why it could not be read.
+type Input struct {
+	Path string
+	Src  []byte
+	// Group is the index of the PATH argument the input came from (a
+	// directory gives several inputs of one group): Options.Separate
+	// analyses each group as a config path of its own.
+	Group int
+	// Problem is a finding about the file as a whole (binary, too
+	// large), with its code; the file is not parsed. Err is an I/O error:
+	// the file could not be read at all.
+	Problem, ProblemCode string
+	Err                  error
+}
+
+// Buffer is an editor's unsaved text of a document, classified as a file
+// with the same text would be (binary, too large): the same input gives
+// the same findings in the editor and in check.
+func Buffer(path string, src []byte) Input {
+	return classify(path, src, DefaultMaxSize)
+}
+
+// ReadInputs expands PATH arguments in order: files as given,
+// directories recursively in sorted order (libpcp uses readdir order,
+// which is not stable), "-" for standard input, a PCP_DERIVED_CONFIG-style
+// list ("a.conf:b.conf:dir") as its parts. Symbolic link loops are
+// skipped; FIFOs and devices are refused (only "-" reads a stream).
+func ReadInputs(paths []string, stdin io.Reader, maxSize int64) []Input {
+	var out []Input
+	for i, arg := range paths {
+		for _, in := range readArg(arg, stdin, maxSize) {
+			in.Group = i
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+func readArg(arg string, stdin io.Reader, maxSize int64) []Input {
+	if arg == "-" {
+		return []Input{readInput("<stdin>", stdin, maxSize)}
+	}
+	info, err := os.Stat(arg)
+	if err != nil && strings.Contains(arg, ":") {
+		var out []Input
+		for _, p := range grammar.SplitConfigPath(arg) {
+			out = append(out, readArg(p, stdin, maxSize)...)
+		}
+		return out
+	}
+	switch {
+	case err != nil:
+		return []Input{{Path: arg, Err: err}}
+	case info.Mode().IsRegular():
+		return []Input{readFile(arg, maxSize)}
+	case !info.IsDir():
+		// Opening a FIFO blocks until something writes to it, and a
+		// device may never end: only "-" reads a stream.
+		return []Input{{Path: arg, Err: fmt.Errorf("%s: %s, not a regular file: not read (pipe a config to \"-\" to check standard input)", arg, fileKind(info.Mode()))}}
+	}
+	return walkDir(arg, maxSize, map[string]bool{})
+}
+
+func walkDir(dir string, maxSize int64, seen map[string]bool) []Input {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return []Input{{Path: dir, Err: err}}
+	}
+	if seen[real] {
+		return nil // a symbolic link loop: already visited
+	}
+	seen[real] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []Input{{Path: dir, Err: err}}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	var out []Input
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		info, err := os.Stat(path) // follows links, as libpcp does
+		switch {
+		case err != nil:
+			out = append(out, Input{Path: path, Err: err})
+		case info.IsDir():
+			out = append(out, walkDir(path, maxSize, seen)...)
+		case info.Mode().IsRegular():
+			out = append(out, readFile(path, maxSize))
+		}
+	}
+	return out
+}
+
+// fileKind names what a non-regular, non-directory file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
+}
+
+func readFile(path string, maxSize int64) Input {
+	f, err := os.Open(path)
+	if err != nil {
+		return Input{Path: path, Err: err}
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > maxSize {
+		return Input{Path: path, ProblemCode: "too-large",
+			Problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", info.Size(), maxSize)}
+	}
+	return readInput(path, f, maxSize)
+}
+
+func readInput(path string, r io.Reader, maxSize int64) Input {
+	src, err := io.ReadAll(io.LimitReader(r, maxSize+1))
+	if err != nil {
+		return Input{Path: path, Err: err}
+	}
+	return classify(path, src, maxSize)
+}
+
+// classify refuses what is no config: more than maxSize bytes, or NUL
+// bytes near the start (a binary file).
+func classify(path string, src []byte, maxSize int64) Input {
+	if int64(len(src)) > maxSize {
+		return Input{Path: path, ProblemCode: "too-large",
+			Problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
+	}
+	head := src[:min(len(src), 8192)]
+	if bytes.IndexByte(head, 0) >= 0 {
+		return Input{Path: path, ProblemCode: "binary-file", Problem: "binary file (NUL bytes): not a derived metric config, not checked"}
+	}
+	return Input{Path: path, Src: src}
+}

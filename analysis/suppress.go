@@ -1,0 +1,110 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// directiveMark is in every comment meant for us; a file without it has
+// nothing to suppress, and costs no scan.
+var directiveMark = []byte("pcp-derive-lsp")
+
+var ignoreRE = regexp.MustCompile(`^#\s*pcp-derive-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?\s*$`)
+
+// directiveRE spots a comment meant for us, well formed or not.
+var directiveRE = regexp.MustCompile(`^#\s*pcp-derive-lsp\s*:`)
+
+// suppress drops findings on a definition whose previous line is a
+// comment "# pcp-derive-lsp: ignore[CODE,...]" (or "ignore" for every
+// code), and reports such comments that are malformed or name a code the
+// registry does not have: a misspelt code would otherwise suppress
+// nothing, silently. diags must be sorted by position; so is the result.
+// Without any such comment in the file, diags is returned as it is.
+func suppress(f *grammar.File, diags []grammar.Diagnostic) []grammar.Diagnostic {
+	if !bytes.Contains(f.Src, directiveMark) {
+		return diags
+	}
+	out := diags[:0:0]
+	for _, d := range diags {
+		first := d.Range.Start.Line
+		if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
+			first = def.Range.Start.Line
+		}
+		if m := ignoreRE.FindStringSubmatch(f.Line(first - 1)); m != nil {
+			ignored := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
+			if len(ignored) == 0 || slices.Contains(ignored, d.Code) {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	out = append(out, directiveFindings(f)...)
+	sortByPosition(out)
+	return out
+}
+
+// directiveFindings checks every "# pcp-derive-lsp:" comment of f.
+func directiveFindings(f *grammar.File) []grammar.Diagnostic {
+	var out []grammar.Diagnostic
+	src := f.Src
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		line := bytes.TrimSuffix(src[start:end], []byte("\r"))
+		if len(line) > 0 && line[0] == '#' && bytes.Contains(line, directiveMark) && directiveRE.Match(line) {
+			out = append(out, checkDirective(f, start, string(line))...)
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// checkDirective reports what is wrong with one directive comment that
+// starts at file offset at.
+func checkDirective(f *grammar.File, at int, line string) []grammar.Diagnostic {
+	rangeOf := func(from, to int) grammar.Range {
+		return grammar.Range{Start: f.Pos(at + from), End: f.Pos(at + to)}
+	}
+	m := ignoreRE.FindStringSubmatchIndex(line)
+	if m == nil {
+		return []grammar.Diagnostic{{
+			Range: rangeOf(0, len(line)), Severity: grammar.SeverityError, Code: "suppression",
+			Message: `malformed pcp-derive-lsp comment: want "# pcp-derive-lsp: ignore" or "# pcp-derive-lsp: ignore[CODE,...]"`,
+		}}
+	}
+	var out []grammar.Diagnostic
+	if m[2] < 0 {
+		return nil // "ignore": every code
+	}
+	list := line[m[2]:m[3]]
+	for i := 0; i < len(list); {
+		j := i
+		for j < len(list) && list[j] != ',' && list[j] != ' ' && list[j] != '\t' {
+			j++
+		}
+		if code := list[i:j]; code != "" {
+			if _, ok := codes.Lookup(code); !ok {
+				rg := rangeOf(m[2]+i, m[2]+j)
+				d := grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: "suppression",
+					Message: fmt.Sprintf("unknown finding code %q: this comment suppresses nothing for it", code)}
+				if alt := codes.Closest(code); alt != "" {
+					d.Message += fmt.Sprintf("; did you mean %s?", alt)
+					d.Fixes = []grammar.Fix{{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: rg, NewText: alt}}, Safe: true}}
+				}
+				out = append(out, d)
+			}
+		}
+		i = j + 1
+	}
+	return out
+}

@@ -1,0 +1,397 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// document is one open document: its latest text, and its latest
+// snapshots, which may be of an older version while a new analysis is
+// pending.
+//
+// Edits only record the text and schedule an analysis (debounced), so a
+// burst of keystrokes costs one analysis and a slow metadata source never
+// holds up the messages that follow.
+type document struct {
+	version int32
+	text    string
+	checked *snapshot     // the latest complete analysis
+	syntax  *snapshot     // the parse of the latest analysed text, before its check
+	gen     int           // bumped by every edit; an analysis of an older gen is dropped
+	timer   *time.Timer   // the pending debounced analysis
+	done    chan struct{} // closed when the analysis of gen is stored
+	closed  bool          // done is closed
+	memo    *grammar.Memo // parses of the lines, reused across versions
+}
+
+// finish closes done: the analysis of gen is stored (or never will be).
+func (d *document) finish() {
+	if !d.closed {
+		close(d.done)
+		d.closed = true
+	}
+}
+
+// documents are the open documents, under their own lock.
+type documents struct {
+	mu sync.Mutex
+	m  map[uri.URI]*document
+}
+
+func newDocuments() *documents { return &documents{m: map[uri.URI]*document{}} }
+
+// open records a newly opened document.
+func (ds *documents) open(u uri.URI, version int32, text string) {
+	ds.mu.Lock()
+	ds.m[u] = &document{version: version, text: text, done: make(chan struct{}), memo: grammar.NewMemo()}
+	ds.mu.Unlock()
+}
+
+// edit applies a client's changes to a document's text.
+func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocumentContentChangeEvent) error {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.m[u]
+	if d == nil {
+		return fmt.Errorf("didChange for %s, which is not open", u)
+	}
+	text := d.text
+	for _, ch := range changes {
+		switch c := ch.(type) {
+		case *protocol.TextDocumentContentChangeWholeDocument:
+			text = c.Text
+		case *protocol.TextDocumentContentChangePartial:
+			start := offsetIn(text, c.Range.Start)
+			end := max(offsetIn(text, c.Range.End), start)
+			text = text[:start] + c.Text + text[end:]
+		}
+	}
+	d.text, d.version = text, version
+	return nil
+}
+
+// close forgets a document; an analysis in flight is dropped.
+func (ds *documents) close(u uri.URI) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d := ds.m[u]; d != nil {
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+		d.gen++
+		d.finish()
+	}
+	delete(ds.m, u)
+}
+
+// stopAll stops every pending analysis (the session ends).
+func (ds *documents) stopAll() {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	for _, d := range ds.m {
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+	}
+}
+
+// uris lists the open documents.
+func (ds *documents) uris() []uri.URI {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	out := make([]uri.URI, 0, len(ds.m))
+	for u := range ds.m {
+		out = append(out, u)
+	}
+	return out
+}
+
+// schedule starts a new generation of a document's analysis: run(gen)
+// after delay, the pending one cancelled.
+func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int)) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.m[u]
+	if d == nil {
+		return
+	}
+	d.gen++
+	d.finish() // wake waiters: they wait again for the new gen
+	d.done, d.closed = make(chan struct{}), false
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	gen := d.gen
+	d.timer = time.AfterFunc(delay, func() { run(gen) })
+}
+
+// begin returns what the analysis of generation gen reads, ok false when
+// the document moved on or closed.
+func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, memo *grammar.Memo, ok bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.m[u]
+	if d == nil || d.gen != gen {
+		return "", 0, nil, false
+	}
+	return d.text, d.version, d.memo, true
+}
+
+// current says whether gen is still the document's latest generation.
+func (ds *documents) current(u uri.URI, gen int) bool {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.m[u]
+	return d != nil && d.gen == gen
+}
+
+// storeSyntax keeps the parse of generation gen, and runs also (the
+// workspace index update) under the lock, so a stale parse never
+// overwrites a newer one's effects.
+func (ds *documents) storeSyntax(u uri.URI, gen int, snap *snapshot, also func()) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d := ds.m[u]; d != nil && d.gen == gen {
+		d.syntax = snap
+		also()
+	}
+}
+
+// storeChecked keeps the complete analysis of generation gen and wakes
+// its waiters; false when the document moved on (the snapshot is
+// dropped).
+func (ds *documents) storeChecked(u uri.URI, gen int, snap *snapshot) bool {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.m[u]
+	if d == nil || d.gen != gen {
+		return false
+	}
+	d.checked = snap
+	d.finish()
+	return true
+}
+
+// checkedSnapshots are the latest complete analyses of the open
+// documents that were checked against a source (for the preview loop).
+func (ds *documents) checkedSnapshots() []*snapshot {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	var out []*snapshot
+	for _, d := range ds.m {
+		if d.checked != nil && d.checked.report != nil {
+			out = append(out, d.checked)
+		}
+	}
+	return out
+}
+
+// fresh says whether a snapshot is of the document's latest text, made
+// with the configuration cfg.
+func (d *document) fresh(snap *snapshot, cfg *config) bool {
+	return snap != nil && snap.version == d.version && snap.text == d.text && snap.cfg == cfg
+}
+
+func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
+	td := params.TextDocument
+	s.docs.open(td.URI, td.Version, td.Text)
+	s.schedule(td.URI, 0)
+	return nil
+}
+
+func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
+	u := params.TextDocument.URI
+	if err := s.docs.edit(u, params.TextDocument.Version, params.ContentChanges); err != nil {
+		return err
+	}
+	s.schedule(u, s.session.config().settings.debounce())
+	return nil
+}
+
+func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocumentParams) error {
+	s.schedule(params.TextDocument.URI, 0)
+	return nil
+}
+
+func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
+	u := params.TextDocument.URI
+	s.docs.close(u)
+	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: []protocol.Diagnostic{}})
+}
+
+// schedule (re)starts the analysis of a document after delay.
+func (s *server) schedule(u uri.URI, delay time.Duration) {
+	s.docs.schedule(u, delay, func(gen int) { s.analyse(u, gen) })
+}
+
+// reanalyseAll re-checks every open document now (new settings, or the
+// source is back).
+func (s *server) reanalyseAll() {
+	for _, u := range s.docs.uris() {
+		s.schedule(u, 0)
+	}
+}
+
+// analyse runs the shared analysis of generation gen of a document under
+// the current configuration and publishes its diagnostics, unless an edit
+// made it obsolete meanwhile.
+func (s *server) analyse(u uri.URI, gen int) {
+	defer s.survive("analysis of " + string(u))
+	text, version, memo, ok := s.docs.begin(u, gen)
+	if !ok {
+		return
+	}
+	cfg := s.session.config()
+	ac := analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, Rules: s.rulesFor(u)}
+	if s.session.down() {
+		ac.Source = nil // syntax only until the source answers again
+	}
+	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
+	defer cancel()
+	parsed := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, analysis.Options{Memo: memo})
+	memo.Trim()
+	syntax := newSnapshot(cfg, u, version, text, parsed)
+	// The parse is enough for symbols, folding, tokens, formatting.
+	s.docs.storeSyntax(u, gen, syntax, func() { s.workspace.update(u, syntax.file) })
+	snap := syntax
+	if ac.Source != nil {
+		// A slow source must not hide syntax errors: publish them alone
+		// if the check takes a while.
+		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, syntax) })
+		defer slow.Stop()
+		checked := analysis.Check(ctx, parsed)
+		switch err := checked.CheckErr; {
+		case err == nil:
+		case unreachable(err):
+			s.sourceFailed(cfg, err)
+		default:
+			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
+		}
+		snap = newSnapshot(cfg, u, version, text, checked)
+	}
+	if s.docs.storeChecked(u, gen, snap) {
+		s.publish(u, gen, snap)
+	}
+}
+
+// publish sends a snapshot's diagnostics unless the document moved on.
+func (s *server) publish(u uri.URI, gen int, snap *snapshot) {
+	if !s.docs.current(u, gen) {
+		return
+	}
+	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
+		URI: u, Version: protocol.NewOptional(snap.version), Diagnostics: append(append(diagnostics(snap, s.opts.DocsURL), s.fleetDiagnostics(snap)...), s.emptyNowDiagnostics(snap)...),
+	}); err != nil {
+		s.log.Debug("publishing diagnostics", zap.Error(err))
+	}
+}
+
+// parsed returns a snapshot of a document's latest text under the current
+// configuration, for features that need no metadata; it never waits for
+// the metadata source.
+func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
+	cfg := s.session.config()
+	s.docs.mu.Lock()
+	d := s.docs.m[u]
+	if d == nil {
+		s.docs.mu.Unlock()
+		return nil
+	}
+	for _, snap := range []*snapshot{d.checked, d.syntax} {
+		if d.fresh(snap, cfg) {
+			s.docs.mu.Unlock()
+			return snap
+		}
+	}
+	version, text, memo := d.version, d.text, d.memo
+	s.docs.mu.Unlock()
+	// Not parsed yet (within the debounce): parse now, without
+	// disturbing the scheduled analysis.
+	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u)}
+	res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, analysis.Options{Memo: memo})
+	return newSnapshot(cfg, u, version, text, res)
+}
+
+// current returns the complete snapshot of a document's latest text
+// under the current configuration, waiting for a pending analysis
+// (started at once) up to a bound; after that, or when ctx ends, the
+// latest complete snapshot is better than none (it is consistent: made
+// with its own configuration).
+func (s *server) current(ctx context.Context, u uri.URI) *snapshot {
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
+	restarted := false
+	for {
+		cfg := s.session.config()
+		s.docs.mu.Lock()
+		d := s.docs.m[u]
+		if d == nil {
+			s.docs.mu.Unlock()
+			return nil
+		}
+		if d.fresh(d.checked, cfg) {
+			snap := d.checked
+			s.docs.mu.Unlock()
+			return snap
+		}
+		if d.timer != nil && d.timer.Stop() {
+			gen := d.gen
+			go s.analyse(u, gen) // a request needs it now: skip the debounce
+		} else if d.closed {
+			// The analysis of the latest text is done, under a
+			// configuration replaced since: analyse again, once.
+			stale := d.checked
+			s.docs.mu.Unlock()
+			if restarted {
+				return stale
+			}
+			restarted = true
+			s.schedule(u, 0)
+			continue
+		}
+		done, stale := d.done, d.checked
+		s.docs.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return stale
+		case <-deadline.C:
+			return stale
+		}
+	}
+}
+
+// offsetIn converts an LSP position (UTF-16 columns) to a byte offset.
+func offsetIn(text string, p protocol.Position) int {
+	line, off := uint32(0), 0
+	for line < p.Line {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		off += i + 1
+		line++
+	}
+	col := uint32(0)
+	for off < len(text) && text[off] != '\n' && col < p.Character {
+		r, size := utf8.DecodeRuneInString(text[off:])
+		if r >= 0x10000 {
+			col += 2
+		} else {
+			col++
+		}
+		off += size
+	}
+	return off
+}

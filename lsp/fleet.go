@@ -1,0 +1,255 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// FleetSettings name the hosts a config is deployed to (the fleet
+// setting): each document is also checked against every one of them,
+// and a definition that does not work on all of them gets a diagnostic
+// saying where: "fleet: valid on 37 of 40 hosts; fails on h3, h9, h12:
+// operand x: Unknown operand metric".
+type FleetSettings struct {
+	// Hosts are as check --hosts takes them: HOST[:PORT],
+	// http://PROXY:PORT?hostspec=HOST, archive:PATH, NAME=any of these.
+	Hosts []string `json:"hosts"`
+	// HostsFile lists more, one per line (check --hosts-file).
+	HostsFile string `json:"hostsFile"`
+	// ArchiveDir is a pmlogger farm: each folder's latest archive.
+	ArchiveDir string `json:"archiveDir"`
+	// PMProxy reaches the bare hosts through this pmproxy.
+	PMProxy string `json:"pmproxy"`
+	// Concurrency and HostTimeout (seconds) as check's flags; defaults
+	// 16 and 10.
+	Concurrency int     `json:"concurrency"`
+	HostTimeout float64 `json:"hostTimeout"`
+}
+
+func (f FleetSettings) active() bool {
+	return len(f.Hosts) > 0 || f.HostsFile != "" || f.ArchiveDir != ""
+}
+
+// targets lists the fleet's hosts.
+func (f FleetSettings) targets() ([]fleet.Target, error) {
+	var out []fleet.Target
+	for _, h := range f.Hosts {
+		t, err := fleet.ParseTarget(h, f.PMProxy)
+		if err != nil {
+			return nil, fmt.Errorf("fleet.hosts: %w", err)
+		}
+		out = append(out, t)
+	}
+	if f.HostsFile != "" {
+		file, err := os.Open(f.HostsFile)
+		if err != nil {
+			return nil, fmt.Errorf("fleet.hostsFile: %w", err)
+		}
+		ts, err := fleet.ReadHostsFile(file, f.HostsFile, f.PMProxy)
+		file.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	if f.ArchiveDir != "" {
+		ts, err := fleet.ArchiveFarm(f.ArchiveDir)
+		if err != nil {
+			return nil, fmt.Errorf("fleet.archiveDir: %w", err)
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
+}
+
+// fleetChecks keeps each document's latest fleet check. A check runs in
+// the background, one at a time per document: edits made meanwhile are
+// checked when it ends, so a slow fleet never queues up checks.
+type fleetChecks struct {
+	mu   sync.Mutex
+	gen  int // bumped when the fleet settings change
+	docs map[uri.URI]*fleetDoc
+}
+
+type fleetDoc struct {
+	text    string        // the text res is for
+	res     *fleet.Result // nil until a check of text ends
+	running bool
+	next    string // text to check when the running check ends
+	gen     int
+}
+
+// reset forgets every result: the fleet changed.
+func (f *fleetChecks) reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gen++
+	f.docs = nil
+}
+
+// fleetTimeout bounds one fleet check as a whole.
+const fleetTimeout = 5 * time.Minute
+
+// fleetDiagnostics are a's fleet diagnostics when its text has been
+// checked across the fleet; otherwise they start that check (the
+// diagnostics are published again when it ends) and are empty.
+func (s *server) fleetDiagnostics(snap *snapshot) []protocol.Diagnostic {
+	u, st := snap.uri, snap.settings()
+	if !st.Fleet.active() {
+		return nil
+	}
+	f := &s.fleet
+	f.mu.Lock()
+	if f.docs == nil {
+		f.docs = map[uri.URI]*fleetDoc{}
+	}
+	fd := f.docs[u]
+	if fd == nil {
+		fd = &fleetDoc{gen: f.gen}
+		f.docs[u] = fd
+	}
+	switch {
+	case fd.res != nil && fd.text == snap.text:
+		res := fd.res
+		f.mu.Unlock()
+		return fleetDiagnosticsOf(res, snap.file)
+	case fd.running:
+		fd.next = snap.text
+	default:
+		fd.running, fd.next = true, ""
+		go s.runFleet(u, fd, snap.text, snap.cfg)
+	}
+	f.mu.Unlock()
+	return nil
+}
+
+// runFleet checks text across the fleet, stores the result and publishes
+// the document's diagnostics again if the text is still the current one.
+func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, cfg *config) {
+	defer s.survive("fleet check of " + string(u))
+	for {
+		res, err := s.checkFleet(u, text, cfg)
+		if err != nil {
+			s.log.Warn("fleet check", zap.Error(err))
+		}
+		f := &s.fleet
+		f.mu.Lock()
+		if f.gen != fd.gen || f.docs[u] != fd {
+			f.mu.Unlock()
+			return // the fleet settings changed meanwhile
+		}
+		fd.text, fd.res = text, res
+		if fd.next == "" || fd.next == text {
+			fd.running, fd.next = false, ""
+			f.mu.Unlock()
+			break
+		}
+		text, fd.next = fd.next, ""
+		f.mu.Unlock()
+	}
+	s.docs.mu.Lock()
+	d := s.docs.m[u]
+	var gen int
+	var snap *snapshot
+	if d != nil && d.checked != nil && d.checked.text == text {
+		gen, snap = d.gen, d.checked
+	}
+	s.docs.mu.Unlock()
+	if snap != nil {
+		s.publish(u, gen, snap)
+	}
+}
+
+func (s *server) checkFleet(u uri.URI, text string, cfg *config) (*fleet.Result, error) {
+	st := cfg.settings
+	targets, err := st.Fleet.targets()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(s.bg, fleetTimeout)
+	defer cancel()
+	indoms, rl := cfg.indoms, s.rulesFor(u)
+	// Each host's own release, unless one is asked for: decided as for
+	// the document's own analysis.
+	requested, what := analysis.VersionRequest{PCPVersion: st.PCPVersion, Dialect: st.Dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}.Pick()
+	timeout := time.Duration(st.Fleet.HostTimeout * float64(time.Second))
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	return fleet.Check(ctx, []grammar.Source{{Path: fileName(u), Src: []byte(text)}}, targets, fleet.Options{
+		Concurrency: st.Fleet.Concurrency, HostTimeout: timeout, Version: requested, VersionFlag: what,
+		InDoms: indoms, Getenv: s.opts.Getenv,
+		// Suppression comments and the project's rules, as for the
+		// document's own findings.
+		Filter: func(f *grammar.File, d []grammar.Diagnostic) []grammar.Diagnostic {
+			return analysis.Filter(f, d, rl)
+		},
+	}), nil
+}
+
+// fleetDiagnosticsOf turns a fleet result into diagnostics on file (the
+// same text): one on each definition's name that does not work
+// everywhere, an error when it works nowhere, and one at the top naming
+// the hosts that could not be checked.
+func fleetDiagnosticsOf(res *fleet.Result, file *grammar.File) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	defs := map[fleet.Definition]*grammar.Definition{}
+	for _, d := range file.Definitions {
+		defs[fleet.Definition{Path: file.Path, Line: d.Range.Start.Line, Name: d.Name}] = d
+	}
+	for _, row := range res.Rows() {
+		def := defs[row.Definition]
+		if def == nil || row.Counts[fleet.Invalid]+row.Counts[fleet.Absent]+row.Counts[fleet.Masked] == 0 {
+			continue
+		}
+		severity := protocol.DiagnosticSeverityWarning
+		if row.Counts[fleet.Valid] == 0 {
+			severity = protocol.DiagnosticSeverityError
+		}
+		code := "semantic"
+	groups:
+		for _, g := range row.Groups {
+			if g.Class() == fleet.Valid {
+				continue
+			}
+			for _, f := range g.Findings {
+				if f.Severity <= grammar.SeverityWarning {
+					code = f.Code
+					break groups
+				}
+			}
+		}
+		out = append(out, protocol.Diagnostic{
+			Range: toRange(def.NameRange), Severity: severity, Code: protocol.String(code),
+			Source: protocol.NewOptional("pcp-derive-lsp fleet"), Message: protocol.String("fleet: " + row.Summary()),
+		})
+	}
+	var down []string
+	for _, h := range res.Hosts {
+		if h.State != fleet.Checked {
+			down = append(down, fmt.Sprintf("%s (%s: %s)", h.Name, h.State, h.Err))
+		}
+	}
+	if len(down) > 0 {
+		msg := fmt.Sprintf("fleet: %d of %d hosts not checked: %s", len(down), len(res.Hosts), down[0])
+		if len(down) > 1 {
+			msg += fmt.Sprintf(" and %d more", len(down)-1)
+		}
+		out = append(out, protocol.Diagnostic{
+			Severity: protocol.DiagnosticSeverityInformation, Code: protocol.String("host-unreachable"),
+			Source: protocol.NewOptional("pcp-derive-lsp fleet"), Message: protocol.String(msg),
+		})
+	}
+	return out
+}
