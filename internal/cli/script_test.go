@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
 // TestScripts runs every testdata/script/*.txtar: a command line in its
@@ -24,14 +26,17 @@ func TestScripts(t *testing.T) {
 	}
 	for _, path := range scripts {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			comment, sections, order := readScript(t, path)
+			a, err := txtar.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := a.Map()
 			dir := t.TempDir()
-			for _, name := range order {
-				switch name {
-				case "cmd", "stdout", "stderr", "status":
+			for _, f := range a.Files {
+				if goldenSection[f.Name] || f.Name == "cmd" {
 					continue
 				}
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(sections[name]), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Data), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -48,7 +53,17 @@ func TestScripts(t *testing.T) {
 				"status": strconv.Itoa(status) + "\n",
 			}
 			if *update {
-				writeScript(t, path, comment, sections, order, got)
+				kept := a.Files[:0]
+				for _, f := range a.Files {
+					if !goldenSection[f.Name] {
+						kept = append(kept, f)
+					}
+				}
+				a.Files = append(kept, txtar.File{Name: "status", Data: got["status"]},
+					txtar.File{Name: "stdout", Data: got["stdout"]}, txtar.File{Name: "stderr", Data: got["stderr"]})
+				if err := os.WriteFile(path, []byte(a.Format()), 0o644); err != nil {
+					t.Fatal(err)
+				}
 				return
 			}
 			for _, k := range []string{"status", "stdout", "stderr"} {
@@ -60,53 +75,8 @@ func TestScripts(t *testing.T) {
 	}
 }
 
-// readScript reads a txtar file: the comment before the first section,
-// the sections by name, and their order.
-func readScript(t *testing.T, path string) (string, map[string]string, []string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var comment strings.Builder
-	sections := map[string]string{}
-	var order []string
-	name := ""
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if trimmed := strings.TrimSpace(l); strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") {
-			name = strings.TrimSuffix(strings.TrimPrefix(trimmed, "-- "), " --")
-			order = append(order, name)
-			sections[name] = ""
-			continue
-		}
-		if name == "" {
-			comment.WriteString(l)
-		} else {
-			sections[name] += l
-		}
-	}
-	return comment.String(), sections, order
-}
-
-// writeScript rewrites a script with the outputs got.
-func writeScript(t *testing.T, path, comment string, sections map[string]string, order []string, got map[string]string) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString(comment)
-	for _, name := range order {
-		switch name {
-		case "stdout", "stderr", "status":
-			continue
-		}
-		b.WriteString("-- " + name + " --\n" + sections[name])
-	}
-	for _, name := range []string{"status", "stdout", "stderr"} {
-		b.WriteString("-- " + name + " --\n" + got[name])
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// goldenSection names the sections a script's run rewrites.
+var goldenSection = map[string]bool{"status": true, "stdout": true, "stderr": true}
 
 // splitWords splits a command line at spaces, keeping quoted words
 // (single or double quotes) together.
