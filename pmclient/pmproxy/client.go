@@ -696,7 +696,7 @@ func (c *Client) NamesOf(ctx context.Context, pmids []pmapi.PMID) ([][]string, [
 		}
 		got := map[pmapi.PMID][]string{}
 		for _, v := range ans.Values {
-			if id, err := parsePMID(v.PMID); err == nil {
+			if id, err := pmapi.ParsePMID(v.PMID); err == nil {
 				got[id] = append(got[id], v.Name)
 			}
 		}
@@ -969,7 +969,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 			}
 		}
 		for _, v := range ans.Values {
-			id, err := parsePMID(v.PMID)
+			id, err := pmapi.ParsePMID(v.PMID)
 			if err != nil {
 				return nil, fmt.Errorf("%s: /pmapi/fetch: %w", c.Describe(), err)
 			}

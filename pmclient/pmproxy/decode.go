@@ -12,7 +12,6 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
 // descFrom reads a descriptor from pmproxy's text forms: pmIDStr,
@@ -21,28 +20,22 @@ import (
 func descFrom(m *metricJSON) (pmapi.Desc, error) {
 	var d pmapi.Desc
 	var err error
-	if d.PMID, err = parsePMID(m.PMID); err != nil {
+	var ok bool
+	if d.PMID, err = pmapi.ParsePMID(m.PMID); err != nil {
 		return d, err
 	}
 	d.InDom = pmapi.InDomNull
 	if m.InDom != "" && m.InDom != "none" {
-		if d.InDom, err = snapshot.ParseInDom(m.InDom); err != nil {
+		if d.InDom, err = pmapi.ParseInDom(m.InDom); err != nil {
 			return d, err
 		}
 	}
 	if d.Type, err = typeFrom(m.Type); err != nil {
 		return d, err
 	}
-	switch m.Sem {
-	case "counter":
-		d.Sem = pmapi.SemCounter
-	case "instant":
-		d.Sem = pmapi.SemInstant
-	case "discrete":
-		d.Sem = pmapi.SemDiscrete
-	case "???":
+	if m.Sem == "???" {
 		d.Sem = 0 // pmSemStr says only that it is none of the three
-	default:
+	} else if d.Sem, ok = pmapi.ParseSem(m.Sem); !ok {
 		return d, fmt.Errorf("semantics %q", m.Sem)
 	}
 	if d.Units, err = unitsFrom(m.Units); err != nil {
@@ -51,22 +44,15 @@ func descFrom(m *metricJSON) (pmapi.Desc, error) {
 	return d, nil
 }
 
-// parsePMID reads pmIDStr's "domain.cluster.item".
-func parsePMID(s string) (pmapi.PMID, error) { return snapshot.ParsePMID(s) }
-
 // typeFrom reads pmproxy's type names: pmTypeStr's in lower case, and
-// "unsupported" for PM_TYPE_NOSUPPORT.
+// "unsupported" for PM_TYPE_NOSUPPORT (whose pmTypeStr name it never
+// uses).
 func typeFrom(s string) (pmapi.Type, error) {
-	switch s {
-	case "unsupported":
+	if s == "unsupported" {
 		return pmapi.TypeNoSupport, nil
-	case "unknown":
-		return pmapi.TypeUnknown, nil
 	}
-	for t := pmapi.Type32; t <= pmapi.TypeHighresEvent; t++ {
-		if strings.EqualFold(t.String(), s) {
-			return t, nil
-		}
+	if t, ok := pmapi.ParseType(strings.ToUpper(s)); ok && t != pmapi.TypeNoSupport {
+		return t, nil
 	}
 	return 0, fmt.Errorf("type %q", s)
 }

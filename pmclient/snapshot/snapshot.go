@@ -181,7 +181,7 @@ func ReadWith(r io.Reader, name string, opts Options) (*Source, error) {
 		s.descs[i] = d
 	}
 	for i := range f.InDoms {
-		id, err := ParseInDom(f.InDoms[i].InDom)
+		id, err := pmapi.ParseInDom(f.InDoms[i].InDom)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -242,27 +242,22 @@ func MetricFromDesc(name string, d pmapi.Desc) Metric {
 func (m Metric) Desc() (pmapi.Desc, error) {
 	var d pmapi.Desc
 	var err error
-	if d.PMID, err = ParsePMID(m.PMID); err != nil {
+	if d.PMID, err = pmapi.ParsePMID(m.PMID); err != nil {
 		return d, err
 	}
-	if d.Type, err = parseType(m.Type); err != nil {
-		return d, err
+	var ok bool
+	if d.Type, ok = pmapi.ParseType(m.Type); !ok {
+		return d, fmt.Errorf("type %q", m.Type)
 	}
 	d.InDom = pmapi.InDomNull
 	if m.InDom != "" {
-		if d.InDom, err = ParseInDom(m.InDom); err != nil {
+		if d.InDom, err = pmapi.ParseInDom(m.InDom); err != nil {
 			return d, err
 		}
 	}
-	switch m.Sem {
-	case "counter":
-		d.Sem = pmapi.SemCounter
-	case "instant":
-		d.Sem = pmapi.SemInstant
-	case "discrete":
-		d.Sem = pmapi.SemDiscrete
-	default:
-		// A PMDA may declare no valid semantics ("unknown (0)", or "0").
+	if d.Sem, ok = pmapi.ParseSem(m.Sem); !ok {
+		// A PMDA may declare no valid semantics: Sem.String's
+		// "unknown (0)", or the number alone.
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(m.Sem, "unknown ("), ")"))
 		if err != nil {
 			return d, fmt.Errorf("semantics %q", m.Sem)
@@ -273,46 +268,6 @@ func (m Metric) Desc() (pmapi.Desc, error) {
 		return d, fmt.Errorf("units %q: %w", m.Units, err)
 	}
 	return d, nil
-}
-
-func parseType(s string) (pmapi.Type, error) {
-	for t := pmapi.TypeNoSupport; t <= pmapi.TypeHighresEvent; t++ {
-		if t.String() == s {
-			return t, nil
-		}
-	}
-	if s == pmapi.TypeUnknown.String() {
-		return pmapi.TypeUnknown, nil
-	}
-	return 0, fmt.Errorf("type %q", s)
-}
-
-// ParsePMID reads "domain.cluster.item".
-func ParsePMID(s string) (pmapi.PMID, error) {
-	p := strings.Split(s, ".")
-	if len(p) != 3 {
-		return 0, fmt.Errorf("PMID %q: want domain.cluster.item", s)
-	}
-	var v [3]uint64
-	for i, x := range p {
-		n, err := strconv.ParseUint(x, 10, 32)
-		if err != nil {
-			return 0, fmt.Errorf("PMID %q: %w", s, err)
-		}
-		v[i] = n
-	}
-	return pmapi.NewPMID(uint32(v[0]), uint32(v[1]), uint32(v[2])), nil
-}
-
-// ParseInDom reads "domain.serial".
-func ParseInDom(s string) (pmapi.InDom, error) {
-	dom, serial, ok := strings.Cut(s, ".")
-	d, err1 := strconv.ParseUint(dom, 10, 32)
-	n, err2 := strconv.ParseUint(serial, 10, 32)
-	if !ok || err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("instance domain %q: want domain.serial", s)
-	}
-	return pmapi.NewInDom(uint32(d), uint32(n)), nil
 }
 
 // Describe implements pmclient.Source.
