@@ -82,22 +82,15 @@ type Result struct {
 type MetricValues struct {
 	PMID   pmapi.PMID
 	Err    error
-	Values []Value
+	Values []pmapi.Value
 }
 
-// Value is one instance's value. Exactly one of the fields matching the
-// metric's type is meaningful; aggregates and events keep their raw bytes.
-type Value struct {
-	Inst   int32 // PM_IN_NULL (-1) for singular metrics
-	Int    int64
-	Uint   uint64
-	Float  float64
-	String string
-	Blob   []byte
-}
+// Value is one instance's value, pmapi's: the sources' results carry the
+// values the evaluator reads, in the form pmapi.Value describes.
+type Value = pmapi.Value
 
 // InNull is PM_IN_NULL, the instance of a singular metric's only value.
-const InNull int32 = -1
+const InNull = pmapi.InNull
 
 // NameLister is implemented by sources that can list their whole namespace
 // cheaply (snapshots, archives); the checker uses it for "did you mean".

@@ -253,7 +253,7 @@ func writeSampleText(env Env, s *evaluator.Sample, ev *evaluator.Evaluator, rate
 // (counterRates) to three decimals, as pmval shows rates.
 func formatValue(r evaluator.Result, v evaluator.Value, rated map[string]bool) string {
 	if rated[r.Name] {
-		return strconv.FormatFloat(v.F, 'f', 3, 64)
+		return strconv.FormatFloat(v.Float, 'f', 3, 64)
 	}
 	return evaluator.Format(r.Desc.Type, v)
 }

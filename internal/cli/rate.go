@@ -51,7 +51,7 @@ func (c *counterRates) convert(s *evaluator.Sample) map[string]bool {
 			if d < 0 {
 				continue // counter wrapped or reset: pmval skips it too
 			}
-			rates = append(rates, evaluator.Value{Inst: v.Inst, F: d / dt * timeFactor(r.Desc.Units)})
+			rates = append(rates, evaluator.Value{Inst: v.Inst, Float: d / dt * timeFactor(r.Desc.Units)})
 		}
 		r.Desc.Type, r.Desc.Sem = pmapi.TypeDouble, pmapi.SemInstant
 		r.Desc.Units = rateUnits(r.Desc.Units)

@@ -20,25 +20,25 @@ func TestCounterRates(t *testing.T) {
 	gauge := pmapi.Desc{Type: pmapi.TypeDouble, Sem: pmapi.SemInstant}
 	sample := func(at time.Time, in, busyMs uint64, g float64) *evaluator.Sample {
 		return &evaluator.Sample{Timestamp: at, Results: []evaluator.Result{
-			{Name: "in", Desc: bytes, Values: []evaluator.Value{{Inst: 0, U: in}, {Inst: 1, U: in}}},
-			{Name: "busy", Desc: busy, Values: []evaluator.Value{{U: busyMs}}},
-			{Name: "g", Desc: gauge, Values: []evaluator.Value{{F: g}}},
+			{Name: "in", Desc: bytes, Values: []evaluator.Value{{Inst: 0, Uint: in}, {Inst: 1, Uint: in}}},
+			{Name: "busy", Desc: busy, Values: []evaluator.Value{{Uint: busyMs}}},
+			{Name: "g", Desc: gauge, Values: []evaluator.Value{{Float: g}}},
 		}}
 	}
 	c := newCounterRates()
 	t0 := time.Unix(1000, 0)
 	first := sample(t0, 1000, 100, 1.5)
 	rated := c.convert(first)
-	if !rated["in"] || !rated["busy"] || rated["g"] || !errors.Is(first.Results[0].Err, errFirstRate) || first.Results[2].Values[0].F != 1.5 {
+	if !rated["in"] || !rated["busy"] || rated["g"] || !errors.Is(first.Results[0].Err, errFirstRate) || first.Results[2].Values[0].Float != 1.5 {
 		t.Fatalf("first sample: rated %v, %+v", rated, first.Results)
 	}
 	second := sample(t0.Add(2*time.Second), 5000, 600, 2.5)
 	c.convert(second)
 	in, b := second.Results[0], second.Results[1]
-	if in.Err != nil || len(in.Values) != 2 || in.Values[0].F != 2000 || in.Desc.Units.String() != "byte / sec" || in.Desc.Type != pmapi.TypeDouble {
+	if in.Err != nil || len(in.Values) != 2 || in.Values[0].Float != 2000 || in.Desc.Units.String() != "byte / sec" || in.Desc.Type != pmapi.TypeDouble {
 		t.Errorf("bytes rate: %+v (%s)", in, in.Desc.Units)
 	}
-	if math.Abs(b.Values[0].F-0.25) > 1e-12 || !b.Desc.Units.Dimensionless() {
+	if math.Abs(b.Values[0].Float-0.25) > 1e-12 || !b.Desc.Units.Dimensionless() {
 		t.Errorf("millisecond counter: %+v, want a utilisation of 0.25", b)
 	}
 	third := sample(t0.Add(3*time.Second), 10, 700, 0)

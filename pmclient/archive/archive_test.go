@@ -127,7 +127,7 @@ func ourDump(t *testing.T, a *Archive) string {
 	return b.String()
 }
 
-func formatValue(t pmapi.Type, v pmclient.Value) string {
+func formatValue(t pmapi.Type, v pmapi.Value) string {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
 		return strconv.FormatInt(v.Int, 10)

@@ -952,7 +952,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 		}
 	}
 	res := &pmclient.Result{Metrics: make([]pmclient.MetricValues, len(pmids))}
-	got := map[pmapi.PMID][]pmclient.Value{}
+	got := map[pmapi.PMID][]pmapi.Value{}
 	seen := map[pmapi.PMID]bool{}
 	if len(ask) > 0 {
 		ans, err := c.fetch(ctx, ask)
@@ -977,7 +977,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 				continue // the same values again, under another name
 			}
 			seen[id] = true
-			var vals []pmclient.Value
+			var vals []pmapi.Value
 			for _, inst := range v.Instances {
 				if inst.Value == nil {
 					continue // events, or no value

@@ -125,10 +125,11 @@ func parseTimestamp(n json.Number) (time.Time, error) {
 	return time.Unix(s, ns), nil
 }
 
-// valueOf converts one fetched value by the metric's type. pmproxy
-// prints floats with %.8g and doubles with %.16g.
-func valueOf(t pmapi.Type, inst json.Number, v any) (pmclient.Value, error) {
-	out := pmclient.Value{Inst: pmclient.InNull}
+// valueOf reads one fetched value by the metric's type into the field
+// pmapi.Value names for it. pmproxy prints floats with %.8g and doubles
+// with %.16g.
+func valueOf(t pmapi.Type, inst json.Number, v any) (pmapi.Value, error) {
+	out := pmapi.Value{Inst: pmclient.InNull}
 	if inst != "" {
 		n, err := strconv.ParseInt(inst.String(), 10, 64)
 		if err != nil || n < math.MinInt32 || n > math.MaxInt32 {
@@ -159,6 +160,13 @@ func valueOf(t pmapi.Type, inst json.Number, v any) (pmclient.Value, error) {
 	}
 	if err != nil {
 		return out, fmt.Errorf("value %v for a metric of type %s: %w", v, t, err)
+	}
+	// A 32-bit value is kept as pmFetch would give it (see pmapi.Value).
+	switch t {
+	case pmapi.Type32:
+		out.Int = int64(int32(out.Int))
+	case pmapi.TypeU32:
+		out.Uint = uint64(uint32(out.Uint))
 	}
 	return out, nil
 }
