@@ -5,6 +5,7 @@ package pmclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -155,4 +156,24 @@ func ResolveNames(ctx context.Context, src Source, names []string) (found []Reso
 		}
 	}
 	return out, noDesc, nil
+}
+
+// FetchVersion is Version for a live source: the value of pmcd.version,
+// looked up and fetched through src.
+func FetchVersion(ctx context.Context, src Source) (string, error) {
+	ids, errs, err := src.LookupNames(ctx, []string{"pmcd.version"})
+	if err != nil {
+		return "", err
+	}
+	if errs[0] != nil {
+		return "", fmt.Errorf("pmcd.version: %w", errs[0])
+	}
+	res, err := src.Fetch(ctx, ids)
+	if err != nil {
+		return "", err
+	}
+	if len(res.Metrics) != 1 || res.Metrics[0].Err != nil || len(res.Metrics[0].Values) != 1 {
+		return "", errors.New("pmcd.version: no value")
+	}
+	return res.Metrics[0].Values[0].String, nil
 }

@@ -1001,20 +1001,4 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 }
 
 // Version implements pmclient.Source: pmcd.version.
-func (c *Client) Version(ctx context.Context) (string, error) {
-	ids, errs, err := c.LookupNames(ctx, []string{"pmcd.version"})
-	if err != nil {
-		return "", err
-	}
-	if errs[0] != nil {
-		return "", fmt.Errorf("pmcd.version: %w", errs[0])
-	}
-	res, err := c.Fetch(ctx, ids)
-	if err != nil {
-		return "", err
-	}
-	if len(res.Metrics) != 1 || res.Metrics[0].Err != nil || len(res.Metrics[0].Values) != 1 {
-		return "", errors.New("pmcd.version: no value")
-	}
-	return res.Metrics[0].Values[0].String, nil
-}
+func (c *Client) Version(ctx context.Context) (string, error) { return pmclient.FetchVersion(ctx, c) }
