@@ -117,17 +117,11 @@ func New(rawURL string, opts Options) (*Client, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	seconds := func(env string, def time.Duration) time.Duration {
-		if v, err := strconv.ParseFloat(opts.Getenv(env), 64); err == nil && v > 0 {
-			return time.Duration(v * float64(time.Second))
-		}
-		return def
-	}
 	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = seconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
+		opts.ConnectTimeout = pmclient.EnvSeconds(opts.Getenv, "PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
 	}
 	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = seconds("PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
+		opts.RequestTimeout = pmclient.EnvSeconds(opts.Getenv, "PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
 	}
 	if opts.PollTimeout <= 0 {
 		opts.PollTimeout = DefaultPollTimeout
