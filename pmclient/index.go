@@ -113,15 +113,7 @@ func newLabelKey(typ LabelType, ident uint32) labelKey {
 
 // LookupNames implements Source.
 func (x *Index) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
-	pmids := make([]pmapi.PMID, len(names))
-	errs := make([]error, len(names))
-	for i, n := range names {
-		if id, ok := x.byName[n]; ok {
-			pmids[i] = id
-		} else {
-			pmids[i], errs[i] = pmapi.PMIDNull, ErrUnknownName
-		}
-	}
+	pmids, errs := lookupEach(x.byName, names, pmapi.PMIDNull, ErrUnknownName)
 	return pmids, errs, nil
 }
 
@@ -141,16 +133,23 @@ func (x *Index) NamesOf(_ context.Context, pmids []pmapi.PMID) ([][]string, []er
 
 // Descs implements Source.
 func (x *Index) Descs(_ context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
-	descs := make([]pmapi.Desc, len(pmids))
-	errs := make([]error, len(pmids))
-	for i, p := range pmids {
-		if d, ok := x.descs[p]; ok {
-			descs[i] = d
+	descs, errs := lookupEach(x.descs, pmids, pmapi.Desc{}, ErrUnknownPMID)
+	return descs, errs, nil
+}
+
+// lookupEach answers a batch of keys from m: each key's value, or absent
+// and errAbsent for a key m lacks.
+func lookupEach[K comparable, V any](m map[K]V, keys []K, absent V, errAbsent error) ([]V, []error) {
+	vals := make([]V, len(keys))
+	errs := make([]error, len(keys))
+	for i, k := range keys {
+		if v, ok := m[k]; ok {
+			vals[i] = v
 		} else {
-			errs[i] = ErrUnknownPMID
+			vals[i], errs[i] = absent, errAbsent
 		}
 	}
-	return descs, errs, nil
+	return vals, errs
 }
 
 // Children implements Source: a node's children sorted by name, none for
