@@ -1,28 +1,29 @@
 package pmapi
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Every type's pmTypeStr name reads back as the type, and ParseType takes
 // nothing else: other cases and spellings are for callers to translate.
 func TestTypeNames(t *testing.T) {
-	cases := []struct {
-		typ  Type
-		name string
-	}{
-		{TypeNoSupport, "NO_SUPPORT"}, {Type32, "32"}, {TypeU32, "U32"}, {Type64, "64"}, {TypeU64, "U64"},
-		{TypeFloat, "FLOAT"}, {TypeDouble, "DOUBLE"}, {TypeString, "STRING"}, {TypeAggregate, "AGGREGATE"},
-		{TypeAggregateStatic, "AGGREGATE_STATIC"}, {TypeEvent, "EVENT"}, {TypeHighresEvent, "HIGHRES_EVENT"},
-		{TypeUnknown, "UNKNOWN"},
-	}
-	for _, c := range cases {
-		if got := c.typ.String(); got != c.name {
-			t.Errorf("Type(%d).String() = %q, want %q", int32(c.typ), got, c.name)
+	var names []string
+	for typ := TypeNoSupport; typ <= TypeUnknown; typ++ {
+		name := typ.String()
+		if got, ok := ParseType(name); ok != (name != "???") || ok && got != typ {
+			t.Errorf("ParseType(%q) = %d, %v; want %d", name, int32(got), ok, int32(typ))
 		}
-		if got, ok := ParseType(c.name); !ok || got != c.typ {
-			t.Errorf("ParseType(%q) = %d, %v; want %d", c.name, int32(got), ok, int32(c.typ))
+		if name != "???" {
+			names = append(names, name)
 		}
 	}
-	// The numbers are pmapi.h's: they travel in PDUs and archives.
+	// pmTypeStr's spellings, in pmapi.h's order (its numbers travel in
+	// PDUs and archives).
+	const want = "[NO_SUPPORT 32 U32 64 U64 FLOAT DOUBLE STRING AGGREGATE AGGREGATE_STATIC EVENT HIGHRES_EVENT UNKNOWN]"
+	if got := fmt.Sprint(names); got != want {
+		t.Errorf("type names %s, want %s", got, want)
+	}
 	if Type32 != 0 || TypeDouble != 5 || TypeHighresEvent != 10 || TypeUnknown != 255 || TypeNoSupport != -1 {
 		t.Errorf("type numbers moved: 32=%d DOUBLE=%d HIGHRES_EVENT=%d", Type32, TypeDouble, TypeHighresEvent)
 	}
@@ -30,9 +31,6 @@ func TestTypeNames(t *testing.T) {
 		if got, ok := ParseType(bad); ok {
 			t.Errorf("ParseType(%q) = %d, want no type", bad, int32(got))
 		}
-	}
-	if got := Type(11).String(); got != "???" {
-		t.Errorf("Type(11).String() = %q, want ???", got)
 	}
 }
 
@@ -61,52 +59,31 @@ func TestSemNames(t *testing.T) {
 	}
 }
 
+// ParsePMID and ParseInDom read what PMID.String and InDom.String write,
+// and refuse anything else.
 func TestParsePMIDAndInDom(t *testing.T) {
-	pmids := []struct {
-		in   string
-		want PMID
-		ok   bool
-	}{
-		{"60.2.0", NewPMID(60, 2, 0), true},
-		{"0.0.0", 0, true},
-		{"511.4095.1023", NewPMID(511, 4095, 1023), true},
-		{"29.0.6", NewPMID(29, 0, 6), true},
-		{"60.2", 0, false},
-		{"60.2.0.1", 0, false},
-		{"60.x.0", 0, false},
-		{"-1.0.0", 0, false},
-		{"", 0, false},
-	}
-	for _, c := range pmids {
-		got, err := ParsePMID(c.in)
-		if (err == nil) != c.ok || got != c.want {
-			t.Errorf("ParsePMID(%q) = %v, %v; want %v (ok %v)", c.in, got, err, c.want, c.ok)
-		}
-		if c.ok && got.String() != c.in {
-			t.Errorf("ParsePMID(%q).String() = %q", c.in, got)
+	check := func(call, in string, got fmt.Stringer, err error, want string) {
+		t.Helper()
+		if err != nil {
+			if want != "error" {
+				t.Errorf("%s(%q): %v, want %s", call, in, err, want)
+			}
+		} else if got.String() != want {
+			t.Errorf("%s(%q) = %s, want %s", call, in, got, want)
 		}
 	}
-	indoms := []struct {
-		in   string
-		want InDom
-		ok   bool
-	}{
-		{"60.2", NewInDom(60, 2), true},
-		{"29.2", NewInDom(29, 2), true},
-		{"511.4194303", NewInDom(511, 4194303), true},
-		{"60", 0, false},
-		{"60.", 0, false},
-		{".2", 0, false},
-		{"60.2.1", 0, false},
-		{"none", 0, false},
+	for _, c := range []struct{ in, want string }{
+		{"60.2.0", "60.2.0"}, {"0.0.0", "0.0.0"}, {"511.4095.1023", "511.4095.1023"}, {"29.0.6", "29.0.6"},
+		{"60.2", "error"}, {"60.2.0.1", "error"}, {"60.x.0", "error"}, {"-1.0.0", "error"}, {"", "error"},
+	} {
+		pmid, err := ParsePMID(c.in)
+		check("ParsePMID", c.in, pmid, err, c.want)
 	}
-	for _, c := range indoms {
-		got, err := ParseInDom(c.in)
-		if (err == nil) != c.ok || got != c.want {
-			t.Errorf("ParseInDom(%q) = %v, %v; want %v (ok %v)", c.in, got, err, c.want, c.ok)
-		}
-		if c.ok && got.String() != c.in {
-			t.Errorf("ParseInDom(%q).String() = %q", c.in, got)
-		}
+	for _, c := range []struct{ in, want string }{
+		{"60.2", "60.2"}, {"29.2", "29.2"}, {"511.4194303", "511.4194303"},
+		{"60", "error"}, {"60.", "error"}, {".2", "error"}, {"60.2.1", "error"}, {"none", "error"},
+	} {
+		indom, err := ParseInDom(c.in)
+		check("ParseInDom", c.in, indom, err, c.want)
 	}
 }
