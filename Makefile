@@ -65,6 +65,7 @@ bench:
 	bench/pmcd.sh
 	bench/archive.sh
 	bench/eval.sh
+	bench/explain.sh
 	bench/lsp.sh
 	bench/versions.sh
 

@@ -383,6 +383,13 @@ var registry = []Info{
 		FixNote:   "Please report it with the definition (https://github.com/pcp-derive-lsp/pcp-derive-lsp/issues); suppress it meanwhile with `# pcp-derive-lsp: ignore[internal]`.",
 	},
 	{
+		Code: "empty-now", Kind: Ours, Severity: SevInfo,
+		Summary:   "a valid derived metric has no values in the live source's latest sample",
+		Behaviour: "libpcp registers the metric and `pminfo -f` prints only `No value(s) available!`. The editor evaluates each definition on screen on the preview's cycle, as libpcp would, keeps every subexpression's values, and reports the subexpression where values vanish and why: an operand its PMDA returns nothing for, an instance name that does not exist, a `matchinst` pattern that matches nothing, operands that share no instance, a counter whose rate needs another sample, a guard that chose `novalue()`. `pcp-derive-lsp explain` prints the whole tree.",
+		NoExample: "it needs live values: the editor's preview of a pmcd gives it, `check` never does.",
+		FixNote:   "Follow the reason to the subexpression it names: `explain` (or the editor's *Explain this metric*) shows the values of every node. The metric may be right and the host simply has nothing to report now.",
+	},
+	{
 		Code: "host-unreachable", Kind: Ours, Severity: SevError,
 		Summary:   "a host of a fleet check could not be checked: down, too slow or refusing",
 		Behaviour: "A fleet check (`check --hosts`, `--hosts-file`, `--archive-dir`, the server's `fleet` setting) asks every host for its metadata. A host that refuses the connection, does not answer within `--host-timeout`, or whose archive cannot be read gives no verdicts: its definitions are neither valid nor invalid there. libpcp has no such notion; pminfo would fail on that host alone.",

@@ -145,6 +145,13 @@ func scanModule(t *testing.T, root string) []use {
 				if id, ok := n.Key.(*ast.Ident); ok && codeName.MatchString(id.Name) {
 					strings(n.Value)
 				}
+			case *ast.ValueSpec:
+				// const emptyNowCode = "empty-now"
+				for i, id := range n.Names {
+					if codeName.MatchString(id.Name) && i < len(n.Values) {
+						strings(n.Values[i])
+					}
+				}
 			case *ast.AssignStmt:
 				for i, lhs := range n.Lhs {
 					id, ok := lhs.(*ast.Ident)

@@ -45,7 +45,19 @@ type Evaluator struct {
 	state   map[grammar.Node]*nodeState
 	insts   map[pmapi.InDom][]pmclient.Instance
 	regexps map[string]compiledRegexp // matchinst patterns, compiled once
+	observe Observer
 }
+
+// Observer is told the values of every node a sample evaluates, as it
+// evaluates them (children before parents; no values and no error is
+// "no values"). Nodes a sample does not evaluate are not reported: the
+// branch a static guard (PCP 6.2.2+) leaves out, the right operand of an
+// operator whose left one failed, the names in defined() and anon().
+// The explain package shows every subexpression from it.
+type Observer func(m *checker.Metric, n grammar.Node, vals []Value, err error)
+
+// Observe sets the function told every node's values (nil: none).
+func (e *Evaluator) Observe(f Observer) { e.observe = f }
 
 type compiledRegexp struct {
 	re  *regexp.Regexp
@@ -219,6 +231,18 @@ func (r *sampleRun) eval(n grammar.Node) ([]Value, error) {
 
 // value returns a node's values; (nil, nil) is "no values".
 func (r *sampleRun) value(n grammar.Node) ([]Value, error) {
+	vals, err := r.nodeValue(n)
+	if r.e.observe != nil {
+		if errors.Is(err, errNoValues) {
+			r.e.observe(r.m, n, nil, nil)
+		} else {
+			r.e.observe(r.m, n, vals, err)
+		}
+	}
+	return vals, err
+}
+
+func (r *sampleRun) nodeValue(n grammar.Node) ([]Value, error) {
 	switch n := n.(type) {
 	case *grammar.Paren:
 		return r.value(n.X)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
@@ -22,14 +22,7 @@ import (
 
 // Metrics whose values never change, so one sample of ours and one of
 // libpcp's can be compared.
-var steady = []string{
-	"sample.long.one", "sample.long.ten", "sample.long.hundred", "sample.long.million", "sample.ulong.one",
-	"sample.ulong.hundred", "sample.longlong.one", "sample.longlong.million", "sample.ulonglong.ten",
-	"sample.float.one", "sample.float.hundred", "sample.double.one", "sample.double.million", "sample.bin",
-	"sample.part_bin", "sample.bogus_bin", "sample.long.bin", "sample.ulong.bin", "sample.double.bin",
-	"sample.float.bin", "sample.longlong.bin", "sample.ulong.count.kilo",
-	"sample.ulong.count.mega", "sample.ulong.count.base", "hinv.ncpu",
-}
+var steady = oracle.SteadyMetrics
 
 func requirePCP(t *testing.T) {
 	t.Helper()
@@ -109,54 +102,6 @@ func pminfoValues(t *testing.T, config string, names []string) (string, int) {
 	return all.String(), hung
 }
 
-// blocks splits pminfo -f output into name → lines.
-func blocks(s string) map[string]string {
-	out := map[string]string{}
-	for _, b := range strings.Split(s, "\n\n") {
-		var kept []string
-		for _, l := range strings.Split(b, "\n") {
-			if !strings.HasPrefix(l, "pmNameIndom:") { // pminfo's own complaint
-				kept = append(kept, l)
-			}
-		}
-		name, rest, _ := strings.Cut(strings.TrimSpace(strings.Join(kept, "\n")), "\n")
-		out[name] = rest
-	}
-	return out
-}
-
-// sameValues compares two blocks, numbers to 1e-9 relative.
-func sameValues(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, fb := strings.Fields(a), strings.Fields(b)
-	if len(fa) != len(fb) {
-		return false
-	}
-	for i := range fa {
-		if fa[i] == fb[i] {
-			continue
-		}
-		x, err1 := strconv.ParseFloat(fa[i], 64)
-		y, err2 := strconv.ParseFloat(fb[i], 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if d := x - y; d > 1e-9*max(abs(x), abs(y)) || -d > 1e-9*max(abs(x), abs(y)) {
-			return false
-		}
-	}
-	return true
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // TestSingleSampleAgainstPminfo: generated definitions over metrics with
 // steady values read the same as pminfo -c FILE -f prints them.
 func TestSingleSampleAgainstPminfo(t *testing.T) {
@@ -168,7 +113,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 	var names []string
 	for i := 0; len(names) < 1200; i++ {
 		e := g.Next()
-		if !grammar.LibpcpVerdict(e, pcpver.V6_0_3, false).OK || knownLibpcpCrash(e) {
+		if !grammar.LibpcpVerdict(e, pcpver.V6_0_3, false).OK || oracle.KnownCrash(e) {
 			continue
 		}
 		name := fmt.Sprintf("gen.m%d", i)
@@ -177,8 +122,8 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 	}
 	ours, rep := sampleOnce(t, config.String())
 	libpcp, hung := pminfoValues(t, config.String(), names)
-	want := blocks(libpcp)
-	got := blocks(ours)
+	want := oracle.PminfoBlocks(libpcp)
+	got := oracle.PminfoBlocks(ours)
 	compared, differ := 0, 0
 	for _, m := range rep.Metrics {
 		name := m.Def.Name
@@ -189,7 +134,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 			continue
 		}
 		compared++
-		if !sameValues(got[name], want[name]) {
+		if !oracle.SameValues(got[name], want[name]) {
 			differ++
 			if differ <= 20 {
 				t.Errorf("%s = %s\n  libpcp: %q\n  ours:   %q", name, m.Def.Expr, want[name], got[name])
@@ -200,11 +145,6 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 	if compared < 500 {
 		t.Errorf("only %d definitions compared", compared)
 	}
-}
-
-// knownLibpcpCrash: expressions that crash libpcp 6.0.3 (language.md §9).
-func knownLibpcpCrash(e string) bool {
-	return strings.Contains(e, ")[") || strings.Contains(e, ") [") || strings.Contains(e, "scalar(") || strings.Contains(e, "anon(")
 }
 
 // comparable lists the valid metrics of a report, to compare with libpcp,

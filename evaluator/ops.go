@@ -102,6 +102,11 @@ func cmp3(lt, gt bool) int {
 // deltaRate compares each instance with the previous sample's.
 func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 	x, err := r.value(n.Arg)
+	if c, ok := grammar.Unwrap(n.Arg).(*grammar.Call); ok && c.Func == "defined" && err == nil {
+		// libpcp sets defined()'s value once, at bind, and never keeps a
+		// previous one: delta() and rate() of it have no values (6.3+).
+		return nil, nil
+	}
 	st := r.state(n)
 	prev, prevStamp, hadPrev := st.prev, st.prevStamp, st.hasPrev
 	if err != nil {
@@ -474,20 +479,26 @@ func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
 		}
 		return r.value(branch)
 	}
+	// libpcp evaluates the guard, then each branch, stopping only at an
+	// error: a guard with no values still lets the branches keep the
+	// history delta() and rate() need for the next sample.
 	g, err := r.value(n.Cond)
-	if err != nil || len(g) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	a, errA := r.value(n.Then)
-	b, errB := r.value(n.Else)
+	a, err := r.value(n.Then)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.value(n.Else)
+	if err != nil {
+		return nil, err
+	}
+	if len(g) == 0 {
+		return nil, nil
+	}
 	_, aNovalue := grammar.Unwrap(n.Then).(*grammar.Novalue)
 	_, bNovalue := grammar.Unwrap(n.Else).(*grammar.Novalue)
-	if errA != nil && !aNovalue {
-		return nil, errA
-	}
-	if errB != nil && !bNovalue {
-		return nil, errB
-	}
 	if (len(a) == 0 && !aNovalue) || (len(b) == 0 && !bNovalue) {
 		return nil, nil
 	}

@@ -35,7 +35,7 @@ func releaseConfig(t *testing.T, v pcpver.Version, seed uint64, metrics []string
 	var config strings.Builder
 	var names []string
 	add := func(e string) {
-		if !grammar.LibpcpVerdict(e, v, false).OK || (!v.Has(pcpver.ExprInstance) && knownLibpcpCrash(e)) {
+		if !grammar.LibpcpVerdict(e, v, false).OK || (!v.Has(pcpver.ExprInstance) && oracle.KnownCrash(e)) {
 			return
 		}
 		names = append(names, fmt.Sprintf("rel.m%d", len(names)))
@@ -72,7 +72,7 @@ func TestValuesAcrossReleases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, got := blocks(libpcp), blocks(b.String())
+		want, got := oracle.PminfoBlocks(libpcp), oracle.PminfoBlocks(b.String())
 		compared, differ := 0, 0
 		for _, m := range rep.Metrics {
 			name := m.Def.Name
@@ -80,7 +80,7 @@ func TestValuesAcrossReleases(t *testing.T) {
 				continue
 			}
 			compared++
-			if !sameValues(got[name], want[name]) {
+			if !oracle.SameValues(got[name], want[name]) {
 				differ++
 				if differ <= 15 {
 					t.Errorf("%s: %s = %s\n  libpcp: %q\n  ours:   %q", r, name, m.Def.Expr, want[name], got[name])
@@ -239,7 +239,7 @@ func TestArchiveAcrossReleases(t *testing.T) {
 				continue
 			}
 			compared++
-			if !sameValues(wantLines[i], gotLines[i]) {
+			if !oracle.SameValues(wantLines[i], gotLines[i]) {
 				differ++
 				if differ <= 10 {
 					t.Errorf("%s: %s = %s\n  line %d: libpcp %q, ours %q", r, name, exprOf(rep, name), i+1, wantLines[i], gotLines[i])

@@ -200,11 +200,17 @@ type pRescale struct {
 
 // pNameCall is a function that takes only a metric name in every version.
 type pNameCall struct {
-	Pos     lexer.Position
-	Func    string `parser:"@('avg':Func | 'count':Func | 'max':Func | 'min':Func | 'sum':Func | 'anon':Func | 'defined':Func) '('"`
-	NamePos lexer.Position
-	Name    string `parser:"@Name ')'"`
-	EndPos  lexer.Position
+	Pos    lexer.Position
+	Func   string     `parser:"@('avg':Func | 'count':Func | 'max':Func | 'min':Func | 'sum':Func | 'anon':Func | 'defined':Func) '('"`
+	Arg    *pCallName `parser:"@@ ')'"`
+	EndPos lexer.Position
+}
+
+// pCallName is the name a pNameCall takes, a node of its own so that
+// participle records where it starts (it fills only Pos fields).
+type pCallName struct {
+	Pos  lexer.Position
+	Name string `parser:"@Name"`
 }
 
 // pCall is a function of any expression (delta, rate and instant only
@@ -359,7 +365,7 @@ func (p *pPrimary) node() (Node, error) {
 		return &Rescale{At: span(r.Pos, r.EndPos), X: x, Units: r.Units, UnitsAt: Span{r.UnitsPos.Offset, r.UnitsPos.Offset}}, nil
 	case p.NameCall != nil:
 		c := p.NameCall
-		arg := &Metric{At: Span{c.NamePos.Offset, c.NamePos.Offset + len(c.Name)}, Name: c.Name}
+		arg := &Metric{At: Span{c.Arg.Pos.Offset, c.Arg.Pos.Offset + len(c.Arg.Name)}, Name: c.Arg.Name}
 		return &Call{At: span(c.Pos, c.EndPos), Func: c.Func, Arg: arg}, nil
 	case p.Call != nil:
 		arg, err := p.Call.Arg.build()

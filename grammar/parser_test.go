@@ -239,3 +239,30 @@ func TestParseExprDepthBound(t *testing.T) {
 		})
 	}
 }
+
+// TestSpansCoverTheirText: every node's span is exactly its own text,
+// including the name inside the functions that take only a name (their
+// span was once the "sum(" token's).
+func TestSpansCoverTheirText(t *testing.T) {
+	cases := map[string][]string{
+		"sum(sample.bin) / count( sample.bin )": {"sum(sample.bin) / count( sample.bin )", "sum(sample.bin)", "sample.bin", "count( sample.bin )", "sample.bin"},
+		"defined(foo.bar) ? avg(a.b) : 1":       {"defined(foo.bar) ? avg(a.b) : 1", "defined(foo.bar)", "foo.bar", "avg(a.b)", "a.b", "1"},
+	}
+	for expr, want := range cases {
+		for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+			n, err := ParseExpr(expr, v)
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			var got []string
+			Walk(n, func(x Node) bool {
+				s := x.Span()
+				got = append(got, expr[s.Start:s.End])
+				return true
+			})
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%s (PCP %s): node texts %q, want %q", expr, v, got, want)
+			}
+		}
+	}
+}

@@ -291,7 +291,7 @@ func (s *server) publish(u uri.URI, gen int, snap *snapshot) {
 		return
 	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
-		URI: u, Version: protocol.NewOptional(snap.version), Diagnostics: append(diagnostics(snap, s.opts.DocsURL), s.fleetDiagnostics(snap)...),
+		URI: u, Version: protocol.NewOptional(snap.version), Diagnostics: append(append(diagnostics(snap, s.opts.DocsURL), s.fleetDiagnostics(snap)...), s.emptyNowDiagnostics(snap)...),
 	}); err != nil {
 		s.log.Debug("publishing diagnostics", zap.Error(err))
 	}

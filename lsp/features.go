@@ -41,7 +41,7 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	ctx, cancel := detach(ctx)
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
-		return hover(ctx, snap, params.Position), nil
+		return s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position)), nil
 	}
 	return nil, nil
 }
@@ -491,7 +491,11 @@ func formatting(d *snapshot) []protocol.TextEdit {
 // CodeAction offers the checker's fixes for diagnostics in the range.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
-		return codeActions(snap, params.Range, s.opts.DocsURL), nil
+		out := codeActions(snap, params.Range, s.opts.DocsURL)
+		if act := explainAction(snap, snap.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))); act != nil {
+			out = append(out, act)
+		}
+		return out, nil
 	}
 	return nil, nil
 }

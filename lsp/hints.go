@@ -16,6 +16,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -39,6 +40,7 @@ func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 	if snap == nil || snap.report == nil {
 		return nil, nil
 	}
+	s.explains.setVisible(snap.uri, params.Range)
 	return inlayHints(snap, s.previews.get(snap.uri, snap.version), params.Range), nil
 }
 
@@ -157,6 +159,18 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 
 // ExecuteCommand runs the preview command and shows its answer.
 func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	if params.Command == cmdExplain && len(params.Arguments) == 1 {
+		release(ctx) // fetches, maybe twice a second apart
+		var p explainParams
+		if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
+			return nil, fmt.Errorf("%s: %w", cmdExplain, err)
+		}
+		res, err := s.explainCommand(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return marshalAny(res)
+	}
 	if params.Command != cmdPreview || len(params.Arguments) != 1 {
 		return nil, fmt.Errorf("unknown command %q or arguments", params.Command)
 	}
@@ -396,14 +410,21 @@ func (s *server) previewLoop(ctx context.Context, cfg *config) {
 					continue
 				}
 				de = &docEvaluator{version: a.version, ev: ev}
+				de.rec = observe(ev, &de.keep)
 				evs[a.uri] = de
 			}
+			de.keep = s.explains.recorded(a)
 			sctx, cancel := context.WithTimeout(ctx, every)
+			de.rec.Begin()
 			sample, err := de.ev.Sample(sctx)
 			cancel()
 			if err != nil {
 				s.log.Debug("preview sample", zap.Error(err))
 				continue
+			}
+			de.rec.End(sample)
+			if s.cycleDone(ctx, a, de.rec, de.keep, sample) {
+				s.republish(a.uri)
 			}
 			values := map[string]shownValues{}
 			for _, r := range sample.Results {
@@ -430,4 +451,6 @@ func (s *server) previewLoop(ctx context.Context, cfg *config) {
 type docEvaluator struct {
 	version int32
 	ev      *evaluator.Evaluator
+	rec     *explain.Recorder        // every node's values, for hover and empty-now
+	keep    map[*checker.Metric]bool // the definitions rec records this cycle
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -27,7 +29,9 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 // name at the column of "^" on the line above. Commands: diag, hover M,
 // complete M [N], signature M, inlay, symbols, wsymbols [Q], format,
 // action M, definition M, references M, prepare M, rename M NEW,
-// folding, tokens, lens, preview M.
+// folding, tokens, lens, preview M, cycle (wait for the preview to
+// publish an empty-now finding), explain M (times of day become HH:MM:SS
+// there and in hovers).
 func TestMarkers(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	if len(files) < 3 {
@@ -54,7 +58,7 @@ func TestMarkers(t *testing.T) {
 				rec.wait(t, u)
 			}
 			u := docs["config.conf"]
-			r := &markerRun{t: t, srv: srv, ctx: ctx, u: u, marks: markerPos(ar["config.conf"]), diags: rec.latest(u), base: root}
+			r := &markerRun{t: t, srv: srv, ctx: ctx, u: u, marks: markerPos(ar["config.conf"]), diags: rec.latest(u), base: root, rec: rec}
 			var out strings.Builder
 			for _, line := range strings.Split(strings.TrimSpace(ar["want"]), "\n") {
 				if line = strings.TrimSpace(line); line == "" {
@@ -84,7 +88,11 @@ type markerRun struct {
 	marks map[string]protocol.Position
 	diags []protocol.Diagnostic
 	base  string
+	rec   *recorder
 }
+
+// clockTimes are times of day in output that depends on when it ran.
+var clockTimes = regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`)
 
 func (r *markerRun) pos(m string) protocol.TextDocumentPositionParams {
 	p, ok := r.marks[m]
@@ -137,7 +145,8 @@ func (r *markerRun) run(f []string) []string {
 			return []string{"(none)"}
 		}
 		out = append(out, "range "+rng(*h.Range))
-		out = append(out, strings.Split(strings.TrimRight(h.Contents.(*protocol.MarkupContent).Value, "\n"), "\n")...)
+		value := clockTimes.ReplaceAllString(h.Contents.(*protocol.MarkupContent).Value, "HH:MM:SS")
+		out = append(out, strings.Split(strings.TrimRight(value, "\n"), "\n")...)
 	case "complete":
 		n := 15
 		if len(f) > 2 {
@@ -253,6 +262,10 @@ func (r *markerRun) run(f []string) []string {
 		for _, a := range acts {
 			if ca, ok := a.(*protocol.CodeAction); ok {
 				out = append(out, ca.Title)
+				if ca.Edit == nil {
+					out = append(out, "  command "+ca.Command.Command)
+					continue
+				}
 				for _, edits := range ca.Edit.Changes {
 					for _, e := range edits {
 						out = append(out, fmt.Sprintf("  %s %q", rng(e.Range), e.NewText))
@@ -354,6 +367,35 @@ func (r *markerRun) run(f []string) []string {
 		out = append(out, res.Text)
 		if res.Metadata != "" {
 			out = append(out, res.Metadata)
+		}
+	case "cycle":
+		deadline := time.After(15 * time.Second)
+		for !hasCode(r.diags, emptyNowCode) {
+			select {
+			case got := <-r.rec.ch:
+				if got == r.u {
+					r.diags = r.rec.latest(r.u)
+				}
+			case <-deadline:
+				r.t.Fatal("the preview published no empty-now finding")
+			}
+		}
+	case "explain":
+		p := r.pos(arg(1))
+		params, _ := json.Marshal(explainParams{TextDocument: p.TextDocument, Position: p.Position})
+		raw, err := srv.ExecuteCommand(ctx, &protocol.ExecuteCommandParams{Command: cmdExplain, Arguments: []protocol.LSPAny{params}})
+		var res ExplainResult
+		if err == nil {
+			b, _ := json.Marshal(raw)
+			err = json.Unmarshal(b, &res)
+		}
+		if err != nil {
+			return errLine(err)
+		}
+		md := clockTimes.ReplaceAllString(res.Markdown, "HH:MM:SS")
+		out = append(out, strings.Split(strings.TrimRight(md, "\n"), "\n")...)
+		if res.Error == "" && !json.Valid(res.Explanation) {
+			out = append(out, "(the explanation is not JSON)")
 		}
 	default:
 		r.t.Fatalf("unknown command %q", f[0])

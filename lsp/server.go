@@ -107,7 +107,8 @@ type server struct {
 	workspace *workspace // the workspace's configs, for cross-file features
 	previews  *previewStore
 	rules     *projectRules
-	fleet     fleetChecks // the documents' checks across the fleet setting's hosts
+	fleet     fleetChecks   // the documents' checks across the fleet setting's hosts
+	explains  *explainStore // what the preview saw of every node, for hover and empty-now
 }
 
 func newServer(bg context.Context, client protocol.Client, opts Options) *server {
@@ -118,7 +119,7 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 		opts.RetryInterval = 5 * time.Second
 	}
 	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, session: newSession(), docs: newDocuments(),
-		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules()}
+		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules(), explains: newExplainStore()}
 }
 
 func (s *server) close() {
@@ -178,7 +179,7 @@ func capabilities() protocol.ServerCapabilities {
 		FoldingRangeProvider:       protocol.Boolean(true),
 		InlayHintProvider:          protocol.Boolean(true),
 		CodeLensProvider:           &protocol.CodeLensOptions{},
-		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview}},
+		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview, cmdExplain}},
 		SemanticTokensProvider: &protocol.SemanticTokensOptions{
 			Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: tokenModifiers},
 			Full:   protocol.Boolean(true),

@@ -4,8 +4,8 @@
 // (make testenv). Each editor starts from the snippet docs/editors.md shows
 // (editors/snippets/, checked identical by TestDocsShowTheTestedSnippets),
 // opens a config under pcp/derived/ against the test pmcd and goes through
-// filetype detection, a diagnostic, hover, a quick fix, formatting and
-// completion after "sample."; the hover's "metadata: pmcd at localhost"
+// filetype detection, a diagnostic, hover, the explain command (Neovim and
+// Emacs), a quick fix, formatting and completion after "sample."; the hover's "metadata: pmcd at localhost"
 // shows that the snippet's settings reached the server.
 package editortest
 
@@ -180,6 +180,10 @@ func checkSession(t *testing.T, r map[string][]string, kindKey, kind string) {
 	if h := one("hover"); !strings.Contains(h, "**kernel.all.load**") || !strings.Contains(h, "1, 5 and 15 minute load average") ||
 		!strings.Contains(h, "_"+settingsProof+"_") {
 		t.Errorf("hover %q, want kernel.all.load's help and %q (the snippet's source setting)", h, settingsProof)
+	}
+	if x := one("explain"); !strings.Contains(x, "**Explain `m.load`**") || !strings.Contains(x, "kernel.all.load + 1  [") ||
+		!strings.Contains(x, "— values of the metric `kernel.all.load`") {
+		t.Errorf("explain %q, want the tree of m.load (the explain command)", x)
 	}
 	if a := one("applied"); a != "Change to sample.long.one" {
 		t.Errorf("quick fix applied: %q (offered: %q)", a, r["codeaction"])

@@ -40,6 +40,12 @@
         (goto-char (point-min)) (forward-line 1) (forward-char 12)
         (let ((h (jsonrpc-request server :textDocument/hover (eglot--TextDocumentPositionParams))))
           (pcp-put "hover" (plist-get (plist-get h :contents) :value)))
+        ;; Explain this metric (m.load, line 2): the command's markdown.
+        (goto-char (point-min)) (forward-line 1) (forward-char 2)
+        (let ((res (jsonrpc-request server :workspace/executeCommand
+                                    (list :command "pcp-derive.explain"
+                                          :arguments (vector (eglot--TextDocumentPositionParams))))))
+          (pcp-put "explain" (plist-get res :markdown)))
         ;; The quick fix for the unknown metric on line 3, applied by eglot.
         (goto-char (point-min)) (forward-line 2) (forward-char 8)
         (let* ((diags (flymake-diagnostics (point)))

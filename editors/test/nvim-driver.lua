@@ -41,6 +41,16 @@ local ok, err = pcall(function()
     if r.result and r.result.contents then put('hover', r.result.contents.value or r.result.contents) end
   end
 
+  -- Explain this metric (m.load, line 2): the command's markdown.
+  res = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', {
+    command = 'pcp-derive.explain',
+    arguments = { { textDocument = { uri = uri }, position = { line = 1, character = 2 } } },
+  }, 15000)
+  for _, r in pairs(res or {}) do
+    if r.result then put('explain', r.result.markdown) end
+    if r.err or r.error then put('explain', 'error ' .. tostring((r.err or r.error).message)) end
+  end
+
   -- The quick fix for the unknown metric on line 3, applied.
   local diags = {}
   for _, d in ipairs(vim.diagnostic.get(buf, { lnum = 2 })) do

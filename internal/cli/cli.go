@@ -102,6 +102,7 @@ commands:
   check      report problems in derived metric configs (for CI)
   describe   print the metadata libpcp will give each derived metric
   eval       compute derived metric values from pmcd or an archive
+  explain    show every subexpression's values and why a metric has none
   snapshot   save a host's metric metadata for hermetic checks
   version    print the version
 
@@ -131,6 +132,8 @@ func Main(ctx context.Context, env Env) int {
 		return runDescribe(ctx, env, args)
 	case "eval":
 		return runEval(ctx, env, args)
+	case "explain":
+		return runExplain(ctx, env, args)
 	case "snapshot":
 		return runSnapshot(ctx, env, args)
 	case "version", "--version", "-version", "-V":

@@ -15,10 +15,11 @@ import (
 // against a source through the shared analysis, for the commands that
 // work on checked metrics (describe, eval). Inputs that cannot be read
 // are reported and skipped; ok is false then, or when the paths hold no
-// config at all. rep is nil when the check itself failed.
-func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string) (rep *checker.Report, ok bool) {
+// config at all. rep is nil when the check itself failed. extra inputs
+// (explain -e's expression) are loaded after the paths.
+func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string, extra ...analysis.Input) (rep *checker.Report, ok bool) {
 	inputs := analysis.ReadInputs(paths, env.Stdin, analysis.DefaultMaxSize)
-	ok = len(inputs) > 0
+	ok = len(inputs) > 0 || len(paths) == 0 && len(extra) > 0
 	if !ok {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: no config file in %s\n", cmd, strings.Join(paths, " "))
 	}
@@ -32,6 +33,7 @@ func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, sou
 			ok = false
 		}
 	}
+	inputs = append(inputs, extra...)
 	cfg := analysis.Config{Version: analysis.VersionChoice{Version: version}, Source: source, InDoms: src.equivalence(env)}
 	res := analysis.Run(ctx, inputs, cfg, analysis.Options{})
 	if res.CheckErr != nil {

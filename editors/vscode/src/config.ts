@@ -346,3 +346,43 @@ export function previewErrorMessage(err: unknown): string {
   const msg = typeof e?.message === 'string' ? e.message : String(err);
   return `Preview failed: ${msg.replace(/^pcp\/preview: /, '')}`;
 }
+
+// ---- explain ----
+
+/** The server's "Explain this metric" command (lsp/explain.go cmdExplain). */
+export const EXPLAIN_COMMAND = 'pcp-derive.explain';
+
+/** The answer of the explain command (lsp/explain.go ExplainResult). */
+export interface ExplainResult {
+  name: string;
+  markdown: string;
+  explanation?: unknown;
+  error?: string;
+}
+
+/** Checks the shape of an explain answer. */
+export function isExplainResult(v: unknown): v is ExplainResult {
+  if (typeof v !== 'object' || v === null) {
+    return false;
+  }
+  const r = v as Record<string, unknown>;
+  return typeof r.name === 'string' && typeof r.markdown === 'string';
+}
+
+/** workspace/executeCommand parameters explaining the definition at a position. */
+export function explainCommandParams(uri: string, line: number, character: number): { command: string; arguments: PreviewParams[] } {
+  return { command: EXPLAIN_COMMAND, arguments: [previewParams(uri, line, character)] };
+}
+
+/** A page showing an explanation's rendered markdown (trusted: our own HTML, no scripts). */
+export function explainPage(title: string, bodyHtml: string): string {
+  const esc = title.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch] ?? ch);
+  return [
+    '<!DOCTYPE html><html><head><meta charset="utf-8">',
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\';">',
+    `<title>${esc}</title>`,
+    '<style>body{font-family:var(--vscode-editor-font-family);font-size:var(--vscode-editor-font-size)}pre{white-space:pre;overflow-x:auto}</style>',
+    `</head><body>${bodyHtml}</body></html>`,
+  ].join('\n');
+}
+

@@ -14,13 +14,18 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import {
+  EXPLAIN_COMMAND,
+  type ExplainResult,
   type ExtensionSettings,
   type PreviewResult,
   SECTION,
   type SourceKind,
   describeSource,
+  explainCommandParams,
+  explainPage,
   fileMatcher,
   formatPreview,
+  isExplainResult,
   isPreviewResult,
   needsRestart,
   previewErrorMessage,
@@ -60,6 +65,7 @@ class Extension implements vscode.Disposable {
   private serverStatus: ServerStatus | undefined;
   private matches: (fsPath: string) => boolean;
   private configTimer: NodeJS.Timeout | undefined;
+  private explainPanel: vscode.WebviewPanel | undefined;
   // Serialises start, stop and restart.
   private lifecycle: Promise<void> = Promise.resolve();
 
@@ -79,6 +85,7 @@ class Extension implements vscode.Disposable {
     reg('pcpDerived.restartServer', () => this.restart(true));
     reg('pcpDerived.pickSource', () => this.pickSource());
     reg('pcpDerived.previewValues', () => this.previewValues());
+    reg('pcpDerived.explain', () => this.explainMetric());
     reg('pcpDerived.showOutput', () => {
       this.output.show(true);
     });
@@ -211,6 +218,16 @@ class Extension implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => this.serverSettings(),
       errorHandler: this.errorHandler(),
+      middleware: {
+        // "Explain this metric" from a code action: show the answer.
+        executeCommand: async (command, args, next) => {
+          const result: unknown = await next(command, args);
+          if (command === EXPLAIN_COMMAND) {
+            this.showExplanation(result);
+          }
+          return result;
+        },
+      },
     };
     const client = new LanguageClient(CLIENT_ID, 'PCP Derived Metrics', serverOptions, clientOptions);
     this.client = client;
@@ -512,7 +529,71 @@ class Extension implements vscode.Disposable {
     }
   }
 
+  private async explainMetric(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (editor?.document.languageId !== LANGUAGE_ID) {
+      void vscode.window.showErrorMessage('Explain: open a PCP derived metric config and put the cursor on a definition.');
+      return;
+    }
+    if (this.client?.state !== State.Running) {
+      void vscode.window.showErrorMessage(
+        this.phase === 'missing' ? this.phaseDetail : 'Explain: the pcp-derive-lsp server is not running (see the PCP Derived output).',
+      );
+      return;
+    }
+    const client = this.client;
+    const pos = editor.selection.active;
+    const params = explainCommandParams(client.code2ProtocolConverter.asUri(editor.document.uri), pos.line, pos.character);
+    try {
+      const result: unknown = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'PCP: explaining…' },
+        (_progress, token) => client.sendRequest('workspace/executeCommand', params, token),
+      );
+      this.showExplanation(result);
+    } catch (err) {
+      const msg = `Explain failed: ${(err as { message?: string } | undefined)?.message ?? String(err)}`;
+      this.log(msg);
+      void vscode.window.showErrorMessage(msg);
+    }
+  }
+
+  /** Shows an explanation beside the editor, in one reused panel. */
+  private showExplanation(result: unknown): void {
+    if (!isExplainResult(result)) {
+      const msg = `Explain: unexpected answer from the server: ${JSON.stringify(result)}`;
+      this.log(msg);
+      void vscode.window.showErrorMessage(msg);
+      return;
+    }
+    void this.renderExplanation(result);
+  }
+
+  private async renderExplanation(r: ExplainResult): Promise<void> {
+    const title = `Explain ${r.name}`;
+    let html: string | undefined;
+    try {
+      html = await vscode.commands.executeCommand<string>('markdown.api.render', r.markdown);
+    } catch {
+      html = undefined; // the built-in markdown extension is off: show the text
+    }
+    if (typeof html !== 'string') {
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: r.markdown });
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true, preview: true });
+      return;
+    }
+    if (!this.explainPanel) {
+      this.explainPanel = vscode.window.createWebviewPanel('pcpDerived.explain', title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: false });
+      this.explainPanel.onDidDispose(() => {
+        this.explainPanel = undefined;
+      });
+    }
+    this.explainPanel.title = title;
+    this.explainPanel.webview.html = explainPage(title, html);
+    this.explainPanel.reveal(vscode.ViewColumn.Beside, true);
+  }
+
   async dispose(): Promise<void> {
+    this.explainPanel?.dispose();
     clearTimeout(this.configTimer);
     await this.stop();
     for (const d of this.disposables) {

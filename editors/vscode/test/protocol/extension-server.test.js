@@ -127,6 +127,28 @@ test('pcp/preview answers the preview command with a result the extension can sh
   }
 });
 
+test('the explain command answers with markdown the extension can show, and the server lists it', async () => {
+  const s = await startServer(config.toServerSettings(settings({ source: { metadata: 'embedded' } })));
+  try {
+    assert.ok(s.init.capabilities.executeCommandProvider.commands.includes(config.EXPLAIN_COMMAND));
+    const uri = 'file:///tmp/extension-explain.conf';
+    await s.conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'pcp-derived', version: 1, text: '# explain\nm.load = kernel.all.load * 2\n' },
+    });
+    const result = await s.conn.sendRequest('workspace/executeCommand', config.explainCommandParams(uri, 1, 3));
+    assert.ok(config.isExplainResult(result), JSON.stringify(result));
+    assert.strictEqual(result.name, 'm.load');
+    // The embedded snapshot has metadata only: the answer says so.
+    assert.match(result.markdown, /^\*\*Explain `m\.load`\*\*/);
+    assert.match(result.error, /metadata only/);
+    const page = config.explainPage('Explain <m>', '<p>tree</p>');
+    assert.match(page, /<title>Explain &lt;m&gt;<\/title>/);
+    assert.match(page, /default-src 'none'/);
+  } finally {
+    await s.stop();
+  }
+});
+
 test('pcp/preview with the automatic source: values when a local pmcd answers', async () => {
   const s = await startServer(config.toServerSettings(settings({})));
   try {

@@ -1,0 +1,438 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// analysis finds where values vanish and words every node.
+type analysis struct {
+	ctx     context.Context
+	x       *Explanation
+	m       *checker.Metric
+	rep     *checker.Report
+	src     pmclient.Source
+	prev    map[grammar.Node]observation // the sample before, for delta() and rate()
+	byNode  map[grammar.Node]*Node
+	names   *instanceNames
+	samples int
+}
+
+func (a *analysis) run() {
+	a.staticBranches()
+	postOrder(a.x.Root, a.vanish)
+	walk(a.x.Root, a.notEvaluated)
+	walk(a.x.Root, func(n *Node) { n.Explanation = a.phrase(n) })
+	a.collectOrigins()
+}
+
+// staticBranches marks a novalue() that a static guard (PCP 6.2.2+)
+// selects: libpcp never evaluates it, the ternary simply has no values,
+// and that is where they vanish.
+func (a *analysis) staticBranches() {
+	walk(a.x.Root, func(n *Node) {
+		t, ok := n.Syntax.(*grammar.Ternary)
+		if !ok || !n.Evaluated {
+			return
+		}
+		ni := a.m.Nodes[t]
+		if ni == nil || ni.Bind == checker.BindBoth {
+			return
+		}
+		chosen := n.Children[1]
+		if ni.Bind == checker.BindElse {
+			chosen = n.Children[2]
+		}
+		if chosen.Kind == KindNovalue {
+			chosen.Evaluated = true
+			chosen.EmptyBecause = fmt.Sprintf("`novalue()`: the guard %s is decided when libpcp binds the metric and always chooses this branch, which has no value by design", quote(n.Children[0]))
+		}
+	})
+}
+
+// vanish decides, children first, whether a node that has no values (or
+// fails) is where they vanish (EmptyBecause) or has none because a child
+// has none (EmptyAt).
+func (a *analysis) vanish(n *Node) {
+	if !n.Empty() || n.EmptyBecause != "" {
+		return
+	}
+	if n.Err != nil {
+		for _, c := range n.Children {
+			if c.Evaluated && c.Err != nil {
+				n.EmptyAt = originOf(c)
+				return
+			}
+		}
+		n.EmptyBecause = a.errorReason(n)
+		return
+	}
+	switch syn := n.Syntax.(type) {
+	case *grammar.Metric:
+		n.EmptyBecause = a.metricReason(n, syn)
+		return
+	case *grammar.Novalue:
+		return // by design; a ternary says when it matters
+	case *grammar.Call:
+		switch syn.Func {
+		case "anon":
+			n.EmptyBecause = "`anon()` has no values by design"
+			return
+		case "delta", "rate":
+			if c := n.Children[0]; !c.Empty() {
+				n.EmptyBecause = a.historyReason(n, syn.Func, c)
+				return
+			}
+		}
+	case *grammar.Ternary:
+		a.ternaryVanish(n)
+		return
+	case *grammar.Binary:
+		if !n.Children[0].Empty() && !n.Children[1].Empty() && n.Children[0].Evaluated && n.Children[1].Evaluated {
+			n.EmptyBecause = a.disjoint(n.Children[0], n.Children[1])
+			return
+		}
+	case *grammar.Matchinst:
+		if c := n.Children[0]; !c.Empty() {
+			if syn.Invert {
+				n.EmptyBecause = fmt.Sprintf("every instance of %s matches `/%s/`, and `matchinst(!…)` keeps those that do not", quote(c), syn.Pattern)
+			} else {
+				n.EmptyBecause = fmt.Sprintf("no instance of %s matches `/%s/`", quote(c), syn.Pattern)
+			}
+			return
+		}
+	case *grammar.Filter:
+		if c := n.Children[0]; !c.Empty() {
+			n.EmptyBecause = a.instanceReason(n, quote(c), syn.Inst.Name)
+			return
+		}
+	}
+	if c := firstEmpty(n); c != nil {
+		n.EmptyAt = originOf(c)
+		return
+	}
+	switch syn := n.Syntax.(type) {
+	case *grammar.Rescale:
+		n.EmptyBecause = fmt.Sprintf("%s cannot be converted to %q", quote(n.Children[0]), syn.Units)
+	default:
+		n.EmptyBecause = "libpcp computes no value here"
+	}
+}
+
+// firstEmpty is the first child, in evaluation order, that has no values
+// (novalue() aside: only a ternary decides what it means).
+func firstEmpty(n *Node) *Node {
+	for _, c := range n.Children {
+		if c.Empty() && c.Kind != KindNovalue {
+			return c
+		}
+	}
+	return nil
+}
+
+// originOf is where a node's emptiness comes from: itself, or the node it
+// points at.
+func originOf(n *Node) *Node {
+	if n.EmptyAt != nil {
+		return n.EmptyAt
+	}
+	return n
+}
+
+func (a *analysis) ternaryVanish(n *Node) {
+	guard, then, els := n.Children[0], n.Children[1], n.Children[2]
+	if ni := a.m.Nodes[n.Syntax]; ni != nil && ni.Bind != checker.BindBoth {
+		chosen := then
+		if ni.Bind == checker.BindElse {
+			chosen = els
+		}
+		if chosen.Empty() {
+			n.EmptyAt = originOf(chosen)
+		}
+		return
+	}
+	if guard.Empty() {
+		n.EmptyAt = originOf(guard)
+		return
+	}
+	for _, b := range []*Node{then, els} {
+		if b.Kind != KindNovalue && b.Empty() {
+			n.EmptyAt = originOf(b)
+			return
+		}
+	}
+	novalue := then
+	if then.Kind != KindNovalue {
+		novalue = els
+	}
+	every := "for every instance"
+	if len(guard.Values) == 1 {
+		every = "for its only value"
+	}
+	n.EmptyBecause = fmt.Sprintf("the guard %s chose the branch that has no value (%s) %s", quote(guard), quote(novalue), every)
+}
+
+// metricReason says why a metric operand has no values.
+func (a *analysis) metricReason(n *Node, mt *grammar.Metric) string {
+	name := "`" + mt.Name + "`"
+	if _, bound := a.rep.Operands[mt.Name]; !bound {
+		if _, derived := a.rep.ByName[mt.Name]; !derived {
+			return fmt.Sprintf("%s is not in the namespace of %s", name, a.src.Describe())
+		}
+	}
+	if mt.Inst != nil {
+		return a.instanceReason(n, name, mt.Inst.Name)
+	}
+	if recording(a.src) {
+		return fmt.Sprintf("%s has no values in this record of the archive", name)
+	}
+	return fmt.Sprintf("%s returned no values (its PMDA has none to report now)", name)
+}
+
+// instanceReason says why selecting instance inst of what left nothing.
+func (a *analysis) instanceReason(n *Node, what, inst string) string {
+	if n.Desc == nil || n.Desc.InDom == pmapi.InDomNull {
+		return fmt.Sprintf("%s is singular: it has no instance %q", what, inst)
+	}
+	if a.instanceExists(n.Desc.InDom, inst) {
+		return fmt.Sprintf("%s returned no value for instance `%s`", what, inst)
+	}
+	var some []string
+	for _, in := range a.sortedInstances(n.Desc.InDom) {
+		if len(some) == 3 {
+			some = append(some, "…")
+			break
+		}
+		some = append(some, in)
+	}
+	have := ""
+	if len(some) > 0 {
+		have = " (it has " + strings.Join(some, ", ") + ")"
+	}
+	return fmt.Sprintf("no instance of %s is named `%s`%s", what, inst, have)
+}
+
+// instanceExists matches a name as libpcp's pmLookupInDom does: live, the
+// PMDA decides; in an archive, the full name or the part before the first
+// space.
+func (a *analysis) instanceExists(indom pmapi.InDom, inst string) bool {
+	if lk, ok := a.src.(pmclient.InstanceLookuper); ok {
+		_, err := lk.LookupInstance(a.ctx, indom, inst)
+		return err == nil
+	}
+	for _, name := range a.names.list(indom) {
+		short, _, _ := strings.Cut(name, " ")
+		if name == inst || short == inst {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) sortedInstances(indom pmapi.InDom) []string {
+	insts, _ := a.src.Instances(a.ctx, indom)
+	out := make([]string, 0, len(insts))
+	for _, in := range insts {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+// historyReason says why delta() or rate() of an operand that has values
+// has none: no previous sample, no instance in both, or (rate, PCP
+// 6.2.1+) every counter went backwards.
+func (a *analysis) historyReason(n *Node, fn string, c *Node) string {
+	p, had := a.prev[c.Syntax]
+	counter := "the operand " + quote(c)
+	if c.Desc != nil && c.Desc.Sem == pmapi.SemCounter {
+		counter = "the counter " + quote(c)
+	}
+	switch {
+	case a.prev == nil:
+		why := ""
+		if recording(a.src) {
+			why = " (the archive has no record of it before this one or after it)"
+		}
+		return fmt.Sprintf("%s has one sample, and %s() needs two%s", counter, fn, why)
+	case !had:
+		return fmt.Sprintf("%s was not evaluated in the previous sample, and %s() needs two", counter, fn)
+	case p.err != nil:
+		return fmt.Sprintf("%s failed in the previous sample (%v), and %s() needs two samples with values", counter, p.err, fn)
+	case len(p.vals) == 0:
+		return fmt.Sprintf("%s had no values in the previous sample, and %s() needs two", counter, fn)
+	}
+	before := map[int32]bool{}
+	for _, v := range p.vals {
+		before[v.Inst] = true
+	}
+	common := 0
+	for _, v := range c.Values {
+		if before[v.Inst] {
+			common++
+		}
+	}
+	if common == 0 {
+		return fmt.Sprintf("no instance of %s has a value in both this sample and the previous one, and %s() compares the two", quote(c), fn)
+	}
+	if fn == "rate" && a.rep.Version.Has(pcpver.RateSkipsBackwards) {
+		return fmt.Sprintf("%s went backwards since the previous sample for every instance (a reset or wrap), and rate() leaves such instances out (PCP %s and later)", counter, pcpver.RateSkipsBackwards.Since())
+	}
+	return fmt.Sprintf("%s() computes no value here", fn)
+}
+
+// disjoint says that two operands with values share no instance.
+func (a *analysis) disjoint(l, r *Node) string {
+	return fmt.Sprintf("the operands share no instance (%s vs %s)", instanceSummary(l), instanceSummary(r))
+}
+
+func instanceSummary(n *Node) string {
+	var parts []string
+	for i, v := range n.Values {
+		if i == 2 {
+			parts = append(parts, fmt.Sprintf("… %d in all", len(n.Values)))
+			break
+		}
+		name := v.Instance
+		if name == "" {
+			name = fmt.Sprint(v.Inst)
+		}
+		parts = append(parts, "`"+name+"`")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorReason words an error that starts at this node.
+func (a *analysis) errorReason(n *Node) string {
+	err := n.Err
+	if mt, ok := n.Syntax.(*grammar.Metric); ok {
+		name := "`" + mt.Name + "`"
+		if other, derived := a.rep.ByName[mt.Name]; derived && errors.Is(err, pmclient.ErrNoAgent) {
+			return fmt.Sprintf("%s is itself a derived metric (line %d), and PCP %s fetches a derived operand from no agent: %v", name, other.Def.Line, a.rep.Version, err)
+		}
+		if errors.Is(err, pmclient.ErrUnknownName) {
+			return fmt.Sprintf("%s is not in the namespace of %s", name, a.src.Describe())
+		}
+		return fmt.Sprintf("fetching %s failed: %v", name, err)
+	}
+	if mi, ok := n.Syntax.(*grammar.Matchinst); ok {
+		if _, cerr := regexp.CompilePOSIX(mi.Pattern); cerr != nil {
+			return fmt.Sprintf("the pattern `/%s/` does not compile: %v", mi.Pattern, err)
+		}
+	}
+	return err.Error()
+}
+
+// notEvaluated says why libpcp skips a node.
+func (a *analysis) notEvaluated(n *Node) {
+	if n.Evaluated || n.NotEvaluated != "" {
+		return
+	}
+	p := n.parent
+	switch {
+	case p == nil:
+		n.NotEvaluated = "not evaluated"
+	case !p.Evaluated:
+		n.NotEvaluated = "not evaluated, as the node above it is not"
+	default:
+		n.NotEvaluated = a.skipped(p, n)
+	}
+}
+
+func (a *analysis) skipped(p, n *Node) string {
+	switch syn := p.Syntax.(type) {
+	case *grammar.Binary:
+		return "not evaluated: the left operand failed"
+	case *grammar.Ternary:
+		guard := p.Children[0]
+		if ni := a.m.Nodes[syn]; ni != nil && ni.Bind != checker.BindBoth {
+			side := "`then` branch"
+			if ni.Bind == checker.BindElse {
+				side = "`else` branch"
+			}
+			if n == guard {
+				return "decided when libpcp binds the metric (PCP 6.2.2 and later): it always chooses the " + side
+			}
+			return "not evaluated: the guard always chooses the other branch"
+		}
+		if guard.Err != nil {
+			return "not evaluated: the guard failed"
+		}
+		return "not evaluated: the guard has no values"
+	}
+	return "not evaluated"
+}
+
+func (a *analysis) collectOrigins() {
+	postOrder(a.x.Root, func(n *Node) {
+		if n.EmptyBecause != "" {
+			a.x.Origins = append(a.x.Origins, n)
+		}
+	})
+}
+
+// analyseUnusable explains a definition libpcp will not evaluate: refused,
+// hidden, masked or registered without an expression.
+func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src pmclient.Source) {
+	root := x.Root
+	unknown := map[string]bool{}
+	for _, u := range m.Unknown {
+		unknown[u] = true
+	}
+	switch {
+	case m.Status == checker.Unbound && len(unknown) > 0:
+		postOrder(root, func(n *Node) {
+			if mt, ok := n.Syntax.(*grammar.Metric); ok && unknown[mt.Name] {
+				n.Evaluated = true
+				n.EmptyBecause = fmt.Sprintf("`%s` is not in the namespace of %s, so libpcp does not define %s", mt.Name, src.Describe(), subject(x))
+				for p := n.parent; p != nil; p = p.parent {
+					if !p.Evaluated {
+						p.Evaluated = true
+						p.EmptyAt = n
+					}
+				}
+			}
+		})
+	default:
+		root.Evaluated = true
+		root.EmptyBecause = unusableReason(x, m, src)
+	}
+	walk(root, func(n *Node) {
+		if !n.Evaluated {
+			n.NotEvaluated = "not evaluated: libpcp does not evaluate this definition"
+		}
+	})
+	a := &analysis{x: x, m: m, rep: rep, src: src}
+	walk(root, func(n *Node) { n.Explanation = a.phrase(n) })
+	a.collectOrigins()
+}
+
+// subject names what is explained: the metric, or the expression.
+func subject(x *Explanation) string {
+	if x.Name == "" {
+		return "the expression"
+	}
+	return "`" + x.Name + "`"
+}
+
+func unusableReason(x *Explanation, m *checker.Metric, src pmclient.Source) string {
+	switch {
+	case m.Broken:
+		return "libpcp registers this definition without an expression it can evaluate (both branches are `novalue()`): it never has values"
+	case m.Status == checker.SemanticError:
+		return fmt.Sprintf("libpcp refuses the definition: Semantic error: %s: %s", m.Rendering, m.Message)
+	case m.Status == checker.Masked:
+		return fmt.Sprintf("%s has a metric named `%s`: libpcp gives that one, not this definition", src.Describe(), m.Def.Name)
+	case m.Status == checker.Unbound:
+		return fmt.Sprintf("an operand is not in the namespace of %s, so libpcp does not define %s", src.Describe(), subject(x))
+	}
+	return "libpcp does not register this definition (run check for why)"
+}

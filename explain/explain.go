@@ -1,0 +1,625 @@
+// Package explain answers "why does this derived metric show no values?":
+// it evaluates one definition as libpcp would and keeps the values of every
+// subexpression, with the metadata inferred for it, a phrase in plain words
+// for what it computes, and, where values vanish, the reason naming what is
+// missing (an operand without values, a matchinst pattern matching nothing,
+// operands sharing no instance, a counter with one sample, a guard that
+// chose novalue()). Nodes above the one where values vanish point at it.
+//
+// The whole tree is evaluated by the evaluator in one pass per sample, so
+// every leaf is fetched together (one fetch per sample, two samples when
+// delta() or rate() need history); the per-node values are what the
+// evaluator observed on the way, not separate evaluations.
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// Kind is what a node of the tree is, in the words of the JSON output.
+type Kind string
+
+// The kinds of node. Parentheses are no node of their own (libpcp keeps
+// none for them).
+const (
+	KindMetric   Kind = "metric"   // a metric name, maybe with [instance]
+	KindConstant Kind = "constant" // a number or mkconst()
+	KindNovalue  Kind = "novalue"  // novalue()
+	KindFunction Kind = "function" // avg count defined delta instant matchinst max min rate rescale scalar sum anon
+	KindFilter   Kind = "filter"   // (expr)[instance]
+	KindOperator Kind = "operator" // unary - ! and the binary operators
+	KindTernary  Kind = "ternary"  // guard ? then : else
+)
+
+// Node is one subexpression with what a sample computed for it.
+type Node struct {
+	// Syntax is the grammar node (parentheses removed).
+	Syntax grammar.Node
+	Kind   Kind
+	// Span is the node's byte range in the expression.
+	Span grammar.Span
+	// Desc is the metadata inferred for it; nil when the check inferred
+	// none (a definition libpcp refuses).
+	Desc *pmapi.Desc
+	// Evaluated reports that the sample computed this node; libpcp skips
+	// some (see NotEvaluated).
+	Evaluated bool
+	// Values are its values, all instances; Err is its error.
+	Values []Value
+	Err    error
+	// Explanation is a short phrase in plain words of what the node
+	// computes, with why it has no values when it has none.
+	Explanation string
+	// EmptyBecause is set on a node where values vanish: the reason,
+	// naming what is missing.
+	EmptyBecause string
+	// EmptyAt is, for a node that has no values (or fails) because a node
+	// below it has none, the node where they vanished.
+	EmptyAt *Node
+	// NotEvaluated says why libpcp does not compute this node ("" when
+	// it does).
+	NotEvaluated string
+	Children     []*Node
+	parent       *Node
+	src          string // the source text (a slice of the expression: no copy)
+}
+
+// Text is the node's source text, parentheses around it excluded.
+func (n *Node) Text() string { return n.src }
+
+// Empty reports a node that was computed and has no values or failed.
+func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err != nil) }
+
+// Value is one instance's value of a node.
+type Value struct {
+	// Inst is the instance identifier (pmclient.InNull for a singular
+	// value); Instance its name ("" for a singular value, or when the
+	// instance domain does not name it).
+	Inst     int32
+	Instance string
+	// Text is the value as pminfo prints it (strings unquoted).
+	Text string
+	// Number reports a numeric value (Text is then a JSON number, unless
+	// it is nan or inf).
+	Number bool
+	Raw    evaluator.Value
+}
+
+// Singular reports a value with no instance.
+func (v Value) Singular() bool { return v.Inst == pmclient.InNull }
+
+// Explanation is the whole tree of one definition, evaluated once.
+type Explanation struct {
+	// Name is the derived metric's name ("" for an expression given
+	// alone); Expr its expression as libpcp parses it (node spans are
+	// offsets into it).
+	Name, Expr string
+	// Source names where values came from; Version is the PCP release
+	// whose rules were followed.
+	Source  string
+	Version pcpver.Version
+	// Timestamp is the sample explained; Samples how many samples were
+	// evaluated to reach it (2 when delta() or rate() needed a previous
+	// one); Fetches how many fetches were made.
+	Timestamp time.Time
+	Samples   int
+	Fetches   int
+	// History reports a tree that needs a previous sample (delta, rate).
+	History bool
+	// Recorded reports values from an archive; Interval is the time
+	// between the two live samples history took.
+	Recorded bool
+	Interval time.Duration
+	Root     *Node
+	// Origins are the nodes where values vanish, in evaluation order.
+	Origins []*Node
+}
+
+// Options tune an explanation.
+type Options struct {
+	// Interval is the time between the two live samples delta() and
+	// rate() need (default one second).
+	Interval time.Duration
+	// Start: from an archive, the record explained is the first at or
+	// after Start (zero: the first record). Earlier records are evaluated
+	// too, so delta() and rate() have the record before it as history.
+	Start time.Time
+	// SampleTimeout bounds each sample (default 30 s): a pmcd that stops
+	// answering gives an error, never a hang.
+	SampleTimeout time.Duration
+}
+
+// Target is one checked definition to explain, with the report it was
+// checked in (its other definitions are visible to it).
+type Target struct {
+	Report *checker.Report
+	Metric *checker.Metric
+	// Name overrides the reported name ("" keeps the definition's; an
+	// expression given alone has a made-up one).
+	Name *string
+}
+
+// ErrNoValues reports a source that has metadata but no values.
+var ErrNoValues = errors.New("the source has metadata only, no values: explain needs a pmcd or an archive")
+
+// Explain evaluates the target's definition against the source and
+// returns every node's values and the reasons values vanish. The tree is
+// built and analysed without recursion, so a 10,000-node expression costs
+// memory in proportion to it.
+func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (*Explanation, error) {
+	m := t.Metric
+	if _, err := m.Def.Tree(); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Def.Name, err)
+	}
+	rec := NewRecorder(func(om *checker.Metric) bool { return om == m })
+	if m.Status == checker.Valid && !m.Broken {
+		if err := sample(ctx, src, t, rec, opts); err != nil {
+			return nil, err
+		}
+	}
+	return rec.Explain(ctx, src, t)
+}
+
+// Recorder keeps what an evaluator observed of chosen metrics in its
+// latest sample and the one before, so an explanation can be built
+// without fetching again (the editor's preview cycle samples every open
+// definition once and explains any of them from it). Call Begin before
+// each Sample of the evaluator the Observer is given to, and End after a
+// sample that succeeded: only ended samples are explained, so Explain may
+// run while the next sample is being taken.
+type Recorder struct {
+	keep func(*checker.Metric) bool
+
+	mu      sync.Mutex
+	records map[*checker.Metric]*record
+	gen     int       // the sample begun last
+	done    int       // the sample ended last
+	samples int       // the samples ended
+	stamp   time.Time // the latest's time
+	// interval is the time between explain's own live samples (for the
+	// header); fetches counts its fetches.
+	interval time.Duration
+	fetches  int
+}
+
+// record is one metric's observations: those of the last ended sample
+// (cur, of sample curGen), the one before it when that was the sample
+// just before (prev), and those of the sample under way (pending).
+type record struct {
+	curGen, pendingGen int
+	cur, prev, pending map[grammar.Node]observation
+}
+
+// NewRecorder records the metrics keep accepts (nil: every metric).
+func NewRecorder(keep func(*checker.Metric) bool) *Recorder {
+	return &Recorder{keep: keep, records: map[*checker.Metric]*record{}}
+}
+
+// Begin starts a sample: what is observed next belongs to it.
+func (r *Recorder) Begin() {
+	r.mu.Lock()
+	r.gen++
+	r.mu.Unlock()
+}
+
+// End ends the sample begun last, taken at s.Timestamp: its observations
+// become the latest.
+func (r *Recorder) End(s *evaluator.Sample) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rc := range r.records {
+		if rc.pendingGen != r.gen {
+			continue
+		}
+		rc.prev = nil
+		if rc.curGen == r.gen-1 {
+			rc.prev = rc.cur
+		}
+		rc.cur, rc.curGen, rc.pending = rc.pending, r.gen, nil
+	}
+	r.done, r.stamp = r.gen, s.Timestamp
+	r.samples++
+}
+
+// Observer is the function to give the evaluator (Evaluator.Observe).
+func (r *Recorder) Observer() evaluator.Observer {
+	return func(m *checker.Metric, n grammar.Node, vals []evaluator.Value, err error) {
+		if r.keep != nil && !r.keep(m) {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		rc := r.records[m]
+		if rc == nil {
+			rc = &record{}
+			r.records[m] = rc
+		}
+		if rc.pendingGen != r.gen || rc.pending == nil {
+			rc.pending, rc.pendingGen = map[grammar.Node]observation{}, r.gen
+		}
+		rc.pending[n] = observation{vals, err}
+	}
+}
+
+// latest returns a metric's observations in the last ended sample and the
+// one before, and the recorder's counters, consistently.
+func (r *Recorder) latest(m *checker.Metric) (cur, prev map[grammar.Node]observation, samples int, stamp time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rc := r.records[m]; rc != nil && rc.curGen == r.done && r.done > 0 {
+		cur, prev = rc.cur, rc.prev
+	}
+	return cur, prev, r.samples, r.stamp
+}
+
+// Explain builds the explanation of a target from the latest sample
+// recorded (no values when it was not sampled). Instance names are asked
+// of the source, one request per instance domain.
+func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (*Explanation, error) {
+	m := t.Metric
+	def := m.Def
+	tree, err := def.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", def.Name, err)
+	}
+	cur, prev, samples, stamp := r.latest(m)
+	x := &Explanation{Name: def.Name, Expr: def.Expr, Source: src.Describe(), Version: t.Report.Version, Timestamp: stamp, Samples: samples, Fetches: r.fetches, Recorded: recording(src), Interval: r.interval}
+	if t.Name != nil {
+		x.Name = *t.Name
+	}
+	byNode := map[grammar.Node]*Node{}
+	x.Root = build(tree, m, def.Expr, byNode)
+	x.History = needsHistoryTree(m)
+	if m.Status != checker.Valid || m.Broken {
+		analyseUnusable(x, m, t.Report, src)
+		return x, nil
+	}
+	for n, o := range cur {
+		if node := byNode[n]; node != nil {
+			node.Evaluated = true
+			node.Values, node.Err = o.values(node), o.err
+		}
+	}
+	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
+	walk(x.Root, func(n *Node) {
+		if n.Evaluated && n.Desc != nil && n.Desc.InDom != pmapi.InDomNull {
+			for i := range n.Values {
+				if !n.Values[i].Singular() {
+					n.Values[i].Instance = names.name(n.Desc.InDom, n.Values[i].Inst)
+				}
+			}
+		}
+	})
+	a := &analysis{ctx: ctx, x: x, m: m, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
+	a.run()
+	return x, nil
+}
+
+// observation is what the evaluator reported for one node in one sample.
+type observation struct {
+	vals []evaluator.Value
+	err  error
+}
+
+func (o observation) values(n *Node) []Value {
+	t := pmapi.TypeDouble
+	if n.Desc != nil {
+		t = n.Desc.Type
+	}
+	out := make([]Value, len(o.vals))
+	for i, v := range o.vals {
+		out[i] = makeValue(t, v)
+	}
+	return out
+}
+
+func makeValue(t pmapi.Type, v evaluator.Value) Value {
+	out := Value{Inst: v.Inst, Raw: v}
+	switch t {
+	case pmapi.TypeString:
+		out.Text = v.String
+	default:
+		out.Text = evaluator.Format(t, v)
+		out.Number = t.Arithmetic()
+	}
+	return out
+}
+
+// sample runs the evaluator over as many samples as the tree needs: one,
+// or two an interval apart for delta() and rate(); from an archive, every
+// record up to the one explained.
+func sample(ctx context.Context, src pmclient.Source, t Target, rec *Recorder, opts Options) error {
+	rep := t.Report
+	m := t.Metric
+	// The target alone, with the derived metrics it names: libpcp binds
+	// those as operands (before 6.2.2) and the evaluator must know them.
+	metrics := []*checker.Metric{m}
+	for _, name := range leaves(m) {
+		if other, ok := rep.ByName[name]; ok && other != m && !slices.Contains(metrics, other) {
+			metrics = append(metrics, other)
+		}
+	}
+	one := &checker.Report{Metrics: metrics, ByName: rep.ByName, Operands: rep.Operands, Version: rep.Version, Source: rep.Source}
+	ev, err := evaluator.New(ctx, src, one)
+	if err != nil {
+		return fmt.Errorf("binding the operands of %s: %w", m.Def.Name, err)
+	}
+	ev.Observe(rec.Observer())
+	timeout := opts.SampleTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	fetches := len(leaves(m)) > 0 || recording(src)
+	take := func() (*evaluator.Sample, error) {
+		rec.Begin()
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		s, err := ev.Sample(sctx)
+		switch {
+		case err == nil:
+			rec.End(s)
+			if fetches {
+				rec.fetches++
+			}
+			return s, nil
+		case errors.Is(err, io.EOF):
+			return nil, err // nothing was observed
+		case errors.Is(err, pmclient.ErrNoValues):
+			return nil, ErrNoValues
+		case sctx.Err() != nil && ctx.Err() == nil:
+			return nil, fmt.Errorf("sampling %s: no answer within %v: %w", src.Describe(), timeout, err)
+		}
+		return nil, fmt.Errorf("sampling %s: %w", src.Describe(), err)
+	}
+	if recording(src) {
+		return sampleRecording(rec, opts, m, take)
+	}
+	if _, err := take(); err != nil {
+		return err
+	}
+	if needsHistoryTree(m) {
+		interval := opts.Interval
+		if interval <= 0 {
+			interval = time.Second
+		}
+		rec.interval = interval
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+		if _, err := take(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sampleRecording steps through an archive to the first record at or
+// after opts.Start, evaluating every record on the way (delta() and rate()
+// then have the record before it as history); when the tree needs history
+// and that record is the archive's first, the next one is explained.
+func sampleRecording(rec *Recorder, opts Options, m *checker.Metric, take func() (*evaluator.Sample, error)) error {
+	history := needsHistoryTree(m)
+	var last time.Time
+	reached := false
+	for {
+		s, err := take()
+		if errors.Is(err, io.EOF) {
+			switch {
+			case reached:
+				return nil // no record after the first: one sample
+			case rec.samples == 0:
+				return errors.New("the archive has no record of these metrics")
+			}
+			return fmt.Errorf("the archive has no record at or after %s (its last is at %s)", stamp(opts.Start), stamp(last))
+		}
+		if err != nil {
+			return err
+		}
+		last = s.Timestamp
+		if reached || s.Timestamp.Before(opts.Start) {
+			if reached {
+				return nil // the record after the first, for history
+			}
+			continue
+		}
+		if history && rec.samples == 1 {
+			reached = true // the archive's first record: take one more
+			continue
+		}
+		return nil
+	}
+}
+
+// needsHistoryTree is needsHistory of a definition's syntax tree.
+func needsHistoryTree(m *checker.Metric) bool {
+	tree, err := m.Def.Tree()
+	if err != nil {
+		return false
+	}
+	found := false
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if c, ok := n.(*grammar.Call); ok && (c.Func == "delta" || c.Func == "rate") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func stamp(t time.Time) string { return t.Format("2006-01-02 15:04:05.000") }
+
+// recording reports a source whose Fetch steps through an archive.
+func recording(src pmclient.Source) bool {
+	r, ok := src.(pmclient.Recording)
+	return ok && r.Recorded()
+}
+
+// leaves lists the metric names a definition fetches.
+func leaves(m *checker.Metric) []string {
+	var out []string
+	tree, err := m.Def.Tree()
+	if err != nil {
+		return nil
+	}
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		switch n := n.(type) {
+		case *grammar.Call:
+			return n.Func != "defined" && n.Func != "anon"
+		case *grammar.Metric:
+			out = append(out, n.Name)
+		}
+		return true
+	})
+	return out
+}
+
+// build makes the explain tree of a syntax tree, parentheses removed,
+// with an explicit stack.
+func build(tree grammar.Node, m *checker.Metric, expr string, byNode map[grammar.Node]*Node) *Node {
+	type item struct {
+		syn    grammar.Node
+		parent *Node
+	}
+	var root *Node
+	stack := []item{{tree, nil}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		syn := grammar.Unwrap(it.syn)
+		sp := syn.Span()
+		n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp, parent: it.parent}
+		if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
+			n.src = expr[sp.Start:sp.End]
+		}
+		if ni := m.Nodes[syn]; ni != nil {
+			d := ni.Desc
+			n.Desc = &d
+		}
+		byNode[syn] = n
+		if it.parent == nil {
+			root = n
+		} else {
+			it.parent.Children = append(it.parent.Children, n)
+		}
+		kids := syntaxChildren(syn)
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, item{kids[i], n})
+		}
+	}
+	return root
+}
+
+// syntaxChildren are the subexpressions of a node that are nodes of the
+// tree: a name in defined() or anon() is not an expression.
+func syntaxChildren(n grammar.Node) []grammar.Node {
+	switch n := n.(type) {
+	case *grammar.Call:
+		if n.Func == "defined" || n.Func == "anon" {
+			return nil
+		}
+		return []grammar.Node{n.Arg}
+	case *grammar.Rescale:
+		return []grammar.Node{n.X}
+	case *grammar.Matchinst:
+		return []grammar.Node{n.X}
+	case *grammar.Filter:
+		return []grammar.Node{n.X}
+	case *grammar.Unary:
+		return []grammar.Node{n.X}
+	case *grammar.Binary:
+		return []grammar.Node{n.L, n.R}
+	case *grammar.Ternary:
+		return []grammar.Node{n.Cond, n.Then, n.Else}
+	}
+	return nil
+}
+
+func kindOf(n grammar.Node) Kind {
+	switch n.(type) {
+	case *grammar.Metric:
+		return KindMetric
+	case *grammar.Number, *grammar.Mkconst:
+		return KindConstant
+	case *grammar.Novalue:
+		return KindNovalue
+	case *grammar.Filter:
+		return KindFilter
+	case *grammar.Unary, *grammar.Binary:
+		return KindOperator
+	case *grammar.Ternary:
+		return KindTernary
+	}
+	return KindFunction
+}
+
+// walk visits every node, parents before children, without recursion.
+func walk(root *Node, f func(*Node)) {
+	stack := []*Node{root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		f(n)
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children[i])
+		}
+	}
+}
+
+// postOrder visits every node, children (left to right) before parents,
+// without recursion.
+func postOrder(root *Node, f func(*Node)) {
+	type item struct {
+		n    *Node
+		done bool
+	}
+	stack := []item{{root, false}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.done {
+			f(it.n)
+			continue
+		}
+		stack = append(stack, item{it.n, true})
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], false})
+		}
+	}
+}
+
+// instanceNames names instances, one instance-domain request per domain.
+type instanceNames struct {
+	ctx   context.Context
+	src   pmclient.Source
+	lists map[pmapi.InDom]map[int32]string
+}
+
+func (in *instanceNames) list(indom pmapi.InDom) map[int32]string {
+	if l, ok := in.lists[indom]; ok {
+		return l
+	}
+	l := map[int32]string{}
+	insts, _ := in.src.Instances(in.ctx, indom)
+	for _, i := range insts {
+		l[i.ID] = i.Name
+	}
+	in.lists[indom] = l
+	return l
+}
+
+func (in *instanceNames) name(indom pmapi.InDom, id int32) string { return in.list(indom)[id] }

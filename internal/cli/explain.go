@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+)
+
+// exprName is the name explain -e gives the expression, so it loads as a
+// definition of its own after the configs (they may define what it uses).
+const exprName = "expr"
+
+func runExplain(ctx context.Context, env Env, args []string) int {
+	fs := newFlags(env, "explain", "[flags] CONFIG NAME | [flags] -e EXPR [CONFIG...]",
+		"Evaluates one derived metric as libpcp would and prints its expression as a\n"+
+			"tree: every subexpression with its metadata, its values and what it computes\n"+
+			"in plain words. Where values vanish, the node says why (an operand with no\n"+
+			"values, a matchinst pattern matching nothing, operands sharing no instance, a\n"+
+			"counter with one sample, a guard that chose novalue()), and the nodes above\n"+
+			"point at it. delta() and rate() take two samples -t apart (from an archive,\n"+
+			"the record explained and the one before). Exit status: 0 the metric has\n"+
+			"values, 1 it has none (explained), 2 usage, syntax or source errors.")
+	var version versionFlag
+	version.register(fs)
+	expr := fs.String("e", "", "explain `EXPR`, an expression given alone (CONFIGs after it may define metrics it uses)")
+	intervalText := "1sec"
+	for _, name := range []string{"t", "interval"} {
+		fs.Func(name, "time between the two live samples delta() and rate() need, in PCP's `INTERVAL` syntax (default 1sec)", func(s string) error {
+			d, err := pmapi.ParseInterval(s)
+			if err != nil {
+				return err
+			}
+			if d <= 0 {
+				return fmt.Errorf("interval %q: must be more than zero", s)
+			}
+			intervalText = s
+			return nil
+		})
+	}
+	startText := fs.String("start", "", "from an archive, explain the first record at or after `TIME`: \"2026-01-02 15:04:05\", \"15:04:05\" (the archive's first day), RFC 3339, or +INTERVAL after the archive's start (default its first record)")
+	maxInstances := fs.Int("max-instances", 5, "values shown per node in text output (`N`; JSON has them all)")
+	format := fs.String("format", "text", "output `FORMAT`: text or json (schema in docs/explain.md)")
+	var src sourceFlags
+	src.register(fs)
+	operands, status, done := parseFlags(fs, env, args)
+	if done {
+		return status
+	}
+	usage := func(msg string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: "+msg+"\n", a...)
+		return ExitUsage
+	}
+	exprGiven := false
+	fs.Visit(func(f *flag.Flag) { exprGiven = exprGiven || f.Name == "e" })
+	var paths []string
+	var name string
+	switch {
+	case exprGiven && strings.TrimSpace(*expr) == "":
+		return usage("-e: the expression is empty")
+	case exprGiven:
+		paths, name = operands, exprName
+	case len(operands) != 2:
+		fs.Usage()
+		return ExitUsage
+	default:
+		paths, name = operands[:1], operands[1]
+	}
+	if *format != "text" && *format != "json" {
+		return usage("--format %q: want text or json", *format)
+	}
+	if *startText != "" && src.archive == "" {
+		return usage("--start needs --archive (live values are sampled now)")
+	}
+	interval, _ := pmapi.ParseInterval(intervalText)
+	if src.noMetadata {
+		return usage("values need a pmcd or an archive; --no-metadata makes no sense here")
+	}
+	source, err := src.open(ctx, env)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if c, ok := source.(interface{ Close() error }); ok {
+		defer c.Close()
+	}
+	choice, vok := version.resolve(ctx, env, "explain", source)
+	if !vok {
+		return ExitUsage
+	}
+	var extra []analysis.Input
+	if exprGiven {
+		line := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(*expr)
+		extra = append(extra, analysis.Buffer("-e", []byte(exprName+" = "+line+"\n")))
+	}
+	rep, ok := loadChecked(ctx, env, "explain", &src, source, choice.Version, paths, extra...)
+	if rep == nil || !ok {
+		return ExitUsage
+	}
+	m, status := findDefinition(env, rep, name, paths, exprGiven)
+	if m == nil {
+		return status
+	}
+	opts := explain.Options{Interval: interval}
+	if *startText != "" {
+		start, err := archiveTime(source, *startText)
+		if err != nil {
+			return usage("--start: %v", err)
+		}
+		opts.Start = start
+	}
+	target := explain.Target{Report: rep, Metric: m}
+	if exprGiven {
+		none := ""
+		target.Name = &none
+	}
+	x, err := explain.Explain(ctx, source, target, opts)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if *format == "json" {
+		err = explain.WriteJSON(env.Stdout, x)
+	} else {
+		err = explain.WriteText(env.Stdout, x, explain.TextOptions{MaxInstances: *maxInstances})
+	}
+	if err != nil {
+		return usage("%v", err)
+	}
+	if x.Root.Empty() || !x.Root.Evaluated {
+		return ExitFindings
+	}
+	return ExitOK
+}
+
+// findDefinition returns the registered definition to explain, or prints
+// why there is none (a syntax error with its position, a name the configs
+// do not define).
+func findDefinition(env Env, rep *checker.Report, name string, paths []string, expr bool) (*checker.Metric, int) {
+	if m, ok := rep.ByName[name]; ok && (!expr || m.Def.Name == exprName && isExprFile(rep, m)) {
+		return m, ExitOK
+	}
+	for _, f := range rep.Files {
+		if expr && f.Path != "-e" {
+			continue
+		}
+		for _, d := range f.Definitions {
+			if d.Name != name {
+				continue
+			}
+			var diags []grammar.Diagnostic
+			for _, g := range f.Diagnostics {
+				if g.Severity == grammar.SeverityError && g.Range.Start.Offset >= d.Range.Start.Offset && g.Range.Start.Offset <= d.Range.End.Offset {
+					diags = append(diags, g)
+				}
+			}
+			if len(diags) == 0 {
+				fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %s:%d: libpcp does not register %s (a definition of that name comes first)\n", f.Path, d.Range.Start.Line, name)
+				return nil, ExitUsage
+			}
+			report.Text(env.Stderr, &report.Run{Files: []report.File{{File: f, Diagnostics: diags}}})
+			return nil, ExitUsage
+		}
+	}
+	if expr {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: -e: the expression could not be loaded\n")
+		return nil, ExitUsage
+	}
+	fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %s: no definition of that name in %s\n", name, strings.Join(paths, " "))
+	return nil, ExitUsage
+}
+
+// isExprFile reports that a metric comes from -e, not from a config that
+// happens to define the same name.
+func isExprFile(rep *checker.Report, m *checker.Metric) bool {
+	for _, f := range rep.Files {
+		if f.Path != "-e" {
+			continue
+		}
+		for _, d := range f.Definitions {
+			if d == m.Def {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// archiveTime reads --start: a date and time or a time of day in local
+// time (a time of day falls on the archive's first day), RFC 3339, or
+// +INTERVAL after the archive's start.
+func archiveTime(src pmclient.Source, s string) (time.Time, error) {
+	first, err := firstRecord(src)
+	if err != nil {
+		return time.Time{}, err
+	}
+	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "+"); ok {
+		d, err := pmapi.ParseInterval(rest)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return first.Add(d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	for _, layout := range []string{"15:04:05.999999999", "15:04"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			day := first.In(time.Local)
+			return time.Date(day.Year(), day.Month(), day.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.Local), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: want \"2006-01-02 15:04:05\", \"15:04:05\", RFC 3339 or +INTERVAL", s)
+}
+
+// firstRecord is the time an archive starts at (its label's).
+func firstRecord(src pmclient.Source) (time.Time, error) {
+	if a, ok := src.(*archive.Archive); ok {
+		return a.Label().Start, nil
+	}
+	return time.Time{}, fmt.Errorf("%s is not an archive", src.Describe())
+}
