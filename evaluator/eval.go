@@ -69,7 +69,29 @@ type nodeState struct {
 	prevStamp time.Time
 	hasPrev   bool
 	minmax    Value // libpcp returns the stale buffer for min/max of nothing
+	// An instance filter's instance, looked up until found and then
+	// kept (libpcp's pattern->inst): a name that leaves the instance
+	// domain still selects its instance.
+	filterID    int32
+	filterFound bool
+	// matchinst: whether each instance matched when it was first seen,
+	// kept as libpcp keeps it (instctl_t), and the evaluations since the
+	// last compaction of that memory.
+	matched map[int32]*instMatch
+	uses    int
 }
+
+// instMatch is one instance's remembered matchinst verdict and how often
+// it was seen since the last compaction.
+type instMatch struct {
+	match bool
+	used  int
+}
+
+// matchCompact is libpcp's REGEX_INST_COMPACT: every this many
+// evaluations of a matchinst node, the instances seen in fewer than half
+// of them are forgotten (and looked up again if they come back).
+const matchCompact = 100
 
 // New prepares an evaluator for the valid metrics of a check report,
 // following the release the check followed.
@@ -251,7 +273,7 @@ func (r *sampleRun) nodeValue(n grammar.Node) ([]Value, error) {
 		if err != nil || n.Inst == nil {
 			return vals, err
 		}
-		return r.filterExact(r.desc(n).InDom, vals, n.Inst.Name)
+		return r.filterExact(n, r.desc(n).InDom, vals, n.Inst.Name)
 	case *grammar.Number, *grammar.Mkconst:
 		return r.constant(n)
 	case *grammar.Novalue:
@@ -261,10 +283,10 @@ func (r *sampleRun) nodeValue(n grammar.Node) ([]Value, error) {
 		if err != nil {
 			return vals, err
 		}
-		return r.filterExact(r.desc(n).InDom, vals, n.Inst.Name)
+		return r.filterExact(n, r.desc(n).InDom, vals, n.Inst.Name)
 	case *grammar.Matchinst:
 		vals, err := r.value(n.X)
-		if err != nil || len(vals) == 0 {
+		if err != nil {
 			return vals, err
 		}
 		return r.matchinst(n, vals)
@@ -389,56 +411,107 @@ func (r *sampleRun) instances(indom pmapi.InDom) []pmclient.Instance {
 }
 
 // filterExact keeps the instance named inst: its full external name or
-// the part before the first space, as pmLookupInDom matches.
-func (r *sampleRun) filterExact(indom pmapi.InDom, vals []Value, inst string) ([]Value, error) {
-	if indom == pmapi.InDomNull {
+// the part before the first space, as pmLookupInDom matches. Like
+// libpcp, it looks the name up only when the operand has values, and
+// once found keeps the instance for good.
+func (r *sampleRun) filterExact(n grammar.Node, indom pmapi.InDom, vals []Value, inst string) ([]Value, error) {
+	if indom == pmapi.InDomNull || len(vals) == 0 {
 		return nil, nil
 	}
-	id, found := int32(0), false
-	if lk, ok := r.e.src.(pmclient.InstanceLookuper); ok {
-		// Live: the PMDA matches the name, as pmLookupInDom asks it to.
-		if v, err := lk.LookupInstance(r.ctx, indom, inst); err == nil {
-			id, found = v, true
-		}
-	} else {
-		// Archives: the full external name or the part before the first space.
-		for _, in := range r.instances(indom) {
-			short, _, _ := strings.Cut(in.Name, " ")
-			if in.Name == inst || short == inst {
-				id, found = in.ID, true
-				break
+	st := r.state(n)
+	if !st.filterFound {
+		if lk, ok := r.e.src.(pmclient.InstanceLookuper); ok {
+			// Live: the PMDA matches the name, as pmLookupInDom asks it to.
+			if v, err := lk.LookupInstance(r.ctx, indom, inst); err == nil {
+				st.filterID, st.filterFound = v, true
+			}
+		} else {
+			// Archives: the full external name or the part before the
+			// first space, in the instance domain at the context's time.
+			for _, in := range r.instances(indom) {
+				short, _, _ := strings.Cut(in.Name, " ")
+				if in.Name == inst || short == inst {
+					st.filterID, st.filterFound = in.ID, true
+					break
+				}
 			}
 		}
-	}
-	if !found {
-		return nil, nil
+		if !st.filterFound {
+			return nil, nil
+		}
 	}
 	for _, v := range vals {
-		if v.Inst == id {
+		if v.Inst == st.filterID {
 			return []Value{v}, nil
 		}
 	}
 	return nil, nil
 }
 
+// timedInstances is implemented by archives: an instance domain as it
+// was at a given time.
+type timedInstances interface {
+	InstancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instance
+}
+
+// matchinst keeps the instances whose name (up to the first space)
+// matches the pattern. As libpcp does, it names an instance when it
+// first sees it (from an archive, in the instance domain at the
+// sample's time), remembers the verdict, and forgets instances that
+// stop coming (see matchCompact).
 func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, error) {
 	re, err := r.e.regexp(n.Pattern)
 	if err != nil {
 		return nil, err
 	}
-	names := map[int32]string{}
-	for _, in := range r.instances(r.desc(n).InDom) {
-		short, _, _ := strings.Cut(in.Name, " ")
-		names[in.ID] = short
+	st := r.state(n)
+	if st.matched == nil {
+		st.matched = map[int32]*instMatch{}
 	}
+	var names map[int32]string
 	var out []Value
 	for _, v := range vals {
-		name, ok := names[v.Inst]
-		if ok && re.MatchString(name) != n.Invert {
+		m := st.matched[v.Inst]
+		if m == nil {
+			if names == nil {
+				names = r.instanceNames(r.desc(n).InDom)
+			}
+			name, ok := names[v.Inst]
+			m = &instMatch{match: ok && re.MatchString(name) != n.Invert}
+			st.matched[v.Inst] = m
+		}
+		m.used++
+		if m.match {
 			out = append(out, v)
 		}
 	}
+	st.uses++
+	if st.uses >= matchCompact {
+		for id, m := range st.matched {
+			if m.used < matchCompact/2 {
+				delete(st.matched, id)
+			} else {
+				m.used = 0
+			}
+		}
+		st.uses = 0
+	}
 	return out, nil
+}
+
+// instanceNames maps the instances of indom to their names up to the
+// first space, at the sample's time when the source keeps history.
+func (r *sampleRun) instanceNames(indom pmapi.InDom) map[int32]string {
+	insts := r.instances(indom)
+	if ti, ok := r.e.src.(timedInstances); ok {
+		insts = ti.InstancesAt(indom, r.stamp)
+	}
+	names := map[int32]string{}
+	for _, in := range insts {
+		short, _, _ := strings.Cut(in.Name, " ")
+		names[in.ID] = short
+	}
+	return names
 }
 
 // regexp compiles a matchinst pattern on its first use only.

@@ -48,6 +48,11 @@ const (
 	// DeltaOfExpr: delta(), rate() and instant() of any expression, with
 	// "<expr> expected to follow delta(" (6.3.0).
 	DeltaOfExpr
+	// InterpNearest: interpolating an archive (PM_MODE_INTERP), an
+	// instantaneous or discrete metric takes the observation nearer in
+	// time, the one after when it is nearer; before, always the one
+	// before (6.3.2).
+	InterpNearest
 	// IndomSpec: indom= in a spec list, and double spec values (7.1.0).
 	IndomSpec
 	// UnknownOperandReported: an unknown operand of a global derived
@@ -79,6 +84,7 @@ var features = [numFeatures]struct {
 	NestedDerivedError:     {Version{6, 2, 2}, "nested derived metric check"},
 	Continuation:           {Version{6, 2, 2}, "a backslash-newline continuation line"},
 	DeltaOfExpr:            {Version{6, 3, 0}, "delta(), rate() and instant() of an expression"},
+	InterpNearest:          {Version{6, 3, 2}, "interpolation taking the nearer observation"},
 	IndomSpec:              {Version{7, 1, 0}, "indom= and floating point values in a spec list"},
 	UnknownOperandReported: {Version{7, 1, 0}, "reports of unknown operands"},
 	ControlLines:           {Version{7, 1, 1}, "#control lines"},

@@ -52,9 +52,9 @@ func TestFeatures(t *testing.T) {
 		grammar Grammar
 	}{
 		{V5_2_6, nil, []Feature{DimensionlessIsCount, DeltaSigned, Novalue}, Grammar60},
-		{V6_0_3, []Feature{DimensionlessIsCount, DeltaSigned}, []Feature{EquivInDoms, ExprInstance, Novalue, DeltaOfExpr}, Grammar60},
+		{V6_0_3, []Feature{DimensionlessIsCount, DeltaSigned}, []Feature{EquivInDoms, ExprInstance, Novalue, DeltaOfExpr, InterpNearest}, Grammar60},
 		{Version{6, 2, 2}, []Feature{Novalue, LazyTernary, Continuation}, []Feature{DeltaOfExpr}, Grammar622},
-		{V6_3_8, []Feature{Novalue, DeltaOfExpr, EquivInDoms}, []Feature{IndomSpec, UnknownOperandReported, ControlLines}, Grammar63},
+		{V6_3_8, []Feature{Novalue, DeltaOfExpr, EquivInDoms, InterpNearest}, []Feature{IndomSpec, UnknownOperandReported, ControlLines}, Grammar63},
 		{Version{7, 1, 0}, []Feature{IndomSpec, UnknownOperandReported}, []Feature{ControlLines, ExtraUnits}, Grammar71},
 		{V7_2_2, Features(), nil, Grammar71},
 	} {

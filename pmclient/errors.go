@@ -39,6 +39,7 @@ const (
 	ErrNoProfile    Error = -12381 // PM_ERR_NOPROFILE
 	ErrNoLabels     Error = -12410 // PM_ERR_NOLABELS
 	ErrType         Error = -12397 // PM_ERR_TYPE
+	ErrNotInArchive Error = -12378 // PM_ERR_PMID_LOG
 	// ErrNoValues is not a PCP code: a source that has metadata only.
 	ErrNoValues Error = -21345
 )

@@ -545,7 +545,7 @@ func TestEvalArchiveEnds(t *testing.T) {
 		}
 		return out.String(), errOut.String(), status
 	}
-	stdout, stderr, status := eval(constants)
+	stdout, stderr, status := eval("--replay", "--format", "text", constants)
 	if status != ExitOK {
 		t.Fatalf("constants: exit %d: %s", status, stderr)
 	}
@@ -564,12 +564,17 @@ func TestEvalArchiveEnds(t *testing.T) {
 	if got := strings.Count(stdout, "x = 3"); got != records || records == 0 {
 		t.Errorf("constants: %d samples of x, want one per record (%d):\n%s", got, records, stdout)
 	}
+	// Interpolated, every 100 milliseconds over the archive's 0.42 seconds.
+	stdout, stderr, status = eval("-t", "0.1", "--format", "text", constants)
+	if got := strings.Count(stdout, "x = 3"); status != ExitOK || got != 5 {
+		t.Errorf("constants, interpolated: exit %d, %d samples of x, want 5:\n%s%s", status, got, stdout, stderr)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{unknown}, "no definition in " + unknown + " can be evaluated"},
-		{[]string{constants, "z"}, "z: no definition of that name"},
+		{[]string{constants, "z"}, "z: not defined in " + constants + " and not a metric in archive"},
 	} {
 		if _, stderr, status := eval(tc.args...); status != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("eval %v: exit %d, stderr %q; want exit %d and %q", tc.args, status, stderr, ExitUsage, tc.want)

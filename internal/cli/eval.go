@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,34 +11,107 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive/interp"
 )
 
-func runEval(ctx context.Context, env Env, args []string) int {
-	fs := newFlags(env, "eval", "[flags] CONFIG [NAME...]",
-		"Computes derived metric values from pmcd or an archive, as libpcp would, and\nprints them per sample like pmval: from pmcd until interrupted (or -s N\nsamples) every -t INTERVAL; from an archive every record in time order (no\ninterpolation, so -t does not apply). Counters are shown as rates per second,\nas pmval shows them (--raw for the counts). Errors are printed per metric;\nsampling goes on.")
-	var version versionFlag
-	version.register(fs)
-	var samples int
-	fs.IntVar(&samples, "s", 0, "stop after `N` samples (0: until interrupted; from an archive, every record)")
-	fs.IntVar(&samples, "samples", 0, "same as -s")
-	intervalText := "1sec"
+const evalAbout = `Computes derived metric values as libpcp would and prints them like pmrep:
+a row per sample, a column per metric and instance, in the order the NAMEs
+are given (all the config's definitions when none are). A NAME the config
+does not define may be any metric of the source (a plain metric, fetched
+directly).
+
+From pmcd: a sample every -t INTERVAL until interrupted (or -s N samples,
+or the -T time). From an archive: libpcp's interpolation, as pmval -a and
+pmrep -a fetch (counters interpolated, instantaneous values the nearest
+observation as the release does), every -t INTERVAL over the -S/-T time
+window from the -O origin; --replay goes record by record instead (pmval
+-U, pmrep -u). Counters are shown as rates per second, as pmval shows them
+(--raw for the counts).
+
+Times (-S, -T, -O) as PCP tools read them: 30sec or +30sec from the start,
+-10min back from the end, @13:07, @Nov 25 13:07:47.5, @2026-11-25 13:07:47.
+Exit status: 0 done, 2 usage errors (a NAME that is neither defined nor a
+metric, an archive that does not exist, a config with nothing to evaluate).`
+
+// evalFlags are eval's options.
+type evalFlags struct {
+	samples                      int
+	interval                     string
+	start, finish, origin, align string
+	replay, raw, hostZone        bool
+	zone                         string
+	format                       string
+	precision, width             int
+}
+
+func (f *evalFlags) register(fs *flag.FlagSet) {
+	f.interval = "1sec"
+	for _, name := range []string{"s", "samples"} {
+		fs.IntVar(&f.samples, name, 0, "stop after `N` samples (0: until interrupted, or the end of the archive's time window)")
+	}
 	for _, name := range []string{"t", "interval"} {
 		fs.Func(name, "time between samples, in PCP's `INTERVAL` syntax: 0.5, 2sec, 1min 30sec (default 1sec)", func(s string) error {
 			if _, err := pmapi.ParseInterval(s); err != nil {
 				return err
 			}
-			intervalText = s
+			f.interval = s
 			return nil
 		})
 	}
-	raw := fs.Bool("raw", false, "show counters as counted, not as rates per second")
-	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -f prints)")
+	for _, o := range []struct {
+		short, long string
+		v           *string
+		help        string
+	}{
+		{"S", "start", &f.start, "archive: start the time window at `TIME` (default the archive's start)"},
+		{"T", "finish", &f.finish, "end the time window at `TIME` (archive: default its end; pmcd: stop then)"},
+		{"O", "origin", &f.origin, "archive: take the first sample at `TIME` in the window (default its start)"},
+		{"A", "align", &f.align, "archive: align the start (and origin) on a multiple of `TIME`, an interval (1sec, 1min)"},
+	} {
+		fs.StringVar(o.v, o.short, "", o.help)
+		fs.StringVar(o.v, o.long, "", "same as -"+o.short+" `TIME`")
+	}
+	fs.BoolVar(&f.replay, "replay", false, "archive: every record in time order instead of interpolated samples (-t does not apply)")
+	for _, name := range []string{"r", "raw"} {
+		fs.BoolVar(&f.raw, name, false, "show counters as counted, not as rates per second")
+	}
+	fs.BoolVar(&f.hostZone, "z", false, "archive: show and read times in the archive's time zone")
+	for _, name := range []string{"Z", "timezone"} {
+		fs.StringVar(&f.zone, name, "", "show and read times in time zone `TZ` (an IANA name, e.g. UTC, Europe/Berlin)")
+	}
+	fs.StringVar(&f.format, "format", "table", "output `FORMAT`: table (pmrep's layout), text (a line per value), csv, json (one object per sample) or pminfo (as pminfo -f prints)")
+	f.precision = -1
+	for _, name := range []string{"P", "precision"} {
+		fs.Func(name, "`DIGITS` after the point for rates and floating point values (default 3 in tables; full precision in csv, json and text)", func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n > 17 {
+				return fmt.Errorf("want a number of digits from 0 to 17")
+			}
+			f.precision = n
+			return nil
+		})
+	}
+	for _, name := range []string{"w", "width"} {
+		fs.IntVar(&f.width, name, 0, "table columns at least `N` characters wide")
+	}
+}
+
+func runEval(ctx context.Context, env Env, args []string) int {
+	fs := newFlags(env, "eval", "[flags] CONFIG [NAME...]", evalAbout)
+	var version versionFlag
+	version.register(fs)
+	var opts evalFlags
+	opts.register(fs)
 	var src sourceFlags
 	src.register(fs)
+	fs.StringVar(&src.archive, "a", "", "values from a PCP `ARCHIVE` (same as --archive)")
 	operands, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -47,66 +120,71 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	config, names := operands[0], operands[1:]
-	interval, _ := pmapi.ParseInterval(intervalText)
-	if interval <= 0 {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: interval %q: must be more than zero\n", intervalText)
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: "+format+"\n", a...)
 		return ExitUsage
+	}
+	switch opts.format {
+	case "table", "text", "csv", "json", "pminfo":
+	default:
+		return fail("--format %q: want table, text, csv, json or pminfo", opts.format)
+	}
+	if opts.samples < 0 {
+		return fail("-s %d: want a number of samples (0: until interrupted or the window's end)", opts.samples)
+	}
+	config, names := operands[0], unique(operands[1:])
+	interval, _ := pmapi.ParseInterval(opts.interval)
+	if interval <= 0 {
+		return fail("interval %q: must be more than zero", opts.interval)
 	}
 	source, err := src.open(ctx, env)
 	switch {
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
-		return ExitUsage
+		return fail("%v", err)
 	case source == nil:
-		fmt.Fprintln(env.Stderr, "pcp-derive-lsp eval: values need a pmcd or an archive; --no-metadata makes no sense here")
-		return ExitUsage
+		return fail("values need a pmcd or an archive; --no-metadata makes no sense here")
+	}
+	arch, fromArchive := source.(*archive.Archive)
+	if !fromArchive {
+		for _, w := range []struct{ flag, v string }{{"-S", opts.start}, {"-O", opts.origin}, {"-A", opts.align}} {
+			if w.v != "" {
+				return fail("%s applies to archives (values from pmcd start now)", w.flag)
+			}
+		}
+		if opts.replay || opts.hostZone {
+			return fail("--replay and -z apply to archives")
+		}
+	}
+	loc, err := opts.location(arch)
+	if err != nil {
+		return fail("%v", err)
 	}
 	choice, vok := version.resolve(ctx, env, "eval", source)
 	if !vok {
 		return ExitUsage
 	}
-	rep, ok := loadChecked(ctx, env, "eval", &src, source, choice.Version, []string{config})
-	if rep == nil || !ok {
+	rep, plain, ok := loadEvalConfig(ctx, env, &src, source, choice.Version, config, names)
+	if !ok {
 		return ExitUsage
 	}
-	wanted := map[string]bool{}
-	for _, n := range names {
-		wanted[n] = true
-	}
-	defined, valid := map[string]bool{}, 0
-	for _, m := range rep.Metrics {
-		defined[m.Def.Name] = true
-		if len(wanted) > 0 && !wanted[m.Def.Name] {
-			continue
-		}
-		if m.Status != checker.Valid {
-			fmt.Fprintf(env.Stderr, "%s: not evaluated: %s: %s\n", m.Def.Name, m.Status, problemText(m))
-			continue
-		}
-		valid++
-	}
-	for _, n := range names {
-		if !defined[n] {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: no definition of that name in %s\n", n, config)
-			return ExitUsage
-		}
-	}
-	if valid == 0 {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: no definition in %s can be evaluated (run check for details)\n", config)
-		return ExitUsage
-	}
-	ev, err := evaluator.New(ctx, source, rep)
+	plan, err := planSamples(ctx, opts, source, arch, choice.Version, interval, loc)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
-		return ExitUsage
+		return fail("%v", err)
 	}
-	recording, fromArchive := source.(pmclient.Recording)
-	fromArchive = fromArchive && recording.Recorded()
-	n := samples
+	if plan.warning != "" {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: warning: %s\n", plan.warning)
+	}
+	ev, err := evaluator.New(ctx, plan.src, rep)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if c, ok := plan.src.(io.Closer); ok && plan.src != source {
+		defer c.Close()
+	}
+	n := opts.samples
 	switch {
 	case n > 0:
-	case *format == "pminfo" && !fromArchive:
+	case opts.format == "pminfo" && plan.live:
 		// As pminfo -f: one fetch, two when a value needs a previous one.
 		n = 1
 		for _, m := range ev.Metrics() {
@@ -114,21 +192,25 @@ func runEval(ctx context.Context, env Env, args []string) int {
 				n = 2
 			}
 		}
+	case plan.samples >= 0:
+		n = plan.samples
 	default:
-		n = -1 // until interrupted, or every record of an archive
+		n = -1 // until interrupted, the end of the window or of the archive
 	}
 	var rates *counterRates
-	if !*raw && *format != "pminfo" {
+	if !opts.raw && opts.format != "pminfo" {
 		rates = newCounterRates()
 	}
-	fmt.Fprintf(env.Stderr, "# values from %s; %s\n", source.Describe(), choice)
+	fmt.Fprintf(env.Stderr, "# values from %s%s; %s\n", source.Describe(), plan.describe, choice)
+	out := newSampleWriter(env, opts, loc, ev, plan.src, plan.live)
+	defer out.flush()
 	progress := newProgress(env.Stderr)
 	defer progress.clear()
 	for i := 0; n < 0 || i < n; i++ {
 		if ctx.Err() != nil {
 			return ExitOK // interrupted
 		}
-		if i > 0 && !fromArchive {
+		if i > 0 && plan.live {
 			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), interval))
 			select {
 			case <-ctx.Done():
@@ -143,28 +225,192 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: sample %d: %v\n", i+1, err)
-			if fromArchive {
+			if !plan.live {
 				return ExitUsage
 			}
 			continue
+		}
+		if !plan.end.IsZero() && s.Timestamp.After(plan.end) {
+			break // past the window (a record replayed, or pmcd's -T)
+		}
+		for j := range s.Results {
+			if p, ok := plain[s.Results[j].Name]; ok {
+				s.Results[j].Name = p
+			}
 		}
 		s.Results = ordered(s.Results, names)
 		var rated map[string]bool
 		if rates != nil {
 			rated = rates.convert(s)
 		}
-		switch *format {
-		case "pminfo":
-			if i == n-1 || fromArchive {
-				evaluator.WritePminfo(env.Stdout, s, ev.InstanceName)
-			}
-		case "json":
-			writeSampleJSON(env, s, ev, rated)
-		default:
-			writeSampleText(env, s, ev, rated)
+		if opts.format == "pminfo" && plan.live && i != n-1 {
+			continue // pminfo -f prints the last fetch only
+		}
+		if err := out.write(s, rated); err != nil {
+			return fail("%v", err)
 		}
 	}
 	return ExitOK
+}
+
+// location is the time zone times are read and shown in: -Z, -z (the
+// archive's), else the local one.
+func (o evalFlags) location(arch *archive.Archive) (*time.Location, error) {
+	switch {
+	case o.zone != "":
+		loc, err := time.LoadLocation(o.zone)
+		if err != nil {
+			return nil, fmt.Errorf("-Z %s: %v (want an IANA time zone name, e.g. UTC or Europe/Berlin)", o.zone, err)
+		}
+		return loc, nil
+	case o.hostZone:
+		l := arch.Label()
+		for _, name := range []string{strings.TrimPrefix(l.Zoneinfo, ":"), l.TZ} {
+			if name == "" {
+				continue
+			}
+			if loc, err := time.LoadLocation(name); err == nil {
+				return loc, nil
+			}
+		}
+		return nil, fmt.Errorf("-z: the archive's time zone %q is not one this system knows (give -Z)", l.TZ)
+	}
+	return time.Local, nil
+}
+
+// samplePlan is where samples come from and how many there are.
+type samplePlan struct {
+	src      pmclient.Source // what the evaluator fetches from
+	samples  int             // -1: no set number
+	live     bool            // samples are taken every interval, waiting
+	end      time.Time       // samples after this are not shown (zero: none)
+	describe string          // for the header line
+	warning  string          // -A could not be applied (as libpcp, go on unaligned)
+}
+
+// planSamples places the samples: from pmcd every interval until -T; from
+// an archive interpolated over the time window (pmParseTimeWindow's) or,
+// with --replay, its records inside the window.
+func planSamples(ctx context.Context, o evalFlags, source pmclient.Source, arch *archive.Archive, v pcpver.Version, interval time.Duration, loc *time.Location) (samplePlan, error) {
+	if arch == nil {
+		p := samplePlan{src: source, samples: -1, live: true}
+		if o.finish != "" {
+			now := time.Now()
+			end, err := pmapi.ParseTime("-T", o.finish, now, now.AddDate(100, 0, 0), loc)
+			if err != nil {
+				return p, err
+			}
+			p.end = end
+			p.describe = ", until " + end.In(loc).Format("15:04:05.000")
+		}
+		return p, nil
+	}
+	last, err := arch.End(ctx)
+	if err != nil {
+		return samplePlan{}, err
+	}
+	w, warning, err := pmapi.ParseTimeWindow(o.start, o.finish, o.align, o.origin, arch.Start(), last, loc)
+	if err != nil {
+		return samplePlan{}, err
+	}
+	span := fmt.Sprintf(" from %s to %s", w.Origin.In(loc).Format("15:04:05.000"), w.End.In(loc).Format("15:04:05.000"))
+	if o.replay {
+		if err := arch.ReplayFrom(ctx, w.Origin); err != nil {
+			return samplePlan{}, err
+		}
+		return samplePlan{src: arch, samples: -1, end: w.End, describe: ", record by record" + span, warning: warning}, nil
+	}
+	samples := 0
+	if !w.End.Before(w.Origin) {
+		// pmval's count: the whole intervals in the window, plus the first.
+		samples = int(float64(w.End.Sub(w.Origin))/float64(interval)) + 1
+	}
+	src, err := interp.New(ctx, arch, interp.Options{Origin: w.Origin, Interval: interval, Nearest: v.Has(pcpver.InterpNearest)})
+	if err != nil {
+		return samplePlan{}, err
+	}
+	return samplePlan{src: src, samples: samples, warning: warning,
+		describe: fmt.Sprintf(", interpolated every %v%s (%s)", interval, span, plural(samples, "sample"))}, nil
+}
+
+// loadEvalConfig checks the config, with a definition added for each NAME
+// it does not define that is a metric of the source (plain metrics, so
+// that eval shows them beside derived ones); plain maps those
+// definitions' names back to the metrics'. Problems are reported; ok is
+// false when eval cannot go on.
+func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmclient.Source, v pcpver.Version, config string, names []string) (rep *checker.Report, plain map[string]string, ok bool) {
+	rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config})
+	if rep == nil || !ok {
+		return nil, nil, false
+	}
+	var undefined []string
+	for _, n := range names {
+		if _, defined := rep.ByName[n]; !defined {
+			undefined = append(undefined, n)
+		}
+	}
+	if len(undefined) > 0 {
+		found, err := pmclient.Resolve(ctx, source, undefined)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+			return nil, nil, false
+		}
+		known := map[string]bool{}
+		for _, r := range found {
+			known[r.Name] = true
+		}
+		var defs strings.Builder
+		plain = map[string]string{}
+		for i, n := range undefined {
+			if !known[n] {
+				fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: not defined in %s and not a metric in %s\n", n, config, source.Describe())
+				return nil, nil, false
+			}
+			def := fmt.Sprintf("pcp_derive_lsp_eval.plain%d", i)
+			plain[def] = n
+			fmt.Fprintf(&defs, "%s = %s\n", def, n)
+		}
+		rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config}, analysis.Input{Path: "(command line)", Src: []byte(defs.String())})
+		if rep == nil || !ok {
+			return nil, nil, false
+		}
+	}
+	asked := map[string]bool{}
+	for _, n := range names {
+		asked[n] = true
+	}
+	valid := 0
+	for _, m := range rep.Metrics {
+		name := m.Def.Name
+		if p, ok := plain[name]; ok {
+			name = p
+		} else if len(names) > 0 && !asked[name] {
+			continue
+		}
+		if m.Status != checker.Valid {
+			fmt.Fprintf(env.Stderr, "%s: not evaluated: %s: %s\n", name, m.Status, problemText(m))
+			continue
+		}
+		valid++
+	}
+	if valid == 0 {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: no definition in %s can be evaluated (run check for details)\n", config)
+		return nil, nil, false
+	}
+	return rep, plain, true
+}
+
+// unique drops repeated names, keeping the first.
+func unique(names []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func countText(n int) string {
@@ -222,63 +468,4 @@ func ordered(rs []evaluator.Result, names []string) []evaluator.Result {
 		}
 	}
 	return out
-}
-
-func writeSampleText(env Env, s *evaluator.Sample, ev *evaluator.Evaluator, rated map[string]bool) {
-	fmt.Fprintf(env.Stdout, "%s\n", s.Timestamp.Format("15:04:05.000"))
-	for _, r := range s.Results {
-		units := ""
-		if u := r.Desc.Units.String(); u != "" {
-			units = " " + u
-		}
-		switch {
-		case errors.Is(r.Err, errFirstRate):
-			fmt.Fprintf(env.Stdout, "  %s: (a rate: values from the next sample)\n", r.Name)
-		case r.Err != nil:
-			fmt.Fprintf(env.Stdout, "  %s: error: %v\n", r.Name, r.Err)
-		case len(r.Values) == 0:
-			fmt.Fprintf(env.Stdout, "  %s: no values\n", r.Name)
-		case r.Desc.InDom == pmapi.InDomNull:
-			fmt.Fprintf(env.Stdout, "  %s = %s%s\n", r.Name, formatValue(r, r.Values[0], rated), units)
-		default:
-			fmt.Fprintf(env.Stdout, "  %s:\n", r.Name)
-			for _, v := range r.Values {
-				fmt.Fprintf(env.Stdout, "    [%s] %s%s\n", ev.InstanceName(r.Desc.InDom, v.Inst), formatValue(r, v, rated), units)
-			}
-		}
-	}
-}
-
-// formatValue prints a value as libpcp does, and a rate computed here
-// (counterRates) to three decimals, as pmval shows rates.
-func formatValue(r evaluator.Result, v evaluator.Value, rated map[string]bool) string {
-	if rated[r.Name] {
-		return strconv.FormatFloat(v.Float, 'f', 3, 64)
-	}
-	return evaluator.Format(r.Desc.Type, v)
-}
-
-func writeSampleJSON(env Env, s *evaluator.Sample, ev *evaluator.Evaluator, rated map[string]bool) {
-	type value struct {
-		Instance string `json:"instance,omitempty"`
-		Value    string `json:"value"`
-	}
-	type metric struct {
-		Name   string  `json:"name"`
-		Units  string  `json:"units"`
-		Error  string  `json:"error,omitempty"`
-		Values []value `json:"values"`
-	}
-	var ms []metric
-	for _, r := range s.Results {
-		m := metric{Name: r.Name, Units: r.Desc.Units.String(), Values: []value{}}
-		if r.Err != nil {
-			m.Error = r.Err.Error()
-		}
-		for _, v := range r.Values {
-			m.Values = append(m.Values, value{Instance: ev.InstanceName(r.Desc.InDom, v.Inst), Value: formatValue(r, v, rated)})
-		}
-		ms = append(ms, m)
-	}
-	json.NewEncoder(env.Stdout).Encode(map[string]any{"timestamp": s.Timestamp, "metrics": ms})
 }

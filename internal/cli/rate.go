@@ -2,56 +2,67 @@ package cli
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive/interp"
 )
 
 // counterRates turns counter values into rates between successive
 // samples, as pmval shows counters: (this - last) / seconds between, in
 // units per second; a counter of time (say millisec) becomes the
-// fraction of the time it counted (a utilisation, units none).
+// fraction of the time it counted (a utilisation, units none). The
+// arithmetic is pmval's (printrates): values and times as doubles, the
+// time between two samples the difference of their times since the
+// epoch, scaled to the counter's time unit.
 type counterRates struct {
-	last map[rateKey]evaluator.Value
+	last map[string]map[int32]evaluator.Value // each counter's values at the last sample
 	at   time.Time
-}
-
-type rateKey struct {
-	name string
-	inst int32
 }
 
 // errFirstRate marks a counter's first sample: a rate needs two.
 var errFirstRate = errors.New("rate available from the next sample")
 
-func newCounterRates() *counterRates { return &counterRates{last: map[rateKey]evaluator.Value{}} }
+func newCounterRates() *counterRates {
+	return &counterRates{last: map[string]map[int32]evaluator.Value{}}
+}
 
 // convert rewrites the counter results of s in place and returns the
-// names it turned into rates.
+// names it turned into rates. Like pmval, it compares each value with
+// the same instance's in the sample just before, only: after a sample
+// without it (a gap in an archive, a missing value) the rate starts
+// again. A counter that went backwards has no rate (pmval prints "!"
+// for it, pmrep nothing).
 func (c *counterRates) convert(s *evaluator.Sample) map[string]bool {
 	rated := map[string]bool{}
-	dt := s.Timestamp.Sub(c.at).Seconds()
+	dt := interp.Seconds(s.Timestamp) - interp.Seconds(c.at)
 	first := c.at.IsZero() || dt <= 0
 	c.at = s.Timestamp
 	for i := range s.Results {
 		r := &s.Results[i]
-		if r.Err != nil || r.Desc.Sem != pmapi.SemCounter || !numeric(r.Desc.Type) {
+		if r.Desc.Sem != pmapi.SemCounter || !numeric(r.Desc.Type) {
+			continue
+		}
+		prev := c.last[r.Name]
+		now := map[int32]evaluator.Value{}
+		c.last[r.Name] = now
+		if r.Err != nil {
 			continue
 		}
 		var rates []evaluator.Value
 		for _, v := range r.Values {
-			k := rateKey{r.Name, v.Inst}
-			prev, seen := c.last[k]
-			c.last[k] = v
+			now[v.Inst] = v
+			p, seen := prev[v.Inst]
 			if first || !seen {
 				continue
 			}
-			d := evaluator.Float64(r.Desc.Type, v) - evaluator.Float64(r.Desc.Type, prev)
+			d := evaluator.Float64(r.Desc.Type, v) - evaluator.Float64(r.Desc.Type, p)
 			if d < 0 {
-				continue // counter wrapped or reset: pmval skips it too
+				continue
 			}
-			rates = append(rates, evaluator.Value{Inst: v.Inst, Float: d / dt * timeFactor(r.Desc.Units)})
+			rates = append(rates, evaluator.Value{Inst: v.Inst, Float: d / (timeScale(r.Desc.Units) * dt)})
 		}
 		r.Desc.Type, r.Desc.Sem = pmapi.TypeDouble, pmapi.SemInstant
 		r.Desc.Units = rateUnits(r.Desc.Units)
@@ -72,16 +83,18 @@ func numeric(t pmapi.Type) bool {
 	return false
 }
 
-// timeSeconds is each time scale in seconds.
-var timeSeconds = map[int8]float64{pmapi.TimeNSec: 1e-9, pmapi.TimeUSec: 1e-6, pmapi.TimeMSec: 1e-3, pmapi.TimeSec: 1, pmapi.TimeMin: 60, pmapi.TimeHour: 3600}
-
-// timeFactor converts a counter of time to seconds, so its rate is a
-// fraction of a second per second; other counters are left as they are.
-func timeFactor(u pmapi.Units) float64 {
-	if u.DimTime == 1 {
-		return timeSeconds[u.ScaleTime]
+// timeScale is pmval's scale for a counter of time: how many of its
+// units a second holds (1000 for milliseconds, 1/60 for minutes), so
+// that its rate is the fraction of each second it counted; 1 for other
+// counters.
+func timeScale(u pmapi.Units) float64 {
+	if u.DimTime != 1 {
+		return 1
 	}
-	return 1
+	if u.ScaleTime > pmapi.TimeSec {
+		return math.Pow(60, float64(pmapi.TimeSec-int(u.ScaleTime)))
+	}
+	return math.Pow(1000, float64(pmapi.TimeSec-int(u.ScaleTime)))
 }
 
 // rateUnits is a counter's units per second.

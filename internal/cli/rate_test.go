@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -45,5 +46,32 @@ func TestCounterRates(t *testing.T) {
 	c.convert(third)
 	if len(third.Results[0].Values) != 0 {
 		t.Errorf("a counter that went backwards has no rate: %+v", third.Results[0].Values)
+	}
+}
+
+// TestCounterRatesRestartAfterAGap: a sample without a counter's value
+// (a gap in an archive) restarts its rate, as pmval does: the next
+// value is not compared with one from before the gap.
+func TestCounterRatesRestartAfterAGap(t *testing.T) {
+	ctr := pmapi.Desc{Type: pmapi.TypeU64, Sem: pmapi.SemCounter, Units: pmapi.Units{DimCount: 1}}
+	sample := func(sec int64, vals ...evaluator.Value) *evaluator.Sample {
+		return &evaluator.Sample{Timestamp: time.Unix(1000+sec, 0), Results: []evaluator.Result{{Name: "c", Desc: ctr, Values: vals}}}
+	}
+	c := newCounterRates()
+	for i, tc := range []struct {
+		s    *evaluator.Sample
+		want []evaluator.Value
+	}{
+		{sample(0, evaluator.Value{Inst: 1, Uint: 10}, evaluator.Value{Inst: 2, Uint: 10}), nil},
+		{sample(1, evaluator.Value{Inst: 1, Uint: 14}, evaluator.Value{Inst: 2, Uint: 12}), []evaluator.Value{{Inst: 1, Float: 4}, {Inst: 2, Float: 2}}},
+		{sample(2), nil}, // the gap
+		{sample(3, evaluator.Value{Inst: 1, Uint: 30}, evaluator.Value{Inst: 2, Uint: 30}), nil},
+		{sample(4, evaluator.Value{Inst: 1, Uint: 31}), []evaluator.Value{{Inst: 1, Float: 1}}},
+		{sample(5, evaluator.Value{Inst: 1, Uint: 33}, evaluator.Value{Inst: 2, Uint: 40}), []evaluator.Value{{Inst: 1, Float: 2}}},
+	} {
+		c.convert(tc.s)
+		if got := tc.s.Results[0].Values; len(got) != len(tc.want) || (len(got) > 0 && !reflect.DeepEqual(got, tc.want)) {
+			t.Errorf("sample %d: rates %+v, want %+v", i, got, tc.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -66,5 +67,9 @@ var SteadyMetrics = []string{
 // ((expr)[inst], scalar(), anon(); language.md §9): value comparisons
 // with releases before 6.1.1 leave them out.
 func KnownCrash(e string) bool {
-	return strings.Contains(e, ")[") || strings.Contains(e, ") [") || strings.Contains(e, "scalar(") || strings.Contains(e, "anon(")
+	return parenFilter.MatchString(e) || strings.Contains(e, "scalar(") || strings.Contains(e, "anon(")
 }
+
+// parenFilter is (expr)[inst], however spaced (the generator writes
+// "( x )  [i]" too).
+var parenFilter = regexp.MustCompile(`\)\s*\[`)

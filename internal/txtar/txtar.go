@@ -1,5 +1,5 @@
 // Package txtar reads and rewrites the txtar archives the tests keep their
-// cases in (LSP marker tests, check cases): a comment, then sections
+// cases in (LSP marker tests, check cases, eval scripts): a comment, then sections
 // that each start with a line "-- NAME --". It is the format of
 // golang.org/x/tools/txtar, without the dependency.
 package txtar

@@ -124,6 +124,9 @@ func OpenWith(path string, opts Options) (*Archive, error) {
 			}
 		}
 	}
+	if metaPath == "" && len(a.volumes) == 0 {
+		return nil, fmt.Errorf("archive %s: no such archive (no %s.meta, no %s.0 in %s)", path, prefix, prefix, dir)
+	}
 	if metaPath == "" {
 		return nil, fmt.Errorf("archive %s: no %s.meta file", path, prefix)
 	}

@@ -29,6 +29,9 @@ type replayer struct {
 	// buf holds the record being decoded, reused from record to record
 	// (decoded values never point into it).
 	buf []byte
+	// skipTo is where in the first volume opened reading starts (see
+	// RecordsFrom); 0 for just after its label.
+	skipTo int64
 }
 
 // Records replays every data record from the start, in time order.
@@ -112,6 +115,13 @@ func (r *replayer) openVolume() error {
 		return fmt.Errorf("%s: label says version %d volume %d, expected version %d volume %d", v.path, label.Version, label.Volume, r.a.label.Version, v.n)
 	}
 	r.closer, r.rr = f, rr
+	if off := r.skipTo; off > 0 {
+		r.skipTo = 0
+		if err := r.skip(f, off); err != nil {
+			r.close()
+			return err
+		}
+	}
 	return nil
 }
 

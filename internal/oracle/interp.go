@@ -1,0 +1,102 @@
+package oracle
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed interp.py
+var interpScript []byte
+
+// Interpolate fetches the named metrics (derived from config, or plain;
+// config "" loads none) from an archive (base name) with the release's
+// python3-pcp in interpolation mode: samples fetches from origin, step
+// apart, as pmval -a and pmrep -a fetch. It returns interp.py's
+// canonical lines ("T sec.usec", then "name inst value", "name
+// NOVALUES", "name ERR code"; "EOL" for a fetch past the end). PCP 5
+// takes the origin and step in microseconds. The archive's files are
+// copied where the release can read them.
+func (r Release) Interpolate(ctx context.Context, archive, config string, names []string, origin time.Time, step time.Duration, samples int) (string, error) {
+	script, cleanup, err := r.file("interp.py", interpScript)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	dir := filepath.Dir(script)
+	files, err := filepath.Glob(archive + ".*")
+	if err != nil || len(files) == 0 {
+		return "", fmt.Errorf("%s: no archive files %s.*", r, archive)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join("/", r.Root, dir, filepath.Base(f)), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	confArg := "-"
+	if config != "" {
+		if err := os.WriteFile(filepath.Join("/", r.Root, dir, "interp.conf"), []byte(config), 0o644); err != nil {
+			return "", err
+		}
+		confArg = filepath.Join(dir, "interp.conf")
+	}
+	args := []string{script, filepath.Join(dir, filepath.Base(archive)), confArg,
+		strconv.FormatInt(origin.Unix(), 10), strconv.Itoa(origin.Nanosecond()),
+		strconv.FormatInt(int64(step/time.Second), 10), strconv.FormatInt(int64(step%time.Second), 10),
+		strconv.Itoa(samples)}
+	cmd := r.command(ctx, "python3", append(args, names...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s: interpolating %s: %w: %.300s", r, archive, err, stderr.String())
+	}
+	return string(out), nil
+}
+
+//go:embed timewindow.py
+var timeWindowScript []byte
+
+// TimeWindows resolves time window arguments (-S, -T, -A, -O; "" when
+// not given) with the release's pmParseTimeWindow against an archive
+// bounded by first and last (whole microseconds: the API takes
+// timevals), in the time zone tz. Per window it returns "OK start end
+// origin" (seconds.microseconds), "WARN ..." when the alignment was not
+// applied, or "ERR".
+func (r Release) TimeWindows(ctx context.Context, first, last time.Time, tz string, windows [][4]string) ([]string, error) {
+	script, cleanup, err := r.file("timewindow.py", timeWindowScript)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	var in bytes.Buffer
+	for _, w := range windows {
+		fmt.Fprintf(&in, "%s\t%s\t%s\t%s\n", w[0], w[1], w[2], w[3])
+	}
+	cmd := r.command(ctx, "python3", script,
+		strconv.FormatInt(first.Unix(), 10), strconv.Itoa(first.Nanosecond()/1000),
+		strconv.FormatInt(last.Unix(), 10), strconv.Itoa(last.Nanosecond()/1000))
+	cmd.Env = append(cmd.Env, "TZ="+tz)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: pmParseTimeWindow: %w: %.300s", r, err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(windows) {
+		return nil, fmt.Errorf("%s: pmParseTimeWindow answered %d of %d windows: %s", r, len(lines), len(windows), stderr.String())
+	}
+	return lines, nil
+}

@@ -1,0 +1,100 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+)
+
+// TestRecordsFrom: a reader started at the Position of any record reads
+// from that record on, exactly as reading from the start does: in plain,
+// multi-volume, compressed and merged archives, and at the end.
+func TestRecordsFrom(t *testing.T) {
+	dir := recorded(t)
+	ctx := context.Background()
+	for _, name := range []string{"v2", "multi", "xzd", "merged"} {
+		t.Run(name, func(t *testing.T) {
+			a, err := Open(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []*Record
+			var at []Position
+			rd := a.Records()
+			for {
+				at = append(at, rd.Position())
+				rec, err := rd.Next(ctx)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, rec)
+			}
+			rd.Close()
+			for i, pos := range at {
+				from, err := a.RecordsFrom(pos)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := i; ; j++ {
+					rec, err := from.Next(ctx)
+					if errors.Is(err, io.EOF) {
+						if j != len(all) {
+							t.Fatalf("from record %d: the end after %d records, want %d", i, j-i, len(all)-i)
+						}
+						break
+					}
+					if err != nil {
+						t.Fatalf("from record %d: %v", i, err)
+					}
+					if j >= len(all) || !reflect.DeepEqual(rec, all[j]) {
+						t.Fatalf("from record %d: record %d differs", i, j)
+					}
+				}
+				from.Close()
+			}
+			if _, err := a.RecordsFrom(Position{volume: len(a.volumes) + 1}); err == nil {
+				t.Error("a position past the last volume is accepted")
+			}
+		})
+	}
+}
+
+// TestInDomHistory: the instance domain's states rebuild what
+// InstancesAt answers at each of their times (v3 deltas applied), in
+// time order.
+func TestInDomHistory(t *testing.T) {
+	a, err := Open(filepath.Join(recorded(t), "v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for indom := range a.meta.indoms {
+		h := a.InDomHistory(indom)
+		for i, snap := range h {
+			if i > 0 && snap.At.Before(h[i-1].At) {
+				t.Errorf("%s: state %d is before state %d", indom, i, i-1)
+			}
+			if i+1 < len(h) && h[i+1].At.Equal(snap.At) {
+				continue // InstancesAt answers with the last at one time
+			}
+			if want := a.InstancesAt(indom, snap.At); !reflect.DeepEqual(snap.Instances, want) {
+				t.Errorf("%s at %v: %v, InstancesAt says %v", indom, snap.At, snap.Instances, want)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no instance domain in the archive")
+	}
+	if a.InDomHistory(pmapi.InDom(0x7fffffff)) != nil {
+		t.Error("history of an instance domain never recorded")
+	}
+}
