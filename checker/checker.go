@@ -691,13 +691,8 @@ func constDesc(n grammar.Node, version pcpver.Version, lookup func(string) (pmap
 		case "type":
 			d.Type = specType(s.Value)
 		case "semantics":
-			switch strings.ToLower(s.Value) {
-			case "counter":
-				d.Sem = pmapi.SemCounter
-			case "instant":
-				d.Sem = pmapi.SemInstant
-			case "discrete":
-				d.Sem = pmapi.SemDiscrete
+			if sem, ok := pmapi.ParseSem(strings.ToLower(s.Value)); ok {
+				d.Sem = sem
 			}
 		case "units":
 			u, _, err := grammar.ParseUnits(s.Value, version)
@@ -710,18 +705,11 @@ func constDesc(n grammar.Node, version pcpver.Version, lookup func(string) (pmap
 	return d, nil
 }
 
+// specType is a "type=" spec's type: one of the arithmetic types in any
+// case, else DOUBLE.
 func specType(v string) pmapi.Type {
-	switch strings.ToUpper(v) {
-	case "32":
-		return pmapi.Type32
-	case "U32":
-		return pmapi.TypeU32
-	case "64":
-		return pmapi.Type64
-	case "U64":
-		return pmapi.TypeU64
-	case "FLOAT":
-		return pmapi.TypeFloat
+	if t, ok := pmapi.ParseType(strings.ToUpper(v)); ok && t.Arithmetic() {
+		return t
 	}
 	return pmapi.TypeDouble
 }

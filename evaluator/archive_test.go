@@ -46,9 +46,9 @@ func canonical(s *Sample) string {
 			val := Format(r.Desc.Type, v)
 			switch r.Desc.Type {
 			case pmapi.TypeFloat, pmapi.TypeDouble:
-				val = fmt.Sprintf("%.17g", v.F)
+				val = fmt.Sprintf("%.17g", v.Float)
 			case pmapi.TypeString:
-				val = v.S
+				val = v.String
 			}
 			fmt.Fprintf(&b, "%s %d %s\n", r.Name, v.Inst, val)
 		}

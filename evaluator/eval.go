@@ -325,12 +325,9 @@ func (r *sampleRun) metric(name string) ([]Value, error) {
 	if mv.Err != nil {
 		return nil, mv.Err
 	}
-	t := r.e.descs[pmid].Type
-	out := make([]Value, len(mv.Values))
-	for i, v := range mv.Values {
-		out[i] = fromSource(t, v)
-	}
-	return out, nil
+	// Sources deliver values in the form the operators read (see
+	// pmapi.Value), and nothing here writes to an operand's values.
+	return mv.Values, nil
 }
 
 func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
@@ -356,20 +353,20 @@ func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
 	v := Value{Inst: pmclient.InNull}
 	switch d.Type {
 	case pmapi.Type32:
-		v.I = int64(int32(atoi(text)))
+		v.Int = int64(int32(atoi(text)))
 	case pmapi.TypeU32:
-		v.U = uint64(uint32(atoi(text)))
+		v.Uint = uint64(uint32(atoi(text)))
 	case pmapi.Type64:
-		v.I, _ = strconv.ParseInt(leadingDigits(text), 10, 64)
+		v.Int, _ = strconv.ParseInt(leadingDigits(text), 10, 64)
 	case pmapi.TypeU64:
-		v.U, _ = strconv.ParseUint(leadingDigits(text), 10, 64)
+		v.Uint, _ = strconv.ParseUint(leadingDigits(text), 10, 64)
 	case pmapi.TypeFloat:
 		f, _ := strconv.ParseFloat(text, 64)
-		v.F = float64(float32(f))
+		v.Float = float64(float32(f))
 	case pmapi.TypeDouble:
-		v.F, _ = strconv.ParseFloat(strings.TrimSuffix(text, "."), 64)
+		v.Float, _ = strconv.ParseFloat(strings.TrimSuffix(text, "."), 64)
 		if text == "." {
-			v.F = 0
+			v.Float = 0
 		}
 	}
 	if d.InDom == pmapi.InDomNull {
@@ -548,26 +545,26 @@ func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
 			isZero := Float64(xt, v) == 0
 			switch xt {
 			case pmapi.Type32:
-				o.I = b2i(isZero)
+				o.Int = b2i(isZero)
 			case pmapi.TypeU32:
-				o.U = uint64(b2i(isZero))
+				o.Uint = uint64(b2i(isZero))
 			case pmapi.Type64:
-				o.I = b2i(isZero)
+				o.Int = b2i(isZero)
 			case pmapi.TypeU64:
-				o.U = uint64(b2i(isZero))
+				o.Uint = uint64(b2i(isZero))
 			default:
-				o.F = math.Float64frombits(uint64(b2i(isZero)))
+				o.Float = math.Float64frombits(uint64(b2i(isZero)))
 			}
 		} else {
 			switch xt {
 			case pmapi.Type32, pmapi.TypeU32:
-				o.I = int64(-int32(asInt64(xt, v)))
+				o.Int = int64(-int32(asInt64(xt, v)))
 			case pmapi.Type64, pmapi.TypeU64:
-				o.I = -asInt64(xt, v)
+				o.Int = -asInt64(xt, v)
 			case pmapi.TypeFloat:
-				o.F = float64(-float32(v.F))
+				o.Float = float64(-float32(v.Float))
 			default:
-				o.F = -v.F
+				o.Float = -v.Float
 			}
 		}
 		out[i] = o

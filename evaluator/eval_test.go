@@ -206,13 +206,13 @@ func TestDeltaRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rate := second.Results[0].Values
-	if len(rate) != 1 || rate[0].F < 0.9 || rate[0].F > 1.1 {
+	if len(rate) != 1 || rate[0].Float < 0.9 || rate[0].Float > 1.1 {
 		t.Errorf("rate(sample.milliseconds) = %+v, want about 1", rate)
 	}
-	if d := second.Results[1].Values; len(d) != 1 || d[0].I != 0 {
+	if d := second.Results[1].Values; len(d) != 1 || d[0].Int != 0 {
 		t.Errorf("delta(sample.long.one) = %+v, want 0", d)
 	}
-	if c := second.Results[3].Values; len(c) != 1 || c[0].U != 9 {
+	if c := second.Results[3].Values; len(c) != 1 || c[0].Uint != 9 {
 		t.Errorf("count(sample.bin) = %+v", c)
 	}
 }

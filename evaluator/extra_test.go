@@ -27,11 +27,11 @@ func (f fixedValues) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.R
 	res := &pmclient.Result{Timestamp: time.Unix(1795344578, 0)}
 	for i, id := range pmids {
 		v := f.values[names[i][0]]
-		val := pmclient.Value{Inst: pmclient.InNull, Float: v, Int: int64(v), Uint: uint64(v)}
+		val := pmapi.Value{Inst: pmclient.InNull, Float: v, Int: int64(v), Uint: uint64(v)}
 		if descs[i].Type == pmapi.TypeFloat {
 			val.Float = float64(float32(v))
 		}
-		res.Metrics = append(res.Metrics, pmclient.MetricValues{PMID: id, Values: []pmclient.Value{val}})
+		res.Metrics = append(res.Metrics, pmclient.MetricValues{PMID: id, Values: []pmapi.Value{val}})
 	}
 	return res, nil
 }

@@ -15,7 +15,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 	switch n.Func {
 	case "defined":
 		m := n.Arg.(*grammar.Metric)
-		return []Value{{Inst: pmclient.InNull, U: uint64(b2i(r.e.defined[m.Name]))}}, nil
+		return []Value{{Inst: pmclient.InNull, Uint: uint64(b2i(r.e.defined[m.Name]))}}, nil
 	case "anon":
 		return nil, nil
 	case "count":
@@ -23,7 +23,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		if err != nil {
 			x = nil // count() maps an operand error to 0
 		}
-		return []Value{{Inst: pmclient.InNull, U: uint64(len(x))}}, nil
+		return []Value{{Inst: pmclient.InNull, Uint: uint64(len(x))}}, nil
 	case "delta", "rate":
 		return r.deltaRate(n)
 	}
@@ -48,7 +48,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		for _, v := range x {
 			avg += float32(Float64(xt, v)) / float32(len(x))
 		}
-		out := Value{Inst: pmclient.InNull, F: float64(avg)}
+		out := Value{Inst: pmclient.InNull, Float: float64(avg)}
 		return []Value{out}, nil
 	case "sum":
 		out := Value{Inst: pmclient.InNull}
@@ -82,11 +82,11 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 func compare(t pmapi.Type, a, b Value) int {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
-		return cmp3(a.I < b.I, a.I > b.I)
+		return cmp3(a.Int < b.Int, a.Int > b.Int)
 	case pmapi.TypeU32, pmapi.TypeU64:
-		return cmp3(a.U < b.U, a.U > b.U)
+		return cmp3(a.Uint < b.Uint, a.Uint > b.Uint)
 	}
-	return cmp3(a.F < b.F, a.F > b.F)
+	return cmp3(a.Float < b.Float, a.Float > b.Float)
 }
 
 func cmp3(lt, gt bool) int {
@@ -144,25 +144,25 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 			case pmapi.TypeU32, pmapi.TypeU64:
 				if !r.e.version.Has(pcpver.DeltaSigned) {
 					// Before 5.3.0: unsigned, wrapping like C.
-					o.U = v.U - p.U
+					o.Uint = v.Uint - p.Uint
 					if xd.Type == pmapi.TypeU32 {
-						o.U = uint64(uint32(o.U))
+						o.Uint = uint64(uint32(o.Uint))
 					}
 					break
 				}
 				if xd.Type == pmapi.TypeU32 {
-					o.I = int64(v.U) - int64(p.U)
+					o.Int = int64(v.Uint) - int64(p.Uint)
 				} else {
-					o.F = float64(v.U) - float64(p.U)
+					o.Float = float64(v.Uint) - float64(p.Uint)
 				}
 			case pmapi.Type32:
-				o.I = int64(int32(v.I) - int32(p.I))
+				o.Int = int64(int32(v.Int) - int32(p.Int))
 			case pmapi.Type64:
-				o.I = int64(uint64(v.I) - uint64(p.I))
+				o.Int = int64(uint64(v.Int) - uint64(p.Int))
 			case pmapi.TypeFloat:
-				o.F = float64(float32(v.F) - float32(p.F))
+				o.Float = float64(float32(v.Float) - float32(p.Float))
 			default:
-				o.F = v.F - p.F
+				o.Float = v.Float - p.Float
 			}
 			out = append(out, o)
 			continue
@@ -174,21 +174,21 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 		var d float64
 		switch xd.Type {
 		case pmapi.Type32:
-			d = float64(int32(v.I) - int32(p.I))
+			d = float64(int32(v.Int) - int32(p.Int))
 		case pmapi.TypeU32:
-			d = float64(uint32(v.U) - uint32(p.U))
+			d = float64(uint32(v.Uint) - uint32(p.Uint))
 		case pmapi.Type64:
-			d = float64(v.I - p.I)
+			d = float64(v.Int - p.Int)
 		case pmapi.TypeU64:
-			d = float64(v.U - p.U)
+			d = float64(v.Uint - p.Uint)
 		case pmapi.TypeFloat:
-			d = float64(float32(v.F) - float32(p.F))
+			d = float64(float32(v.Float) - float32(p.Float))
 		default:
-			d = v.F - p.F
+			d = v.Float - p.Float
 		}
-		o.F = d / elapsed
+		o.Float = d / elapsed
 		if xd.Units.DimTime == 1 {
-			o.F *= timeUtilisationScale(xd.Units.ScaleTime)
+			o.Float *= timeUtilisationScale(xd.Units.ScaleTime)
 		}
 		out = append(out, o)
 	}
@@ -225,17 +225,17 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 		o := Value{Inst: v.Inst}
 		switch xd.Type {
 		case pmapi.Type32:
-			o.I = int64(int32((v.I*mult + div/2) / div))
+			o.Int = int64(int32((v.Int*mult + div/2) / div))
 		case pmapi.TypeU32:
-			o.U = uint64(uint32((int64(v.U)*mult + div/2) / div))
+			o.Uint = uint64(uint32((int64(v.Uint)*mult + div/2) / div))
 		case pmapi.Type64:
-			o.I = (v.I*mult + div/2) / div
+			o.Int = (v.Int*mult + div/2) / div
 		case pmapi.TypeU64:
-			o.U = (v.U*uint64(mult) + uint64(div/2)) / uint64(div)
+			o.Uint = (v.Uint*uint64(mult) + uint64(div/2)) / uint64(div)
 		case pmapi.TypeFloat:
-			o.F = float64(float32(v.F) * (float32(mult) / float32(div)))
+			o.Float = float64(float32(v.Float) * (float32(mult) / float32(div)))
 		default:
-			o.F = v.F * (float64(mult) / float64(div))
+			o.Float = v.Float * (float64(mult) / float64(div))
 		}
 		if hasExtra {
 			o = convertExtra(xd.Type, extra, o)
@@ -250,17 +250,17 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 func convertExtra(t pmapi.Type, c pmapi.ExtraConv, v Value) Value {
 	switch t {
 	case pmapi.Type32:
-		v.I = int64(int32(c.Apply(float64(int32(v.I)))))
+		v.Int = int64(int32(c.Apply(float64(int32(v.Int)))))
 	case pmapi.TypeU32:
-		v.U = uint64(uint32(c.Apply(float64(uint32(v.U)))))
+		v.Uint = uint64(uint32(c.Apply(float64(uint32(v.Uint)))))
 	case pmapi.Type64:
-		v.I = int64(c.Apply(float64(v.I)))
+		v.Int = int64(c.Apply(float64(v.Int)))
 	case pmapi.TypeU64:
-		v.U = uint64(c.Apply(float64(v.U)))
+		v.Uint = uint64(c.Apply(float64(v.Uint)))
 	case pmapi.TypeFloat:
-		v.F = float64(float32(c.Apply(float64(float32(v.F)))))
+		v.Float = float64(float32(c.Apply(float64(float32(v.Float)))))
 	default:
-		v.F = c.Apply(v.F)
+		v.Float = c.Apply(v.Float)
 	}
 	return v
 }
@@ -270,55 +270,55 @@ func arith(t pmapi.Type, op string, a, b Value) Value {
 	o := Value{Inst: a.Inst}
 	switch t {
 	case pmapi.Type32:
-		x, y := int32(a.I), int32(b.I)
-		o.I = int64(int32Op(op, x, y))
+		x, y := int32(a.Int), int32(b.Int)
+		o.Int = int64(int32Op(op, x, y))
 	case pmapi.TypeU32:
-		x, y := uint32(a.U), uint32(b.U)
+		x, y := uint32(a.Uint), uint32(b.Uint)
 		switch op {
 		case "+":
-			o.U = uint64(x + y)
+			o.Uint = uint64(x + y)
 		case "-":
-			o.U = uint64(x - y)
+			o.Uint = uint64(x - y)
 		case "*":
-			o.U = uint64(x * y)
+			o.Uint = uint64(x * y)
 		}
 	case pmapi.Type64:
-		x, y := uint64(a.I), uint64(b.I)
+		x, y := uint64(a.Int), uint64(b.Int)
 		switch op {
 		case "+":
-			o.I = int64(x + y)
+			o.Int = int64(x + y)
 		case "-":
-			o.I = int64(x - y)
+			o.Int = int64(x - y)
 		case "*":
-			o.I = int64(x * y)
+			o.Int = int64(x * y)
 		}
 	case pmapi.TypeU64:
 		switch op {
 		case "+":
-			o.U, _ = bits.Add64(a.U, b.U, 0)
+			o.Uint, _ = bits.Add64(a.Uint, b.Uint, 0)
 		case "-":
-			o.U, _ = bits.Sub64(a.U, b.U, 0)
+			o.Uint, _ = bits.Sub64(a.Uint, b.Uint, 0)
 		case "*":
-			o.U = a.U * b.U
+			o.Uint = a.Uint * b.Uint
 		}
 	case pmapi.TypeFloat:
-		x, y := float32(a.F), float32(b.F)
+		x, y := float32(a.Float), float32(b.Float)
 		switch op {
 		case "+":
-			o.F = float64(x + y)
+			o.Float = float64(x + y)
 		case "-":
-			o.F = float64(x - y)
+			o.Float = float64(x - y)
 		case "*":
-			o.F = float64(x * y)
+			o.Float = float64(x * y)
 		}
 	default:
 		switch op {
 		case "+":
-			o.F = a.F + b.F
+			o.Float = a.Float + b.Float
 		case "-":
-			o.F = a.F - b.F
+			o.Float = a.Float - b.Float
 		case "*":
-			o.F = a.F * b.F
+			o.Float = a.Float * b.Float
 		}
 	}
 	return o
@@ -362,20 +362,20 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 	apply := func(a, b Value, inst int32) Value {
 		x, y := convert(ld.Type, opType, a), convert(rd.Type, opType, b)
 		if opType == pmapi.TypeDouble {
-			x.F = (x.F / ldiv) * lmul
-			y.F = (y.F / rdiv) * rmul
+			x.Float = (x.Float / ldiv) * lmul
+			y.Float = (y.Float / rdiv) * rmul
 		}
 		var o Value
 		switch {
 		case n.Op == "/":
 			num, den := Float64(opType, x), Float64(opType, y)
 			if num == 0 {
-				o.F = 0
+				o.Float = 0
 			} else {
-				o.F = num / den
+				o.Float = num / den
 			}
 		case rel:
-			o.U = uint64(b2i(relational(opType, n.Op, x, y)))
+			o.Uint = uint64(b2i(relational(opType, n.Op, x, y)))
 		default:
 			o = arith(opType, n.Op, x, y)
 		}
@@ -434,13 +434,13 @@ func relational(t pmapi.Type, op string, a, b Value) bool {
 	var c int
 	switch t {
 	case pmapi.Type32:
-		c = cmp3(int32(a.I) < int32(b.I), int32(a.I) > int32(b.I))
+		c = cmp3(int32(a.Int) < int32(b.Int), int32(a.Int) > int32(b.Int))
 	case pmapi.TypeU32:
-		c = cmp3(uint32(a.U) < uint32(b.U), uint32(a.U) > uint32(b.U))
+		c = cmp3(uint32(a.Uint) < uint32(b.Uint), uint32(a.Uint) > uint32(b.Uint))
 	default:
 		c = compare(t, a, b)
 	}
-	isNaN := (t == pmapi.TypeFloat || t == pmapi.TypeDouble) && (math.IsNaN(a.F) || math.IsNaN(b.F))
+	isNaN := (t == pmapi.TypeFloat || t == pmapi.TypeDouble) && (math.IsNaN(a.Float) || math.IsNaN(b.Float))
 	switch op {
 	case "<":
 		return c < 0 && !isNaN

@@ -9,54 +9,21 @@ import (
 	"strconv"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// Value is one instance's value. Which field holds it depends on the
-// metric's type: I for 32 and 64, U for U32 and U64, F for FLOAT and
-// DOUBLE (FLOAT rounded to float32), S for STRING, B for the rest.
-type Value struct {
-	Inst int32
-	I    int64
-	U    uint64
-	F    float64
-	S    string
-	B    []byte
-}
-
-// fromSource converts a value read from a source to our representation.
-func fromSource(t pmapi.Type, v pmclient.Value) Value {
-	out := Value{Inst: v.Inst}
-	switch t {
-	case pmapi.Type32:
-		out.I = int64(int32(v.Int))
-	case pmapi.TypeU32:
-		out.U = uint64(uint32(v.Int)) | uint64(uint32(v.Uint))
-	case pmapi.Type64:
-		out.I = v.Int
-	case pmapi.TypeU64:
-		out.U = v.Uint
-	case pmapi.TypeFloat:
-		out.F = float64(float32(v.Float))
-	case pmapi.TypeDouble:
-		out.F = v.Float
-	case pmapi.TypeString:
-		out.S = v.String
-	default:
-		out.B = v.Blob
-	}
-	return out
-}
+// Value is one instance's value, in pmapi's form: the values sources
+// deliver are computed with as they come.
+type Value = pmapi.Value
 
 // Float64 reads a numeric value of type t as a double, as C converts it.
 func Float64(t pmapi.Type, v Value) float64 {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
-		return float64(v.I)
+		return float64(v.Int)
 	case pmapi.TypeU32, pmapi.TypeU64:
-		return float64(v.U)
+		return float64(v.Uint)
 	}
-	return v.F
+	return v.Float
 }
 
 // convert converts a numeric value between types as C's implicit
@@ -65,21 +32,21 @@ func convert(from, to pmapi.Type, v Value) Value {
 	out := Value{Inst: v.Inst}
 	switch to {
 	case pmapi.Type32:
-		out.I = int64(int32(asInt64(from, v)))
+		out.Int = int64(int32(asInt64(from, v)))
 	case pmapi.TypeU32:
-		out.U = uint64(uint32(asInt64(from, v)))
+		out.Uint = uint64(uint32(asInt64(from, v)))
 	case pmapi.Type64:
-		out.I = asInt64(from, v)
+		out.Int = asInt64(from, v)
 	case pmapi.TypeU64:
 		if from == pmapi.TypeU64 {
-			out.U = v.U
+			out.Uint = v.Uint
 		} else {
-			out.U = uint64(asInt64(from, v))
+			out.Uint = uint64(asInt64(from, v))
 		}
 	case pmapi.TypeFloat:
-		out.F = float64(float32(Float64(from, v)))
+		out.Float = float64(float32(Float64(from, v)))
 	case pmapi.TypeDouble:
-		out.F = Float64(from, v)
+		out.Float = Float64(from, v)
 	default:
 		return v
 	}
@@ -89,29 +56,29 @@ func convert(from, to pmapi.Type, v Value) Value {
 func asInt64(t pmapi.Type, v Value) int64 {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
-		return v.I
+		return v.Int
 	case pmapi.TypeU32, pmapi.TypeU64:
-		return int64(v.U)
+		return int64(v.Uint)
 	}
-	if math.IsNaN(v.F) || math.IsInf(v.F, 0) {
+	if math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
 		return math.MinInt64
 	}
-	return int64(v.F)
+	return int64(v.Float)
 }
 
 // Format renders a value as pminfo -f and pmval print it.
 func Format(t pmapi.Type, v Value) string {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
-		return strconv.FormatInt(v.I, 10)
+		return strconv.FormatInt(v.Int, 10)
 	case pmapi.TypeU32, pmapi.TypeU64:
-		return strconv.FormatUint(v.U, 10)
+		return strconv.FormatUint(v.Uint, 10)
 	case pmapi.TypeFloat:
-		return formatG(v.F, 32)
+		return formatG(v.Float, 32)
 	case pmapi.TypeDouble:
-		return formatG(v.F, 64)
+		return formatG(v.Float, 64)
 	case pmapi.TypeString:
-		return strconv.Quote(v.S)
+		return strconv.Quote(v.String)
 	}
 	return "[blob]"
 }

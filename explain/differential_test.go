@@ -313,7 +313,7 @@ func replayLines(_ string, n *Node) string {
 		val := v.Text
 		switch n.Desc.Type {
 		case pmapi.TypeFloat, pmapi.TypeDouble:
-			val = strconv.FormatFloat(v.Raw.F, 'g', 17, 64)
+			val = strconv.FormatFloat(v.Raw.Float, 'g', 17, 64)
 		}
 		fmt.Fprintf(&b, "%d %s\n", v.Inst, val)
 	}

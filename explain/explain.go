@@ -330,7 +330,7 @@ func makeValue(t pmapi.Type, v evaluator.Value) Value {
 	out := Value{Inst: v.Inst, Raw: v}
 	switch t {
 	case pmapi.TypeString:
-		out.Text = v.S
+		out.Text = v.String
 	default:
 		out.Text = evaluator.Format(t, v)
 		out.Number = t.Arithmetic()

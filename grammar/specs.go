@@ -3,24 +3,21 @@ package grammar
 import (
 	"strconv"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
 // validTypeSpec accepts mkconst/novalue "type=" values (case-insensitive).
+// They are the arithmetic types.
 func validTypeSpec(v string) bool {
-	switch strings.ToUpper(v) {
-	case "32", "U32", "64", "U64", "FLOAT", "DOUBLE":
-		return true
-	}
-	return false
+	t, ok := pmapi.ParseType(strings.ToUpper(v))
+	return ok && t.Arithmetic()
 }
 
 // validSemSpec accepts "semantics=" values (case-insensitive).
 func validSemSpec(v string) bool {
-	switch strings.ToLower(v) {
-	case "counter", "instant", "discrete":
-		return true
-	}
-	return false
+	_, ok := pmapi.ParseSem(strings.ToLower(v))
+	return ok
 }
 
 // validInDomSpec accepts "indom=" values: null, or domain.serial with a

@@ -196,14 +196,6 @@ func TestNamespaceProgress(t *testing.T) {
 	t.Fatal("no $/progress end for loading the namespace")
 }
 
-func TestBuildChildren(t *testing.T) {
-	kids := buildChildren([]string{"a.b.c", "a.b.d", "a.e", "f"})
-	got := fmt.Sprint(kids[""], kids["a"], kids["a.b"])
-	if want := "[{a false} {f true}] [{b false} {e true}] [{c true} {d true}]"; got != want {
-		t.Errorf("children %s, want %s", got, want)
-	}
-}
-
 // refreshRecorder counts workspace/inlayHint/refresh requests.
 type refreshRecorder struct {
 	*recorder

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,14 +16,14 @@ import (
 // nameIndex is the whole metric namespace of a source, loaded once in the
 // background, so completion walks it in memory however large it is.
 type nameIndex struct {
-	src      pmclient.Source
-	mu       sync.Mutex
-	ready    bool
-	children map[string][]pmclient.Child // parent ("" is the root) -> sorted children
-	count    int
+	src   pmclient.Source
+	mu    sync.Mutex
+	ready bool
+	tree  *pmclient.NameTree
+	count int
 }
 
-// children answers from the index once loaded; ok is false before that.
+// lookup answers from the index once loaded; ok is false before that.
 func (x *nameIndex) lookup(parent string) ([]pmclient.Child, bool) {
 	if x == nil {
 		return nil, false
@@ -35,52 +33,7 @@ func (x *nameIndex) lookup(parent string) ([]pmclient.Child, bool) {
 	if !x.ready {
 		return nil, false
 	}
-	return x.children[parent], true
-}
-
-// buildChildren turns full names into per-node child lists.
-func buildChildren(names []string) map[string][]pmclient.Child {
-	type kid struct{ leaf bool }
-	nodes := map[string]map[string]kid{}
-	for _, n := range names {
-		parent := ""
-		rest := n
-		for {
-			i := strings.IndexByte(rest, '.')
-			comp := rest
-			if i >= 0 {
-				comp = rest[:i]
-			}
-			kids := nodes[parent]
-			if kids == nil {
-				kids = map[string]kid{}
-				nodes[parent] = kids
-			}
-			if i < 0 {
-				kids[comp] = kid{leaf: true}
-				break
-			}
-			if _, seen := kids[comp]; !seen {
-				kids[comp] = kid{}
-			}
-			if parent == "" {
-				parent = comp
-			} else {
-				parent += "." + comp
-			}
-			rest = rest[i+1:]
-		}
-	}
-	out := make(map[string][]pmclient.Child, len(nodes))
-	for p, kids := range nodes {
-		list := make([]pmclient.Child, 0, len(kids))
-		for name, k := range kids {
-			list = append(list, pmclient.Child{Name: name, Leaf: k.leaf})
-		}
-		sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
-		out[p] = list
-	}
-	return out
+	return x.tree.Children(parent), true
 }
 
 // loadNames reads the namespace of the current source, reporting
@@ -116,9 +69,9 @@ func (s *server) loadNames(src pmclient.Source) {
 		return
 	}
 	send(map[string]any{"kind": "report", "message": fmt.Sprintf("indexing %d names", len(names))})
-	children := buildChildren(names)
+	tree := pmclient.NewNameTree(names)
 	idx.mu.Lock()
-	idx.children, idx.count, idx.ready = children, len(names), true
+	idx.tree, idx.count, idx.ready = tree, len(names), true
 	idx.mu.Unlock()
 	send(map[string]any{"kind": "end", "message": fmt.Sprintf("%d metric names", len(names))})
 	s.log.Info("metric names loaded", zap.Int("names", len(names)), zap.Duration("took", time.Since(start)))

@@ -3,7 +3,11 @@
 // descriptors, value types, semantics and units, with libpcp's spellings.
 package pmapi
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // PMID identifies a metric: 10 bits of domain, 12 of cluster, 10 of item
 // (the top bit is a flag that is always zero on the wire).
@@ -30,6 +34,24 @@ func (p PMID) String() string {
 	return fmt.Sprintf("%d.%d.%d", p.Domain(), p.Cluster(), p.Item())
 }
 
+// ParsePMID reads pmIDStr's "domain.cluster.item" (each part a decimal
+// number; larger values are masked as NewPMID masks them).
+func ParsePMID(s string) (PMID, error) {
+	p := strings.Split(s, ".")
+	if len(p) != 3 {
+		return 0, fmt.Errorf("PMID %q: want domain.cluster.item", s)
+	}
+	var v [3]uint64
+	for i, x := range p {
+		n, err := strconv.ParseUint(x, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("PMID %q: %w", s, err)
+		}
+		v[i] = n
+	}
+	return NewPMID(uint32(v[0]), uint32(v[1]), uint32(v[2])), nil
+}
+
 // InDom identifies an instance domain: 10 bits of domain, 22 of serial.
 type InDom uint32
 
@@ -53,60 +75,77 @@ func (i InDom) String() string {
 	return fmt.Sprintf("%d.%d", i.Domain(), i.Serial())
 }
 
+// ParseInDom reads pmInDomStr's "domain.serial" (each part a decimal
+// number; larger values are masked as NewInDom masks them).
+func ParseInDom(s string) (InDom, error) {
+	dom, serial, ok := strings.Cut(s, ".")
+	d, err1 := strconv.ParseUint(dom, 10, 32)
+	n, err2 := strconv.ParseUint(serial, 10, 32)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("instance domain %q: want domain.serial", s)
+	}
+	return NewInDom(uint32(d), uint32(n)), nil
+}
+
 // Type is a metric value type (PM_TYPE_*).
 type Type int32
 
 // The value types, numbered as in pmapi.h.
 const (
-	TypeNoSupport       Type = -1
-	Type32              Type = 0
-	TypeU32             Type = 1
-	Type64              Type = 2
-	TypeU64             Type = 3
-	TypeFloat           Type = 4
-	TypeDouble          Type = 5
-	TypeString          Type = 6
-	TypeAggregate       Type = 7
-	TypeAggregateStatic Type = 8
-	TypeEvent           Type = 9
-	TypeHighresEvent    Type = 10
-	TypeUnknown         Type = 255
+	TypeNoSupport Type = -1
+	TypeUnknown   Type = 255
 )
+
+// The value types a metric can have, numbered from 0 as in pmapi.h.
+const (
+	Type32 Type = iota
+	TypeU32
+	Type64
+	TypeU64
+	TypeFloat
+	TypeDouble
+	TypeString
+	TypeAggregate
+	TypeAggregateStatic
+	TypeEvent
+	TypeHighresEvent
+)
+
+// typeNames is pmTypeStr's spelling of every type: the one table of type
+// names, read by String and ParseType (sources that spell them otherwise,
+// such as pmproxy, translate to these).
+var typeNames = [...]struct {
+	t    Type
+	name string
+}{
+	{TypeNoSupport, "NO_SUPPORT"}, {Type32, "32"}, {TypeU32, "U32"}, {Type64, "64"}, {TypeU64, "U64"},
+	{TypeFloat, "FLOAT"}, {TypeDouble, "DOUBLE"}, {TypeString, "STRING"}, {TypeAggregate, "AGGREGATE"},
+	{TypeAggregateStatic, "AGGREGATE_STATIC"}, {TypeEvent, "EVENT"}, {TypeHighresEvent, "HIGHRES_EVENT"},
+	{TypeUnknown, "UNKNOWN"},
+}
 
 // Arithmetic reports whether values of the type can take part in arithmetic.
 func (t Type) Arithmetic() bool { return t >= Type32 && t <= TypeDouble }
 
 // String renders a type as pmTypeStr does ("32", "U32", "DOUBLE", ...).
 func (t Type) String() string {
-	switch t {
-	case TypeNoSupport:
-		return "NO_SUPPORT"
-	case Type32:
-		return "32"
-	case TypeU32:
-		return "U32"
-	case Type64:
-		return "64"
-	case TypeU64:
-		return "U64"
-	case TypeFloat:
-		return "FLOAT"
-	case TypeDouble:
-		return "DOUBLE"
-	case TypeString:
-		return "STRING"
-	case TypeAggregate:
-		return "AGGREGATE"
-	case TypeAggregateStatic:
-		return "AGGREGATE_STATIC"
-	case TypeEvent:
-		return "EVENT"
-	case TypeHighresEvent:
-		return "HIGHRES_EVENT"
-	case TypeUnknown:
-		return "UNKNOWN"
+	for _, n := range typeNames {
+		if n.t == t {
+			return n.name
+		}
 	}
 	return "???"
+}
+
+// ParseType reads a type spelt as pmTypeStr spells it (String's result,
+// exactly); ok is false for anything else.
+func ParseType(s string) (t Type, ok bool) {
+	for _, n := range typeNames {
+		if n.name == s {
+			return n.t, true
+		}
+	}
+	return 0, false
 }
 
 // Sem is a metric's semantics (PM_SEM_*).
@@ -119,17 +158,33 @@ const (
 	SemDiscrete Sem = 4
 )
 
-// String renders semantics the way pminfo -d prints them.
+// semNames is how pminfo -d and derived-metric specs spell the semantics:
+// the one table of their names, read by String and ParseSem.
+var semNames = [...]struct {
+	s    Sem
+	name string
+}{{SemCounter, "counter"}, {SemInstant, "instant"}, {SemDiscrete, "discrete"}}
+
+// String renders semantics the way pminfo -d prints them; semantics that
+// are none of the three (a PMDA may declare 0) are "unknown (N)".
 func (s Sem) String() string {
-	switch s {
-	case SemCounter:
-		return "counter"
-	case SemInstant:
-		return "instant"
-	case SemDiscrete:
-		return "discrete"
+	for _, n := range semNames {
+		if n.s == s {
+			return n.name
+		}
 	}
 	return fmt.Sprintf("unknown (%d)", int32(s))
+}
+
+// ParseSem reads the name of one of the three semantics ("counter",
+// "instant", "discrete", exactly); ok is false for anything else.
+func ParseSem(name string) (s Sem, ok bool) {
+	for _, n := range semNames {
+		if n.name == name {
+			return n.s, true
+		}
+	}
+	return 0, false
 }
 
 // Units is pmUnits: dimension and scale for space, time and count.

@@ -65,78 +65,76 @@ func (c *Cache) checkChanges() {
 	}
 }
 
-// LookupNames asks the source only for names it has not answered yet.
+// LookupNames asks the source only for names it has not answered yet
+// (names it does not know included).
 func (c *Cache) LookupNames(ctx context.Context, names []string) ([]pmapi.PMID, []error, error) {
-	c.checkChanges()
-	pmids := make([]pmapi.PMID, len(names))
-	errs := make([]error, len(names))
-	var missing []string
-	var where []int
-	c.mu.Lock()
-	for i, n := range names {
+	known := func(n string) (pmapi.PMID, error, bool) {
 		if p, ok := c.pmids[n]; ok {
-			pmids[i] = p
-		} else if err, ok := c.unknown[n]; ok {
-			pmids[i], errs[i] = pmapi.PMIDNull, err
+			return p, nil, true
+		}
+		err, ok := c.unknown[n]
+		return pmapi.PMIDNull, err, ok
+	}
+	remember := func(n string, p pmapi.PMID, err error) {
+		if err == nil {
+			c.pmids[n] = p
 		} else {
-			missing = append(missing, n)
-			where = append(where, i)
+			c.unknown[n] = err
 		}
 	}
-	c.mu.Unlock()
-	if len(missing) == 0 {
-		return pmids, errs, nil
-	}
-	got, gotErrs, err := c.Source.LookupNames(ctx, missing)
-	if err != nil {
-		return nil, nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, i := range where {
-		pmids[i], errs[i] = got[k], gotErrs[k]
-		if gotErrs[k] == nil {
-			c.pmids[missing[k]] = got[k]
-		} else {
-			c.unknown[missing[k]] = gotErrs[k]
-		}
-	}
-	return pmids, errs, nil
+	return cachedBatch(ctx, c, names, known, c.Source.LookupNames, remember)
 }
 
 // Descs asks the source only for descriptors it has not answered yet.
 func (c *Cache) Descs(ctx context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
+	known := func(p pmapi.PMID) (pmapi.Desc, error, bool) {
+		d, ok := c.descs[p]
+		return d, nil, ok
+	}
+	remember := func(p pmapi.PMID, d pmapi.Desc, err error) {
+		if err == nil {
+			c.descs[p] = d
+		}
+	}
+	return cachedBatch(ctx, c, pmids, known, c.Source.Descs, remember)
+}
+
+// cachedBatch answers a batch of keys: from memory those known answers
+// (read under the lock, since Flush swaps the tables), and the rest with
+// one request to the source, each of whose answers it then remembers.
+func cachedBatch[K comparable, V any](ctx context.Context, c *Cache, keys []K,
+	known func(K) (V, error, bool),
+	ask func(context.Context, []K) ([]V, []error, error),
+	remember func(K, V, error),
+) ([]V, []error, error) {
 	c.checkChanges()
-	descs := make([]pmapi.Desc, len(pmids))
-	errs := make([]error, len(pmids))
-	var missing []pmapi.PMID
+	vals := make([]V, len(keys))
+	errs := make([]error, len(keys))
+	var missing []K
 	var where []int
 	c.mu.Lock()
-	for i, p := range pmids {
-		if d, ok := c.descs[p]; ok {
-			descs[i] = d
-		} else {
-			missing = append(missing, p)
+	for i, k := range keys {
+		var ok bool
+		if vals[i], errs[i], ok = known(k); !ok {
+			missing = append(missing, k)
 			where = append(where, i)
 		}
 	}
 	c.mu.Unlock()
 	if len(missing) == 0 {
-		return descs, errs, nil
+		return vals, errs, nil
 	}
-	got, gotErrs, err := c.Source.Descs(ctx, missing)
+	got, gotErrs, err := ask(ctx, missing)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, i := range where {
-		descs[i], errs[i] = got[k], gotErrs[k]
-		if gotErrs[k] == nil {
-			c.descs[missing[k]] = got[k]
-		}
+		vals[i], errs[i] = got[k], gotErrs[k]
+		remember(missing[k], got[k], gotErrs[k])
 	}
-	return descs, errs, nil
+	return vals, errs, nil
 }
 
 // cached answers key from table (read under the lock, since Flush swaps

@@ -5,6 +5,7 @@ package pmclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -82,22 +83,15 @@ type Result struct {
 type MetricValues struct {
 	PMID   pmapi.PMID
 	Err    error
-	Values []Value
+	Values []pmapi.Value
 }
 
-// Value is one instance's value. Exactly one of the fields matching the
-// metric's type is meaningful; aggregates and events keep their raw bytes.
-type Value struct {
-	Inst   int32 // PM_IN_NULL (-1) for singular metrics
-	Int    int64
-	Uint   uint64
-	Float  float64
-	String string
-	Blob   []byte
-}
+// Value is one instance's value, pmapi's: the sources' results carry the
+// values the evaluator reads, in the form pmapi.Value describes.
+type Value = pmapi.Value
 
 // InNull is PM_IN_NULL, the instance of a singular metric's only value.
-const InNull int32 = -1
+const InNull = pmapi.InNull
 
 // NameLister is implemented by sources that can list their whole namespace
 // cheaply (snapshots, archives); the checker uses it for "did you mean".
@@ -162,4 +156,24 @@ func ResolveNames(ctx context.Context, src Source, names []string) (found []Reso
 		}
 	}
 	return out, noDesc, nil
+}
+
+// FetchVersion is Version for a live source: the value of pmcd.version,
+// looked up and fetched through src.
+func FetchVersion(ctx context.Context, src Source) (string, error) {
+	ids, errs, err := src.LookupNames(ctx, []string{"pmcd.version"})
+	if err != nil {
+		return "", err
+	}
+	if errs[0] != nil {
+		return "", fmt.Errorf("pmcd.version: %w", errs[0])
+	}
+	res, err := src.Fetch(ctx, ids)
+	if err != nil {
+		return "", err
+	}
+	if len(res.Metrics) != 1 || res.Metrics[0].Err != nil || len(res.Metrics[0].Values) != 1 {
+		return "", errors.New("pmcd.version: no value")
+	}
+	return res.Metrics[0].Values[0].String, nil
 }

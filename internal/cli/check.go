@@ -109,9 +109,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --color %q: want auto, always or never\n", *color)
 		return ExitUsage
 	}
-	switch *format {
-	case "text", "pcp", "json", "sarif", "github", "checkstyle", "junit", "gitlab":
-	default:
+	if runWriter(*format, false) == nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json, sarif, github, checkstyle, junit or gitlab\n", *format)
 		return ExitUsage
 	}
@@ -174,26 +172,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 			return runCheck(ctx, env, withoutFlag(args, "fix"))
 		}
 	}
-	switch *format {
-	case "text":
-		err = report.TextWith(stdout, run, report.TextOptions{Color: useColor})
-	case "pcp":
-		err = report.PCP(stdout, run)
-	case "json":
-		err = report.JSON(stdout, run)
-	case "sarif":
-		wd, _ := os.Getwd()
-		err = report.SARIF(stdout, run, wd)
-	case "github":
-		err = report.GitHub(stdout, run)
-	case "checkstyle":
-		err = report.Checkstyle(stdout, run)
-	case "junit":
-		err = report.JUnit(stdout, run)
-	case "gitlab":
-		err = report.GitLab(stdout, run)
-	}
-	if err != nil {
+	if err := runWriter(*format, useColor)(stdout, run); err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: writing the report: %v\n", err)
 		return ExitUsage
 	}
@@ -216,6 +195,36 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// runWriter returns the renderer of a check run in one of check's
+// --format names, nil for a name that is none of them. fleet check
+// renders the run it makes of a fleet with the same renderers.
+func runWriter(format string, color bool) func(io.Writer, *report.Run) error {
+	switch format {
+	case "text":
+		return func(w io.Writer, run *report.Run) error {
+			return report.TextWith(w, run, report.TextOptions{Color: color})
+		}
+	case "pcp":
+		return report.PCP
+	case "json":
+		return report.JSON
+	case "sarif":
+		return func(w io.Writer, run *report.Run) error {
+			wd, _ := os.Getwd() // SARIF locates files relative to it
+			return report.SARIF(w, run, wd)
+		}
+	case "github":
+		return report.GitHub
+	case "checkstyle":
+		return report.Checkstyle
+	case "junit":
+		return report.JUnit
+	case "gitlab":
+		return report.GitLab
+	}
+	return nil
 }
 
 // withoutFlag returns args without the boolean flag name (-name,

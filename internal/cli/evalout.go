@@ -105,11 +105,11 @@ func valueText(r evaluator.Result, v evaluator.Value, rated bool, prec int) stri
 	}
 	switch t {
 	case pmapi.TypeFloat, pmapi.TypeDouble:
-		if prec >= 0 && !math.IsInf(v.F, 0) && !math.IsNaN(v.F) {
-			return strconv.FormatFloat(v.F, 'f', prec, 64)
+		if prec >= 0 && !math.IsInf(v.Float, 0) && !math.IsNaN(v.Float) {
+			return strconv.FormatFloat(v.Float, 'f', prec, 64)
 		}
 	case pmapi.TypeString:
-		return v.S
+		return v.String
 	}
 	return evaluator.Format(t, v)
 }
@@ -513,7 +513,7 @@ func jsonValue(r evaluator.Result, v evaluator.Value, rated bool, prec int) any 
 	text := valueText(r, v, rated, prec)
 	switch {
 	case rated || r.Desc.Type == pmapi.TypeFloat || r.Desc.Type == pmapi.TypeDouble:
-		if math.IsInf(v.F, 0) || math.IsNaN(v.F) {
+		if math.IsInf(v.Float, 0) || math.IsNaN(v.Float) {
 			return text
 		}
 	case r.Desc.Type == pmapi.TypeString, !numeric(r.Desc.Type):
@@ -570,7 +570,7 @@ func (t *textWriter) flush() {}
 // quotedText is valueText with strings quoted, as pminfo -f shows them.
 func quotedText(r evaluator.Result, v evaluator.Value, rated bool, prec int) string {
 	if r.Desc.Type == pmapi.TypeString && !rated {
-		return strconv.Quote(v.S)
+		return strconv.Quote(v.String)
 	}
 	return valueText(r, v, rated, prec)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
@@ -156,21 +155,8 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 		err = fleet.WriteText(stdout, res, fleet.TextOptions{})
 	case "json":
 		err = fleet.WriteJSON(stdout, res, Version)
-	default:
-		run := res.Run("pcp-derive-lsp", Version)
-		switch o.format {
-		case "sarif":
-			wd, _ := os.Getwd()
-			err = report.SARIF(stdout, run, wd)
-		case "github":
-			err = report.GitHub(stdout, run)
-		case "checkstyle":
-			err = report.Checkstyle(stdout, run)
-		case "junit":
-			err = report.JUnit(stdout, run)
-		case "gitlab":
-			err = report.GitLab(stdout, run)
-		}
+	default: // check's formats (but pcp, refused above) of a run per definition
+		err = runWriter(o.format, false)(stdout, res.Run("pcp-derive-lsp", Version))
 	}
 	if err != nil {
 		return fail("writing the report: %v", err)

@@ -62,7 +62,7 @@ func (c *counterRates) convert(s *evaluator.Sample) map[string]bool {
 			if d < 0 {
 				continue
 			}
-			rates = append(rates, evaluator.Value{Inst: v.Inst, F: d / (timeScale(r.Desc.Units) * dt)})
+			rates = append(rates, evaluator.Value{Inst: v.Inst, Float: d / (timeScale(r.Desc.Units) * dt)})
 		}
 		r.Desc.Type, r.Desc.Sem = pmapi.TypeDouble, pmapi.SemInstant
 		r.Desc.Units = rateUnits(r.Desc.Units)

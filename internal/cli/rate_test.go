@@ -21,25 +21,25 @@ func TestCounterRates(t *testing.T) {
 	gauge := pmapi.Desc{Type: pmapi.TypeDouble, Sem: pmapi.SemInstant}
 	sample := func(at time.Time, in, busyMs uint64, g float64) *evaluator.Sample {
 		return &evaluator.Sample{Timestamp: at, Results: []evaluator.Result{
-			{Name: "in", Desc: bytes, Values: []evaluator.Value{{Inst: 0, U: in}, {Inst: 1, U: in}}},
-			{Name: "busy", Desc: busy, Values: []evaluator.Value{{U: busyMs}}},
-			{Name: "g", Desc: gauge, Values: []evaluator.Value{{F: g}}},
+			{Name: "in", Desc: bytes, Values: []evaluator.Value{{Inst: 0, Uint: in}, {Inst: 1, Uint: in}}},
+			{Name: "busy", Desc: busy, Values: []evaluator.Value{{Uint: busyMs}}},
+			{Name: "g", Desc: gauge, Values: []evaluator.Value{{Float: g}}},
 		}}
 	}
 	c := newCounterRates()
 	t0 := time.Unix(1000, 0)
 	first := sample(t0, 1000, 100, 1.5)
 	rated := c.convert(first)
-	if !rated["in"] || !rated["busy"] || rated["g"] || !errors.Is(first.Results[0].Err, errFirstRate) || first.Results[2].Values[0].F != 1.5 {
+	if !rated["in"] || !rated["busy"] || rated["g"] || !errors.Is(first.Results[0].Err, errFirstRate) || first.Results[2].Values[0].Float != 1.5 {
 		t.Fatalf("first sample: rated %v, %+v", rated, first.Results)
 	}
 	second := sample(t0.Add(2*time.Second), 5000, 600, 2.5)
 	c.convert(second)
 	in, b := second.Results[0], second.Results[1]
-	if in.Err != nil || len(in.Values) != 2 || in.Values[0].F != 2000 || in.Desc.Units.String() != "byte / sec" || in.Desc.Type != pmapi.TypeDouble {
+	if in.Err != nil || len(in.Values) != 2 || in.Values[0].Float != 2000 || in.Desc.Units.String() != "byte / sec" || in.Desc.Type != pmapi.TypeDouble {
 		t.Errorf("bytes rate: %+v (%s)", in, in.Desc.Units)
 	}
-	if math.Abs(b.Values[0].F-0.25) > 1e-12 || !b.Desc.Units.Dimensionless() {
+	if math.Abs(b.Values[0].Float-0.25) > 1e-12 || !b.Desc.Units.Dimensionless() {
 		t.Errorf("millisecond counter: %+v, want a utilisation of 0.25", b)
 	}
 	third := sample(t0.Add(3*time.Second), 10, 700, 0)
@@ -62,12 +62,12 @@ func TestCounterRatesRestartAfterAGap(t *testing.T) {
 		s    *evaluator.Sample
 		want []evaluator.Value
 	}{
-		{sample(0, evaluator.Value{Inst: 1, U: 10}, evaluator.Value{Inst: 2, U: 10}), nil},
-		{sample(1, evaluator.Value{Inst: 1, U: 14}, evaluator.Value{Inst: 2, U: 12}), []evaluator.Value{{Inst: 1, F: 4}, {Inst: 2, F: 2}}},
+		{sample(0, evaluator.Value{Inst: 1, Uint: 10}, evaluator.Value{Inst: 2, Uint: 10}), nil},
+		{sample(1, evaluator.Value{Inst: 1, Uint: 14}, evaluator.Value{Inst: 2, Uint: 12}), []evaluator.Value{{Inst: 1, Float: 4}, {Inst: 2, Float: 2}}},
 		{sample(2), nil}, // the gap
-		{sample(3, evaluator.Value{Inst: 1, U: 30}, evaluator.Value{Inst: 2, U: 30}), nil},
-		{sample(4, evaluator.Value{Inst: 1, U: 31}), []evaluator.Value{{Inst: 1, F: 1}}},
-		{sample(5, evaluator.Value{Inst: 1, U: 33}, evaluator.Value{Inst: 2, U: 40}), []evaluator.Value{{Inst: 1, F: 2}}},
+		{sample(3, evaluator.Value{Inst: 1, Uint: 30}, evaluator.Value{Inst: 2, Uint: 30}), nil},
+		{sample(4, evaluator.Value{Inst: 1, Uint: 31}), []evaluator.Value{{Inst: 1, Float: 1}}},
+		{sample(5, evaluator.Value{Inst: 1, Uint: 33}, evaluator.Value{Inst: 2, Uint: 40}), []evaluator.Value{{Inst: 1, Float: 2}}},
 	} {
 		c.convert(tc.s)
 		if got := tc.s.Results[0].Values; len(got) != len(tc.want) || (len(got) > 0 && !reflect.DeepEqual(got, tc.want)) {

@@ -178,7 +178,7 @@ func captureLabels(ctx context.Context, src pmclient.Labeler, snap *snapshot.Fil
 	kept := map[pmapi.InDom]bool{}
 	for _, d := range snap.InDoms {
 		if len(d.Instances) > 0 {
-			id, _ := snapshot.ParseInDom(d.InDom)
+			id, _ := pmapi.ParseInDom(d.InDom)
 			kept[id] = true
 		}
 	}

@@ -45,10 +45,16 @@ type observation struct {
 	deleted   map[int32]bool
 }
 
+// index is pmclient.Index under a name that is not exported, so that
+// Archive embeds it (and gets its namespace, descriptor, help text and
+// label requests) without exporting the field.
+type index = pmclient.Index
+
 // Archive is an opened archive: all its metadata in memory, volumes read
 // on demand. It implements pmclient.Source; Fetch replays the next data
 // record (see Fetch). Safe for concurrent use.
 type Archive struct {
+	*index  // the metadata that does not change over time
 	base    string
 	label   Label
 	meta    metadata
@@ -71,15 +77,13 @@ type volumeFile struct {
 	path string
 }
 
+// metadata is what the .meta file says: the names, descriptors, help text
+// and labels (the last record for each level) go to the index; instance
+// domains keep every record, since they change over time.
 type metadata struct {
-	descs  map[pmapi.PMID]pmapi.Desc
-	types  map[pmapi.PMID]pmapi.Type // descs' value types, for decoding records
-	names  map[pmapi.PMID][]string
-	byName map[string]pmapi.PMID
+	index  pmclient.IndexBuilder
+	types  map[pmapi.PMID]pmapi.Type // the descriptors' value types, for decoding records
 	indoms map[pmapi.InDom][]observation
-	text   map[[2]uint32]string             // (type, ident) → text
-	labels map[[2]uint32][]labelObservation // (type, ident) → sets over time
-	order  []string                         // names in .meta order
 }
 
 // Open opens an archive by base name ("DIR/20261122"), by one of its
@@ -430,6 +434,7 @@ func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
 	for buf := rec; ; {
 		rec, err := rr.read(buf[:0], 0)
 		if err == io.EOF {
+			a.index = a.meta.index.Build()
 			return nil
 		}
 		if err != nil {
@@ -444,16 +449,7 @@ func (a *Archive) readMeta(r io.Reader, size int64, path string) error {
 
 // newMetadata is empty metadata, ready for add.
 func newMetadata() metadata {
-	return metadata{descs: map[pmapi.PMID]pmapi.Desc{}, types: map[pmapi.PMID]pmapi.Type{}, names: map[pmapi.PMID][]string{},
-		byName: map[string]pmapi.PMID{}, indoms: map[pmapi.InDom][]observation{}, text: map[[2]uint32]string{},
-		labels: map[[2]uint32][]labelObservation{}}
-}
-
-// labelObservation is one label record: the sets for a (type, ident) from
-// its timestamp on.
-type labelObservation struct {
-	at   time.Time
-	sets []pmclient.LabelSet
+	return metadata{types: map[pmapi.PMID]pmapi.Type{}, indoms: map[pmapi.InDom][]observation{}}
 }
 
 // add decodes one .meta record.
@@ -463,7 +459,7 @@ func (m *metadata) add(rec []byte, version int) error {
 	case 1: // DESC
 		d := pmapi.Desc{PMID: pmapi.PMID(c.u32()), Type: pmapi.Type(int32(c.u32())), InDom: pmapi.InDom(c.u32()), Sem: pmapi.Sem(int32(c.u32()))}
 		d.Units = pmapi.UnitsFromWire(c.u32())
-		m.descs[d.PMID] = d
+		m.index.AddDesc(d)
 		m.types[d.PMID] = d.Type
 		if c.off == len(c.b) {
 			return c.err // no names
@@ -479,11 +475,7 @@ func (m *metadata) add(rec []byte, version int) error {
 			}
 			name := string(c.bytes(l))
 			if c.err == nil {
-				m.names[d.PMID] = append(m.names[d.PMID], name)
-				if _, dup := m.byName[name]; !dup {
-					m.order = append(m.order, name)
-				}
-				m.byName[name] = d.PMID
+				m.index.AddName(name, d.PMID)
 			}
 		}
 		return c.err
@@ -544,8 +536,9 @@ func (m *metadata) add(rec []byte, version int) error {
 		if typ == 3 {
 			stampVersion = 2
 		}
-		obs := labelObservation{at: c.stamp(stampVersion)}
-		key := [2]uint32{c.u32(), c.u32()}
+		c.stamp(stampVersion) // the index keeps the sets in force at the end
+		typ, ident := pmclient.LabelType(c.u32()), c.u32()
+		var sets []pmclient.LabelSet
 		n := int(int32(c.u32()))
 		if c.err != nil {
 			return c.err
@@ -568,9 +561,9 @@ func (m *metadata) add(rec []byte, version int) error {
 			if err != nil {
 				return fmt.Errorf("%w: label set %d: %v", errCorrupt, i, err)
 			}
-			obs.sets = append(obs.sets, set)
+			sets = append(sets, set)
 		}
-		m.labels[key] = append(m.labels[key], obs)
+		m.index.AddLabels(typ, ident, sets)
 		return nil
 	case 4: // TEXT
 		tt := c.u32()
@@ -578,7 +571,23 @@ func (m *metadata) add(rec []byte, version int) error {
 		if c.err != nil {
 			return c.err
 		}
-		m.text[[2]uint32{tt, ident}] = cstring(c.b[c.off:])
+		// PM_TEXT_ONELINE (1) or PM_TEXT_HELP (2), of a metric
+		// (PM_TEXT_PMID, 4) or an instance domain (PM_TEXT_INDOM, 8):
+		// other combinations are nothing a lookup asks for.
+		target := pmclient.HelpTarget{PMID: pmapi.PMID(ident), InDom: pmapi.InDomNull}
+		switch tt &^ 3 {
+		case 4:
+		case 8:
+			if pmapi.InDom(ident) == pmapi.InDomNull {
+				return nil
+			}
+			target = pmclient.HelpTarget{InDom: pmapi.InDom(ident)}
+		default:
+			return nil
+		}
+		if kind := tt & 3; kind == 1 || kind == 2 {
+			m.index.AddHelp(target, kind == 2, cstring(c.b[c.off:]))
+		}
 		return nil
 	default:
 		return fmt.Errorf("%w: metadata record type %d", errCorrupt, typ)
@@ -613,9 +622,6 @@ func (m *metadata) instancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instan
 
 // Label returns the archive label.
 func (a *Archive) Label() Label { return a.label }
-
-// Names lists the metric names in .meta order.
-func (a *Archive) Names() []string { return append([]string(nil), a.meta.order...) }
 
 var _ pmclient.Source = (*Archive)(nil)
 

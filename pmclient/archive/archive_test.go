@@ -118,7 +118,7 @@ func ourDump(t *testing.T, a *Archive) string {
 				fmt.Fprintf(&b, "%s ERR %d\n", m.PMID, int32(m.Err.(pmclient.Error)))
 				continue
 			}
-			typ := a.meta.descs[m.PMID].Type
+			typ := a.meta.types[m.PMID]
 			for _, v := range m.Values {
 				fmt.Fprintf(&b, "%s %d %s\n", m.PMID, v.Inst, formatValue(typ, v))
 			}
@@ -127,7 +127,7 @@ func ourDump(t *testing.T, a *Archive) string {
 	return b.String()
 }
 
-func formatValue(t pmapi.Type, v pmclient.Value) string {
+func formatValue(t pmapi.Type, v pmapi.Value) string {
 	switch t {
 	case pmapi.Type32, pmapi.Type64:
 		return strconv.FormatInt(v.Int, 10)
@@ -208,8 +208,8 @@ func TestMetadataAgainstPmdumplog(t *testing.T) {
 				}
 			}
 		}
-		if n != len(a.meta.descs) {
-			t.Errorf("%s: pmdumplog lists %d descriptors, we have %d", name, n, len(a.meta.descs))
+		if n != len(a.meta.types) {
+			t.Errorf("%s: pmdumplog lists %d descriptors, we have %d", name, n, len(a.meta.types))
 		}
 		if a.Label().Version != map[string]int{"v2": 2, "v3": 3}[name] || a.Label().Hostname == "" {
 			t.Errorf("%s label %+v", name, a.Label())

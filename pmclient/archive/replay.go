@@ -215,95 +215,6 @@ func (a *Archive) Rewind() {
 	a.replay, a.replayAt = nil, time.Time{}
 }
 
-// LookupNames implements pmclient.Source.
-func (a *Archive) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
-	pmids := make([]pmapi.PMID, len(names))
-	errs := make([]error, len(names))
-	for i, n := range names {
-		if id, ok := a.meta.byName[n]; ok {
-			pmids[i] = id
-		} else {
-			pmids[i], errs[i] = pmapi.PMIDNull, pmclient.ErrUnknownName
-		}
-	}
-	return pmids, errs, nil
-}
-
-// NamesOf implements pmclient.Source.
-func (a *Archive) NamesOf(_ context.Context, pmids []pmapi.PMID) ([][]string, []error, error) {
-	names := make([][]string, len(pmids))
-	errs := make([]error, len(pmids))
-	for i, p := range pmids {
-		if ns, ok := a.meta.names[p]; ok {
-			names[i] = ns
-		} else {
-			errs[i] = pmclient.ErrUnknownPMID
-		}
-	}
-	return names, errs, nil
-}
-
-// Children implements pmclient.Source from the archive's namespace.
-func (a *Archive) Children(_ context.Context, name string) ([]pmclient.Child, error) {
-	seen := map[string]bool{}
-	var out []pmclient.Child
-	prefix := name
-	if prefix != "" {
-		prefix += "."
-	}
-	for _, n := range a.meta.order {
-		if n == name {
-			return nil, nil // a leaf
-		}
-		rest, ok := cutPrefix(n, prefix)
-		if !ok {
-			continue
-		}
-		child, _, deeper := cut(rest, ".")
-		if !seen[child] {
-			seen[child] = true
-			out = append(out, pmclient.Child{Name: child, Leaf: !deeper})
-		}
-	}
-	if len(out) == 0 {
-		return nil, pmclient.ErrUnknownName
-	}
-	return out, nil
-}
-
-func cutPrefix(s, p string) (string, bool) {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):], true
-	}
-	return "", false
-}
-
-func cut(s, sep string) (string, string, bool) {
-	for i := 0; i+len(sep) <= len(s); i++ {
-		if s[i:i+len(sep)] == sep {
-			return s[:i], s[i+len(sep):], true
-		}
-	}
-	return s, "", false
-}
-
-// AllNames implements pmclient.NameLister.
-func (a *Archive) AllNames(context.Context) ([]string, error) { return a.Names(), nil }
-
-// Descs implements pmclient.Source.
-func (a *Archive) Descs(_ context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
-	descs := make([]pmapi.Desc, len(pmids))
-	errs := make([]error, len(pmids))
-	for i, p := range pmids {
-		if d, ok := a.meta.descs[p]; ok {
-			descs[i] = d
-		} else {
-			errs[i] = pmclient.ErrUnknownPMID
-		}
-	}
-	return descs, errs, nil
-}
-
 // Instances implements pmclient.Source: the instance domain as it was at
 // the record Fetch returned last (before any Fetch, as it is at the end).
 func (a *Archive) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.Instance, error) {
@@ -321,26 +232,14 @@ func (a *Archive) InstancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instanc
 	return a.meta.instancesAt(indom, t)
 }
 
-// HelpText implements pmclient.Source.
-func (a *Archive) HelpText(_ context.Context, target pmclient.HelpTarget, long bool) (string, error) {
-	typ, ident := uint32(1), uint32(target.PMID)
-	if long {
-		typ = 2
+// HelpText implements pmclient.Source. An archive without the long help
+// of a metric or instance domain answers with its one-line text.
+func (a *Archive) HelpText(ctx context.Context, target pmclient.HelpTarget, long bool) (string, error) {
+	text, err := a.index.HelpText(ctx, target, long)
+	if err != nil && long {
+		return a.index.HelpText(ctx, target, false)
 	}
-	if target.InDom != pmapi.InDomNull {
-		typ |= 8
-		ident = uint32(target.InDom)
-	} else {
-		typ |= 4
-	}
-	text, ok := a.meta.text[[2]uint32{typ, ident}]
-	if !ok && long {
-		text, ok = a.meta.text[[2]uint32{typ&^2 | 1, ident}]
-	}
-	if !ok || text == "" {
-		return "", pmclient.ErrNoHelp
-	}
-	return text, nil
+	return text, err
 }
 
 // End returns the timestamp of the last data record.
@@ -368,18 +267,4 @@ func (a *Archive) End(ctx context.Context) (time.Time, error) {
 	a.end, a.endRead = last, true
 	a.mu.Unlock()
 	return last, nil
-}
-
-// Labels implements pmclient.Labeler with the label sets in force at the
-// end of the archive (a later record for the same level replaces an
-// earlier one).
-func (a *Archive) Labels(_ context.Context, typ pmclient.LabelType, ident uint32) ([]pmclient.LabelSet, error) {
-	if typ == pmclient.LabelCluster {
-		ident &^= 0x3ff
-	}
-	obs := a.meta.labels[[2]uint32{uint32(typ), ident}]
-	if len(obs) == 0 {
-		return nil, nil
-	}
-	return obs[len(obs)-1].sets, nil
 }

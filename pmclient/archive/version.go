@@ -14,10 +14,11 @@ const versionScanRecords = 64
 // archive logged (pmlogconf's pcp-summary group logs it), or "" when it
 // logged none in its first records. The label itself names no release.
 func (a *Archive) Version(ctx context.Context) (string, error) {
-	pmid, ok := a.meta.byName["pmcd.version"]
-	if !ok {
+	ids, errs, _ := a.LookupNames(ctx, []string{"pmcd.version"})
+	if errs[0] != nil {
 		return "", nil
 	}
+	pmid := ids[0]
 	rd := a.Records()
 	defer rd.Close()
 	for range versionScanRecords {

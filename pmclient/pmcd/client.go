@@ -58,20 +58,14 @@ func New(spec string, opts Options) (*Client, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	seconds := func(env string, def time.Duration) time.Duration {
-		if v, err := strconv.ParseFloat(opts.Getenv(env), 64); err == nil && v > 0 {
-			return time.Duration(v * float64(time.Second))
-		}
-		return def
-	}
 	if opts.ConnectTimeout == 0 {
-		opts.ConnectTimeout = seconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
+		opts.ConnectTimeout = pmclient.EnvSeconds(opts.Getenv, "PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
 	}
 	if opts.RequestTimeout == 0 {
-		opts.RequestTimeout = seconds("PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
+		opts.RequestTimeout = pmclient.EnvSeconds(opts.Getenv, "PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
 	}
 	if opts.RequestDeadline == 0 {
-		opts.RequestDeadline = seconds("PCP_DERIVE_LSP_PMCD_DEADLINE", max(DefaultRequestDeadline, 3*opts.RequestTimeout))
+		opts.RequestDeadline = pmclient.EnvSeconds(opts.Getenv, "PCP_DERIVE_LSP_PMCD_DEADLINE", max(DefaultRequestDeadline, 3*opts.RequestTimeout))
 	}
 	if opts.MaxPDU == 0 {
 		opts.MaxPDU = DefaultMaxPDU
@@ -472,23 +466,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 }
 
 // Version implements pmclient.Source: pmcd.version.
-func (c *Client) Version(ctx context.Context) (string, error) {
-	ids, errs, err := c.LookupNames(ctx, []string{"pmcd.version"})
-	if err != nil {
-		return "", err
-	}
-	if errs[0] != nil {
-		return "", fmt.Errorf("pmcd.version: %w", errs[0])
-	}
-	res, err := c.Fetch(ctx, ids)
-	if err != nil {
-		return "", err
-	}
-	if len(res.Metrics) != 1 || res.Metrics[0].Err != nil || len(res.Metrics[0].Values) != 1 {
-		return "", fmt.Errorf("pmcd.version: no value")
-	}
-	return res.Metrics[0].Values[0].String, nil
-}
+func (c *Client) Version(ctx context.Context) (string, error) { return pmclient.FetchVersion(ctx, c) }
 
 // LookupInstance asks the PMDA for the instance of an external name
 // (pmLookupInDom): the PMDA decides how names match.

@@ -170,7 +170,7 @@ func TestValuesAgainstPminfo(t *testing.T) {
 	}
 }
 
-func formatValue(t pmapi.Type, v pmclient.Value) string {
+func formatValue(t pmapi.Type, v pmapi.Value) string {
 	switch t {
 	case pmapi.Type32, pmapi.Type64, pmapi.TypeU32:
 		return strconv.FormatInt(v.Int, 10)

@@ -493,7 +493,7 @@ func (s *Server) fetch(ctx context.Context, req []byte) []byte {
 	for i, id := range ids {
 		switch {
 		case id == vdesc.PMID:
-			metrics[i] = pmclient.MetricValues{PMID: id, Values: []pmclient.Value{{Inst: pmclient.InNull, String: s.versionValue(ctx)}}}
+			metrics[i] = pmclient.MetricValues{PMID: id, Values: []pmapi.Value{{Inst: pmclient.InNull, String: s.versionValue(ctx)}}}
 		case err != nil || res == nil || i >= len(res.Metrics):
 			metrics[i] = pmclient.MetricValues{PMID: id, Err: pmclient.Error(-12351)} // PM_ERR_VALUE
 		default:
@@ -553,7 +553,7 @@ func (s *Server) fetch(ctx context.Context, req []byte) []byte {
 	return head.pdu(pduResult)
 }
 
-func inSituValue(t pmapi.Type, v pmclient.Value) uint32 {
+func inSituValue(t pmapi.Type, v pmapi.Value) uint32 {
 	switch t {
 	case pmapi.Type32:
 		return uint32(int32(v.Int))
@@ -564,7 +564,7 @@ func inSituValue(t pmapi.Type, v pmclient.Value) uint32 {
 }
 
 // valueBlock appends a pmValueBlock: type and length, payload, padding.
-func (w *builder) valueBlock(t pmapi.Type, v pmclient.Value) {
+func (w *builder) valueBlock(t pmapi.Type, v pmapi.Value) {
 	var payload []byte
 	switch t {
 	case pmapi.Type64:

@@ -117,17 +117,11 @@ func New(rawURL string, opts Options) (*Client, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	seconds := func(env string, def time.Duration) time.Duration {
-		if v, err := strconv.ParseFloat(opts.Getenv(env), 64); err == nil && v > 0 {
-			return time.Duration(v * float64(time.Second))
-		}
-		return def
-	}
 	if opts.ConnectTimeout <= 0 {
-		opts.ConnectTimeout = seconds("PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
+		opts.ConnectTimeout = pmclient.EnvSeconds(opts.Getenv, "PMCD_CONNECT_TIMEOUT", DefaultConnectTimeout)
 	}
 	if opts.RequestTimeout <= 0 {
-		opts.RequestTimeout = seconds("PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
+		opts.RequestTimeout = pmclient.EnvSeconds(opts.Getenv, "PMCD_REQUEST_TIMEOUT", DefaultRequestTimeout)
 	}
 	if opts.PollTimeout <= 0 {
 		opts.PollTimeout = DefaultPollTimeout
@@ -696,7 +690,7 @@ func (c *Client) NamesOf(ctx context.Context, pmids []pmapi.PMID) ([][]string, [
 		}
 		got := map[pmapi.PMID][]string{}
 		for _, v := range ans.Values {
-			if id, err := parsePMID(v.PMID); err == nil {
+			if id, err := pmapi.ParsePMID(v.PMID); err == nil {
 				got[id] = append(got[id], v.Name)
 			}
 		}
@@ -952,7 +946,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 		}
 	}
 	res := &pmclient.Result{Metrics: make([]pmclient.MetricValues, len(pmids))}
-	got := map[pmapi.PMID][]pmclient.Value{}
+	got := map[pmapi.PMID][]pmapi.Value{}
 	seen := map[pmapi.PMID]bool{}
 	if len(ask) > 0 {
 		ans, err := c.fetch(ctx, ask)
@@ -969,7 +963,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 			}
 		}
 		for _, v := range ans.Values {
-			id, err := parsePMID(v.PMID)
+			id, err := pmapi.ParsePMID(v.PMID)
 			if err != nil {
 				return nil, fmt.Errorf("%s: /pmapi/fetch: %w", c.Describe(), err)
 			}
@@ -977,7 +971,7 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 				continue // the same values again, under another name
 			}
 			seen[id] = true
-			var vals []pmclient.Value
+			var vals []pmapi.Value
 			for _, inst := range v.Instances {
 				if inst.Value == nil {
 					continue // events, or no value
@@ -1001,20 +995,4 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 }
 
 // Version implements pmclient.Source: pmcd.version.
-func (c *Client) Version(ctx context.Context) (string, error) {
-	ids, errs, err := c.LookupNames(ctx, []string{"pmcd.version"})
-	if err != nil {
-		return "", err
-	}
-	if errs[0] != nil {
-		return "", fmt.Errorf("pmcd.version: %w", errs[0])
-	}
-	res, err := c.Fetch(ctx, ids)
-	if err != nil {
-		return "", err
-	}
-	if len(res.Metrics) != 1 || res.Metrics[0].Err != nil || len(res.Metrics[0].Values) != 1 {
-		return "", errors.New("pmcd.version: no value")
-	}
-	return res.Metrics[0].Values[0].String, nil
-}
+func (c *Client) Version(ctx context.Context) (string, error) { return pmclient.FetchVersion(ctx, c) }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
 // descFrom reads a descriptor from pmproxy's text forms: pmIDStr,
@@ -21,28 +20,22 @@ import (
 func descFrom(m *metricJSON) (pmapi.Desc, error) {
 	var d pmapi.Desc
 	var err error
-	if d.PMID, err = parsePMID(m.PMID); err != nil {
+	var ok bool
+	if d.PMID, err = pmapi.ParsePMID(m.PMID); err != nil {
 		return d, err
 	}
 	d.InDom = pmapi.InDomNull
 	if m.InDom != "" && m.InDom != "none" {
-		if d.InDom, err = snapshot.ParseInDom(m.InDom); err != nil {
+		if d.InDom, err = pmapi.ParseInDom(m.InDom); err != nil {
 			return d, err
 		}
 	}
 	if d.Type, err = typeFrom(m.Type); err != nil {
 		return d, err
 	}
-	switch m.Sem {
-	case "counter":
-		d.Sem = pmapi.SemCounter
-	case "instant":
-		d.Sem = pmapi.SemInstant
-	case "discrete":
-		d.Sem = pmapi.SemDiscrete
-	case "???":
+	if m.Sem == "???" {
 		d.Sem = 0 // pmSemStr says only that it is none of the three
-	default:
+	} else if d.Sem, ok = pmapi.ParseSem(m.Sem); !ok {
 		return d, fmt.Errorf("semantics %q", m.Sem)
 	}
 	if d.Units, err = unitsFrom(m.Units); err != nil {
@@ -51,22 +44,15 @@ func descFrom(m *metricJSON) (pmapi.Desc, error) {
 	return d, nil
 }
 
-// parsePMID reads pmIDStr's "domain.cluster.item".
-func parsePMID(s string) (pmapi.PMID, error) { return snapshot.ParsePMID(s) }
-
 // typeFrom reads pmproxy's type names: pmTypeStr's in lower case, and
-// "unsupported" for PM_TYPE_NOSUPPORT.
+// "unsupported" for PM_TYPE_NOSUPPORT (whose pmTypeStr name it never
+// uses).
 func typeFrom(s string) (pmapi.Type, error) {
-	switch s {
-	case "unsupported":
+	if s == "unsupported" {
 		return pmapi.TypeNoSupport, nil
-	case "unknown":
-		return pmapi.TypeUnknown, nil
 	}
-	for t := pmapi.Type32; t <= pmapi.TypeHighresEvent; t++ {
-		if strings.EqualFold(t.String(), s) {
-			return t, nil
-		}
+	if t, ok := pmapi.ParseType(strings.ToUpper(s)); ok && t != pmapi.TypeNoSupport {
+		return t, nil
 	}
 	return 0, fmt.Errorf("type %q", s)
 }
@@ -139,10 +125,11 @@ func parseTimestamp(n json.Number) (time.Time, error) {
 	return time.Unix(s, ns), nil
 }
 
-// valueOf converts one fetched value by the metric's type. pmproxy
-// prints floats with %.8g and doubles with %.16g.
-func valueOf(t pmapi.Type, inst json.Number, v any) (pmclient.Value, error) {
-	out := pmclient.Value{Inst: pmclient.InNull}
+// valueOf reads one fetched value by the metric's type into the field
+// pmapi.Value names for it. pmproxy prints floats with %.8g and doubles
+// with %.16g.
+func valueOf(t pmapi.Type, inst json.Number, v any) (pmapi.Value, error) {
+	out := pmapi.Value{Inst: pmclient.InNull}
 	if inst != "" {
 		n, err := strconv.ParseInt(inst.String(), 10, 64)
 		if err != nil || n < math.MinInt32 || n > math.MaxInt32 {
@@ -173,6 +160,13 @@ func valueOf(t pmapi.Type, inst json.Number, v any) (pmclient.Value, error) {
 	}
 	if err != nil {
 		return out, fmt.Errorf("value %v for a metric of type %s: %w", v, t, err)
+	}
+	// A 32-bit value is kept as pmFetch would give it (see pmapi.Value).
+	switch t {
+	case pmapi.Type32:
+		out.Int = int64(int32(out.Int))
+	case pmapi.TypeU32:
+		out.Uint = uint64(uint32(out.Uint))
 	}
 	return out, nil
 }

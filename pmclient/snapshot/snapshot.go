@@ -45,7 +45,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -124,17 +123,17 @@ type Instance struct {
 	Name string `json:"name"`
 }
 
+// index is pmclient.Index under a name that is not exported, so that
+// Source embeds it (and gets its namespace, descriptor, instance, help
+// text and label requests) without exporting the field.
+type index = pmclient.Index
+
 // Source serves a snapshot through pmclient.Source.
 type Source struct {
-	describe string
-	file     *File
-	byName   map[string]int // index into file.Metrics
-	byPMID   map[pmapi.PMID][]int
-	descs    []pmapi.Desc
-	indoms   map[pmapi.InDom]*InDom
-	children map[string][]pmclient.Child
-	labels   map[[2]uint32][]pmclient.LabelSet
-	once     sync.Once
+	*index
+	describe   string
+	pcpVersion string
+	labeled    bool // the file has labels (without, Labels answers ErrNoLabels)
 }
 
 // Read decodes and validates a snapshot. name describes where it came from
@@ -163,31 +162,31 @@ func ReadWith(r io.Reader, name string, opts Options) (*Source, error) {
 	if f.Format != formatName || f.Version != 1 {
 		return nil, fmt.Errorf("%s: not a version 1 %s file (format %q, version %d)", name, formatName, f.Format, f.Version)
 	}
-	s := &Source{
-		describe: fmt.Sprintf("%s (captured from %s, PCP %s)", name, f.Source, f.PCPVersion),
-		file:     &f,
-		byName:   make(map[string]int, len(f.Metrics)),
-		byPMID:   make(map[pmapi.PMID][]int, len(f.Metrics)),
-		descs:    make([]pmapi.Desc, len(f.Metrics)),
-		indoms:   make(map[pmapi.InDom]*InDom, len(f.InDoms)),
-	}
-	for i, m := range f.Metrics {
+	var b pmclient.IndexBuilder
+	for _, m := range f.Metrics {
 		d, err := m.Desc()
 		if err != nil {
 			return nil, fmt.Errorf("%s: metric %q: %w", name, m.Name, err)
 		}
-		s.byName[m.Name] = i
-		s.byPMID[d.PMID] = append(s.byPMID[d.PMID], i)
-		s.descs[i] = d
+		b.AddDesc(d)
+		b.AddName(m.Name, d.PMID)
+		metric := pmclient.HelpTarget{PMID: d.PMID, InDom: pmapi.InDomNull}
+		b.AddHelp(metric, false, m.OneLine)
+		b.AddHelp(metric, true, m.Help)
 	}
-	for i := range f.InDoms {
-		id, err := ParseInDom(f.InDoms[i].InDom)
+	for _, d := range f.InDoms {
+		id, err := pmapi.ParseInDom(d.InDom)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		s.indoms[id] = &f.InDoms[i]
+		insts := make([]pmclient.Instance, len(d.Instances))
+		for i, in := range d.Instances {
+			insts[i] = pmclient.Instance{ID: in.ID, Name: in.Name}
+		}
+		b.AddInstances(id, insts)
+		b.AddHelp(pmclient.HelpTarget{InDom: id}, false, d.OneLine)
+		b.AddHelp(pmclient.HelpTarget{InDom: id}, true, d.Help)
 	}
-	s.labels = make(map[[2]uint32][]pmclient.LabelSet, len(f.Labels))
 	for _, l := range f.Labels {
 		switch pmclient.LabelType(l.Type) {
 		case pmclient.LabelContext, pmclient.LabelDomain, pmclient.LabelInDom, pmclient.LabelCluster, pmclient.LabelItem, pmclient.LabelInstances:
@@ -206,9 +205,14 @@ func ReadWith(r io.Reader, name string, opts Options) (*Source, error) {
 				sets[i].Labels[j] = pmclient.Label{Name: lab.Name, Value: compact.String(), Flags: lab.Flags}
 			}
 		}
-		s.labels[[2]uint32{l.Type, l.Ident}] = sets
+		b.AddLabels(pmclient.LabelType(l.Type), l.Ident, sets)
 	}
-	return s, nil
+	return &Source{
+		index:      b.Build(),
+		describe:   fmt.Sprintf("%s (captured from %s, PCP %s)", name, f.Source, f.PCPVersion),
+		pcpVersion: f.PCPVersion,
+		labeled:    len(f.Labels) > 0,
+	}, nil
 }
 
 // Write encodes a snapshot, metrics sorted by name.
@@ -242,27 +246,22 @@ func MetricFromDesc(name string, d pmapi.Desc) Metric {
 func (m Metric) Desc() (pmapi.Desc, error) {
 	var d pmapi.Desc
 	var err error
-	if d.PMID, err = ParsePMID(m.PMID); err != nil {
+	if d.PMID, err = pmapi.ParsePMID(m.PMID); err != nil {
 		return d, err
 	}
-	if d.Type, err = parseType(m.Type); err != nil {
-		return d, err
+	var ok bool
+	if d.Type, ok = pmapi.ParseType(m.Type); !ok {
+		return d, fmt.Errorf("type %q", m.Type)
 	}
 	d.InDom = pmapi.InDomNull
 	if m.InDom != "" {
-		if d.InDom, err = ParseInDom(m.InDom); err != nil {
+		if d.InDom, err = pmapi.ParseInDom(m.InDom); err != nil {
 			return d, err
 		}
 	}
-	switch m.Sem {
-	case "counter":
-		d.Sem = pmapi.SemCounter
-	case "instant":
-		d.Sem = pmapi.SemInstant
-	case "discrete":
-		d.Sem = pmapi.SemDiscrete
-	default:
-		// A PMDA may declare no valid semantics ("unknown (0)", or "0").
+	if d.Sem, ok = pmapi.ParseSem(m.Sem); !ok {
+		// A PMDA may declare no valid semantics: Sem.String's
+		// "unknown (0)", or the number alone.
 		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(m.Sem, "unknown ("), ")"))
 		if err != nil {
 			return d, fmt.Errorf("semantics %q", m.Sem)
@@ -275,169 +274,11 @@ func (m Metric) Desc() (pmapi.Desc, error) {
 	return d, nil
 }
 
-func parseType(s string) (pmapi.Type, error) {
-	for t := pmapi.TypeNoSupport; t <= pmapi.TypeHighresEvent; t++ {
-		if t.String() == s {
-			return t, nil
-		}
-	}
-	if s == pmapi.TypeUnknown.String() {
-		return pmapi.TypeUnknown, nil
-	}
-	return 0, fmt.Errorf("type %q", s)
-}
-
-// ParsePMID reads "domain.cluster.item".
-func ParsePMID(s string) (pmapi.PMID, error) {
-	p := strings.Split(s, ".")
-	if len(p) != 3 {
-		return 0, fmt.Errorf("PMID %q: want domain.cluster.item", s)
-	}
-	var v [3]uint64
-	for i, x := range p {
-		n, err := strconv.ParseUint(x, 10, 32)
-		if err != nil {
-			return 0, fmt.Errorf("PMID %q: %w", s, err)
-		}
-		v[i] = n
-	}
-	return pmapi.NewPMID(uint32(v[0]), uint32(v[1]), uint32(v[2])), nil
-}
-
-// ParseInDom reads "domain.serial".
-func ParseInDom(s string) (pmapi.InDom, error) {
-	dom, serial, ok := strings.Cut(s, ".")
-	d, err1 := strconv.ParseUint(dom, 10, 32)
-	n, err2 := strconv.ParseUint(serial, 10, 32)
-	if !ok || err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("instance domain %q: want domain.serial", s)
-	}
-	return pmapi.NewInDom(uint32(d), uint32(n)), nil
-}
-
 // Describe implements pmclient.Source.
 func (s *Source) Describe() string { return s.describe }
 
 // Version implements pmclient.Source.
-func (s *Source) Version(context.Context) (string, error) { return s.file.PCPVersion, nil }
-
-// LookupNames implements pmclient.Source.
-func (s *Source) LookupNames(_ context.Context, names []string) ([]pmapi.PMID, []error, error) {
-	pmids := make([]pmapi.PMID, len(names))
-	errs := make([]error, len(names))
-	for i, n := range names {
-		if k, ok := s.byName[n]; ok {
-			pmids[i] = s.descs[k].PMID
-		} else {
-			pmids[i], errs[i] = pmapi.PMIDNull, pmclient.ErrUnknownName
-		}
-	}
-	return pmids, errs, nil
-}
-
-// NamesOf implements pmclient.Source.
-func (s *Source) NamesOf(_ context.Context, pmids []pmapi.PMID) ([][]string, []error, error) {
-	names := make([][]string, len(pmids))
-	errs := make([]error, len(pmids))
-	for i, p := range pmids {
-		for _, k := range s.byPMID[p] {
-			names[i] = append(names[i], s.file.Metrics[k].Name)
-		}
-		if len(names[i]) == 0 {
-			errs[i] = pmclient.ErrUnknownPMID
-		}
-	}
-	return names, errs, nil
-}
-
-// Children implements pmclient.Source.
-func (s *Source) Children(_ context.Context, name string) ([]pmclient.Child, error) {
-	s.once.Do(s.buildTree)
-	c, ok := s.children[name]
-	if !ok {
-		if _, leaf := s.byName[name]; leaf {
-			return nil, nil
-		}
-		return nil, pmclient.ErrUnknownName
-	}
-	return c, nil
-}
-
-func (s *Source) buildTree() {
-	seen := map[string]map[string]bool{}
-	s.children = map[string][]pmclient.Child{}
-	for _, m := range s.file.Metrics {
-		parts := strings.Split(m.Name, ".")
-		for i := range parts {
-			parent := strings.Join(parts[:i], ".")
-			if seen[parent] == nil {
-				seen[parent] = map[string]bool{}
-			}
-			if seen[parent][parts[i]] {
-				continue
-			}
-			seen[parent][parts[i]] = true
-			s.children[parent] = append(s.children[parent], pmclient.Child{Name: parts[i], Leaf: i == len(parts)-1})
-		}
-	}
-	for _, c := range s.children {
-		sort.Slice(c, func(i, j int) bool { return c[i].Name < c[j].Name })
-	}
-}
-
-// Descs implements pmclient.Source.
-func (s *Source) Descs(_ context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, []error, error) {
-	descs := make([]pmapi.Desc, len(pmids))
-	errs := make([]error, len(pmids))
-	for i, p := range pmids {
-		if ks := s.byPMID[p]; len(ks) > 0 {
-			descs[i] = s.descs[ks[0]]
-		} else {
-			errs[i] = pmclient.ErrUnknownPMID
-		}
-	}
-	return descs, errs, nil
-}
-
-// Instances implements pmclient.Source.
-func (s *Source) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.Instance, error) {
-	d, ok := s.indoms[indom]
-	if !ok {
-		return nil, pmclient.ErrUnknownInDom
-	}
-	out := make([]pmclient.Instance, len(d.Instances))
-	for i, in := range d.Instances {
-		out[i] = pmclient.Instance{ID: in.ID, Name: in.Name}
-	}
-	return out, nil
-}
-
-// HelpText implements pmclient.Source.
-func (s *Source) HelpText(_ context.Context, target pmclient.HelpTarget, long bool) (string, error) {
-	var one, help string
-	if target.InDom != pmapi.InDomNull {
-		d, ok := s.indoms[target.InDom]
-		if !ok {
-			return "", pmclient.ErrNoHelp
-		}
-		one, help = d.OneLine, d.Help
-	} else {
-		ks := s.byPMID[target.PMID]
-		if len(ks) == 0 {
-			return "", pmclient.ErrNoHelp
-		}
-		m := s.file.Metrics[ks[0]]
-		one, help = m.OneLine, m.Help
-	}
-	text := one
-	if long {
-		text = help
-	}
-	if text == "" {
-		return "", pmclient.ErrNoHelp
-	}
-	return text, nil
-}
+func (s *Source) Version(context.Context) (string, error) { return s.pcpVersion, nil }
 
 // Fetch implements pmclient.Source: a snapshot has no values.
 func (s *Source) Fetch(context.Context, []pmapi.PMID) (*pmclient.Result, error) {
@@ -446,22 +287,19 @@ func (s *Source) Fetch(context.Context, []pmapi.PMID) (*pmclient.Result, error) 
 
 // Names lists every metric name in the snapshot, sorted.
 func (s *Source) Names() []string {
-	out := make([]string, 0, len(s.file.Metrics))
-	for _, m := range s.file.Metrics {
-		out = append(out, m.Name)
-	}
+	out := s.index.Names()
 	sort.Strings(out)
 	return out
 }
 
-// AllNames implements pmclient.NameLister.
+// AllNames implements pmclient.NameLister, sorted.
 func (s *Source) AllNames(context.Context) ([]string, error) { return s.Names(), nil }
 
 // Labels implements pmclient.Labeler. A snapshot without labels answers
 // ErrNoLabels.
 func (s *Source) Labels(ctx context.Context, typ pmclient.LabelType, ident uint32) ([]pmclient.LabelSet, error) {
-	if len(s.labels) == 0 {
+	if !s.labeled {
 		return nil, pmclient.ErrNoLabels
 	}
-	return s.labels[[2]uint32{uint32(typ), ident}], nil
+	return s.index.Labels(ctx, typ, ident)
 }

@@ -59,7 +59,7 @@ func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmcli
 			if err != nil {
 				return nil, err
 			}
-			mv.Values = make([]pmclient.Value, 0, numval)
+			mv.Values = make([]pmapi.Value, 0, numval)
 			for j := int32(0); j < numval; j++ {
 				inst, err := u32()
 				if err != nil {
@@ -95,12 +95,12 @@ type blockKey struct {
 type blockDecoder struct {
 	p      []byte
 	budget int64
-	seen   map[blockKey]pmclient.Value
+	seen   map[blockKey]pmapi.Value
 }
 
 // value decodes one value: in situ, or a value block at a word offset
 // from the start of p.
-func (d *blockDecoder) value(valfmt, raw uint32, t pmapi.Type) (pmclient.Value, error) {
+func (d *blockDecoder) value(valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error) {
 	if valfmt == 0 {
 		return decodeValue(d.p, valfmt, raw, t)
 	}
@@ -119,7 +119,7 @@ func (d *blockDecoder) value(valfmt, raw uint32, t pmapi.Type) (pmclient.Value, 
 		}
 	}
 	if d.seen == nil {
-		d.seen = map[blockKey]pmclient.Value{}
+		d.seen = map[blockKey]pmapi.Value{}
 	}
 	d.seen[key] = v
 	return v, nil
@@ -127,8 +127,8 @@ func (d *blockDecoder) value(valfmt, raw uint32, t pmapi.Type) (pmclient.Value, 
 
 // decodeValue decodes one value: in situ, or a value block at a word
 // offset from the start of p.
-func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type) (pmclient.Value, error) {
-	var v pmclient.Value
+func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error) {
+	var v pmapi.Value
 	if valfmt == 0 {
 		switch t {
 		case pmapi.Type32:
