@@ -138,11 +138,15 @@ func New(rawURL string, opts Options) (*Client, error) {
 	transport := opts.Transport
 	if transport == nil {
 		transport = &http.Transport{
-			Proxy:                 nil, // pmproxy is the proxy: never go through $HTTP_PROXY to it
-			DialContext:           (&net.Dialer{Timeout: opts.ConnectTimeout}).DialContext,
-			MaxIdleConnsPerHost:   4,
-			IdleConnTimeout:       opts.PollTimeout,
-			ResponseHeaderTimeout: opts.RequestTimeout,
+			Proxy:               nil, // pmproxy is the proxy: never go through $HTTP_PROXY to it
+			DialContext:         (&net.Dialer{Timeout: opts.ConnectTimeout}).DialContext,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     opts.PollTimeout,
+			// No ResponseHeaderTimeout: every request's context already
+			// ends at RequestTimeout with ErrTimeout as its cause; a
+			// second timer of the same length raced it and won now and
+			// then with an unclassified "timeout awaiting response
+			// headers".
 		}
 	}
 	c := &Client{base: base, opts: opts, http: &http.Client{Transport: transport}}
