@@ -30,18 +30,8 @@ func (r Release) Interpolate(ctx context.Context, archive, config string, names 
 	}
 	defer cleanup()
 	dir := filepath.Dir(script)
-	files, err := filepath.Glob(archive + ".*")
-	if err != nil || len(files) == 0 {
-		return "", fmt.Errorf("%s: no archive files %s.*", r, archive)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join("/", r.Root, dir, filepath.Base(f)), b, 0o644); err != nil {
-			return "", err
-		}
+	if err := r.copyArchive(archive, dir); err != nil {
+		return "", err
 	}
 	confArg := "-"
 	if config != "" {

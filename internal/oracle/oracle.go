@@ -259,18 +259,8 @@ func (r Release) ReplayArchive(ctx context.Context, archive, config string, name
 	}
 	defer cleanup()
 	dir := filepath.Dir(script)
-	files, err := filepath.Glob(archive + ".*")
-	if err != nil || len(files) == 0 {
-		return "", fmt.Errorf("%s: no archive files %s.*", r, archive)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join("/", r.Root, dir, filepath.Base(f)), b, 0o644); err != nil {
-			return "", err
-		}
+	if err := r.copyArchive(archive, dir); err != nil {
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join("/", r.Root, dir, "replay.conf"), []byte(config), 0o644); err != nil {
 		return "", err
@@ -340,4 +330,23 @@ func Fleet(ctx context.Context) ([]FleetHost, error) {
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// copyArchive copies an archive's files (base name archive) into dir of
+// the release's root, where its tools can read them.
+func (r Release) copyArchive(archive, dir string) error {
+	files, err := filepath.Glob(archive + ".*")
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("%s: no archive files %s.*", r, archive)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join("/", r.Root, dir, filepath.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
