@@ -138,14 +138,14 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 
 // begin returns what the analysis of generation gen reads, ok false when
 // the document moved on or closed.
-func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, memo *grammar.Memo, ok bool) {
+func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, memo *grammar.Memo, prev *snapshot, ok bool) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
 	if d == nil || d.gen != gen {
-		return "", 0, nil, false
+		return "", 0, nil, nil, false
 	}
-	return d.text, d.version, d.memo, true
+	return d.text, d.version, d.memo, d.syntax, true
 }
 
 // current says whether gen is still the document's latest generation.
@@ -248,7 +248,7 @@ func (s *server) reanalyseAll() {
 // made it obsolete meanwhile.
 func (s *server) analyse(u uri.URI, gen int) {
 	defer s.survive("analysis of " + string(u))
-	text, version, memo, ok := s.docs.begin(u, gen)
+	text, version, memo, prev, ok := s.docs.begin(u, gen)
 	if !ok {
 		return
 	}
@@ -259,8 +259,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 	}
 	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
 	defer cancel()
-	parsed := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, analysis.Options{Memo: memo})
-	memo.Trim()
+	parsed := reparse(prev, u, text, ac, memo)
 	syntax := newSnapshot(cfg, u, version, text, parsed)
 	// The parse is enough for symbols, folding, tokens, formatting.
 	s.docs.storeSyntax(u, gen, syntax, func() { s.workspace.update(u, syntax.file) })
@@ -314,13 +313,29 @@ func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
 			return snap
 		}
 	}
-	version, text, memo := d.version, d.text, d.memo
+	version, text, memo, prev := d.version, d.text, d.memo, d.syntax
 	s.docs.mu.Unlock()
 	// Not parsed yet (within the debounce): parse now, without
 	// disturbing the scheduled analysis.
 	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u)}
-	res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, analysis.Options{Memo: memo})
-	return newSnapshot(cfg, u, version, text, res)
+	return newSnapshot(cfg, u, version, text, reparse(prev, u, text, ac, memo))
+}
+
+// reparse parses a document's text, reading again only what changed since
+// prev (the parse of an earlier text, nil for none) when it can. The memo
+// is trimmed to the lines of a text parsed whole.
+func reparse(prev *snapshot, u uri.URI, text string, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
+	opts := analysis.Options{Memo: memo}
+	if prev == nil {
+		res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, opts)
+		memo.Trim()
+		return res
+	}
+	res, incremental := analysis.Reparse(prev.res, fileName(u), []byte(text), ac, opts)
+	if !incremental {
+		memo.Trim()
+	}
+	return res
 }
 
 // current returns the complete snapshot of a document's latest text
