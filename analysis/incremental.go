@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"bytes"
+	"context"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
@@ -48,4 +50,34 @@ func changeBetween(a, b []byte) grammar.TextChange {
 		s++
 	}
 	return grammar.TextChange{Start: p, OldEnd: len(a) - s, NewEnd: len(b) - s}
+}
+
+// Recheck is Check of parsed, a Reparse of the buffer prev is Check's (or
+// Recheck's) result of, under the same configuration: it checks again
+// only the definitions that changed and those that use them
+// (checker.Recheck) when it can, and Check's findings otherwise; they
+// are Check's either way.
+func Recheck(ctx context.Context, prev, parsed *Result) *Result {
+	src := parsed.Config.Source
+	if src == nil || prev == nil || prev.Report == nil || !prev.Checked || prev.CheckErr != nil || prev.Config.Source != src ||
+		prev.Config.InDoms != parsed.Config.InDoms || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
+		return Check(ctx, parsed)
+	}
+	f := parsed.Files[0].File
+	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms}
+	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs, f, src, opts)
+	switch {
+	case err != nil:
+		failed := *parsed // the syntax findings, nothing half-checked
+		failed.CheckErr = err
+		return &failed
+	case !ok:
+		return Check(ctx, parsed)
+	}
+	r := *parsed
+	r.Files = []File{parsed.Files[0]}
+	r.Files[0].checked = rep.Diagnostics[f]
+	r.Checked, r.SourceName, r.Report, r.refs = true, src.Describe(), rep, refs
+	r.finish()
+	return &r
 }

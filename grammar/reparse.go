@@ -379,3 +379,7 @@ func spliceAttrs(prev []*Attribute, a0, a1 int, line []*Attribute, e, delta int)
 	}
 	return out
 }
+
+// Moved is the finding delta bytes further in its file, on the same lines
+// (its ranges, related places and fixes all move).
+func (d Diagnostic) Moved(delta int) Diagnostic { return shiftDiagnostic(d, 0, delta) }
