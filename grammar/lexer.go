@@ -204,9 +204,9 @@ func classify(rule, text string, off int, v pcpver.Version) (tok Token, split *T
 			paren := Token{Kind: TokLParen, Text: "(", Value: "(", Offset: off + len(word), End: off + len(text)}
 			tok.Text, tok.Value, tok.End = word, word, off+len(word)
 			switch {
-			case !functionWords[word] || (!v.Has(pcpver.Novalue) && (word == "meta" || word == "novalue")):
-				// Not a function word (meta and novalue became ones in
-				// 6.2.2): an ordinary name followed by "(".
+			case !reservedBeforeParen(word, v):
+				// Not a function word in this release: an ordinary name
+				// followed by "(".
 				tok = classifyName(tok, v)
 			case word == "meta":
 				tok.Kind = TokMeta
@@ -240,12 +240,6 @@ func classify(rule, text string, off int, v pcpver.Version) (tok Token, split *T
 		tok.Kind, tok.Err = TokError, "Illegal character"
 	}
 	return tok, nil
-}
-
-var functionWords = map[string]bool{
-	"avg": true, "count": true, "delta": true, "max": true, "min": true, "sum": true,
-	"anon": true, "rate": true, "instant": true, "mkconst": true, "meta": true,
-	"novalue": true, "rescale": true, "defined": true, "matchinst": true, "scalar": true,
 }
 
 // classifyName makes a word a NAME or one of the reserved words.

@@ -225,15 +225,31 @@ type pCall struct {
 // The parser is built once and never changes.
 var exprParser = participle.MustBuild[pExpr](participle.Lexer(tokenDefinition{}))
 
-// binaryPrec is yacc's %left table: higher binds tighter.
-var binaryPrec = map[string]int{
-	"?": 1, "&&": 2, "||": 2, "<": 4, "<=": 4, "==": 4, ">=": 4, ">": 4, "!=": 4,
-	"+": 5, "-": 5, "*": 6, "/": 6,
-}
-
+// binaryPrec and prefixPrec are libpcp's operator precedence (higher
+// binds tighter), read from the grammar file's %left and %precedence
+// declarations through the LALR tables, so the syntax tree groups
+// operators exactly as the parser that gives libpcp's verdicts does.
 // Prefix operators take as operand everything that binds tighter than
 // they do: "-a * b" is -(a*b) and "!a < b" is !(a<b), as in libpcp.
-var prefixPrec = map[string]int{"!": 3, "-": 5}
+var binaryPrec, prefixPrec = operatorPrecedence(lalr.For(pcpver.Grammar71))
+
+// operatorPrecedence reads each operator's level from g: the ternary by
+// its "?", unary minus by MINUS (libpcp's rule takes the precedence of its
+// last terminal) and "!" by NOT's %precedence.
+func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
+	level := func(op string) int {
+		n, _, ok := g.Precedence(terminalNames[opKinds[op]])
+		if !ok {
+			panic("grammar: no precedence for " + op + " in the LALR tables") // a broken grammar file; TestPrecedenceFromGrammarFiles
+		}
+		return n
+	}
+	binary = map[string]int{}
+	for _, op := range []string{"?", "&&", "||", "<", "<=", "==", ">=", ">", "!=", "+", "-", "*", "/"} {
+		binary[op] = level(op)
+	}
+	return binary, map[string]int{"!": level("!"), "-": level("-")}
+}
 
 // climber applies precedence to a pExpr's flat operand/operator list.
 type climber struct {

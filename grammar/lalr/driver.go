@@ -27,6 +27,7 @@ import (
 type automaton struct {
 	nterminals int
 	symbols    []string // by bison symbol number: terminals, then nonterminals
+	precedence []precedence
 	rules      []rule
 	states     []state
 
@@ -35,6 +36,14 @@ type automaton struct {
 	gotoState map[[2]int]int
 	bySymbol  map[string]int
 	finalSt   int
+}
+
+// precedence is a terminal's %left/%right/%precedence declaration as
+// bison numbered it: a higher level binds tighter.
+type precedence struct {
+	terminal string
+	level    int
+	assoc    string
 }
 
 type rule struct {
@@ -128,6 +137,20 @@ func newGrammar(a *automaton) Grammar {
 func (g Grammar) Terminal(name string) (int, bool) {
 	n, ok := g.a.bySymbol[name]
 	return n, ok && n < g.a.nterminals
+}
+
+// Precedence returns the precedence level bison gave a terminal's
+// declaration (%left, %right, %precedence; a higher level binds tighter)
+// and its associativity ("left", "right", "nonassoc", "precedence").
+// The syntax tree's operator precedence is read from here, so both
+// parsers follow the one table in the grammar files.
+func (g Grammar) Precedence(terminal string) (level int, assoc string, ok bool) {
+	for _, p := range g.a.precedence {
+		if p.terminal == terminal {
+			return p.level, p.assoc, true
+		}
+	}
+	return 0, "", false
 }
 
 // RuleText returns a rule as "lhs: rhs ...", the key reducers switch on.
