@@ -20,6 +20,9 @@ type Function struct {
 	Requires []pcpver.Feature
 	// Internal functions are libpcp's own (anon): never completed.
 	Internal bool
+	// History functions compare a value with the previous sample's, so
+	// they have no value until a second sample.
+	History bool
 }
 
 var functions = []Function{
@@ -33,9 +36,9 @@ var functions = []Function{
 		Doc: "Smallest value over the metric's instances."},
 	{Name: "sum", Signature: "sum(metric)", Params: []string{"metric"},
 		Doc: "Sum over the metric's instances (a counter stays a counter)."},
-	{Name: "delta", Signature: "delta(expr)", Params: []string{"expr"},
+	{Name: "delta", Signature: "delta(expr)", Params: []string{"expr"}, History: true,
 		Doc: "Difference from the previous sample, per instance; no value on the first sample. Before PCP 6.3.0, a metric name only."},
-	{Name: "rate", Signature: "rate(expr)", Params: []string{"expr"},
+	{Name: "rate", Signature: "rate(expr)", Params: []string{"expr"}, History: true,
 		Doc: "Change per second from the previous sample, per instance (double); a time counter gives a utilisation. Before PCP 6.3.0, a metric name only."},
 	{Name: "instant", Signature: "instant(expr)", Params: []string{"expr"},
 		Doc: "The current value, with counter semantics turned into instantaneous. Before PCP 6.3.0, a metric name only."},
@@ -88,4 +91,19 @@ func reservedBeforeParen(word string, v pcpver.Version) bool {
 		}
 	}
 	return true
+}
+
+// NeedsHistory reports whether an expression calls a History function
+// anywhere, so that its first sample has no value.
+func NeedsHistory(tree Node) bool {
+	found := false
+	Walk(tree, func(n Node) bool {
+		if c, ok := n.(*Call); ok {
+			if f, _ := LookupFunction(c.Func); f.History {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -32,3 +32,22 @@ func TestFunctionCatalogueMatchesGrammar(t *testing.T) {
 		}
 	}
 }
+
+func TestNeedsHistory(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"sample.long.one":                      false,
+		"delta(sample.long.one)":               true,
+		"1 + avg(a) * rate(b)":                 true,
+		"instant(a) + sum(b)":                  false,
+		"a > 0 ? delta(a) : 0":                 true,
+		"matchinst(/x/, rate(a)) + defined(b)": true,
+	} {
+		tree, err := ParseExpr(expr, pcpver.Latest)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		if got := NeedsHistory(tree); got != want {
+			t.Errorf("NeedsHistory(%q) = %v, want %v", expr, got, want)
+		}
+	}
+}
