@@ -271,7 +271,6 @@ func previewAt(ctx context.Context, a *snapshot, pos protocol.Position) (*Previe
 	return res, nil
 }
 
-
 // shownValues is one metric's values rendered for hints and previews.
 type shownValues struct {
 	short, long string
