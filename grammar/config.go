@@ -53,9 +53,6 @@ type Definition struct {
 	// Expr is the expression text libpcp parses: after "=", leading white
 	// space skipped (and, in pcp7, continuation backslash-newlines removed).
 	Expr string
-	// Tokens are the expression's tokens, there even for broken text (for
-	// completion); Tree builds the syntax tree from them on first use.
-	Tokens []Token
 	// Verdict is what libpcp's parser does with Expr.
 	Verdict Verdict
 	// Registered reports that libpcp registers the metric (it parses and
@@ -94,8 +91,14 @@ func (d *Definition) buildTree() (Node, error) {
 		// reported by the verdict.
 		return ParseExpr(d.Expr, d.version)
 	}
-	return parseTokens(d.Tokens)
+	return parseTokens(d.Tokens())
 }
+
+// Tokens lexes the expression as the verdict did (in libpcp's matchinst
+// state at the definition), there even for broken text (for completion).
+// They are lexed again on every call rather than kept: a definition's
+// tokens would cost several times its text for as long as the file lives.
+func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version, d.leaked) }
 
 // ExprPos converts a byte offset in Expr to a file offset.
 func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i) }
@@ -181,7 +184,7 @@ type Attribute struct {
 // Options control ParseConfig.
 type Options struct {
 	Version pcpver.Version
-	// Memo, when set, remembers each expression's tokens, verdict and
+	// Memo, when set, remembers each expression's verdict and
 	// syntax tree, so re-reading an edited file (an editor does, on every
 	// keystroke) only parses the lines that changed.
 	Memo *Memo
@@ -224,6 +227,7 @@ type configReader struct {
 	lineno     int                        // libpcp's line counter
 	clineno    int                        // pcp7: continuation lines pending
 	memo       *Memo
+	vs         verdictScratch // reused by every definition's verdict
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
@@ -406,11 +410,6 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	r.f.Definitions = append(r.f.Definitions, d)
 	d.leaked, d.version = r.f.Leak, r.f.Version
 	memo := r.memo.get(d.Expr, r.f.Version, r.f.Leak)
-	if memo != nil {
-		d.Tokens = memo.tokens
-	} else {
-		d.Tokens = Tokens(d.Expr, r.f.Version, r.f.Leak)
-	}
 	raw := string(ln.buf[ln.eq+1:])
 	header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
 	exprRange := func(a, b int) Range { return Range{r.f.Pos(d.ExprPos(a)), r.f.Pos(d.ExprPos(b))} }
@@ -432,7 +431,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		d.Verdict = memo.verdict
 		memo.share(d)
 	} else {
-		d.Verdict = libpcpVerdict(d.Expr, d.Tokens, r.f.Version, r.f.Leak)
+		d.Verdict = r.vs.verdict(d.Expr, r.f.Version, r.f.Leak)
 		r.memo.put(d)
 	}
 	if ln.finalLine {
@@ -445,19 +444,13 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	caret := d.Verdict.Caret
+	near, end := tokensAtCaret(d, caret)
 	msg := d.Verdict.Message
 	if msg == "" {
-		msg = syntaxExplanation(d, caret)
+		msg = syntaxExplanation(d.Expr, near)
 	}
 	if wasLeaking && strings.Contains(d.Expr, "/") {
 		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( line)"
-	}
-	end := caret + 1
-	for _, t := range d.Tokens {
-		if t.Offset == caret && t.End > caret {
-			end = t.End
-			break
-		}
 	}
 	code, rg := "syntax", exprRange(caret, end)
 	if r.f.Version.Less(pcpver.Latest) {
@@ -490,14 +483,42 @@ func pcpSyntaxLines(header, raw string, caret int, msg string) []string {
 	return lines
 }
 
-// syntaxExplanation describes an error libpcp reports without a message,
-// from the token at the caret and the one before it.
-func syntaxExplanation(d *Definition, caret int) string {
-	toks := d.Tokens
-	for i, t := range toks {
-		if t.Offset != caret {
-			continue
+// tokensAtCaret lexes the expression up to the caret, keeping only the
+// token there and the two before it (what syntaxExplanation reads), and
+// the end of the caret's token (one past the caret when none starts
+// there). A long line is lexed without keeping its tokens.
+func tokensAtCaret(d *Definition, caret int) (near []Token, end int) {
+	it := newTokenIter(d.Expr, d.version, d.leaked)
+	var window [3]Token
+	n := 0
+	end = caret + 1
+	for {
+		t := it.next()
+		if near == nil {
+			window[0], window[1], window[2] = window[1], window[2], t
+			n++
+			if t.Offset == caret {
+				near = window[3-min(n, 3):]
+			}
 		}
+		if t.Offset == caret && t.End > caret {
+			end = t.End
+			break
+		}
+		if t.Kind == TokEOS {
+			break
+		}
+	}
+	return near, end
+}
+
+// syntaxExplanation describes an error libpcp reports without a message,
+// from the token at the caret and the ones before it: near ends with the
+// token at the caret (empty when none starts there).
+func syntaxExplanation(expr string, near []Token) string {
+	if len(near) > 0 {
+		i := len(near) - 1
+		toks, t := near, near[len(near)-1]
 		var prev Token
 		if i > 0 {
 			prev = toks[i-1]
@@ -510,7 +531,7 @@ func syntaxExplanation(d *Definition, caret int) string {
 			return false
 		}
 		switch {
-		case t.Kind == TokEOS && prev.Kind == TokRParen && strings.Contains(d.Expr, "mkconst("):
+		case t.Kind == TokEOS && prev.Kind == TokRParen && strings.Contains(expr, "mkconst("):
 			return "the expression ends too early: mkconst() needs a number and at least one spec, e.g. mkconst(1, type=u32)"
 		case t.Kind == TokEOS:
 			return "the expression ends too early"
@@ -991,7 +1012,6 @@ type memoKey struct {
 }
 
 type memoEntry struct {
-	tokens  []Token
 	verdict Verdict
 	// The tree is built once, by whichever definition asks first.
 	once sync.Once
@@ -1021,7 +1041,7 @@ func (m *Memo) put(d *Definition) {
 		return
 	}
 	k := memoKey{d.Expr, d.version, d.leaked}
-	e := &memoEntry{tokens: d.Tokens, verdict: d.Verdict}
+	e := &memoEntry{verdict: d.Verdict}
 	m.mu.Lock()
 	m.m[k], m.used[k] = e, true
 	m.mu.Unlock()
@@ -1080,9 +1100,9 @@ func (m *Memo) prefetch(srcs []Source, v pcpver.Version) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var vs verdictScratch
 			for i := w; i < len(exprs); i += workers {
-				toks := Tokens(exprs[i], v, false)
-				entries[i] = &memoEntry{tokens: toks, verdict: libpcpVerdict(exprs[i], toks, v, false)}
+				entries[i] = &memoEntry{verdict: vs.verdict(exprs[i], v, false)}
 			}
 		}()
 	}

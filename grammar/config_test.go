@@ -142,7 +142,7 @@ func TestMemo(t *testing.T) {
 	second := ParseConfig("m.conf", src, Options{Version: pcpver.Latest, Memo: memo})
 	for i, d := range plain.Definitions {
 		for _, other := range []*Definition{first.Definitions[i], second.Definitions[i]} {
-			if other.Verdict != d.Verdict || len(other.Tokens) != len(d.Tokens) || other.Registered != d.Registered {
+			if other.Verdict != d.Verdict || len(other.Tokens()) != len(d.Tokens()) || other.Registered != d.Registered {
 				t.Errorf("%s: memo changed the parse: %+v vs %+v", d.Name, other.Verdict, d.Verdict)
 			}
 			got, err1 := other.Tree()

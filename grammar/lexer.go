@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -376,40 +375,68 @@ func unescape(s string) string {
 
 // Tokens lexes a whole expression. The matchinst flag is emulated from
 // parenthesis nesting, which is what libpcp does for any expression that
-// parses; flag is its state before the first token (see Check's Leak).
+// parses; flag is its state before the first token (Options.Leak).
 func Tokens(src string, v pcpver.Version, flag bool) []Token {
-	s := newScanner(src, v, flag)
-	var (
-		out     = make([]Token, 0, len(src)/3+2)
-		pending []Token
-		depth   int
-		opens   []int
-	)
+	it := newTokenIter(src, v, flag)
+	out := make([]Token, 0, 16)
 	for {
-		t := s.next(flag, &pending)
-		t.flag = flag
+		t := it.next()
 		out = append(out, t)
-		switch t.Kind {
-		case TokEOS:
-			if cap(out) > len(out)+len(out)/4 {
-				// The capacity was a guess from the text's length; a
-				// definition's tokens live as long as its file.
-				out = slices.Clone(out)
-			}
+		if t.Kind == TokEOS {
 			return out
-		case TokFunc:
-			if t.Value == "matchinst" {
-				opens = append(opens, depth)
-				flag = true
-			}
-		case TokLParen:
-			depth++
-		case TokRParen:
-			depth--
-			if n := len(opens); n > 0 && depth == opens[n-1] {
-				opens = opens[:n-1]
-				flag = false
-			}
 		}
 	}
+}
+
+// tokenIter yields the tokens Tokens returns, one at a time, so a reader
+// that needs each token once (the verdict) keeps none of them.
+type tokenIter struct {
+	s       scanner
+	flag    bool
+	pending []Token
+	depth   int
+	opens   []int // depth at each open matchinst(
+	done    bool
+	eos     Token
+}
+
+func newTokenIter(src string, v pcpver.Version, flag bool) *tokenIter {
+	it := &tokenIter{}
+	it.reset(src, v, flag)
+	return it
+}
+
+// reset starts the iterator over src, keeping its buffers.
+func (it *tokenIter) reset(src string, v pcpver.Version, flag bool) {
+	*it = tokenIter{s: scanner{src: src, version: v}, flag: flag, pending: it.pending[:0], opens: it.opens[:0]}
+	it.s.restart(0, flag)
+}
+
+// next returns the next token; after the end, the end-of-string token
+// again.
+func (it *tokenIter) next() Token {
+	if it.done {
+		return it.eos
+	}
+	flag := it.flag
+	t := it.s.next(flag, &it.pending)
+	t.flag = flag
+	switch t.Kind {
+	case TokEOS:
+		it.done, it.eos = true, t
+	case TokFunc:
+		if t.Value == "matchinst" {
+			it.opens = append(it.opens, it.depth)
+			it.flag = true
+		}
+	case TokLParen:
+		it.depth++
+	case TokRParen:
+		it.depth--
+		if n := len(it.opens); n > 0 && it.depth == it.opens[n-1] {
+			it.opens = it.opens[:n-1]
+			it.flag = false
+		}
+	}
+	return t
 }
