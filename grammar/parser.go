@@ -128,6 +128,10 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 
 // pExpr is an operator expression as participle sees it: a flat list of
 // operands and operators. build() applies libpcp's precedence to it.
+//
+// The structs capture only the structs below them: what a struct matched
+// is read from its Tokens (the token types say which alternative it was),
+// because every captured token costs participle several allocations.
 type pExpr struct {
 	Head *pOperand `parser:"@@"`
 	Tail []*pTail  `parser:"@@*"`
@@ -138,53 +142,40 @@ type pExpr struct {
 // expression comes with the operator. Tokens[0] is the operator.
 type pTail struct {
 	Tokens []lexer.Token
-	Op     string    `parser:"( @BinOp"`
-	Then   *pExpr    `parser:"| Quest @@ ':' )"`
+	Then   *pExpr    `parser:"( BinOp | Quest @@ ':' )"`
 	Right  *pOperand `parser:"@@"`
 }
 
 // pOperand is a primary with its prefix operators: Tokens holds the
 // prefixes' tokens, then the primary's. The primary is one of the
-// alternatives below, in order of frequency.
+// alternatives, in order of frequency: a metric name and its instance
+// filter, a number, a parenthesised expression and its filter, a call.
 type pOperand struct {
-	Tokens    []lexer.Token
-	Prefix    []string `parser:"@Prefix*"`
-	Name      *string  `parser:"( @Name"`
-	NameInst  *string  `parser:"  @InstName?"`
-	Number    *string  `parser:"| @Number"`
-	Paren     *pExpr   `parser:"| '(' @@ ')'"`
-	ParenInst *string  `parser:"  @InstName?"`
-	Call      *pCall   `parser:"| @@ )"`
+	Tokens []lexer.Token
+	Paren  *pExpr `parser:"Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
+	Call   *pCall `parser:"| @@ )"`
 }
 
 // pCall is a function call; Tokens are its tokens, from the function
-// word to the closing parenthesis.
+// word to the closing parenthesis, and the word's token type says which
+// function it is: one that takes only a metric name in every version;
+// one of any expression (delta, rate and instant only since PCP 6.3.0:
+// the dialect check reports older use); rescale; matchinst; mkconst;
+// novalue.
 type pCall struct {
-	Tokens []lexer.Token
-	// A function that takes only a metric name in every version.
-	NameFunc *string `parser:"(  @FuncName '('"`
-	NameArg  string  `parser:"   @Name ')'"`
-	// A function of any expression (delta, rate and instant only since
-	// PCP 6.3.0: the dialect check reports older use).
-	ExprFunc *string  `parser:" | @FuncExpr '('"`
-	ExprArg  *pExpr   `parser:"   @@ ')'"`
-	Rescale  *pExpr   `parser:" | Rescale '(' @@ ','"`
-	Units    string   `parser:"   @String ')'"`
-	Invert   bool     `parser:" | Matchinst '(' @'!'?"`
-	Pattern  *string  `parser:"   @Pattern ','"`
-	MatchX   *pExpr   `parser:"   @@ ')'"`
-	Mkconst  *string  `parser:" | Mkconst '(' @Number ','"`
-	Specs    []*pSpec `parser:"   @@ (',' @@)* ')'"`
-	Novalue  bool     `parser:" | @Novalue '('"`
-	NSpecs   []*pSpec `parser:"   (@@ (',' @@)*)? ')' )"`
+	Tokens  []lexer.Token
+	ExprArg *pExpr   `parser:"(  FuncName '(' Name ')' | FuncExpr '(' @@ ')'"`
+	Rescale *pExpr   `parser:" | Rescale '(' @@ ',' String ')'"`
+	MatchX  *pExpr   `parser:" | Matchinst '(' '!'? Pattern ',' @@ ')'"`
+	Specs   []*pSpec `parser:" | Mkconst '(' Number ',' @@ (',' @@)* ')'"`
+	NSpecs  []*pSpec `parser:" | Novalue '(' (@@ (',' @@)*)? ')' )"`
 }
 
 // pSpec is "key=value" of a mkconst or novalue spec list: Tokens are
 // the key, "=" and the value.
 type pSpec struct {
 	Tokens []lexer.Token
-	Key    string `parser:"@Keyword '='"`
-	Value  string `parser:"@(String | Name | Number)"`
+	Value  struct{} `parser:"Keyword '=' (String | Name | Number)"`
 }
 
 // The parser is built once and never changes.
@@ -234,10 +225,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 	}
 	for c.i < len(c.e.Tail) {
 		t := c.e.Tail[c.i]
-		op := t.Op
-		if t.Then != nil {
-			op = "?"
-		}
+		op := t.Tokens[0].Value
 		prec := binaryPrec[op]
 		if prec < minPrec {
 			break
@@ -251,7 +239,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 			}
 		}
 		var right Node
-		if o := c.operand(c.i); t.Then != nil && len(o.Prefix) == 0 && o.Call != nil && o.Call.Novalue {
+		if o := c.operand(c.i); t.Then != nil && o.prefixes() == 0 && o.Call != nil && o.Call.Tokens[0].Type == ptNovalue {
 			// libpcp's rule is "expr ? expr : novalue": novalue() is not
 			// an expression, so it ends the ternary, and an operator
 			// after it applies to the whole ternary.
@@ -275,8 +263,8 @@ func (c *climber) binary(minPrec int) (Node, error) {
 
 func (c *climber) unary() (Node, error) {
 	o := c.operand(c.i)
-	if c.prefix < len(o.Prefix) {
-		op, at := o.Prefix[c.prefix], o.Tokens[c.prefix].Pos.Offset
+	if c.prefix < o.prefixes() {
+		op, at := o.Tokens[c.prefix].Value, o.Tokens[c.prefix].Pos.Offset
 		c.prefix++
 		x, err := c.binary(prefixPrec[op] + 1)
 		if err != nil {
@@ -302,31 +290,41 @@ func instName(t lexer.Token) InstName {
 	return InstName{At: tokenSpan([]lexer.Token{t}), Name: unescape(t.Value[1 : len(t.Value)-1])}
 }
 
+// prefixes is the number of prefix operators before the primary.
+func (o *pOperand) prefixes() int {
+	n := 0
+	for n < len(o.Tokens) && o.Tokens[n].Type == ptPrefix {
+		n++
+	}
+	return n
+}
+
 // primary is the operand's node without its prefix operators.
 func (o *pOperand) primary() (Node, error) {
-	toks := o.Tokens[len(o.Prefix):]
+	toks := o.Tokens[o.prefixes():]
 	at := tokenSpan(toks)
+	last := toks[len(toks)-1]
 	switch {
-	case o.Name != nil:
-		m := &Metric{At: at, Name: *o.Name}
-		if o.NameInst != nil {
-			inst := instName(toks[1])
-			m.Inst = &inst
-		}
-		return m, nil
-	case o.Number != nil:
-		return &Number{At: at, Text: *o.Number, Double: strings.Contains(*o.Number, ".")}, nil
+	case o.Call != nil:
+		return o.Call.node()
 	case o.Paren != nil:
 		x, err := o.Paren.build()
 		if err != nil {
 			return nil, err
 		}
-		if o.ParenInst == nil {
+		if last.Type != ptInstName {
 			return &Paren{At: at, X: x}, nil
 		}
-		return &Filter{At: at, X: x, Inst: instName(toks[len(toks)-1])}, nil
-	case o.Call != nil:
-		return o.Call.node()
+		return &Filter{At: at, X: x, Inst: instName(last)}, nil
+	case toks[0].Type == ptName:
+		m := &Metric{At: at, Name: toks[0].Value}
+		if len(toks) > 1 {
+			inst := instName(toks[1])
+			m.Inst = &inst
+		}
+		return m, nil
+	case toks[0].Type == ptNumber:
+		return &Number{At: at, Text: toks[0].Value, Double: strings.Contains(toks[0].Value, ".")}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty primary")
 }
@@ -334,38 +332,39 @@ func (o *pOperand) primary() (Node, error) {
 func (c *pCall) node() (Node, error) {
 	toks := c.Tokens
 	at := tokenSpan(toks)
-	switch {
-	case c.NameFunc != nil:
-		arg := toks[2]
-		return &Call{At: at, Func: *c.NameFunc, Arg: &Metric{At: tokenSpan(toks[2:3]), Name: arg.Value}}, nil
-	case c.ExprFunc != nil:
+	fn := toks[0].Value
+	switch toks[0].Type {
+	case ptFuncName:
+		return &Call{At: at, Func: fn, Arg: &Metric{At: tokenSpan(toks[2:3]), Name: toks[2].Value}}, nil
+	case ptFuncExpr:
 		arg, err := c.ExprArg.build()
 		if err != nil {
 			return nil, err
 		}
-		return &Call{At: at, Func: *c.ExprFunc, Arg: arg}, nil
-	case c.Rescale != nil:
+		return &Call{At: at, Func: fn, Arg: arg}, nil
+	case ptRescale:
 		x, err := c.Rescale.build()
 		if err != nil {
 			return nil, err
 		}
-		units := toks[len(toks)-2].Pos.Offset
-		return &Rescale{At: at, X: x, Units: c.Units[1 : len(c.Units)-1], UnitsAt: Span{units, units}}, nil
-	case c.Pattern != nil:
+		units := toks[len(toks)-2]
+		return &Rescale{At: at, X: x, Units: units.Value[1 : len(units.Value)-1], UnitsAt: Span{units.Pos.Offset, units.Pos.Offset}}, nil
+	case ptMatchinst:
 		x, err := c.MatchX.build()
 		if err != nil {
 			return nil, err
 		}
+		invert := toks[2].Value == "!"
 		pat := toks[2]
-		if c.Invert {
+		if invert {
 			pat = toks[3]
 		}
-		return &Matchinst{At: at, Invert: c.Invert, Pattern: unescape((*c.Pattern)[1 : len(*c.Pattern)-1]),
+		return &Matchinst{At: at, Invert: invert, Pattern: unescape(pat.Value[1 : len(pat.Value)-1]),
 			PatternAt: Span{pat.Pos.Offset, pat.Pos.Offset}, X: x}, nil
-	case c.Mkconst != nil:
-		v := *c.Mkconst
+	case ptMkconst:
+		v := toks[2].Value
 		return &Mkconst{At: at, Value: Number{At: tokenSpan(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: specs(c.Specs)}, nil
-	case c.Novalue:
+	case ptNovalue:
 		return &Novalue{At: at, Specs: specs(c.NSpecs)}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty call")
@@ -375,9 +374,9 @@ func specs(ps []*pSpec) []Spec {
 	out := make([]Spec, len(ps))
 	for i, p := range ps {
 		v := p.Tokens[2]
-		out[i] = Spec{At: tokenSpan(p.Tokens), Key: p.Key, Value: p.Value, ValueAt: tokenSpan(p.Tokens[2:3])}
+		out[i] = Spec{At: tokenSpan(p.Tokens), Key: p.Tokens[0].Value, Value: v.Value, ValueAt: tokenSpan(p.Tokens[2:3])}
 		if v.Type == ptString {
-			out[i].Value, out[i].Quoted = p.Value[1:len(p.Value)-1], true
+			out[i].Value, out[i].Quoted = v.Value[1:len(v.Value)-1], true
 		}
 	}
 	return out
