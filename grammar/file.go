@@ -1,0 +1,184 @@
+package grammar
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// File is one parsed derived-metric config file (pmLoadDerivedConfig).
+type File struct {
+	Path        string
+	Src         []byte
+	Version     pcpver.Version
+	Definitions []*Definition
+	Attributes  []*Attribute
+	Comments    []Range
+	Diagnostics []Diagnostic
+	// Leak is libpcp's matchinst lexer flag after the last definition; pass
+	// it to the next file of a config path (Options.Leak).
+	Leak bool
+	// OptionNovalue is the last "#control option_novalue=0|1" of the file
+	// (PCP 7.1.1+), nil when it has none.
+	OptionNovalue *bool
+
+	lineStarts []int
+	// col16At holds UTF-16 columns at checkpoints, so Pos scans at most
+	// col16Step bytes of a line instead of the whole line up to the
+	// offset (a 10 MB single-line file has tens of thousands of
+	// findings, each needing a position).
+	col16At []col16Mark
+}
+
+// Definition is one "name = expression" line.
+type Definition struct {
+	Name      string
+	NameRange Range
+	// Expr is the expression text libpcp parses: after "=", leading white
+	// space skipped (and, in pcp7, continuation backslash-newlines removed).
+	Expr string
+	// Verdict is what libpcp's parser does with Expr.
+	Verdict Verdict
+	// Registered reports that libpcp registers the metric (it parses and
+	// the name is new). A file's final line without a newline is parsed but
+	// never registered: libpcp does not read it.
+	Registered bool
+	Range      Range // the whole definition, continuation lines included
+	Line       int   // the line libpcp names in its messages
+
+	exprOffsets offsetMap // file offset of each byte of Expr
+	leaked      bool      // Tokens were lexed in libpcp's leaked matchinst state
+	version     pcpver.Version
+	memo        *memoEntry // shared parse of the same text (Options.Memo)
+
+	treeOnce sync.Once
+	tree     Node
+	treeErr  error
+}
+
+// Tree returns the expression's syntax tree, built on first use (the
+// participle parse costs more than the rest of reading a file). The error
+// says where parsing stopped when the expression is broken.
+func (d *Definition) Tree() (Node, error) {
+	if d.memo != nil {
+		e := d.memo
+		e.once.Do(func() { e.tree, e.err = d.buildTree() })
+		return e.tree, e.err
+	}
+	d.treeOnce.Do(func() { d.tree, d.treeErr = d.buildTree() })
+	return d.tree, d.treeErr
+}
+
+func (d *Definition) buildTree() (Node, error) {
+	if d.leaked {
+		// The tree describes the text; libpcp's leaked lexer state is
+		// reported by the verdict.
+		return ParseExpr(d.Expr, d.version)
+	}
+	return parseTokens(d.Tokens())
+}
+
+// Tokens lexes the expression as the verdict did (in libpcp's matchinst
+// state at the definition), there even for broken text (for completion).
+// They are lexed again on every call rather than kept: a definition's
+// tokens would cost several times its text for as long as the file lives.
+func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version, d.leaked) }
+
+// ExprPos converts a byte offset in Expr to a file offset.
+func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i) }
+
+// offsetMap maps each byte of an expression to its file offset. The
+// expression is the file's text with continuation backslash-newlines
+// cut out, so it is a few contiguous runs of the file: one run in
+// almost every definition, where a slice of offsets cost eight bytes per
+// byte of expression.
+type offsetMap struct {
+	runs []offsetRun
+	n    int // bytes in the expression
+}
+
+// offsetRun is a stretch of the expression that is contiguous in the
+// file: expression byte at maps to file offset off.
+type offsetRun struct {
+	at, off int
+}
+
+func newOffsetMap(offs []int) offsetMap {
+	m := offsetMap{n: len(offs)}
+	for i, o := range offs {
+		if i == 0 || o != offs[i-1]+1 {
+			m.runs = append(m.runs, offsetRun{i, o})
+		}
+	}
+	return m
+}
+
+// fileOffset is the file offset of expression byte i: 0 for an empty
+// expression, the first byte's for i < 0, one past the last byte's for
+// i at or past the end.
+func (m offsetMap) fileOffset(i int) int {
+	if m.n == 0 {
+		return 0
+	}
+	if i >= m.n {
+		return m.fileOffset(m.n-1) + 1
+	}
+	i = max(i, 0)
+	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].at > i }) - 1
+	return m.runs[k].off + i - m.runs[k].at
+}
+
+// exprIndex is the index of the expression byte at file offset offset;
+// an offset in a cut-out continuation maps to the byte before it, one
+// before the expression to 0, one just past it to its length, and
+// anything else to -1.
+func (m offsetMap) exprIndex(offset int) int {
+	if m.n == 0 {
+		return -1
+	}
+	if offset == m.fileOffset(m.n-1)+1 {
+		return m.n
+	}
+	for k, r := range m.runs {
+		end := m.n
+		if k+1 < len(m.runs) {
+			end = m.runs[k+1].at
+		}
+		switch {
+		case offset < r.off:
+			return max(r.at-1, 0)
+		case offset < r.off+end-r.at:
+			return r.at + offset - r.off
+		}
+	}
+	return -1
+}
+
+// Attribute is a "name(oneline) = ..." or "name(helptext) = ..." line.
+type Attribute struct {
+	Metric string
+	Attr   string
+	Value  string
+	Range  Range
+	Line   int
+	// Applied reports that libpcp sets the attribute.
+	Applied bool
+}
+
+// DefinitionAt returns the definition whose range contains the offset.
+func (f *File) DefinitionAt(offset int) *Definition {
+	// Definitions are in file order and do not overlap.
+	i := sort.Search(len(f.Definitions), func(i int) bool { return f.Definitions[i].Range.End.Offset >= offset })
+	if i < len(f.Definitions) && f.Definitions[i].Range.Start.Offset <= offset {
+		return f.Definitions[i]
+	}
+	return nil
+}
+
+// ExprIndex converts a file offset inside the definition's expression to
+// an index into Expr (-1 when outside).
+func (d *Definition) ExprIndex(offset int) int { return d.exprOffsets.exprIndex(offset) }
+
+// ValidMetricName reports whether libpcp accepts name for a derived metric.
+func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }
