@@ -2,7 +2,7 @@ package grammar
 
 import (
 	"sort"
-	"sync"
+	"sync/atomic"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -51,10 +51,30 @@ type Definition struct {
 	leaked      bool      // Tokens were lexed in libpcp's leaked matchinst state
 	version     pcpver.Version
 	memo        *memoEntry // shared parse of the same text (Options.Memo)
+	tree        treeCell   // without a memo
+}
 
-	treeOnce sync.Once
-	tree     Node
-	treeErr  error
+// treeCell holds a syntax tree once built: one pointer, where a sync.Once
+// and the tree beside it cost six words in every definition.
+type treeCell struct{ p atomic.Pointer[treeResult] }
+
+type treeResult struct {
+	tree Node
+	err  error
+}
+
+// get returns the cell's tree, building it first if no one has. Two
+// callers racing may both build it; both get the one stored first, so a
+// definition's nodes are the same for everyone (the checker keys its
+// findings by them).
+func (c *treeCell) get(build func() (Node, error)) (Node, error) {
+	if r := c.p.Load(); r != nil {
+		return r.tree, r.err
+	}
+	tree, err := build()
+	c.p.CompareAndSwap(nil, &treeResult{tree, err})
+	r := c.p.Load()
+	return r.tree, r.err
 }
 
 // Tree returns the expression's syntax tree, built on first use (the
@@ -62,12 +82,9 @@ type Definition struct {
 // says where parsing stopped when the expression is broken.
 func (d *Definition) Tree() (Node, error) {
 	if d.memo != nil {
-		e := d.memo
-		e.once.Do(func() { e.tree, e.err = d.buildTree() })
-		return e.tree, e.err
+		return d.memo.tree.get(d.buildTree)
 	}
-	d.treeOnce.Do(func() { d.tree, d.treeErr = d.buildTree() })
-	return d.tree, d.treeErr
+	return d.tree.get(d.buildTree)
 }
 
 func (d *Definition) buildTree() (Node, error) {
@@ -92,10 +109,26 @@ func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i) }
 // expression is the file's text with continuation backslash-newlines
 // cut out, so it is a few contiguous runs of the file: one run in
 // almost every definition, where a slice of offsets cost eight bytes per
-// byte of expression.
+// byte of expression. The first run is kept inline, so that a one-line
+// definition needs no allocation for it.
 type offsetMap struct {
-	runs []offsetRun
-	n    int // bytes in the expression
+	base int         // file offset of the first byte: the first run's
+	more []offsetRun // the runs after the first
+	n    int         // bytes in the expression
+}
+
+func (m offsetMap) runCount() int {
+	if m.n == 0 {
+		return 0
+	}
+	return 1 + len(m.more)
+}
+
+func (m offsetMap) run(k int) offsetRun {
+	if k == 0 {
+		return offsetRun{0, m.base}
+	}
+	return m.more[k-1]
 }
 
 // offsetRun is a stretch of the expression that is contiguous in the
@@ -107,8 +140,11 @@ type offsetRun struct {
 func newOffsetMap(offs []int) offsetMap {
 	m := offsetMap{n: len(offs)}
 	for i, o := range offs {
-		if i == 0 || o != offs[i-1]+1 {
-			m.runs = append(m.runs, offsetRun{i, o})
+		switch {
+		case i == 0:
+			m.base = o
+		case o != offs[i-1]+1:
+			m.more = append(m.more, offsetRun{i, o})
 		}
 	}
 	return m
@@ -125,8 +161,9 @@ func (m offsetMap) fileOffset(i int) int {
 		return m.fileOffset(m.n-1) + 1
 	}
 	i = max(i, 0)
-	k := sort.Search(len(m.runs), func(k int) bool { return m.runs[k].at > i }) - 1
-	return m.runs[k].off + i - m.runs[k].at
+	k := sort.Search(m.runCount(), func(k int) bool { return m.run(k).at > i }) - 1
+	r := m.run(k)
+	return r.off + i - r.at
 }
 
 // exprIndex is the index of the expression byte at file offset offset;
@@ -140,10 +177,11 @@ func (m offsetMap) exprIndex(offset int) int {
 	if offset == m.fileOffset(m.n-1)+1 {
 		return m.n
 	}
-	for k, r := range m.runs {
+	for k := range m.runCount() {
+		r := m.run(k)
 		end := m.n
-		if k+1 < len(m.runs) {
-			end = m.runs[k+1].at
+		if k+1 < m.runCount() {
+			end = m.run(k + 1).at
 		}
 		switch {
 		case offset < r.off:

@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"runtime"
 	"strings"
 	"sync"
 
@@ -24,36 +23,44 @@ type memoKey struct {
 }
 
 type memoEntry struct {
+	// expr is the memo's own copy of the text (the key's): definitions
+	// that share the entry use it as their Expr, so neither the entry nor
+	// the tree built from it keeps a version of the document alive.
+	expr    string
 	verdict Verdict
 	// The tree is built once, by whichever definition asks first.
-	once sync.Once
-	tree Node
-	err  error
+	tree treeCell
 }
 
 // NewMemo makes an empty memo.
 func NewMemo() *Memo { return &Memo{m: map[memoKey]*memoEntry{}, used: map[memoKey]bool{}} }
 
-func (m *Memo) get(expr string, v pcpver.Version, leaked bool) *memoEntry {
+// get returns the entry of an expression and the memo's copy of its text,
+// or nil.
+func (m *Memo) get(expr string, v pcpver.Version, leaked bool) (*memoEntry, string) {
 	if m == nil {
-		return nil
+		return nil, ""
 	}
 	k := memoKey{expr, v, leaked}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.m[k]
-	if e != nil {
-		m.used[k] = true
+	if e == nil {
+		return nil, ""
 	}
-	return e
+	m.used[k] = true
+	return e, e.expr
 }
 
+// put remembers the definition's parse, under a copy of its text that the
+// definition then uses.
 func (m *Memo) put(d *Definition) {
 	if m == nil {
 		return
 	}
+	d.Expr = strings.Clone(d.Expr)
 	k := memoKey{d.Expr, d.version, d.leaked}
-	e := &memoEntry{verdict: d.Verdict}
+	e := &memoEntry{expr: d.Expr, verdict: d.Verdict}
 	m.mu.Lock()
 	m.m[k], m.used[k] = e, true
 	m.mu.Unlock()
@@ -83,45 +90,4 @@ func (m *Memo) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.m)
-}
-
-// prefetch lexes and parses, on all CPUs, the text after the first "=" of
-// every line, as the one-line definition libpcp would see (matchinst flag
-// down, the usual case). Reading the files then finds most definitions
-// done; any other line, or a line read in another state, simply misses.
-func (m *Memo) prefetch(srcs []Source, v pcpver.Version) {
-	seen := map[string]bool{}
-	var exprs []string
-	for _, s := range srcs {
-		for _, line := range strings.Split(string(s.Src), "\n") {
-			eq := strings.IndexByte(line, '=')
-			if eq < 0 || strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") {
-				continue
-			}
-			expr := strings.TrimLeft(line[eq+1:], " \t")
-			if expr != "" && !seen[expr] {
-				seen[expr] = true
-				exprs = append(exprs, expr)
-			}
-		}
-	}
-	entries := make([]*memoEntry, len(exprs))
-	workers := min(runtime.NumCPU(), len(exprs)/256+1)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var vs verdictScratch
-			for i := w; i < len(exprs); i += workers {
-				entries[i] = &memoEntry{verdict: vs.verdict(exprs[i], v, false)}
-			}
-		}()
-	}
-	wg.Wait()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i, e := range exprs {
-		m.m[memoKey{e, v, false}] = entries[i]
-	}
 }

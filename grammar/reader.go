@@ -30,6 +30,13 @@ var builtinDerived = []string{"event.flags", "event.missed"}
 // line by line with the same quirks, and records exact positions. Every
 // definition is parsed on its own, so one bad line never hides another.
 func ParseConfig(path string, src []byte, opts Options) *File {
+	return parseConfig(path, src, string(src), opts, nil)
+}
+
+// parseConfig is ParseConfig with src as a string too, and the verdicts
+// of the file's one-line definitions computed beforehand
+// (prefetchVerdicts), or nil.
+func parseConfig(path string, src []byte, text string, opts Options, pre *prefetched) *File {
 	f := &File{Path: path, Src: src, Version: opts.Version, Leak: opts.Leak}
 	f.lineStarts = lineStarts(src)
 	f.col16At = col16Marks(src)
@@ -40,21 +47,37 @@ func ParseConfig(path string, src []byte, opts Options) *File {
 	for n := range opts.Registered {
 		registered[n] = true
 	}
-	r := &configReader{f: f, src: src, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo}
+	r := &configReader{f: f, src: src, text: text, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre}
 	r.run()
 	return f
+}
+
+// str is the text of buffer bytes [a, b) of a logical line: a substring of
+// the file's text when they are contiguous in the file (no continuation
+// cut out of them), so that names and expressions cost no copy of their
+// own.
+func (r *configReader) str(ln *logicalLine, a, b int) string {
+	if a >= b {
+		return ""
+	}
+	if start := ln.offs[a]; ln.offs[b-1]-start == b-1-a {
+		return r.text[start : start+b-a]
+	}
+	return string(ln.buf[a:b])
 }
 
 // configReader mirrors libpcp's character loop in __dminit_configfile.
 type configReader struct {
 	f          *File
 	src        []byte
+	text       string // src as a string: names and expressions are substrings of it
 	pos        int
 	registered map[string]bool
 	attrs      map[string]map[string]bool // metric → attributes set
 	lineno     int                        // libpcp's line counter
 	clineno    int                        // pcp7: continuation lines pending
 	memo       *Memo
+	pre        *prefetched    // verdicts computed beforehand, or nil
 	vs         verdictScratch // reused by every definition's verdict
 }
 
@@ -159,7 +182,7 @@ func (r *configReader) line(ln *logicalLine) {
 		}
 		return
 	}
-	text := string(buf)
+	text := r.str(ln, 0, len(buf))
 	if ln.eq == -1 {
 		r.diag(rg, SeverityError, "missing-equals", "missing \"=\" after the derived metric name",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing ``='' after derived metric name", text})
@@ -227,26 +250,35 @@ func (r *configReader) offAt(ln *logicalLine, i int) int {
 }
 
 func (r *configReader) definition(ln *logicalLine, name string, nameRange Range, ep int, rg Range) {
+	expr := r.str(ln, ep, len(ln.buf))
+	memo, key := r.memo.get(expr, r.f.Version, r.f.Leak)
+	if memo != nil {
+		// The memo's copy: every version of an edited document shares it,
+		// and a tree built from it pins no version of the document.
+		expr = key
+	}
 	d := &Definition{
 		Name:        name,
 		NameRange:   nameRange,
-		Expr:        string(ln.buf[ep:]),
+		Expr:        expr,
 		Range:       rg,
 		Line:        r.lineno,
 		exprOffsets: newOffsetMap(ln.offs[ep:]),
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
 	d.leaked, d.version = r.f.Leak, r.f.Version
-	memo := r.memo.get(d.Expr, r.f.Version, r.f.Leak)
-	raw := string(ln.buf[ln.eq+1:])
-	header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
+	// libpcp's report of a rejected definition, built only for one.
+	pcpLines := func(caret int, msg string) []string {
+		header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
+		return pcpSyntaxLines(header, r.str(ln, ln.eq+1, len(ln.buf)), ep-ln.eq-1+caret, msg)
+	}
 	exprRange := func(a, b int) Range { return Range{r.f.Pos(d.ExprPos(a)), r.f.Pos(d.ExprPos(b))} }
 	if r.registered[name] {
 		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
 		if !ln.finalLine {
 			r.diag(nameRange, SeverityError, "duplicate-name",
 				fmt.Sprintf("derived metric %s is already defined: libpcp rejects this definition", name),
-				pcpSyntaxLines(header, raw, ep-ln.eq-1, d.Verdict.Message))
+				pcpLines(0, d.Verdict.Message))
 			// The whole line(s), newline included, so nothing is left behind.
 			whole := Range{Start: r.f.Pos(ln.start), End: r.f.Pos(ln.end)}
 			last := &r.f.Diagnostics[len(r.f.Diagnostics)-1]
@@ -255,10 +287,13 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	wasLeaking := r.f.Leak
-	if memo != nil {
+	switch v, ok := r.pre.verdict(ln.start, d.Expr, r.f.Leak); {
+	case memo != nil:
 		d.Verdict = memo.verdict
 		memo.share(d)
-	} else {
+	case ok:
+		d.Verdict = v
+	default:
 		d.Verdict = r.vs.verdict(d.Expr, r.f.Version, r.f.Leak)
 		r.memo.put(d)
 	}
@@ -288,7 +323,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 			rg = exprRange(c.At.Start, c.At.End)
 		}
 	}
-	r.diag(rg, SeverityError, code, msg, pcpSyntaxLines(header, raw, ep-ln.eq-1+caret, d.Verdict.Message))
+	r.diag(rg, SeverityError, code, msg, pcpLines(caret, d.Verdict.Message))
 }
 
 // pcpSyntaxLines renders libpcp's four-line syntax error report: the
