@@ -96,6 +96,12 @@ func (d *Definition) buildTree() (Node, error) {
 	return parseTokens(d.Tokens())
 }
 
+// DropTree forgets the tree built by Tree (the next call builds it
+// again), for a caller done with it that holds many definitions: check
+// of a big config keeps only a window of trees at a time. A tree shared
+// through a Memo is the memo's and stays.
+func (d *Definition) DropTree() { d.tree.p.Store(nil) }
+
 // Tokens lexes the expression as the verdict did (in libpcp's matchinst
 // state at the definition), there even for broken text (for completion).
 // They are lexed again on every call rather than kept: a definition's
