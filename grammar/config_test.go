@@ -277,12 +277,12 @@ func TestOffsetMap(t *testing.T) {
 	} {
 		m := newOffsetMap(offs)
 		for i := -2; i <= len(offs)+2; i++ {
-			if got, want := m.fileOffset(i), slicePos(offs, i); got != want {
+			if got, want := m.fileOffset(i, len(offs)), slicePos(offs, i); got != want {
 				t.Errorf("%v: fileOffset(%d) = %d, want %d", offs, i, got, want)
 			}
 		}
 		for o := 0; o <= 35; o++ {
-			if got, want := m.exprIndex(o), sliceIndex(offs, o); got != want {
+			if got, want := m.exprIndex(o, len(offs)), sliceIndex(offs, o); got != want {
 				t.Errorf("%v: exprIndex(%d) = %d, want %d", offs, o, got, want)
 			}
 		}

@@ -47,12 +47,17 @@ type Definition struct {
 	Range      Range // the whole definition, continuation lines included
 	Line       int   // the line libpcp names in its messages
 
-	exprOffsets offsetMap // file offset of each byte of Expr
-	leaked      bool      // Tokens were lexed in libpcp's leaked matchinst state
-	version     pcpver.Version
+	// The fields below are laid out for size: a big config has a
+	// million definitions.
+	exprOffsets offsetMap  // file offset of each byte of Expr
+	file        *File      // the file it is in (its release)
 	memo        *memoEntry // shared parse of the same text (Options.Memo)
 	tree        treeCell   // without a memo
+	leaked      bool       // Tokens were lexed in libpcp's leaked matchinst state
 }
+
+// version is the release whose rules the definition was read by.
+func (d *Definition) version() pcpver.Version { return d.file.Version }
 
 // treeCell holds a syntax tree once built: one pointer, where a sync.Once
 // and the tree beside it cost six words in every definition.
@@ -91,7 +96,7 @@ func (d *Definition) buildTree() (Node, error) {
 	if d.leaked {
 		// The tree describes the text; libpcp's leaked lexer state is
 		// reported by the verdict.
-		return ParseExpr(d.Expr, d.version)
+		return ParseExpr(d.Expr, d.version())
 	}
 	return parseTokens(d.Tokens())
 }
@@ -106,10 +111,10 @@ func (d *Definition) DropTree() { d.tree.p.Store(nil) }
 // state at the definition), there even for broken text (for completion).
 // They are lexed again on every call rather than kept: a definition's
 // tokens would cost several times its text for as long as the file lives.
-func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version, d.leaked) }
+func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version(), d.leaked) }
 
 // ExprPos converts a byte offset in Expr to a file offset.
-func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i) }
+func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i, len(d.Expr)) }
 
 // offsetMap maps each byte of an expression to its file offset. The
 // expression is the file's text with continuation backslash-newlines
@@ -117,24 +122,27 @@ func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i) }
 // almost every definition, where a slice of offsets cost eight bytes per
 // byte of expression. The first run is kept inline, so that a one-line
 // definition needs no allocation for it.
+// The expression's length, n, is the definition's to give.
 type offsetMap struct {
-	base int         // file offset of the first byte: the first run's
-	more []offsetRun // the runs after the first
-	n    int         // bytes in the expression
+	base int          // file offset of the first byte: the first run's
+	more *[]offsetRun // the runs after the first, nil for none
 }
 
-func (m offsetMap) runCount() int {
-	if m.n == 0 {
+func (m offsetMap) runCount(n int) int {
+	switch {
+	case n == 0:
 		return 0
+	case m.more == nil:
+		return 1
 	}
-	return 1 + len(m.more)
+	return 1 + len(*m.more)
 }
 
 func (m offsetMap) run(k int) offsetRun {
 	if k == 0 {
 		return offsetRun{0, m.base}
 	}
-	return m.more[k-1]
+	return (*m.more)[k-1]
 }
 
 // offsetRun is a stretch of the expression that is contiguous in the
@@ -144,14 +152,18 @@ type offsetRun struct {
 }
 
 func newOffsetMap(offs []int) offsetMap {
-	m := offsetMap{n: len(offs)}
+	var m offsetMap
+	var more []offsetRun
 	for i, o := range offs {
 		switch {
 		case i == 0:
 			m.base = o
 		case o != offs[i-1]+1:
-			m.more = append(m.more, offsetRun{i, o})
+			more = append(more, offsetRun{i, o})
 		}
+	}
+	if more != nil {
+		m.more = &more
 	}
 	return m
 }
@@ -159,15 +171,15 @@ func newOffsetMap(offs []int) offsetMap {
 // fileOffset is the file offset of expression byte i: 0 for an empty
 // expression, the first byte's for i < 0, one past the last byte's for
 // i at or past the end.
-func (m offsetMap) fileOffset(i int) int {
-	if m.n == 0 {
+func (m offsetMap) fileOffset(i, n int) int {
+	if n == 0 {
 		return 0
 	}
-	if i >= m.n {
-		return m.fileOffset(m.n-1) + 1
+	if i >= n {
+		return m.fileOffset(n-1, n) + 1
 	}
 	i = max(i, 0)
-	k := sort.Search(m.runCount(), func(k int) bool { return m.run(k).at > i }) - 1
+	k := sort.Search(m.runCount(n), func(k int) bool { return m.run(k).at > i }) - 1
 	r := m.run(k)
 	return r.off + i - r.at
 }
@@ -176,17 +188,17 @@ func (m offsetMap) fileOffset(i int) int {
 // an offset in a cut-out continuation maps to the byte before it, one
 // before the expression to 0, one just past it to its length, and
 // anything else to -1.
-func (m offsetMap) exprIndex(offset int) int {
-	if m.n == 0 {
+func (m offsetMap) exprIndex(offset, n int) int {
+	if n == 0 {
 		return -1
 	}
-	if offset == m.fileOffset(m.n-1)+1 {
-		return m.n
+	if offset == m.fileOffset(n-1, n)+1 {
+		return n
 	}
-	for k := range m.runCount() {
+	for k := range m.runCount(n) {
 		r := m.run(k)
-		end := m.n
-		if k+1 < m.runCount() {
+		end := n
+		if k+1 < m.runCount(n) {
 			end = m.run(k + 1).at
 		}
 		switch {
@@ -222,7 +234,7 @@ func (f *File) DefinitionAt(offset int) *Definition {
 
 // ExprIndex converts a file offset inside the definition's expression to
 // an index into Expr (-1 when outside).
-func (d *Definition) ExprIndex(offset int) int { return d.exprOffsets.exprIndex(offset) }
+func (d *Definition) ExprIndex(offset int) int { return d.exprOffsets.exprIndex(offset, len(d.Expr)) }
 
 // ValidMetricName reports whether libpcp accepts name for a derived metric.
 func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }

@@ -59,7 +59,7 @@ func (m *Memo) put(d *Definition) {
 		return
 	}
 	d.Expr = strings.Clone(d.Expr)
-	k := memoKey{d.Expr, d.version, d.leaked}
+	k := memoKey{d.Expr, d.version(), d.leaked}
 	e := &memoEntry{expr: d.Expr, verdict: d.Verdict}
 	m.mu.Lock()
 	m.m[k], m.used[k] = e, true

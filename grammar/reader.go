@@ -266,7 +266,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		exprOffsets: newOffsetMap(ln.offs[ep:]),
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
-	d.leaked, d.version = r.f.Leak, r.f.Version
+	d.leaked, d.file = r.f.Leak, r.f
 	// libpcp's report of a rejected definition, built only for one.
 	pcpLines := func(caret int, msg string) []string {
 		header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
@@ -351,7 +351,7 @@ func pcpSyntaxLines(header, raw string, caret int, msg string) []string {
 // the end of the caret's token (one past the caret when none starts
 // there). A long line is lexed without keeping its tokens.
 func tokensAtCaret(d *Definition, caret int) (near []Token, end int) {
-	it := newTokenIter(d.Expr, d.version, d.leaked)
+	it := newTokenIter(d.Expr, d.version(), d.leaked)
 	var window [3]Token
 	n := 0
 	end = caret + 1

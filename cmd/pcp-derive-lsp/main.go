@@ -20,8 +20,8 @@ const bigGCInput = 512 << 10
 // (TestCheckPeakRSS in internal/cli holds it to its bound), so the
 // collector has room and only works harder near the bound.
 const (
-	memoryPerInput = 16
-	memoryBase     = 24 << 20
+	memoryPerInput = 20
+	memoryBase     = 16 << 20
 )
 
 // isTerminal reports whether f is a character device, as a terminal is.
