@@ -132,7 +132,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 			continue
 		}
 		if err != nil {
-			// libpcp 6.0.3 crashes on a few expressions (language.md §9).
+			// libpcp 6.0.3 crashes on a few expressions.
 			t.Logf("chunk %d: %v", start, err)
 			hung += len(valid)
 			continue

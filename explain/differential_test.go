@@ -107,7 +107,7 @@ func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
 // fewer values than the other (libpcp indexes past its end), or a guard
 // that chose novalue() for an instance before one it kept a value for
 // (libpcp writes the kept values at their original positions while
-// shortening the list; language.md §7). We give the values that are
+// shortening the list). We give the values that are
 // there.
 func misalignedTernary(n *Node) bool {
 	guard, then, els := n.Children[0], n.Children[1], n.Children[2]

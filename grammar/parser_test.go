@@ -61,7 +61,7 @@ func sexpr(n Node) string {
 }
 
 // The groupings below are libpcp 6.0.3's, confirmed with its parse-tree
-// dumps (language.md §3.2); note where they differ from C and the man page.
+// dumps; note where they differ from C and the man page.
 func TestPrecedence(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"a ? b : c ? d : e", "((a ? b : c) ? d : e)"},

@@ -102,13 +102,13 @@ func tokenAt(def *grammar.Definition, idx int) (grammar.Token, bool) {
 	if idx < 0 {
 		return grammar.Token{}, false
 	}
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Kind != grammar.TokEOS && t.Offset <= idx && idx < t.End {
 			return t, true
 		}
 	}
 	// The cursor just after a word still hovers it.
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Kind != grammar.TokEOS && t.End == idx {
 			return t, true
 		}

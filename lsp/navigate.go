@@ -261,7 +261,7 @@ func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
 		return nil
 	}
 	var stack callStack
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Offset >= idx || t.Kind == grammar.TokEOS {
 			break
 		}
