@@ -196,7 +196,11 @@ var grammarTables = func() map[pcpver.Grammar]*grammarTable {
 			}
 			t.terminals[k] = sym
 		}
-		for w := range functionWords {
+		words := []string{"meta"} // mkconst's and novalue's spec keyword
+		for _, f := range Functions() {
+			words = append(words, f.Name)
+		}
+		for _, w := range words {
 			if sym, ok := g.Terminal(strings.ToUpper(w)); ok {
 				t.funcs[w] = sym
 			}

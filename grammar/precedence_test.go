@@ -83,54 +83,59 @@ func grouping(src string, n Node) string {
 	return src[sp.Start:sp.End]
 }
 
-// grouped is a grammar symbol's value in lalrGrouping: the grouping so
-// far and the source it covers (start < 0: none, an empty rule).
+// grouped is a grammar symbol's value in lalrGrouping: the value
+// libpcp's actions see, the grouping so far and the source it covers
+// (start < 0: none, an empty rule).
 type grouped struct {
+	tok        Token
 	text       string
 	start, end int
 }
 
-// groupingReducer prints what the LALR automaton reduces as grouping does
-// for the tree; libpcp's own actions still decide the verdict.
-type groupingReducer struct {
+// groupingRun prints what the LALR automaton reduces as grouping does for
+// the tree; libpcp's own lexer and actions still decide the verdict.
+type groupingRun struct {
 	run *libpcpRun
+	g   lalr.Grammar
+	top string // the expression's grouping, once "defn: expr EOS" is reduced
+	buf []Token
 }
 
-func (r groupingReducer) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
-	_, verdict := r.run.Reduce(rule, rhs)
-	parts := make([]grouped, len(rhs))
+func (r *groupingRun) Next() (int, grouped) {
+	sym, t := r.run.Next()
+	return sym, grouped{tok: t, text: t.Text, start: t.Offset, end: t.End}
+}
+
+func (r *groupingRun) Reduce(rule int, rhs []grouped) (grouped, lalr.Verdict) {
+	r.buf = r.buf[:0]
 	start, end := -1, -1
-	for i, v := range rhs {
-		switch v := v.(type) {
-		case Token:
-			parts[i] = grouped{text: v.Text, start: v.Offset, end: v.End}
-		case grouped:
-			parts[i] = v
-		default:
-			parts[i] = grouped{start: -1}
-		}
-		if parts[i].start >= 0 {
+	for _, p := range rhs {
+		r.buf = append(r.buf, p.tok)
+		if p.start >= 0 && p.end > p.start {
 			if start < 0 {
-				start = parts[i].start
+				start = p.start
 			}
-			end = parts[i].end
+			end = p.end
 		}
 	}
-	text := r.run.grammar.RuleText(rule)
+	tok, verdict := r.run.Reduce(rule, r.buf)
+	text := r.g.RuleText(rule)
 	lhs, body, _ := strings.Cut(text, ": ")
 	syms := strings.Fields(body)
-	out := grouped{start: start, end: end}
+	out := grouped{tok: tok, start: start, end: end}
 	switch {
+	case text == "defn: expr EOS":
+		r.top = rhs[0].text
 	case lhs == "expr" && len(syms) == 3 && syms[0] == "expr" && syms[2] == "expr":
-		out.text = "(" + parts[0].text + " " + parts[1].text + " " + parts[2].text + ")"
+		out.text = "(" + rhs[0].text + " " + rhs[1].text + " " + rhs[2].text + ")"
 	case lhs == "expr" && len(syms) == 2 && (syms[0] == "MINUS" || syms[0] == "NOT"):
-		out.text = "(" + parts[0].text + parts[1].text + ")"
+		out.text = "(" + rhs[0].text + rhs[1].text + ")"
 	case lhs == "expr" && len(syms) == 5 && syms[1] == "QUEST":
-		out.text = "(" + parts[0].text + " ? " + parts[2].text + " : " + parts[4].text + ")"
+		out.text = "(" + rhs[0].text + " ? " + rhs[2].text + " : " + rhs[4].text + ")"
 	case text == "expr: LPAREN expr RPAREN":
-		out.text = parts[1].text // parentheses leave no trace in the tree
-	case len(syms) == 1 && parts[0].start >= 0:
-		out.text = parts[0].text // expr: num, expr: func, expr: NAME, ...
+		out.text = rhs[1].text // parentheses leave no trace in the tree
+	case len(syms) == 1 && rhs[0].start >= 0:
+		out.text = rhs[0].text // expr: num, expr: func, expr: NAME, ...
 	case start >= 0:
 		out.text = r.run.expr[start:end]
 	}
@@ -140,29 +145,14 @@ func (r groupingReducer) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
 // lalrGrouping parses expr with release v's automaton and returns the
 // grouping of its expression, or false when libpcp rejects it.
 func lalrGrouping(expr string, v pcpver.Version) (string, bool) {
-	g := lalr.For(v.Grammar())
-	run := &libpcpRun{grammar: g, version: v, expr: expr, toks: Tokens(expr, v, false)}
-	var top string
-	red := topReducer{groupingReducer{run}, &top}
-	accepted, err := g.Parse(run, red)
+	var toks tokenIter
+	toks.reset(expr, v, false)
+	run := &libpcpRun{tables: grammarTables[v.Grammar()], version: v, expr: expr, toks: &toks}
+	r := &groupingRun{run: run, g: lalr.For(v.Grammar())}
+	var st lalr.Stacks[grouped]
+	accepted, err := lalr.Parse[grouped](r.g, r, r, &st)
 	if !accepted || err != nil || run.gramErr != "" || run.lexErr != "" {
 		return "", false
 	}
-	return top, true
-}
-
-// topReducer keeps the expression's grouping when the definition is
-// reduced ("defn: expr EOS").
-type topReducer struct {
-	groupingReducer
-	top *string
-}
-
-func (r topReducer) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
-	if r.run.grammar.RuleText(rule) == "defn: expr EOS" {
-		if e, ok := rhs[0].(grouped); ok {
-			*r.top = e.text
-		}
-	}
-	return r.groupingReducer.Reduce(rule, rhs)
+	return r.top, true
 }
