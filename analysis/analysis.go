@@ -30,6 +30,11 @@ type Config struct {
 	// Rules are the project's choices: codes turned off, severities
 	// changed (package rules).
 	Rules rules.Rules
+	// FindingsOnly: the caller reads the findings and the metrics'
+	// status and descriptors, never their node metadata, which the check
+	// then drops as it goes (checker.Options.FindingsOnly): check of a
+	// big config in CI.
+	FindingsOnly bool
 }
 
 // Options change how inputs are grouped and parsed.
@@ -169,7 +174,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	}
 	r := *parsed
 	r.Files = append([]File(nil), parsed.Files...)
-	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms}
+	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly}
 	var reports []*checker.Report
 	for _, idx := range r.groups {
 		files := make([]*grammar.File, len(idx))

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +9,10 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the generated docs/codes pages")
 
 // pagesDir holds a page per code, generated from the registry.
 var pagesDir = filepath.Join("..", "docs", "codes")
@@ -34,7 +32,7 @@ func TestCodePages(t *testing.T) {
 		}
 		want[in.Code+".md"] = in.Markdown(reported)
 	}
-	if *update {
+	if golden.Update() {
 		os.MkdirAll(pagesDir, 0o755)
 		old, _ := filepath.Glob(filepath.Join(pagesDir, "*.md"))
 		for _, p := range old {

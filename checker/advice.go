@@ -108,8 +108,16 @@ func (s *suggester) editDistance(a, b string, limit int) int {
 	return prev[len(b)]
 }
 
-// advise adds warnings about valid metrics and hints for failing ones.
-func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
+// advisor adds warnings about valid metrics and hints for failing ones,
+// one metric at a time, sharing what it looked up (the namespace for
+// "did you mean", instances by instance domain) between them.
+type advisor struct {
+	c           *checkRun
+	suggest     *suggester
+	instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)
+}
+
+func (c *checkRun) newAdvisor(ctx context.Context, src pmclient.Source) *advisor {
 	var allNames []string
 	namesRead := false
 	suggest := newSuggester(func() []string { // the namespace, read only for "did you mean"
@@ -132,31 +140,23 @@ func (c *checkRun) advise(ctx context.Context, src pmclient.Source) {
 		instances[indom] = in
 		return in, true
 	}
-	// Unknown-metric findings by definition, found once (not per metric).
-	unknownAt := map[*grammar.Definition][]int{}
-	for f, diags := range c.report.Diagnostics {
-		for k, d := range diags {
-			if d.Code == "unknown-metric" {
-				if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
-					unknownAt[def] = append(unknownAt[def], k)
-				}
-			}
-		}
+	return &advisor{c: c, suggest: suggest, instancesOf: instancesOf}
+}
+
+// advise advises one checked metric.
+func (a *advisor) advise(m *Metric) {
+	c := a.c
+	tree, err := m.Def.Tree()
+	if err != nil {
+		return
 	}
-	for _, m := range c.report.Metrics {
-		f := c.fileOf[m]
-		tree, err := m.Def.Tree()
-		if err != nil {
-			continue
+	switch m.Status {
+	case Unbound:
+		if at := c.unknownAt[m.Def]; len(at) > 0 {
+			c.adviseUnknown(m.file, m, a.suggest, at)
 		}
-		switch m.Status {
-		case Unbound:
-			if at := unknownAt[m.Def]; len(at) > 0 {
-				c.adviseUnknown(f, m, suggest, at)
-			}
-		case Valid:
-			c.adviseValid(f, m, tree, instancesOf)
-		}
+	case Valid:
+		c.adviseValid(m.file, m, tree, a.instancesOf)
 	}
 }
 

@@ -62,7 +62,7 @@ func TestAdvice(t *testing.T) {
 	}
 }
 
-// PCP 7 semantics (from the 6.2.2 and 7.1 rules, language.md §5.2–5.3;
+// PCP 7 semantics (from the 6.2.2 and 7.1 rules;
 // no PCP 7 libpcp is available to compare with).
 func TestPCP7Semantics(t *testing.T) {
 	src := liveMetadata(t)

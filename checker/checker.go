@@ -58,7 +58,21 @@ type Metric struct {
 	// Broken: libpcp registers the metric without a usable expression
 	// (a ternary of two novalue()s); it has no values to compute.
 	Broken bool
+
+	file  *grammar.File // the file it is defined in
+	state checkState
 }
+
+// checkState lets a metric be checked on demand when another one binds it
+// (libpcp binds a derived operand when first used, so order in the file
+// does not matter).
+type checkState uint8
+
+const (
+	unchecked checkState = iota
+	checking
+	checked
+)
 
 // Report is the result for a set of files loaded as one config path.
 type Report struct {
@@ -84,6 +98,11 @@ type Options struct {
 	// that PCP 6.0.4+ lets binary operators combine; nil for none. Older
 	// releases have no equivalences.
 	InDoms *pmapi.InDomEquivalence
+	// FindingsOnly: the caller reads the findings and each metric's
+	// status and descriptor, never Metric.Nodes, so each metric's node
+	// metadata is dropped once it has been checked and advised (check
+	// of a big config keeps memory to a small multiple of the text).
+	FindingsOnly bool
 }
 
 // Check binds and checks every registered definition of the files against
@@ -91,12 +110,12 @@ type Options struct {
 // lookup for all operands.
 func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
 	c := &checkRun{
-		opts:   opts,
-		report: &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
-		descs:  map[string]pmapi.Desc{},
-		known:  map[string]bool{},
-		noDesc: map[string]bool{},
-		fileOf: map[*Metric]*grammar.File{},
+		opts:      opts,
+		report:    &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
+		descs:     map[string]pmapi.Desc{},
+		known:     map[string]bool{},
+		noDesc:    map[string]bool{},
+		unknownAt: map[*grammar.Definition][]int{},
 	}
 	// option_novalue is global in libpcp and read when metrics bind,
 	// after every file has loaded: the last setting wins.
@@ -120,21 +139,38 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 		return top
 	}
-	buildTrees(files)
+	if !opts.FindingsOnly {
+		buildTrees(registered(files))
+	}
 	var names []string
 	seen := map[string]bool{}
+	addName := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
 	for _, f := range files {
 		for _, d := range f.Definitions {
 			if !d.Registered {
 				continue
 			}
-			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}}
+			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
 			c.report.Metrics = append(c.report.Metrics, m)
 			c.report.ByName[d.Name] = m
-			c.fileOf[m] = f
-			if !seen[d.Name] {
-				seen[d.Name] = true
-				names = append(names, d.Name) // to find masking real metrics
+			addName(d.Name) // to find masking real metrics
+			if opts.FindingsOnly {
+				// No trees yet (they are built a window at a time below):
+				// every word and string of the expression as the tree
+				// reads it, a superset of its operands (a spec value such
+				// as u32 is looked up for nothing).
+				for _, t := range grammar.Tokens(d.Expr, f.Version, false) {
+					switch t.Kind {
+					case grammar.TokName, grammar.TokString:
+						addName(t.Value)
+					}
+				}
+				continue
 			}
 			tree, err := d.Tree()
 			if err != nil {
@@ -142,23 +178,40 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			}
 			grammar.Walk(tree, func(n grammar.Node) bool {
 				for _, name := range operandNames(n) {
-					if !seen[name] {
-						seen[name] = true
-						names = append(names, name)
-					}
+					addName(name)
 				}
 				return true
 			})
 		}
 	}
+	seen = nil
 	if err := c.lookup(ctx, src, names); err != nil {
 		return nil, err
 	}
-	c.state = map[*Metric]int{}
-	for _, m := range c.report.Metrics {
+	names = nil
+	// Each metric is advised right after its check, in definition order
+	// (advice reads only the metric's own nodes, and which names exist),
+	// so that its node metadata can go at once (FindingsOnly), and with
+	// it its tree: the trees of the next window of metrics are built on
+	// all CPUs while the ones before are let go.
+	c.checking = true
+	adv := c.newAdvisor(ctx, src)
+	for i, m := range c.report.Metrics {
+		if opts.FindingsOnly && i%treeWindow == 0 {
+			window := c.report.Metrics[i:min(i+treeWindow, len(c.report.Metrics))]
+			defs := make([]*grammar.Definition, len(window))
+			for k, w := range window {
+				defs[k] = w.Def
+			}
+			buildTrees(defs)
+		}
 		c.ensure(m)
+		adv.advise(m)
+		if opts.FindingsOnly {
+			m.Nodes = nil
+			m.Def.DropTree()
+		}
 	}
-	c.advise(ctx, src)
 	for _, f := range files {
 		diags := c.report.Diagnostics[f]
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
@@ -196,19 +249,20 @@ func metaNames(specs []grammar.Spec) []string {
 type checkRun struct {
 	opts   Options
 	report *Report
-	fileOf map[*Metric]*grammar.File // the file each metric is defined in
-	descs  map[string]pmapi.Desc     // real metrics by name
+	descs  map[string]pmapi.Desc // real metrics by name
 	known  map[string]bool
 	// noDesc are names in the namespace without a descriptor.
 	noDesc map[string]bool
 	// mapToNovalue is "#control option_novalue=1" (PCP 7.1.1+): an
 	// operand not in the namespace binds as novalue().
 	mapToNovalue bool
-	// state lets a metric be checked on demand when another one binds it
-	// (libpcp binds a derived operand when first used, so order in the
-	// file does not matter).
-	state  map[*Metric]int // 0 unchecked, 1 checking, 2 checked
-	cyclic map[*Metric]bool
+	// checking: metrics are being checked (Metric.state), so binding one
+	// may check it first.
+	checking bool
+	cyclic   map[*Metric]bool
+	// unknownAt holds, by definition, the indexes of its unknown-metric
+	// findings in its file's findings, for the "did you mean" advice.
+	unknownAt map[*grammar.Definition][]int
 	// topNames returns the namespace's top-level names (nil when the
 	// source cannot list them), asked for once and only when an unknown
 	// metric lies under a PCP PMDA's root: one not among them means the
@@ -225,11 +279,11 @@ type checkRun struct {
 // ensure checks a metric once; a metric met again while it is being
 // checked (a cycle) stays unbound.
 func (c *checkRun) ensure(m *Metric) {
-	f := c.fileOf[m]
-	if c.state == nil {
+	f := m.file
+	if !c.checking {
 		return
 	}
-	if c.state[m] == 1 && !c.opts.Version.Has(pcpver.NestedDerivedError) && !c.cyclic[m] {
+	if m.state == checking && !c.opts.Version.Has(pcpver.NestedDerivedError) && !c.cyclic[m] {
 		if c.cyclic == nil {
 			c.cyclic = map[*Metric]bool{}
 		}
@@ -237,12 +291,12 @@ func (c *checkRun) ensure(m *Metric) {
 		c.diag(f, m, m.Def.NameRange, grammar.SeverityError, "libpcp-crash",
 			fmt.Sprintf("%s depends on itself through other derived metrics: libpcp %s recurses without end and crashes (segmentation fault) when it binds it", m.Def.Name, c.opts.Version), nil)
 	}
-	if c.state[m] != 0 {
+	if m.state != unchecked {
 		return
 	}
-	c.state[m] = 1
+	m.state = checking
 	c.check(m, f)
-	c.state[m] = 2
+	m.state = checked
 }
 
 func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
@@ -633,6 +687,11 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 }
 
 func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
+	if code == "unknown-metric" {
+		if def := f.DefinitionAt(rg.Start.Offset); def != nil {
+			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f]))
+		}
+	}
 	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
 }
 
@@ -787,9 +846,13 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 	last.Message += "; a bare number is a 32-bit unsigned discrete constant: write " + text
 }
 
-// buildTrees parses every registered definition's syntax tree on all CPUs
-// (the participle parse is the costliest step of a check).
-func buildTrees(files []*grammar.File) {
+// treeWindow is how many metrics' trees a FindingsOnly check builds
+// ahead at a time: enough for the CPUs to share, few enough that the
+// trees held at once are a small part of a big config.
+const treeWindow = 4096
+
+// registered lists the files' registered definitions.
+func registered(files []*grammar.File) []*grammar.Definition {
 	var defs []*grammar.Definition
 	for _, f := range files {
 		for _, d := range f.Definitions {
@@ -798,6 +861,12 @@ func buildTrees(files []*grammar.File) {
 			}
 		}
 	}
+	return defs
+}
+
+// buildTrees parses the definitions' syntax trees on all CPUs (the
+// participle parse is the costliest step of a check).
+func buildTrees(defs []*grammar.Definition) {
 	workers := min(runtime.NumCPU(), len(defs)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,12 +10,11 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/semantic.table's verdicts from libpcp")
 
 const tablePath = "testdata/semantic.table"
 
@@ -81,7 +79,7 @@ func TestSemanticTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
+	if golden.Update() {
 		var out []string
 		next := 0
 		for i, l := range lines {

@@ -31,6 +31,25 @@ var logged = []string{
 	"kernel.all.load", "kernel.all.cpu.user", "mem.util.used", "hinv.ncpu",
 }
 
+// replayAll evaluates every sample of the source until it ends, printed
+// as canonical does, and counts the samples.
+func replayAll(ctx context.Context, t *testing.T, ev *Evaluator) (string, int) {
+	t.Helper()
+	var out strings.Builder
+	samples := 0
+	for {
+		s, err := ev.Sample(ctx)
+		if errors.Is(err, io.EOF) {
+			return out.String(), samples
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples++
+		out.WriteString(canonical(s))
+	}
+}
+
 // canonical prints a sample as the oracle's replay (oracle.ReplayArchive) does.
 func canonical(s *Sample) string {
 	var b strings.Builder
@@ -113,7 +132,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 			continue
 		}
 		if err != nil {
-			// libpcp 6.0.3 crashes on a few expressions (language.md §9).
+			// libpcp 6.0.3 crashes on a few expressions.
 			t.Logf("chunk %d: %v", start, err)
 			hung += len(valid)
 			continue
@@ -123,21 +142,10 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ours strings.Builder
-		samples = 0
-		for {
-			s, err := ev.Sample(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			samples++
-			ours.WriteString(canonical(s))
-		}
+		var ours string
+		ours, samples = replayAll(ctx, t, ev)
 		wantLines := strings.Split(string(out), "\n")
-		gotLines := strings.Split(ours.String(), "\n")
+		gotLines := strings.Split(ours, "\n")
 		if len(wantLines) != len(gotLines) {
 			t.Errorf("chunk %d: libpcp printed %d lines, we %d", start, len(wantLines), len(gotLines))
 		}
@@ -224,19 +232,9 @@ func TestArchiveMarkAgainstLibpcp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got strings.Builder
-	for {
-		s, err := ev.Sample(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got.WriteString(canonical(s))
-	}
-	if got.String() != want {
-		wl, gl := strings.Split(string(want), "\n"), strings.Split(got.String(), "\n")
+	got, _ := replayAll(ctx, t, ev)
+	if got != want {
+		wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
 		for i := range min(len(wl), len(gl)) {
 			if wl[i] != gl[i] {
 				t.Fatalf("line %d: libpcp %q, ours %q (%d vs %d lines)", i+1, wl[i], gl[i], len(wl), len(gl))

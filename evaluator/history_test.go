@@ -2,8 +2,6 @@ package evaluator
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,25 +58,15 @@ func TestHistoryAcrossTernaryAndDefined(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ours strings.Builder
-		for {
-			s, err := ev.Sample(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours.WriteString(canonical(s))
-		}
+		ours, _ := replayAll(ctx, t, ev)
 		for _, n := range names {
 			if !strings.Contains(want, "\n"+n+" ") {
 				t.Fatalf("%s: libpcp did not evaluate %s:\n%s", r, n, want)
 			}
 		}
-		wantLines, gotLines := strings.Split(want, "\n"), strings.Split(ours.String(), "\n")
+		wantLines, gotLines := strings.Split(want, "\n"), strings.Split(ours, "\n")
 		if len(wantLines) != len(gotLines) {
-			t.Fatalf("%s: libpcp printed\n%s\nwe printed\n%s", r, want, ours.String())
+			t.Fatalf("%s: libpcp printed\n%s\nwe printed\n%s", r, want, ours)
 		}
 		for i := range wantLines {
 			if !oracle.SameValues(wantLines[i], gotLines[i]) {

@@ -19,7 +19,7 @@ import (
 )
 
 // The expectations of PCP's QA tests for derived metrics that hold on
-// libpcp 6.0.3 (language.md §11), restated as our own cases: qa/935
+// libpcp 6.0.3, restated as our own cases: qa/935
 // (operator precedence), 937 (unary minus), 938 (ternary), 939 (mkconst),
 // 1063 (boolean negation) and 1064 (rescale and defined). The values come
 // from the tests' "expecting" blocks; the semantic and syntax error

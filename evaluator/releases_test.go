@@ -3,9 +3,7 @@ package evaluator
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,20 +213,8 @@ func TestArchiveAcrossReleases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ours strings.Builder
-		samples := 0
-		for {
-			s, err := ev.Sample(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			samples++
-			ours.WriteString(canonical(s))
-		}
-		wantLines, gotLines := want, byChunks(ours.String())
+		ours, samples := replayAll(ctx, t, ev)
+		wantLines, gotLines := want, byChunks(ours)
 		if len(wantLines) != len(gotLines) {
 			t.Errorf("%s: libpcp printed %d lines, we %d", r, len(wantLines), len(gotLines))
 		}

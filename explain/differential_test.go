@@ -107,7 +107,7 @@ func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
 // fewer values than the other (libpcp indexes past its end), or a guard
 // that chose novalue() for an instance before one it kept a value for
 // (libpcp writes the kept values at their original positions while
-// shortening the list; language.md §7). We give the values that are
+// shortening the list). We give the values that are
 // there.
 func misalignedTernary(n *Node) bool {
 	guard, then, els := n.Children[0], n.Children[1], n.Children[2]
@@ -278,7 +278,7 @@ var loggedMetrics = []string{
 	"sample.bad.novalues", "sample.ulong.million", "kernel.all.load",
 }
 
-// replayRecord pulls one record's lines out of replay.py's output: name
+// replayRecord pulls one record's lines out of archive.py's replay output: name
 // -> "inst value" lines, NOVALUES or ERR.
 func replayRecord(out string, stamp string) map[string]string {
 	got := map[string]string{}
@@ -300,7 +300,7 @@ func replayRecord(out string, stamp string) map[string]string {
 	return got
 }
 
-// replayLines prints a node as replay.py prints a metric's values.
+// replayLines prints a node as archive.py prints a metric's values.
 func replayLines(_ string, n *Node) string {
 	switch {
 	case n.Err != nil:

@@ -445,20 +445,11 @@ func sampleRecording(rec *Recorder, opts Options, m *checker.Metric, take func()
 	}
 }
 
-// needsHistoryTree is needsHistory of a definition's syntax tree.
+// needsHistoryTree reports whether the metric's expression has no value
+// until a second sample.
 func needsHistoryTree(m *checker.Metric) bool {
 	tree, err := m.Def.Tree()
-	if err != nil {
-		return false
-	}
-	found := false
-	grammar.Walk(tree, func(n grammar.Node) bool {
-		if c, ok := n.(*grammar.Call); ok && (c.Func == "delta" || c.Func == "rate") {
-			found = true
-		}
-		return !found
-	})
-	return found
+	return err == nil && grammar.NeedsHistory(tree)
 }
 
 func stamp(t time.Time) string { return t.Format("2006-01-02 15:04:05.000") }

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +19,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func TestMain(m *testing.M) {
 	// Golden headers print times: in UTC, whatever the machine's zone.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -35,25 +36,8 @@ func TestGolden(t *testing.T) {
 		if err := json.Indent(&indented, js.Bytes(), "", "  "); err != nil {
 			t.Fatalf("%s: not JSON: %v\n%s", m.Def.Name, err, js.String())
 		}
-		goldenFile(t, filepath.Join("testdata", "golden", m.Def.Name+".txt"), text.String())
-		goldenFile(t, filepath.Join("testdata", "golden", m.Def.Name+".json"), indented.String()+"\n")
-		goldenFile(t, filepath.Join("testdata", "golden", m.Def.Name+".md"), Markdown(x, TextOptions{}))
-	}
-}
-
-func goldenFile(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs; got:\n%s", path, got)
+		golden.File(t, filepath.Join("testdata", "golden", m.Def.Name+".txt"), text.String())
+		golden.File(t, filepath.Join("testdata", "golden", m.Def.Name+".json"), indented.String()+"\n")
+		golden.File(t, filepath.Join("testdata", "golden", m.Def.Name+".md"), Markdown(x, TextOptions{}))
 	}
 }

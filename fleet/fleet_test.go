@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +14,11 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // snap is a snapshot source of the given release holding the metrics.
 func snap(t testing.TB, name, version string, metrics ...snapshot.Metric) pmclient.Source {
@@ -112,34 +110,16 @@ func TestVerdictsPerHost(t *testing.T) {
 	if err := fleet.WriteText(&text, res, fleet.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "verdicts.text", text.String())
+	golden.File(t, filepath.Join("testdata", "verdicts.text"), text.String())
 	if err := fleet.WriteJSON(&js, res, "test"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "verdicts.json", js.String())
+	golden.File(t, filepath.Join("testdata", "verdicts.json"), js.String())
 	wd, _ := os.Getwd()
 	if err := report.SARIF(&sarif, res.Run("pcp-derive-lsp", "test"), wd); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "verdicts.sarif", sarif.String())
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs; got:\n%s", path, got)
-	}
+	golden.File(t, filepath.Join("testdata", "verdicts.sarif"), sarif.String())
 }
 
 // stallSource never answers: every request waits for its context.

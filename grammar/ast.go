@@ -4,7 +4,7 @@ package grammar
 type Span struct{ Start, End int }
 
 // Node is an expression tree node. Spans are relative to the expression
-// text (the part after "="); Definition.ExprOffset maps them into the file.
+// text (the part after "="); Definition.ExprPos maps them into the file.
 type Node interface{ Span() Span }
 
 // Metric is a metric name, optionally with an [instance] filter.

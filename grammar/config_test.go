@@ -142,7 +142,7 @@ func TestMemo(t *testing.T) {
 	second := ParseConfig("m.conf", src, Options{Version: pcpver.Latest, Memo: memo})
 	for i, d := range plain.Definitions {
 		for _, other := range []*Definition{first.Definitions[i], second.Definitions[i]} {
-			if other.Verdict != d.Verdict || len(other.Tokens) != len(d.Tokens) || other.Registered != d.Registered {
+			if other.Verdict != d.Verdict || len(other.Tokens()) != len(d.Tokens()) || other.Registered != d.Registered {
 				t.Errorf("%s: memo changed the parse: %+v vs %+v", d.Name, other.Verdict, d.Verdict)
 			}
 			got, err1 := other.Tree()
@@ -277,12 +277,12 @@ func TestOffsetMap(t *testing.T) {
 	} {
 		m := newOffsetMap(offs)
 		for i := -2; i <= len(offs)+2; i++ {
-			if got, want := m.fileOffset(i), slicePos(offs, i); got != want {
+			if got, want := m.fileOffset(i, len(offs)), slicePos(offs, i); got != want {
 				t.Errorf("%v: fileOffset(%d) = %d, want %d", offs, i, got, want)
 			}
 		}
 		for o := 0; o <= 35; o++ {
-			if got, want := m.exprIndex(o), sliceIndex(offs, o); got != want {
+			if got, want := m.exprIndex(o, len(offs)), sliceIndex(offs, o); got != want {
 				t.Errorf("%v: exprIndex(%d) = %d, want %d", offs, o, got, want)
 			}
 		}

@@ -1,48 +1,27 @@
 package grammar
 
 import (
-	"bufio"
-	"encoding/json"
+	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
-// libpcpVerdicts registers every expression with the installed libpcp.
+// libpcpVerdicts registers every expression with this machine's libpcp.
 func libpcpVerdicts(t *testing.T, exprs []string) []Verdict {
 	t.Helper()
 	requirePCP(t)
-	var in strings.Builder
-	for _, e := range exprs {
-		b, _ := json.Marshal(e)
-		in.Write(append(b, '\n'))
-	}
-	cmd := exec.Command("/usr/bin/python3", "testdata/libpcp_register.py")
-	cmd.Stdin = strings.NewReader(in.String())
-	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
-	out, err := cmd.Output()
+	answers, err := oracle.Host().Register(context.Background(), exprs)
 	if err != nil {
-		t.Fatalf("registering with libpcp (needs /usr/bin/python3 and libpcp.so.3: run scripts/pcp-testenv.sh): %v", err)
+		t.Fatalf("registering with libpcp (run scripts/pcp-testenv.sh): %v", err)
 	}
-	var verdicts []Verdict
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		var r struct {
-			OK    bool
-			Caret int
-			Msg   string
-		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		verdicts = append(verdicts, Verdict{OK: r.OK, Caret: r.Caret, Message: r.Msg})
-	}
-	if len(verdicts) != len(exprs) {
-		t.Fatalf("libpcp answered %d of %d expressions", len(verdicts), len(exprs))
+	verdicts := make([]Verdict, len(answers))
+	for i, a := range answers {
+		verdicts[i] = Verdict{OK: a.OK, Caret: a.Caret, Message: a.Msg}
 	}
 	return verdicts
 }

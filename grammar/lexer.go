@@ -1,10 +1,9 @@
 package grammar
 
 import (
-	"slices"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -61,63 +60,29 @@ type Token struct {
 	Err    string // libpcp's lexer message, for TokError
 }
 
-// The lexer is participle's stateful lexer. libpcp lexes "/" as the start of
-// a pattern while a flag set by the matchinst function word is up; the
-// flag drops when the parser reduces the matchinst call. The "Matchinst"
-// state approximates that with parenthesis nesting; the token readers below
-// correct it where the parser's view differs (see lazyLexer and Tokens).
-var (
-	// Rules are ordered by how often they match, for speed; a word glued
-	// to "(" is split into a function word (or a name) and "(" later.
-	rootRules = []lexer.Rule{
-		{Name: "whitespace", Pattern: `[ \t\n\v\f\r]+`},
-		{Name: "MatchinstCall", Pattern: `matchinst\(`, Action: lexer.Push("Matchinst")},
-		{Name: "Word", Pattern: `[A-Za-z][A-Za-z0-9_.]*\(?`},
-		{Name: "Op", Pattern: `<=|>=|==|!=|&&|\|\||[-+*/()?:,<>=!]`},
-		{Name: "Number", Pattern: `[0-9]*\.[0-9]*|[0-9]+`},
-		{Name: "String", Pattern: `"[^"]*"`},
-		{Name: "BadString", Pattern: `"[^"]*`},
-		{Name: "InstName", Pattern: `\[(?:\\[\s\S]|[^\]\\])*\]`},
-		{Name: "BadInstName", Pattern: `\[(?:\\[\s\S]|[^\]\\])*\\?`},
-		{Name: "Illegal", Pattern: `[\s\S]`},
-	}
-	patternRules = []lexer.Rule{
-		{Name: "Pattern", Pattern: `/(?:\\[\s\S]|[^/\\])*/`},
-		{Name: "BadPattern", Pattern: `/(?:\\[\s\S]|[^/\\])*\\?`},
-	}
-	// Inside matchinst( every "(" pushes and ")" pops, so the state ends
-	// with the call's closing parenthesis.
-	matchinstRules = append(append([]lexer.Rule{}, patternRules...),
-		lexer.Rule{Name: "MatchinstCall", Pattern: `matchinst\(`, Action: lexer.Push("Matchinst")},
-		lexer.Rule{Name: "WordCall", Pattern: `[A-Za-z][A-Za-z0-9_.]*\(`, Action: lexer.Push("Matchinst")},
-		lexer.Rule{Name: "Open", Pattern: `\(`, Action: lexer.Push("Matchinst")},
-		lexer.Rule{Name: "Close", Pattern: `\)`, Action: lexer.Pop()},
-		lexer.Include("Root"),
-	)
-
-	// plainLexer starts with the matchinst flag down; leakedLexer starts
-	// with it up, as libpcp does after a failed parse inside matchinst().
-	plainLexer = lexer.MustStateful(lexer.Rules{
-		"Root":      rootRules,
-		"Matchinst": matchinstRules,
-	})
-	leakedLexer = lexer.MustStateful(lexer.Rules{
-		"Root":      append(append([]lexer.Rule{}, patternRules...), rootRules...),
-		"Matchinst": matchinstRules,
-	})
-	plainRuleNames  = symbolNames(plainLexer)
-	leakedRuleNames = symbolNames(leakedLexer)
-)
-
-// scanner walks an expression with participle's lexer, restarting it from
-// a given offset in a given flag state when libpcp's flag says the current
-// state is wrong.
+// scanner lexes an expression as libpcp's derive_lex does, one token at a
+// time. libpcp lexes "/" as the start of a pattern while a flag set by the
+// matchinst function word is up; the flag drops when the parser reduces
+// the matchinst call. The scanner approximates that with parenthesis
+// nesting (inside "matchinst(" every "(" nests and ")" unnests, and a
+// pattern may start while any is open); the token readers correct it
+// where the parser's view differs (Tokens, and libpcpRun.Next, which
+// restarts a scanner at the offset where libpcp's flag disagrees).
+//
+// It is a hand-written scanner rather than a table of regular
+// expressions: it runs for every definition of every file, and the
+// regular expressions cost most of a parse. lexer_oracle_test.go keeps
+// the regular-expression rules it replaced and proves the two lex alike.
 type scanner struct {
 	src     string
 	version pcpver.Version
-	base    int
-	lx      lexer.Lexer
-	sym     map[lexer.TokenType]string
+	pos     int
+	// depth counts the "matchinst(" nesting levels open: each "(" inside
+	// one opens another, each ")" closes one.
+	depth int
+	// leaked: patterns lex at the top level too (the scanner started with
+	// libpcp's flag up).
+	leaked bool
 }
 
 func newScanner(src string, v pcpver.Version, flag bool) *scanner {
@@ -126,27 +91,145 @@ func newScanner(src string, v pcpver.Version, flag bool) *scanner {
 	return s
 }
 
+// restart lexes from offset on, with no nesting open and the flag in the
+// given state.
 func (s *scanner) restart(offset int, flag bool) {
-	def, names := plainLexer, plainRuleNames
-	if flag {
-		def, names = leakedLexer, leakedRuleNames
-	}
-	s.sym = names
-	lx, err := def.LexString("", s.src[offset:])
-	if err != nil {
-		// LexString only fails on a reader error, impossible for a string.
-		panic(err)
-	}
-	s.base, s.lx = offset, lx
+	s.pos, s.depth, s.leaked = offset, 0, flag
 }
 
-func symbolNames(def *lexer.StatefulDefinition) map[lexer.TokenType]string {
-	m := map[lexer.TokenType]string{}
-	for name, t := range def.Symbols() {
-		m[t] = name
+// lexeme kinds: which rule of the scanner matched.
+type lexeme uint8
+
+const (
+	lxEOF lexeme = iota
+	lxWord
+	lxOp
+	lxNumber
+	lxString
+	lxBadString
+	lxInstName
+	lxBadInstName
+	lxPattern
+	lxBadPattern
+	lxIllegal
+)
+
+// lex returns the next lexeme: its kind and [start, end).
+func (s *scanner) lex() (lexeme, int, int) {
+	src := s.src
+	for s.pos < len(src) && isLexSpace(src[s.pos]) {
+		s.pos++
 	}
-	return m
+	start := s.pos
+	if start >= len(src) {
+		return lxEOF, start, start
+	}
+	c := src[start]
+	if c == '/' && (s.depth > 0 || s.leaked) {
+		end, ok := scanEscaped(src, start+1, '/')
+		s.pos = end
+		if ok {
+			return lxPattern, start, end
+		}
+		return lxBadPattern, start, end
+	}
+	switch {
+	case isAlpha(c):
+		end := start + 1
+		for end < len(src) && (isAlpha(src[end]) || isDigit(src[end]) || src[end] == '_' || src[end] == '.') {
+			end++
+		}
+		if end < len(src) && src[end] == '(' {
+			end++
+			// Inside matchinst( every call nests; "matchinst(" nests
+			// anywhere.
+			if s.depth > 0 || src[start:end] == "matchinst(" {
+				s.depth++
+			}
+		}
+		s.pos = end
+		return lxWord, start, end
+	case c == '(' || c == ')':
+		if s.depth > 0 {
+			if c == '(' {
+				s.depth++
+			} else {
+				s.depth--
+			}
+		}
+		s.pos = start + 1
+		return lxOp, start, start + 1
+	case c == '<' || c == '>' || c == '=' || c == '!':
+		end := start + 1
+		if end < len(src) && src[end] == '=' {
+			end++
+		}
+		s.pos = end
+		return lxOp, start, end
+	case c == '&' || c == '|':
+		if start+1 < len(src) && src[start+1] == c {
+			s.pos = start + 2
+			return lxOp, start, start + 2
+		}
+	case c == '-' || c == '+' || c == '*' || c == '/' || c == '?' || c == ':' || c == ',':
+		s.pos = start + 1
+		return lxOp, start, start + 1
+	case isDigit(c) || c == '.':
+		end := start
+		for end < len(src) && isDigit(src[end]) {
+			end++
+		}
+		if end < len(src) && src[end] == '.' {
+			end++
+			for end < len(src) && isDigit(src[end]) {
+				end++
+			}
+		}
+		s.pos = end
+		return lxNumber, start, end
+	case c == '"':
+		if k := strings.IndexByte(src[start+1:], '"'); k >= 0 {
+			s.pos = start + k + 2
+			return lxString, start, s.pos
+		}
+		s.pos = len(src)
+		return lxBadString, start, s.pos
+	case c == '[':
+		end, ok := scanEscaped(src, start+1, ']')
+		s.pos = end
+		if ok {
+			return lxInstName, start, end
+		}
+		return lxBadInstName, start, end
+	}
+	// Anything else is one illegal character (a whole UTF-8 sequence).
+	_, size := utf8.DecodeRuneInString(src[start:])
+	s.pos = start + size
+	return lxIllegal, start, s.pos
 }
+
+// scanEscaped finds the end of a "[...]" or "/.../" from just after its
+// opening delimiter: a backslash escapes the next character. It reports
+// false, with the end of the text, when no unescaped delimiter closes it.
+func scanEscaped(src string, i int, delim byte) (int, bool) {
+	for i < len(src) {
+		switch src[i] {
+		case '\\':
+			if i+1 >= len(src) {
+				return len(src), false
+			}
+			i += 2
+		case delim:
+			return i + 1, true
+		default:
+			i++
+		}
+	}
+	return len(src), false
+}
+
+// isLexSpace is the white space the lexer skips (C's isspace).
+func isLexSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 
 // next returns the next token as libpcp would lex it with the matchinst
 // flag in the given state. Pending pieces of split tokens (a function word's
@@ -158,18 +241,16 @@ func (s *scanner) next(flag bool, pending *[]Token) Token {
 		return t
 	}
 	for {
-		pt, err := s.lx.Next()
-		if err != nil || pt.EOF() {
+		kind, start, end := s.lex()
+		if kind == lxEOF {
 			return s.eos()
 		}
-		off := s.base + pt.Pos.Offset
-		rule := s.sym[pt.Type]
-		isPattern := rule == "Pattern" || rule == "BadPattern"
-		if isPattern != flag && (isPattern || pt.Value == "/") {
-			s.restart(off, flag)
+		isPattern := kind == lxPattern || kind == lxBadPattern
+		if isPattern != flag && (isPattern || (kind == lxOp && s.src[start] == '/')) {
+			s.restart(start, flag)
 			continue
 		}
-		tok, split := classify(rule, pt.Value, off, s.version)
+		tok, split := classify(kind, s.src[start:end], start, s.version)
 		if split != nil {
 			*pending = append(*pending, *split)
 		}
@@ -195,18 +276,18 @@ var opKinds = map[string]TokenKind{
 
 // classify turns one participle token into a libpcp token; a word glued to
 // "(" becomes the word and, in split, its parenthesis.
-func classify(rule, text string, off int, v pcpver.Version) (tok Token, split *Token) {
+func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, split *Token) {
 	tok = Token{Text: text, Value: text, Offset: off, End: off + len(text)}
-	switch rule {
-	case "MatchinstCall", "Word", "WordCall":
+	switch kind {
+	case lxWord:
 		word, glued := strings.CutSuffix(text, "(")
 		if glued {
 			paren := Token{Kind: TokLParen, Text: "(", Value: "(", Offset: off + len(word), End: off + len(text)}
 			tok.Text, tok.Value, tok.End = word, word, off+len(word)
 			switch {
-			case !functionWords[word] || (!v.Has(pcpver.Novalue) && (word == "meta" || word == "novalue")):
-				// Not a function word (meta and novalue became ones in
-				// 6.2.2): an ordinary name followed by "(".
+			case !reservedBeforeParen(word, v):
+				// Not a function word in this release: an ordinary name
+				// followed by "(".
 				tok = classifyName(tok, v)
 			case word == "meta":
 				tok.Kind = TokMeta
@@ -216,36 +297,30 @@ func classify(rule, text string, off int, v pcpver.Version) (tok Token, split *T
 			return tok, &paren
 		}
 		return classifyName(tok, v), nil
-	case "Number":
+	case lxNumber:
 		if strings.Contains(text, ".") {
 			tok.Kind = TokDouble
 		} else if tok.Kind = TokInteger; !fitsU32(text) {
 			tok.Kind, tok.Err = TokError, "Constant value too large"
 		}
-	case "String":
+	case lxString:
 		tok.Kind, tok.Value = TokString, text[1:len(text)-1]
-	case "BadString":
+	case lxBadString:
 		tok.Kind, tok.Err = TokError, "unterminated STRING"
-	case "InstName":
+	case lxInstName:
 		tok.Kind, tok.Value = TokInstName, unescape(text[1:len(text)-1])
-	case "BadInstName":
+	case lxBadInstName:
 		tok.Kind, tok.Err = TokError, "unterminated instance name"
-	case "Pattern":
+	case lxPattern:
 		tok.Kind, tok.Value = TokPattern, unescape(text[1:len(text)-1])
-	case "BadPattern":
+	case lxBadPattern:
 		tok.Kind, tok.Err = TokError, "unterminated pattern"
-	case "Op", "Open", "Close":
+	case lxOp:
 		tok.Kind = opKinds[text]
 	default:
 		tok.Kind, tok.Err = TokError, "Illegal character"
 	}
 	return tok, nil
-}
-
-var functionWords = map[string]bool{
-	"avg": true, "count": true, "delta": true, "max": true, "min": true, "sum": true,
-	"anon": true, "rate": true, "instant": true, "mkconst": true, "meta": true,
-	"novalue": true, "rescale": true, "defined": true, "matchinst": true, "scalar": true,
 }
 
 // classifyName makes a word a NAME or one of the reserved words.
@@ -294,40 +369,68 @@ func unescape(s string) string {
 
 // Tokens lexes a whole expression. The matchinst flag is emulated from
 // parenthesis nesting, which is what libpcp does for any expression that
-// parses; flag is its state before the first token (see Check's Leak).
+// parses; flag is its state before the first token (Options.Leak).
 func Tokens(src string, v pcpver.Version, flag bool) []Token {
-	s := newScanner(src, v, flag)
-	var (
-		out     = make([]Token, 0, len(src)/3+2)
-		pending []Token
-		depth   int
-		opens   []int
-	)
+	it := newTokenIter(src, v, flag)
+	out := make([]Token, 0, 16)
 	for {
-		t := s.next(flag, &pending)
-		t.flag = flag
+		t := it.next()
 		out = append(out, t)
-		switch t.Kind {
-		case TokEOS:
-			if cap(out) > len(out)+len(out)/4 {
-				// The capacity was a guess from the text's length; a
-				// definition's tokens live as long as its file.
-				out = slices.Clone(out)
-			}
+		if t.Kind == TokEOS {
 			return out
-		case TokFunc:
-			if t.Value == "matchinst" {
-				opens = append(opens, depth)
-				flag = true
-			}
-		case TokLParen:
-			depth++
-		case TokRParen:
-			depth--
-			if n := len(opens); n > 0 && depth == opens[n-1] {
-				opens = opens[:n-1]
-				flag = false
-			}
 		}
 	}
+}
+
+// tokenIter yields the tokens Tokens returns, one at a time, so a reader
+// that needs each token once (the verdict) keeps none of them.
+type tokenIter struct {
+	s       scanner
+	flag    bool
+	pending []Token
+	depth   int
+	opens   []int // depth at each open matchinst(
+	done    bool
+	eos     Token
+}
+
+func newTokenIter(src string, v pcpver.Version, flag bool) *tokenIter {
+	it := &tokenIter{}
+	it.reset(src, v, flag)
+	return it
+}
+
+// reset starts the iterator over src, keeping its buffers.
+func (it *tokenIter) reset(src string, v pcpver.Version, flag bool) {
+	*it = tokenIter{s: scanner{src: src, version: v}, flag: flag, pending: it.pending[:0], opens: it.opens[:0]}
+	it.s.restart(0, flag)
+}
+
+// next returns the next token; after the end, the end-of-string token
+// again.
+func (it *tokenIter) next() Token {
+	if it.done {
+		return it.eos
+	}
+	flag := it.flag
+	t := it.s.next(flag, &it.pending)
+	t.flag = flag
+	switch t.Kind {
+	case TokEOS:
+		it.done, it.eos = true, t
+	case TokFunc:
+		if t.Value == "matchinst" {
+			it.opens = append(it.opens, it.depth)
+			it.flag = true
+		}
+	case TokLParen:
+		it.depth++
+	case TokRParen:
+		it.depth--
+		if n := len(it.opens); n > 0 && it.depth == it.opens[n-1] {
+			it.opens = it.opens[:n-1]
+			it.flag = false
+		}
+	}
+	return t
 }

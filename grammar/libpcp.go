@@ -10,12 +10,12 @@ import (
 
 // Verdict is what libpcp's pmRegisterDerived does with one expression.
 type Verdict struct {
-	OK bool
 	// Caret is the byte offset libpcp points at (pmRegisterDerived's return
 	// value minus the expression start).
 	Caret int
 	// Message is pmDerivedErrStr(): "" when libpcp prints no detail line.
 	Message string
+	OK      bool
 	// Leak reports that libpcp's matchinst lexer flag is still up after
 	// this expression, which changes how it lexes the next one.
 	Leak bool
@@ -25,21 +25,37 @@ type Verdict struct {
 // accept or reject, the caret and the message, byte for byte. flag is the
 // matchinst flag left by the previous expression (Verdict.Leak).
 func LibpcpVerdict(expr string, v pcpver.Version, flag bool) Verdict {
-	return libpcpVerdict(expr, Tokens(expr, v, flag), v, flag)
+	return libpcpVerdict(expr, v, flag)
 }
 
-// libpcpVerdict is LibpcpVerdict over tokens already lexed by Tokens with
-// the same version and flag.
-func libpcpVerdict(expr string, toks []Token, v pcpver.Version, flag bool) Verdict {
+// libpcpVerdict lexes as it parses: no token outlives the step that
+// shifted it.
+func libpcpVerdict(expr string, v pcpver.Version, flag bool) Verdict {
+	var vs verdictScratch
+	return vs.verdict(expr, v, flag)
+}
+
+// verdictScratch is the memory of one parse, reused by a reader that
+// parses many expressions one after another (a config file's).
+type verdictScratch struct {
+	run    libpcpRun
+	toks   tokenIter
+	stacks lalr.Stacks[Token]
+}
+
+func (vs *verdictScratch) verdict(expr string, v pcpver.Version, flag bool) Verdict {
 	g := lalr.For(v.Grammar())
-	run := &libpcpRun{
-		grammar: g,
+	vs.toks.reset(expr, v, flag)
+	run := &vs.run
+	*run = libpcpRun{
+		tables:  grammarTables[v.Grammar()],
 		version: v,
 		expr:    expr,
-		toks:    toks,
+		toks:    &vs.toks,
 		flag:    flag,
+		pending: run.pending[:0],
 	}
-	accepted, err := g.Parse(run, run)
+	accepted, err := lalr.Parse[Token](g, run, run, &vs.stacks)
 	out := Verdict{OK: accepted && err == nil, Leak: run.flag}
 	if out.OK {
 		return out
@@ -56,14 +72,13 @@ func libpcpVerdict(expr string, toks []Token, v pcpver.Version, flag bool) Verdi
 	return out
 }
 
-// libpcpRun is one parse: the lazy lexer and the rule actions.
+// libpcpRun is one parse: the lexer and the rule actions.
 type libpcpRun struct {
-	grammar    lalr.Grammar
+	tables     *grammarTable
 	version    pcpver.Version
 	expr       string
-	toks       []Token // pre-lexed; used while libpcp's flag agrees
-	next       int
-	scan       *scanner // lexes the rest once the flag disagrees
+	toks       *tokenIter // tokens as Tokens lexes them; used while libpcp's flag agrees
+	scan       *scanner   // lexes the rest once the flag disagrees
 	pending    []Token
 	flag       bool
 	lastOffset int
@@ -72,6 +87,7 @@ type libpcpRun struct {
 	specType   string // mkconst/novalue "type=" value seen so far ("" = default)
 }
 
+// terminalNames maps each TokenKind to its terminal's name in the grammars.
 var terminalNames = map[TokenKind]string{
 	TokEOS: "EOS", TokError: "LEXERROR", TokName: "NAME", TokInteger: "INTEGER",
 	TokDouble: "DOUBLE", TokString: "STRING", TokInstName: "INSTNAME",
@@ -85,36 +101,34 @@ var terminalNames = map[TokenKind]string{
 }
 
 // Next is the lalr.Lexer: libpcp's derive_lex, pulled one token at a time.
-func (r *libpcpRun) Next() (int, any) {
+func (r *libpcpRun) Next() (int, Token) {
 	var t Token
-	if r.scan == nil && r.next < len(r.toks) {
-		t = r.toks[r.next]
+	if r.scan == nil {
+		t = r.toks.next()
 		if t.flag != r.flag && strings.HasPrefix(t.Text, "/") {
 			// The parser's flag differs from the nesting estimate Tokens
 			// made: lex from here on as libpcp does.
 			r.scan = newScanner(r.expr, r.version, r.flag)
 			r.scan.restart(t.Offset, r.flag)
-		} else if t.Kind != TokEOS {
-			r.next++
 		}
 	}
 	if r.scan != nil {
 		t = r.scan.next(r.flag, &r.pending)
 	}
 	r.lastOffset = t.Offset
-	name := terminalNames[t.Kind]
+	sym := r.tables.terminals[t.Kind]
 	if t.Kind == TokFunc {
-		name = strings.ToUpper(t.Value)
+		fn, ok := r.tables.funcs[t.Value]
+		if !ok {
+			fn = r.tables.lexError
+		}
+		sym = fn
 		if t.Value == "matchinst" {
 			r.flag = true
 		}
 	}
 	if t.Kind == TokError {
 		r.lexErr = t.Err
-	}
-	sym, ok := r.grammar.Terminal(name)
-	if !ok {
-		sym, _ = r.grammar.Terminal("LEXERROR")
 	}
 	return sym, t
 }
@@ -125,89 +139,192 @@ func (r *libpcpRun) fail(msg string) {
 	}
 }
 
-// tokenText returns the token value of a right-hand-side element.
-func tokenValue(v any) string {
-	if t, ok := v.(Token); ok {
-		return t.Value
+// ruleKind is what libpcp's action for a rule does that matters to the
+// verdict; ruleTables holds it for every rule of every grammar, so a
+// reduction costs a slice index instead of matching the rule's text.
+type ruleKind uint8
+
+const (
+	ruleValue          ruleKind = iota // passes its only value up, or nothing
+	ruleDeltaRateError                 // delta( or rate( error: worded by release
+	ruleErrorMessage                   // an error production with a fixed message
+	ruleMidRule                        // a mid-rule action before a spec list
+	ruleAccept                         // defn: expr EOS
+	ruleDoubleNovalue                  // expr ? novalue : novalue
+	ruleMatchinstDone                  // the matchinst call: the flag drops
+	ruleRegexp                         // opt_bang PATTERN: the pattern compiles
+	ruleSpecType
+	ruleSpecSem
+	ruleSpecUnits
+	ruleSpecIndom
+	ruleMkconstDouble // mkconst(DOUBLE, ...): the type must be a float
+	ruleRescaleUnits  // rescale(expr, STRING): the units parse
+)
+
+// ruleAction is a rule's kind, with its message and function word where
+// it has them.
+type ruleAction struct {
+	kind ruleKind
+	msg  string // ruleErrorMessage
+	word string // ruleDeltaRateError: delta or rate
+}
+
+// grammarTable is what a parse looks up for every token and reduction,
+// indexed by number instead of by the grammar's names.
+type grammarTable struct {
+	rules     []ruleAction      // by rule number
+	terminals [TokComma + 1]int // terminal of each TokenKind (TokFunc: see funcs)
+	funcs     map[string]int    // terminal of each function word
+	lexError  int               // LEXERROR, for words the grammar lacks
+}
+
+// grammarTables holds each grammar's table, built once from the rules'
+// texts and terminal names and never changed.
+var grammarTables = func() map[pcpver.Grammar]*grammarTable {
+	out := map[pcpver.Grammar]*grammarTable{}
+	for _, gv := range []pcpver.Grammar{pcpver.Grammar60, pcpver.Grammar622, pcpver.Grammar63, pcpver.Grammar71} {
+		g := lalr.For(gv)
+		t := &grammarTable{rules: make([]ruleAction, g.Rules()), funcs: map[string]int{}}
+		for i := range t.rules {
+			t.rules[i] = classifyRule(g.RuleText(i))
+		}
+		t.lexError, _ = g.Terminal("LEXERROR")
+		for k := range t.terminals {
+			sym, ok := g.Terminal(terminalNames[TokenKind(k)])
+			if !ok {
+				sym = t.lexError
+			}
+			t.terminals[k] = sym
+		}
+		words := []string{"meta"} // mkconst's and novalue's spec keyword
+		for _, f := range Functions() {
+			words = append(words, f.Name)
+		}
+		for _, w := range words {
+			if sym, ok := g.Terminal(strings.ToUpper(w)); ok {
+				t.funcs[w] = sym
+			}
+		}
+		out[gv] = t
 	}
-	return ""
+	return out
+}()
+
+func classifyRule(text string) ruleAction {
+	var a ruleAction
+	switch text {
+	case "func: DELTA LPAREN error", "func: RATE LPAREN error":
+		a.kind, a.word = ruleDeltaRateError, strings.ToLower(strings.Fields(text)[1])
+		a.msg = errorProductions[text]
+		return a
+	}
+	if msg, ok := errorProductions[text]; ok {
+		a.kind, a.msg = ruleErrorMessage, msg
+		return a
+	}
+	if strings.HasPrefix(text, "$@") {
+		a.kind = ruleMidRule
+		return a
+	}
+	switch text {
+	case "defn: expr EOS":
+		a.kind = ruleAccept
+	case "expr: expr QUEST novalue COLON novalue":
+		a.kind = ruleDoubleNovalue
+	case "func: MATCHINST LPAREN regexpr COMMA expr RPAREN":
+		a.kind = ruleMatchinstDone
+	case "regexpr: opt_bang PATTERN":
+		a.kind = ruleRegexp
+	case "spec: TYPE ASSIGN specval":
+		a.kind = ruleSpecType
+	case "spec: SEMANTICS ASSIGN specval":
+		a.kind = ruleSpecSem
+	case "spec: UNITS ASSIGN specval":
+		a.kind = ruleSpecUnits
+	case "spec: INDOM ASSIGN specval":
+		a.kind = ruleSpecIndom
+	case "num: MKCONST LPAREN DOUBLE COMMA $@2 speclist RPAREN", "num: MKCONST LPAREN DOUBLE COMMA $@3 speclist RPAREN":
+		a.kind = ruleMkconstDouble
+	case "func: RESCALE LPAREN expr COMMA STRING RPAREN":
+		a.kind = ruleRescaleUnits
+	}
+	return a
 }
 
 // Reduce is the lalr.Reducer: the parts of libpcp's rule actions that
 // decide acceptance and messages.
-func (r *libpcpRun) Reduce(rule int, rhs []any) (any, lalr.Verdict) {
-	text := r.grammar.RuleText(rule)
-	if r.version.Has(pcpver.DeltaOfExpr) && (text == "func: DELTA LPAREN error" || text == "func: RATE LPAREN error") {
-		// 6.3.0 widened delta() and rate() to expressions and reworded.
-		word := strings.ToLower(strings.Fields(text)[1])
-		r.fail("<expr> expected to follow " + word + "(")
-		return nil, lalr.Retry
-	}
-	if msg, ok := errorProductions[text]; ok {
-		r.fail(msg)
-		return nil, lalr.Retry
-	}
-	if strings.HasPrefix(text, "$@") {
-		// A mid-rule action before a spec list: libpcp resets the spec
-		// defaults there.
+func (r *libpcpRun) Reduce(rule int, rhs []Token) (Token, lalr.Verdict) {
+	act := &r.tables.rules[rule]
+	switch act.kind {
+	case ruleDeltaRateError:
+		if r.version.Has(pcpver.DeltaOfExpr) {
+			// 6.3.0 widened delta() and rate() to expressions and reworded.
+			r.fail("<expr> expected to follow " + act.word + "(")
+		} else {
+			r.fail(act.msg)
+		}
+		return Token{}, lalr.Retry
+	case ruleErrorMessage:
+		r.fail(act.msg)
+		return Token{}, lalr.Retry
+	case ruleMidRule:
+		// libpcp resets the spec defaults here.
 		r.specType = ""
-		return nil, lalr.Continue
-	}
-	switch text {
-	case "defn: expr EOS":
-		return nil, lalr.Accept
-	case "expr: expr QUEST novalue COLON novalue":
+		return Token{}, lalr.Continue
+	case ruleAccept:
+		return Token{}, lalr.Accept
+	case ruleDoubleNovalue:
 		// The action sets "novalue() may appear at most once in a ternary
 		// expression" and raises YYERROR, yet every release that has the
 		// rule (6.3.8 and 7.2.2 tried) registers the metric, with
 		// novalue()'s metadata and never a value. The checker warns.
-		return nil, lalr.Continue
-	case "func: MATCHINST LPAREN regexpr COMMA expr RPAREN":
+		return Token{}, lalr.Continue
+	case ruleMatchinstDone:
 		r.flag = false
-	case "regexpr: opt_bang PATTERN":
-		if msg := checkPOSIXRegexp(tokenValue(rhs[1])); msg != "" {
+	case ruleRegexp:
+		if msg := checkPOSIXRegexp(rhs[1].Value); msg != "" {
 			r.fail("bad regular expression: '" + msg + "'")
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
-	case "spec: TYPE ASSIGN specval":
-		v := tokenValue(rhs[2])
+	case ruleSpecType:
+		v := rhs[2].Value
 		if !validTypeSpec(v) {
 			r.fail(fmt.Sprintf("Unrecognized value for type '%s'", v))
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
 		r.specType = strings.ToUpper(v)
-	case "spec: SEMANTICS ASSIGN specval":
-		v := tokenValue(rhs[2])
+	case ruleSpecSem:
+		v := rhs[2].Value
 		if !validSemSpec(v) {
 			r.fail(fmt.Sprintf("Unrecognized value for semantics '%s'", v))
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
-	case "spec: UNITS ASSIGN specval":
-		if msg := unitsError(tokenValue(rhs[2]), r.version); msg != "" {
+	case ruleSpecUnits:
+		if msg := unitsError(rhs[2].Value, r.version); msg != "" {
 			r.fail("Illegal units: '" + msg + "'")
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
-	case "spec: INDOM ASSIGN specval":
-		v := tokenValue(rhs[2])
+	case ruleSpecIndom:
+		v := rhs[2].Value
 		if !validInDomSpec(v) {
 			r.fail(fmt.Sprintf("Illegal indom: '%s'", v))
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
-	case "num: MKCONST LPAREN DOUBLE COMMA $@2 speclist RPAREN", "num: MKCONST LPAREN DOUBLE COMMA $@3 speclist RPAREN":
+	case ruleMkconstDouble:
 		if r.specType != "" && r.specType != "FLOAT" && r.specType != "DOUBLE" {
 			r.fail(fmt.Sprintf("Incompatible floating point constant and type '%s'", r.specType))
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
-	case "func: RESCALE LPAREN expr COMMA STRING RPAREN":
-		if msg := unitsError(tokenValue(rhs[4]), r.version); msg != "" {
+	case ruleRescaleUnits:
+		if msg := unitsError(rhs[4].Value, r.version); msg != "" {
 			r.fail("Illegal units: '" + msg + "'")
-			return nil, lalr.Abort
+			return Token{}, lalr.Abort
 		}
 	}
 	if len(rhs) == 1 {
 		return rhs[0], lalr.Continue
 	}
-	return nil, lalr.Continue
+	return Token{}, lalr.Continue
 }
 
 // errorProductions maps each error production to the message its action

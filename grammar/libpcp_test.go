@@ -73,7 +73,7 @@ func splitLines(s string) []string {
 }
 
 // PCP 7.2 is not installable here; these verdicts come from its grammar
-// and qa outputs (language.md §3.1a, §4.1, §9).
+// and qa outputs.
 func TestLibpcpVerdictPCP7(t *testing.T) {
 	tests := []struct {
 		expr  string

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -17,18 +17,35 @@ import (
 // climbing over the list (pExpr.build) then applies libpcp's yacc %left
 // levels, including prefix operators that reach right over tighter binary
 // operators, which a level-per-rule grammar expresses poorly.
+//
+// The grammar is shaped for participle's cost model, which is per struct
+// (a reflect.New, a position injected) and per alternative tried (a
+// branch of the parse context): the token stream gives each role its own
+// token type (a "-" after an operand is a binary operator, before one a
+// prefix; each family of function words has its own type), so most
+// choices are one token-type test; a primary is a sequence of captures in
+// its operand's struct rather than a struct of its own; and positions come
+// from the tokens each struct consumed (its Tokens field) rather than from
+// start and end positions, which participle boxes one allocation each.
 
 // Participle token types for our TokenKinds.
 const (
 	ptName lexer.TokenType = iota + 1
-	ptInteger
-	ptDouble
+	ptNumber
 	ptString
 	ptInstName
 	ptPattern
-	ptFunc
-	ptKeyword
-	ptOp
+	ptFuncName    // avg count max min sum anon defined: a metric name argument
+	ptFuncExpr    // delta rate instant scalar: an expression argument
+	ptRescale     // rescale
+	ptMatchinst   // matchinst
+	ptMkconst     // mkconst
+	ptNovalue     // novalue
+	ptKeyword     // type semantics units indom meta
+	ptBinOp       // a binary operator (a "-" after an operand)
+	ptPrefix      // "!" or a "-" before an operand
+	ptQuest       // "?"
+	ptPunctuation // ( ) , = :
 	ptError
 )
 
@@ -36,9 +53,12 @@ type tokenDefinition struct{}
 
 func (tokenDefinition) Symbols() map[string]lexer.TokenType {
 	return map[string]lexer.TokenType{
-		"EOF": lexer.EOF, "Name": ptName, "Integer": ptInteger, "Double": ptDouble,
-		"String": ptString, "InstName": ptInstName, "Pattern": ptPattern,
-		"Func": ptFunc, "Keyword": ptKeyword, "Op": ptOp, "Error": ptError,
+		"EOF": lexer.EOF, "Name": ptName, "Number": ptNumber, "String": ptString,
+		"InstName": ptInstName, "Pattern": ptPattern, "FuncName": ptFuncName,
+		"FuncExpr": ptFuncExpr, "Rescale": ptRescale, "Matchinst": ptMatchinst,
+		"Mkconst": ptMkconst, "Novalue": ptNovalue, "Keyword": ptKeyword,
+		"BinOp": ptBinOp, "Prefix": ptPrefix, "Quest": ptQuest,
+		"Punctuation": ptPunctuation, "Error": ptError,
 	}
 }
 
@@ -46,10 +66,21 @@ func (tokenDefinition) Lex(string, io.Reader) (lexer.Lexer, error) {
 	return nil, errors.New("grammar: expressions are lexed by Tokens, not by participle")
 }
 
-// tokenStream feeds our tokens to participle.
+// funcTypes is the token type of each function word.
+var funcTypes = map[string]lexer.TokenType{
+	"avg": ptFuncName, "count": ptFuncName, "max": ptFuncName, "min": ptFuncName,
+	"sum": ptFuncName, "anon": ptFuncName, "defined": ptFuncName,
+	"delta": ptFuncExpr, "rate": ptFuncExpr, "instant": ptFuncExpr, "scalar": ptFuncExpr,
+	"rescale": ptRescale, "matchinst": ptMatchinst, "mkconst": ptMkconst, "novalue": ptNovalue,
+}
+
+// tokenStream feeds our tokens to participle. A token's Value is its
+// text as written (quotes, brackets, slashes and escapes included), so
+// that its end is its offset plus the value's length; node() decodes.
 type tokenStream struct {
 	toks []Token
 	i    int
+	prev TokenKind // the kind of the token before, for "-"'s role
 }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
@@ -57,16 +88,14 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	if s.i < len(s.toks)-1 {
 		s.i++
 	}
-	pt := lexer.Token{Value: t.Value, Pos: lexer.Position{Offset: t.Offset, Line: 1, Column: t.Offset + 1}}
+	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: 1, Column: t.Offset + 1}}
 	switch t.Kind {
 	case TokEOS:
-		pt.Type, pt.Pos.Offset = lexer.EOF, t.End
+		pt.Type, pt.Pos.Offset, pt.Value = lexer.EOF, t.End, ""
 	case TokName:
 		pt.Type = ptName
-	case TokInteger:
-		pt.Type = ptInteger
-	case TokDouble:
-		pt.Type = ptDouble
+	case TokInteger, TokDouble:
+		pt.Type = ptNumber
 	case TokString:
 		pt.Type = ptString
 	case TokInstName:
@@ -74,166 +103,109 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	case TokPattern:
 		pt.Type = ptPattern
 	case TokFunc:
-		pt.Type = ptFunc
+		pt.Type = funcTypes[t.Value]
 	case TokType, TokSemantics, TokUnits, TokIndom, TokMeta:
 		pt.Type = ptKeyword
 	case TokError:
-		pt.Type, pt.Value = ptError, t.Text
+		pt.Type = ptError
+	case TokNot:
+		pt.Type = ptPrefix
+	case TokMinus:
+		pt.Type = ptBinOp
+		if prefixPosition(s.prev) {
+			pt.Type = ptPrefix
+		}
+	case TokQuest:
+		pt.Type = ptQuest
+	case TokLParen, TokRParen, TokComma, TokAssign, TokColon:
+		pt.Type = ptPunctuation
 	default:
-		pt.Type, pt.Value = ptOp, t.Text
+		pt.Type = ptBinOp
 	}
+	s.prev = t.Kind
 	return pt, nil
 }
 
 // pExpr is an operator expression as participle sees it: a flat list of
 // operands and operators. build() applies libpcp's precedence to it.
+//
+// The structs capture only the structs below them: what a struct matched
+// is read from its Tokens (the token types say which alternative it was),
+// because every captured token costs participle several allocations.
 type pExpr struct {
 	Head *pOperand `parser:"@@"`
 	Tail []*pTail  `parser:"@@*"`
 	node Node
 }
 
-// pOperand is a primary with its prefix operators.
-type pOperand struct {
-	Pos     lexer.Position
-	Prefix  []*pPrefix `parser:"@@*"`
-	Primary *pPrimary  `parser:"@@"`
-}
-
-type pPrefix struct {
-	Pos lexer.Position
-	Op  string `parser:"@('-' | '!')"`
-}
-
 // pTail is a binary operator and its right operand; for "?:" the middle
-// expression comes with the operator.
+// expression comes with the operator. Tokens[0] is the operator.
 type pTail struct {
-	Pos   lexer.Position
-	Op    string    `parser:"( @('+' | '-' | '*' | '/' | '<=' | '==' | '>=' | '!=' | '&&' | '||' | '<' | '>')"`
-	Then  *pExpr    `parser:"| '?' @@ ':' )"`
-	Right *pOperand `parser:"@@"`
+	Tokens []lexer.Token
+	Then   *pExpr    `parser:"( BinOp | Quest @@ ':' )"`
+	Right  *pOperand `parser:"@@"`
 }
 
-type pPrimary struct {
-	// Most frequent first: participle tries the alternatives in order.
-	Metric    *pMetric    `parser:"  @@"`
-	Number    *pNumber    `parser:"| @@"`
-	Paren     *pParen     `parser:"| @@"`
-	NameCall  *pNameCall  `parser:"| @@"`
-	Call      *pCall      `parser:"| @@"`
-	Rescale   *pRescale   `parser:"| @@"`
-	Matchinst *pMatchinst `parser:"| @@"`
-	Mkconst   *pMkconst   `parser:"| @@"`
-	Novalue   *pNovalue   `parser:"| @@"`
+// pOperand is a primary with its prefix operators: Tokens holds the
+// prefixes' tokens, then the primary's. The primary is one of the
+// alternatives, in order of frequency: a metric name and its instance
+// filter, a number, a parenthesised expression and its filter, a call.
+type pOperand struct {
+	Tokens []lexer.Token
+	Paren  *pExpr `parser:"Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
+	Call   *pCall `parser:"| @@ )"`
 }
 
-type pParen struct {
-	Pos    lexer.Position
-	X      *pExpr `parser:"'(' @@ ')'"`
-	Inst   *pInst `parser:"@@?"`
-	EndPos lexer.Position
-}
-
-// pInst is an instance filter, "[name]", kept with its position so a
-// finding can point at it.
-type pInst struct {
-	Pos  lexer.Position
-	Name string `parser:"@InstName"`
-}
-
-// node starts the span at "["; parseTokens sets its end from the token,
-// as participle knows only the unescaped name.
-func (p *pInst) node() InstName { return InstName{At: Span{p.Pos.Offset, p.Pos.Offset}, Name: p.Name} }
-
-type pMetric struct {
-	Pos    lexer.Position
-	Name   string `parser:"@Name"`
-	Inst   *pInst `parser:"@@?"`
-	EndPos lexer.Position
-}
-
-type pNumber struct {
-	Pos    lexer.Position
-	Int    *string `parser:"  @Integer"`
-	Dbl    *string `parser:"| @Double"`
-	EndPos lexer.Position
-}
-
-type pSpec struct {
-	Pos    lexer.Position
-	Key    string `parser:"@Keyword '='"`
-	ValPos lexer.Position
-	Str    *string `parser:"( @String"`
-	Word   *string `parser:"| @(Name | Integer | Double) )"`
-	EndPos lexer.Position
-}
-
-type pMkconst struct {
-	Pos    lexer.Position
-	Value  pNumber  `parser:"'mkconst':Func '(' @@ ','"`
-	Specs  []*pSpec `parser:"@@ (',' @@)* ')'"`
-	EndPos lexer.Position
-}
-
-type pNovalue struct {
-	Pos    lexer.Position
-	Specs  []*pSpec `parser:"'novalue':Func '(' (@@ (',' @@)*)? ')'"`
-	EndPos lexer.Position
-}
-
-type pMatchinst struct {
-	Pos     lexer.Position
-	Invert  bool `parser:"'matchinst':Func '(' @'!'?"`
-	PatPos  lexer.Position
-	Pattern string `parser:"@Pattern ','"`
-	X       *pExpr `parser:"@@ ')'"`
-	EndPos  lexer.Position
-}
-
-type pRescale struct {
-	Pos      lexer.Position
-	X        *pExpr `parser:"'rescale':Func '(' @@ ','"`
-	UnitsPos lexer.Position
-	Units    string `parser:"@String ')'"`
-	EndPos   lexer.Position
-}
-
-// pNameCall is a function that takes only a metric name in every version.
-type pNameCall struct {
-	Pos    lexer.Position
-	Func   string     `parser:"@('avg':Func | 'count':Func | 'max':Func | 'min':Func | 'sum':Func | 'anon':Func | 'defined':Func) '('"`
-	Arg    *pCallName `parser:"@@ ')'"`
-	EndPos lexer.Position
-}
-
-// pCallName is the name a pNameCall takes, a node of its own so that
-// participle records where it starts (it fills only Pos fields).
-type pCallName struct {
-	Pos  lexer.Position
-	Name string `parser:"@Name"`
-}
-
-// pCall is a function of any expression (delta, rate and instant only
-// since PCP 6.3.0: the dialect check reports older use).
+// pCall is a function call; Tokens are its tokens, from the function
+// word to the closing parenthesis, and the word's token type says which
+// function it is: one that takes only a metric name in every version;
+// one of any expression (delta, rate and instant only since PCP 6.3.0:
+// the dialect check reports older use); rescale; matchinst; mkconst;
+// novalue.
 type pCall struct {
-	Pos    lexer.Position
-	Func   string `parser:"@('delta':Func | 'rate':Func | 'instant':Func | 'scalar':Func) '('"`
-	Arg    *pExpr `parser:"@@ ')'"`
-	EndPos lexer.Position
+	Tokens  []lexer.Token
+	ExprArg *pExpr   `parser:"(  FuncName '(' Name ')' | FuncExpr '(' @@ ')'"`
+	Rescale *pExpr   `parser:" | Rescale '(' @@ ',' String ')'"`
+	MatchX  *pExpr   `parser:" | Matchinst '(' '!'? Pattern ',' @@ ')'"`
+	Specs   []*pSpec `parser:" | Mkconst '(' Number ',' @@ (',' @@)* ')'"`
+	NSpecs  []*pSpec `parser:" | Novalue '(' (@@ (',' @@)*)? ')' )"`
+}
+
+// pSpec is "key=value" of a mkconst or novalue spec list: Tokens are
+// the key, "=" and the value.
+type pSpec struct {
+	Tokens []lexer.Token
+	Value  struct{} `parser:"Keyword '=' (String | Name | Number)"`
 }
 
 // The parser is built once and never changes.
 var exprParser = participle.MustBuild[pExpr](participle.Lexer(tokenDefinition{}))
 
-// binaryPrec is yacc's %left table: higher binds tighter.
-var binaryPrec = map[string]int{
-	"?": 1, "&&": 2, "||": 2, "<": 4, "<=": 4, "==": 4, ">=": 4, ">": 4, "!=": 4,
-	"+": 5, "-": 5, "*": 6, "/": 6,
-}
-
+// binaryPrec and prefixPrec are libpcp's operator precedence (higher
+// binds tighter), read from the grammar file's %left and %precedence
+// declarations through the LALR tables, so the syntax tree groups
+// operators exactly as the parser that gives libpcp's verdicts does.
 // Prefix operators take as operand everything that binds tighter than
 // they do: "-a * b" is -(a*b) and "!a < b" is !(a<b), as in libpcp.
-var prefixPrec = map[string]int{"!": 3, "-": 5}
+var binaryPrec, prefixPrec = operatorPrecedence(lalr.For(pcpver.Grammar71))
+
+// operatorPrecedence reads each operator's level from g: the ternary by
+// its "?", unary minus by MINUS (libpcp's rule takes the precedence of its
+// last terminal) and "!" by NOT's %precedence.
+func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
+	level := func(op string) int {
+		n, _, ok := g.Precedence(terminalNames[opKinds[op]])
+		if !ok {
+			panic("grammar: no precedence for " + op + " in the LALR tables") // a broken grammar file; TestPrecedenceFromGrammarFiles
+		}
+		return n
+	}
+	binary = map[string]int{}
+	for _, op := range []string{"?", "&&", "||", "<", "<=", "==", ">=", ">", "!=", "+", "-", "*", "/"} {
+		binary[op] = level(op)
+	}
+	return binary, map[string]int{"!": level("!"), "-": level("-")}
+}
 
 // climber applies precedence to a pExpr's flat operand/operator list.
 type climber struct {
@@ -269,10 +241,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 	}
 	for c.i < len(c.e.Tail) {
 		t := c.e.Tail[c.i]
-		op := t.Op
-		if t.Then != nil {
-			op = "?"
-		}
+		op := t.Tokens[0].Value
 		prec := binaryPrec[op]
 		if prec < minPrec {
 			break
@@ -286,11 +255,11 @@ func (c *climber) binary(minPrec int) (Node, error) {
 			}
 		}
 		var right Node
-		if o := c.operand(c.i); t.Then != nil && len(o.Prefix) == 0 && o.Primary.Novalue != nil {
+		if o := c.operand(c.i); t.Then != nil && o.prefixes() == 0 && o.Call != nil && o.Call.Tokens[0].Type == ptNovalue {
 			// libpcp's rule is "expr ? expr : novalue": novalue() is not
 			// an expression, so it ends the ternary, and an operator
 			// after it applies to the whole ternary.
-			right, err = o.Primary.node()
+			right, err = o.primary()
 		} else {
 			right, err = c.binary(prec + 1)
 		}
@@ -301,7 +270,8 @@ func (c *climber) binary(minPrec int) (Node, error) {
 		if t.Then != nil {
 			left = &Ternary{At: at, Cond: left, Then: then, Else: right}
 		} else {
-			left = &Binary{At: at, Op: op, OpAt: Span{t.Pos.Offset, t.Pos.Offset + len(op)}, L: left, R: right}
+			opAt := t.Tokens[0].Pos.Offset
+			left = &Binary{At: at, Op: op, OpAt: Span{opAt, opAt + len(op)}, L: left, R: right}
 		}
 	}
 	return left, nil
@@ -309,92 +279,120 @@ func (c *climber) binary(minPrec int) (Node, error) {
 
 func (c *climber) unary() (Node, error) {
 	o := c.operand(c.i)
-	if c.prefix < len(o.Prefix) {
-		p := o.Prefix[c.prefix]
+	if c.prefix < o.prefixes() {
+		op, at := o.Tokens[c.prefix].Value, o.Tokens[c.prefix].Pos.Offset
 		c.prefix++
-		x, err := c.binary(prefixPrec[p.Op] + 1)
+		x, err := c.binary(prefixPrec[op] + 1)
 		if err != nil {
 			return nil, err
 		}
-		return &Unary{At: Span{p.Pos.Offset, x.Span().End}, Op: p.Op, X: x}, nil
+		return &Unary{At: Span{at, x.Span().End}, Op: op, X: x}, nil
 	}
-	return o.Primary.node()
+	return o.primary()
 }
 
-func span(start, end lexer.Position) Span { return Span{start.Offset, end.Offset} }
+// tokenSpan is the span from the first token's start to the last one's
+// end.
+func tokenSpan(toks []lexer.Token) Span {
+	if len(toks) == 0 {
+		return Span{}
+	}
+	last := toks[len(toks)-1]
+	return Span{toks[0].Pos.Offset, last.Pos.Offset + len(last.Value)}
+}
 
-func (p *pPrimary) node() (Node, error) {
+// instName is the instance filter of an "[name]" token.
+func instName(t lexer.Token) InstName {
+	return InstName{At: tokenSpan([]lexer.Token{t}), Name: unescape(t.Value[1 : len(t.Value)-1])}
+}
+
+// prefixes is the number of prefix operators before the primary.
+func (o *pOperand) prefixes() int {
+	n := 0
+	for n < len(o.Tokens) && o.Tokens[n].Type == ptPrefix {
+		n++
+	}
+	return n
+}
+
+// primary is the operand's node without its prefix operators.
+func (o *pOperand) primary() (Node, error) {
+	toks := o.Tokens[o.prefixes():]
+	at := tokenSpan(toks)
+	last := toks[len(toks)-1]
 	switch {
-	case p.Paren != nil:
-		x, err := p.Paren.X.build()
+	case o.Call != nil:
+		return o.Call.node()
+	case o.Paren != nil:
+		x, err := o.Paren.build()
 		if err != nil {
 			return nil, err
 		}
-		paren := &Paren{At: span(p.Paren.Pos, p.Paren.EndPos), X: x}
-		if p.Paren.Inst == nil {
-			return paren, nil
+		if last.Type != ptInstName {
+			return &Paren{At: at, X: x}, nil
 		}
-		return &Filter{At: paren.At, X: x, Inst: p.Paren.Inst.node()}, nil
-	case p.Metric != nil:
-		m := &Metric{At: span(p.Metric.Pos, p.Metric.EndPos), Name: p.Metric.Name}
-		if p.Metric.Inst != nil {
-			inst := p.Metric.Inst.node()
+		return &Filter{At: at, X: x, Inst: instName(last)}, nil
+	case toks[0].Type == ptName:
+		m := &Metric{At: at, Name: toks[0].Value}
+		if len(toks) > 1 {
+			inst := instName(toks[1])
 			m.Inst = &inst
 		}
 		return m, nil
-	case p.Number != nil:
-		return p.Number.node(), nil
-	case p.Mkconst != nil:
-		return &Mkconst{At: span(p.Mkconst.Pos, p.Mkconst.EndPos), Value: *p.Mkconst.Value.node(), Specs: specs(p.Mkconst.Specs)}, nil
-	case p.Novalue != nil:
-		return &Novalue{At: span(p.Novalue.Pos, p.Novalue.EndPos), Specs: specs(p.Novalue.Specs)}, nil
-	case p.Matchinst != nil:
-		m := p.Matchinst
-		x, err := m.X.build()
-		if err != nil {
-			return nil, err
-		}
-		return &Matchinst{At: span(m.Pos, m.EndPos), Invert: m.Invert, Pattern: m.Pattern,
-			PatternAt: Span{m.PatPos.Offset, m.PatPos.Offset}, X: x}, nil
-	case p.Rescale != nil:
-		r := p.Rescale
-		x, err := r.X.build()
-		if err != nil {
-			return nil, err
-		}
-		return &Rescale{At: span(r.Pos, r.EndPos), X: x, Units: r.Units, UnitsAt: Span{r.UnitsPos.Offset, r.UnitsPos.Offset}}, nil
-	case p.NameCall != nil:
-		c := p.NameCall
-		arg := &Metric{At: Span{c.Arg.Pos.Offset, c.Arg.Pos.Offset + len(c.Arg.Name)}, Name: c.Arg.Name}
-		return &Call{At: span(c.Pos, c.EndPos), Func: c.Func, Arg: arg}, nil
-	case p.Call != nil:
-		arg, err := p.Call.Arg.build()
-		if err != nil {
-			return nil, err
-		}
-		return &Call{At: span(p.Call.Pos, p.Call.EndPos), Func: p.Call.Func, Arg: arg}, nil
+	case toks[0].Type == ptNumber:
+		return &Number{At: at, Text: toks[0].Value, Double: strings.Contains(toks[0].Value, ".")}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty primary")
 }
 
-func (n *pNumber) node() *Number {
-	num := &Number{At: span(n.Pos, n.EndPos)}
-	if n.Int != nil {
-		num.Text = *n.Int
-	} else if n.Dbl != nil {
-		num.Text, num.Double = *n.Dbl, true
+func (c *pCall) node() (Node, error) {
+	toks := c.Tokens
+	at := tokenSpan(toks)
+	fn := toks[0].Value
+	switch toks[0].Type {
+	case ptFuncName:
+		return &Call{At: at, Func: fn, Arg: &Metric{At: tokenSpan(toks[2:3]), Name: toks[2].Value}}, nil
+	case ptFuncExpr:
+		arg, err := c.ExprArg.build()
+		if err != nil {
+			return nil, err
+		}
+		return &Call{At: at, Func: fn, Arg: arg}, nil
+	case ptRescale:
+		x, err := c.Rescale.build()
+		if err != nil {
+			return nil, err
+		}
+		units := toks[len(toks)-2]
+		return &Rescale{At: at, X: x, Units: units.Value[1 : len(units.Value)-1], UnitsAt: Span{units.Pos.Offset, units.Pos.Offset}}, nil
+	case ptMatchinst:
+		x, err := c.MatchX.build()
+		if err != nil {
+			return nil, err
+		}
+		invert := toks[2].Value == "!"
+		pat := toks[2]
+		if invert {
+			pat = toks[3]
+		}
+		return &Matchinst{At: at, Invert: invert, Pattern: unescape(pat.Value[1 : len(pat.Value)-1]),
+			PatternAt: Span{pat.Pos.Offset, pat.Pos.Offset}, X: x}, nil
+	case ptMkconst:
+		v := toks[2].Value
+		return &Mkconst{At: at, Value: Number{At: tokenSpan(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: specs(c.Specs)}, nil
+	case ptNovalue:
+		return &Novalue{At: at, Specs: specs(c.NSpecs)}, nil
 	}
-	return num
+	return nil, fmt.Errorf("grammar: empty call")
 }
 
 func specs(ps []*pSpec) []Spec {
 	out := make([]Spec, len(ps))
 	for i, p := range ps {
-		out[i] = Spec{At: span(p.Pos, p.EndPos), Key: p.Key, ValueAt: Span{p.ValPos.Offset, p.EndPos.Offset}}
-		if p.Str != nil {
-			out[i].Value, out[i].Quoted = *p.Str, true
-		} else if p.Word != nil {
-			out[i].Value = *p.Word
+		v := p.Tokens[2]
+		out[i] = Spec{At: tokenSpan(p.Tokens), Key: p.Tokens[0].Value, Value: v.Value, ValueAt: tokenSpan(p.Tokens[2:3])}
+		if v.Type == ptString {
+			out[i].Value, out[i].Quoted = v.Value[1:len(v.Value)-1], true
 		}
 	}
 	return out
@@ -433,78 +431,7 @@ func parseTokens(toks []Token) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	trimSpans(tree, toks)
 	return tree, nil
-}
-
-// trimSpans ends every span at the end of its last token. participle
-// ends a node where the next token starts, so spans ran on over the white
-// space after them (a quick fix replacing a metric name ate the space
-// before "+"). An instance filter's span is set from its "[...]" token,
-// which escapes make longer than the name participle knows.
-func trimSpans(tree Node, toks []Token) {
-	var ends []int // token ends, ascending
-	instEnd := map[int]int{}
-	for _, t := range toks {
-		if t.Kind == TokEOS {
-			continue
-		}
-		ends = append(ends, t.End)
-		if t.Kind == TokInstName {
-			instEnd[t.Offset] = t.End
-		}
-	}
-	trim := func(s *Span) {
-		if s.End <= s.Start {
-			return
-		}
-		// The last token end at or before s.End, after s.Start.
-		i := sort.SearchInts(ends, s.End+1) - 1
-		if i >= 0 && ends[i] > s.Start {
-			s.End = ends[i]
-		}
-	}
-	specs := func(sp []Spec) {
-		for i := range sp {
-			trim(&sp[i].At)
-			trim(&sp[i].ValueAt)
-		}
-	}
-	Walk(tree, func(n Node) bool {
-		switch n := n.(type) {
-		case *Metric:
-			trim(&n.At)
-			if n.Inst != nil {
-				n.Inst.At.End = instEnd[n.Inst.At.Start]
-			}
-		case *Filter:
-			trim(&n.At)
-			n.Inst.At.End = instEnd[n.Inst.At.Start]
-		case *Number:
-			trim(&n.At)
-		case *Mkconst:
-			trim(&n.At)
-			specs(n.Specs)
-		case *Novalue:
-			trim(&n.At)
-			specs(n.Specs)
-		case *Call:
-			trim(&n.At)
-		case *Rescale:
-			trim(&n.At)
-		case *Matchinst:
-			trim(&n.At)
-		case *Paren:
-			trim(&n.At)
-		case *Unary:
-			trim(&n.At)
-		case *Binary:
-			trim(&n.At)
-		case *Ternary:
-			trim(&n.At)
-		}
-		return true
-	})
 }
 
 // SyntaxError is a parse failure at a byte offset of the expression.

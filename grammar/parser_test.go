@@ -2,17 +2,14 @@ package grammar
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // sexpr renders a tree with explicit grouping, for precedence tests.
 func sexpr(n Node) string {
@@ -61,7 +58,7 @@ func sexpr(n Node) string {
 }
 
 // The groupings below are libpcp 6.0.3's, confirmed with its parse-tree
-// dumps (language.md §3.2); note where they differ from C and the man page.
+// dumps; note where they differ from C and the man page.
 func TestPrecedence(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"a ? b : c ? d : e", "((a ? b : c) ? d : e)"},
@@ -133,20 +130,7 @@ func goldenPath(name string) string { return filepath.Join("testdata", name+".go
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := goldenPath(name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
+	golden.File(t, goldenPath(name), got)
 }
 
 // Format keeps the tree and is idempotent, for every expression we have.

@@ -19,16 +19,17 @@ func ParseConfigs(srcs []Source, v pcpver.Version) []*File {
 	registered := map[string]bool{}
 	leak := false
 	files := make([]*File, 0, len(srcs))
-	memo := NewMemo()
 	total := 0
 	for _, s := range srcs {
 		total += len(s.Src)
 	}
-	if total > 64<<10 {
-		memo.prefetch(srcs, v)
-	}
 	for _, s := range srcs {
-		f := ParseConfig(s.Path, s.Src, Options{Version: v, Leak: leak, Registered: registered, Memo: memo})
+		text := string(s.Src)
+		var pre *prefetched
+		if total > 64<<10 {
+			pre = prefetchVerdicts(text, v)
+		}
+		f := parseConfig(s.Path, s.Src, text, Options{Version: v, Leak: leak, Registered: registered}, pre)
 		for _, def := range f.Definitions {
 			if def.Registered {
 				registered[def.Name] = true

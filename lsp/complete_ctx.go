@@ -33,7 +33,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 	var stack callStack
 	var prev, prev2 grammar.Token
 	var inString *grammar.Token
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Kind == grammar.TokEOS || t.Offset >= idx {
 			break
 		}

@@ -176,7 +176,11 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 // the preview has taken one sample so far.
 func historyPending(o *explain.Node, x *explain.Explanation) bool {
 	c, ok := o.Syntax.(*grammar.Call)
-	return ok && (c.Func == "delta" || c.Func == "rate") && x.Samples < 2
+	if !ok {
+		return false
+	}
+	f, _ := grammar.LookupFunction(c.Func)
+	return f.History && x.Samples < 2
 }
 
 func fileHas(f *grammar.File, def *grammar.Definition) bool {

@@ -17,25 +17,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// functionDocs documents the functions for hover and completion.
-var functionDocs = map[string]struct{ signature, doc string }{
-	"avg":       {"avg(metric)", "Average of the metric's values over its instances (float)."},
-	"count":     {"count(metric)", "Number of instances with a value (unsigned 32-bit, units count)."},
-	"max":       {"max(metric)", "Largest value over the metric's instances."},
-	"min":       {"min(metric)", "Smallest value over the metric's instances."},
-	"sum":       {"sum(metric)", "Sum over the metric's instances (a counter stays a counter)."},
-	"delta":     {"delta(expr)", "Difference from the previous sample, per instance; no value on the first sample. Before PCP 6.3.0, a metric name only."},
-	"rate":      {"rate(expr)", "Change per second from the previous sample, per instance (double); a time counter gives a utilisation. Before PCP 6.3.0, a metric name only."},
-	"instant":   {"instant(expr)", "The current value, with counter semantics turned into instantaneous. Before PCP 6.3.0, a metric name only."},
-	"defined":   {"defined(metric)", "1 when the metric exists where the expression is evaluated, else 0."},
-	"scalar":    {"scalar(expr)", "The first value, without an instance domain."},
-	"anon":      {"anon(PM_TYPE_...)", "An anonymous metric that never has values (libpcp internal)."},
-	"rescale":   {"rescale(expr, \"units\")", "Converts values to other units of the same dimension (integers are rounded)."},
-	"matchinst": {"matchinst([!]/regex/, expr)", "Keeps the instances whose name (cut at the first space) matches the POSIX extended regular expression; ! inverts."},
-	"mkconst":   {"mkconst(number, type=..., semantics=..., units=\"...\")", "A constant with metadata; type is 32, U32, 64, U64, FLOAT or DOUBLE; semantics counter, instant or discrete."},
-	"novalue":   {"novalue(type=..., ...)", "A ternary branch with no value (PCP 6.2.2+)."},
-}
-
 func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*protocol.Hover, error) {
 	release(ctx) // may wait for metadata
 	ctx, cancel := detach(ctx)
@@ -74,8 +55,8 @@ func hover(ctx context.Context, d *snapshot, pos protocol.Position) *protocol.Ho
 				md = metricHover(ctx, d.source(), tok.Value)
 			}
 		case grammar.TokFunc:
-			fd := functionDocs[tok.Value]
-			md = fmt.Sprintf("```\n%s\n```\n%s", fd.signature, fd.doc)
+			fn, _ := grammar.LookupFunction(tok.Value)
+			md = fmt.Sprintf("```\n%s\n```\n%s", fn.Signature, fn.Doc)
 			if note := releaseNote(def, tok.Offset, d.release()); note != "" {
 				md += "\n\n" + note
 			}
@@ -121,13 +102,13 @@ func tokenAt(def *grammar.Definition, idx int) (grammar.Token, bool) {
 	if idx < 0 {
 		return grammar.Token{}, false
 	}
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Kind != grammar.TokEOS && t.Offset <= idx && idx < t.End {
 			return t, true
 		}
 	}
 	// The cursor just after a word still hovers it.
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Kind != grammar.TokEOS && t.End == idx {
 			return t, true
 		}
@@ -312,14 +293,14 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 		}
 	}
 	if parent == "" {
-		for name, fd := range functionDocs {
-			if name == "anon" || !strings.HasPrefix(name, partial) {
+		for _, fn := range grammar.Functions() {
+			if fn.Internal || !strings.HasPrefix(fn.Name, partial) {
 				continue
 			}
 			items = append(items, protocol.CompletionItem{
-				Label: name, Kind: protocol.CompletionItemKindFunction, Detail: protocol.NewOptional(fd.signature),
-				Documentation: protocol.String(fd.doc), InsertTextFormat: protocol.InsertTextFormatSnippet,
-				TextEdit: &protocol.TextEdit{Range: rg, NewText: name + "($1)"},
+				Label: fn.Name, Kind: protocol.CompletionItemKindFunction, Detail: protocol.NewOptional(fn.Signature),
+				Documentation: protocol.String(fn.Doc), InsertTextFormat: protocol.InsertTextFormatSnippet,
+				TextEdit: &protocol.TextEdit{Range: rg, NewText: fn.Name + "($1)"},
 			})
 		}
 	}

@@ -243,7 +243,7 @@ func previewAt(ctx context.Context, a *snapshot, pos protocol.Position) (*Previe
 		return nil, err
 	}
 	sample, err := ev.Sample(ctx)
-	if err == nil && needsHistory(def) {
+	if tree, terr := def.Tree(); err == nil && terr == nil && grammar.NeedsHistory(tree) {
 		select {
 		case <-time.After(time.Second):
 		case <-ctx.Done():
@@ -269,22 +269,6 @@ func previewAt(ctx context.Context, a *snapshot, pos protocol.Position) (*Previe
 	}
 	res.Text = def.Name + " = " + v.long
 	return res, nil
-}
-
-// needsHistory reports a delta() or rate() in the expression.
-func needsHistory(def *grammar.Definition) bool {
-	tree, err := def.Tree()
-	if err != nil {
-		return false
-	}
-	found := false
-	grammar.Walk(tree, func(n grammar.Node) bool {
-		if c, ok := n.(*grammar.Call); ok && (c.Func == "delta" || c.Func == "rate") {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 // shownValues is one metric's values rendered for hints and previews.

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,10 +16,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden sections of testdata/*.txtar")
 
 // TestMarkers runs every testdata/*.txtar: config files (*.conf; the
 // first one, config.conf, is the document the commands address), settings
@@ -69,7 +67,7 @@ func TestMarkers(t *testing.T) {
 					fmt.Fprintf(&out, "%s\n", l)
 				}
 			}
-			if *update {
+			if golden.Update() {
 				writeGolden(t, path, out.String())
 				return
 			}

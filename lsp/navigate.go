@@ -241,17 +241,6 @@ func foldingRanges(a *snapshot) []protocol.FoldingRange {
 	return out
 }
 
-// signatures describes every function's parameters for signature help.
-var signatures = map[string][]string{
-	"avg": {"metric"}, "count": {"metric"}, "max": {"metric"}, "min": {"metric"}, "sum": {"metric"},
-	"defined": {"metric"}, "anon": {"PM_TYPE_..."},
-	"delta": {"expr"}, "rate": {"expr"}, "instant": {"expr"}, "scalar": {"expr"},
-	"rescale":   {"expr", `"units"`},
-	"matchinst": {"[!]/regex/", "expr"},
-	"mkconst":   {"number", "type=32|U32|64|U64|FLOAT|DOUBLE", "semantics=counter|instant|discrete", `units="..."`, "meta=metric", "indom=N.M"},
-	"novalue":   {"type=...", "semantics=...", `units="..."`, "meta=metric", "indom=N.M"},
-}
-
 // SignatureHelp shows the parameters of the function call around the
 // cursor, with the one being typed highlighted.
 func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
@@ -272,7 +261,7 @@ func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
 		return nil
 	}
 	var stack callStack
-	for _, t := range def.Tokens {
+	for _, t := range def.Tokens() {
 		if t.Offset >= idx || t.Kind == grammar.TokEOS {
 			break
 		}
@@ -283,10 +272,11 @@ func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
 		if f.fn == "" {
 			continue
 		}
-		ps := signatures[f.fn]
-		if ps == nil {
+		fn, ok := grammar.LookupFunction(f.fn)
+		if !ok {
 			return nil
 		}
+		ps := fn.Params
 		if !f.opened {
 			continue
 		}
@@ -295,7 +285,7 @@ func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
 			active = min(active, uint32(len(ps)-1))
 		}
 		sig := protocol.SignatureInformation{Label: f.fn + "(" + strings.Join(ps, ", ") + ")",
-			Documentation: protocol.String(functionDocs[f.fn].doc)}
+			Documentation: protocol.String(fn.Doc)}
 		for _, p := range ps {
 			sig.Parameters = append(sig.Parameters, protocol.ParameterInformation{Label: protocol.String(p)})
 		}

@@ -66,7 +66,7 @@ func fileTokens(f *grammar.File) []semToken {
 	}
 	for _, d := range f.Definitions {
 		toks = append(toks, semToken{d.NameRange.Start.Offset, d.NameRange.End.Offset, ttVariable, tmDeclaration})
-		for _, t := range d.Tokens {
+		for _, t := range d.Tokens() {
 			typ, mods := -1, 0
 			switch t.Kind {
 			case grammar.TokName:

@@ -60,7 +60,7 @@ func indexFile(f *grammar.File) *fileIndex {
 	uses := posCursor{src: f.Src}
 	for _, def := range f.Definitions {
 		ix.defs = append(ix.defs, occurrence{toRange(def.NameRange), b.id(def.Name)})
-		for _, t := range def.Tokens {
+		for _, t := range def.Tokens() {
 			if t.Kind != grammar.TokName {
 				continue
 			}
@@ -82,7 +82,7 @@ func indexFile(f *grammar.File) *fileIndex {
 func countUses(f *grammar.File) int {
 	n := len(f.Attributes)
 	for _, def := range f.Definitions {
-		for _, t := range def.Tokens {
+		for _, t := range def.Tokens() {
 			if t.Kind == grammar.TokName {
 				n++
 			}

@@ -35,7 +35,7 @@ func TestIndexPositions(t *testing.T) {
 			want = append(want, fmt.Sprint("def ", def.Name, toRange(def.NameRange)))
 		}
 		for _, def := range f.Definitions {
-			for _, tk := range def.Tokens {
+			for _, tk := range def.Tokens() {
 				if tk.Kind == grammar.TokName {
 					r := grammar.Range{Start: f.Pos(def.ExprPos(tk.Offset)), End: f.Pos(def.ExprPos(tk.End-1) + 1)}
 					want = append(want, fmt.Sprint("use ", tk.Value, toRange(r)))

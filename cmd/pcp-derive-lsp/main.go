@@ -15,6 +15,15 @@ import (
 // to Go's default garbage collector target.
 const bigGCInput = 512 << 10
 
+// memoryPerInput and memoryBase make the soft memory limit of a check of
+// a big config: the live data of a check is under ten times its text
+// (TestCheckPeakRSS in internal/cli holds it to its bound), so the
+// collector has room and only works harder near the bound.
+const (
+	memoryPerInput = 20
+	memoryBase     = 16 << 20
+)
+
 // isTerminal reports whether f is a character device, as a terminal is.
 func isTerminal(f *os.File) bool {
 	info, err := f.Stat()
@@ -34,6 +43,10 @@ func main() {
 		tuneGC = func(input int64) {
 			if input > bigGCInput {
 				debug.SetGCPercent(100)
+				// A soft limit at what a check may cost (memoryPerInput
+				// times the text): near it the collector runs more often
+				// rather than let the heap double past the live data.
+				debug.SetMemoryLimit(memoryPerInput*input + memoryBase)
 			}
 		}
 	}

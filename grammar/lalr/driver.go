@@ -27,14 +27,27 @@ import (
 type automaton struct {
 	nterminals int
 	symbols    []string // by bison symbol number: terminals, then nonterminals
+	precedence []precedence
 	rules      []rule
 	states     []state
 
 	// filled by index()
-	dense     []int32 // [state*nterminals+terminal]: see encodeShift/encodeReduce
-	gotoState map[[2]int]int
+	dense []int32 // [state*nterminals+terminal]: see encodeShift/encodeReduce
+	// gotoDense is [state*nnonterminals+nonterminal-nterminals]: the
+	// state after reducing to the nonterminal, or -1.
+	gotoDense []int32
+	errSym    int // the "error" terminal, -1 when the grammar has none
+	eofSym    int
 	bySymbol  map[string]int
 	finalSt   int
+}
+
+// precedence is a terminal's %left/%right/%precedence declaration as
+// bison numbered it: a higher level binds tighter.
+type precedence struct {
+	terminal string
+	level    int
+	assoc    string
 }
 
 type rule struct {
@@ -70,7 +83,16 @@ func (a *automaton) index() {
 		a.bySymbol[s] = i
 	}
 	a.dense = make([]int32, len(a.states)*a.nterminals)
-	a.gotoState = map[[2]int]int{}
+	nnon := len(a.symbols) - a.nterminals
+	a.gotoDense = make([]int32, len(a.states)*nnon)
+	for i := range a.gotoDense {
+		a.gotoDense[i] = -1
+	}
+	a.errSym = -1
+	if n, ok := a.bySymbol["error"]; ok {
+		a.errSym = n
+	}
+	a.eofSym = a.bySymbol["$end"]
 	for si, st := range a.states {
 		for _, act := range st.actions {
 			v := int32(0)
@@ -85,7 +107,7 @@ func (a *automaton) index() {
 			a.dense[si*a.nterminals+act.symbol] = v
 		}
 		for _, g := range st.gotos {
-			a.gotoState[[2]int{si, g.symbol}] = g.state
+			a.gotoDense[si*nnon+g.symbol-a.nterminals] = int32(g.state)
 			if si == 0 && a.symbols[g.symbol] == "defn" {
 				a.finalSt = g.state
 			}
@@ -130,13 +152,32 @@ func (g Grammar) Terminal(name string) (int, bool) {
 	return n, ok && n < g.a.nterminals
 }
 
+// Precedence returns the precedence level bison gave a terminal's
+// declaration (%left, %right, %precedence; a higher level binds tighter)
+// and its associativity ("left", "right", "nonassoc", "precedence").
+// The syntax tree's operator precedence is read from here, so both
+// parsers follow the one table in the grammar files.
+func (g Grammar) Precedence(terminal string) (level int, assoc string, ok bool) {
+	for _, p := range g.a.precedence {
+		if p.terminal == terminal {
+			return p.level, p.assoc, true
+		}
+	}
+	return 0, "", false
+}
+
 // RuleText returns a rule as "lhs: rhs ...", the key reducers switch on.
 func (g Grammar) RuleText(rule int) string { return g.a.rules[rule].text }
 
+// Rules is the number of rules; they are numbered from 0.
+func (g Grammar) Rules() int { return len(g.a.rules) }
+
 // Lexer hands the parser one token at a time, as libpcp's pull lexer does.
 // The value is passed back to the Reducer as the token's semantic value.
-type Lexer interface {
-	Next() (terminal int, value any)
+// V is the value's type: a concrete type, so that shifting a token never
+// allocates (an interface value would box every token).
+type Lexer[V any] interface {
+	Next() (terminal int, value V)
 }
 
 // Verdict tells the driver what a rule's action did.
@@ -154,9 +195,10 @@ const (
 )
 
 // Reducer runs the action of each rule. rhs holds the semantic values of
-// the rule's right-hand side (token values for terminals, nil for error).
-type Reducer interface {
-	Reduce(rule int, rhs []any) (any, Verdict)
+// the rule's right-hand side (token values for terminals, the zero V for
+// error and for what earlier reductions returned as zero).
+type Reducer[V any] interface {
+	Reduce(rule int, rhs []V) (V, Verdict)
 }
 
 // MaxDepth is bison's YYMAXDEPTH, the default libpcp's parsers are built
@@ -166,19 +208,38 @@ type Reducer interface {
 // 9,997 nested parentheses). It also bounds our own work on deep input.
 const MaxDepth = 10000
 
+// Stacks is a parse's scratch space: a caller that parses many
+// expressions passes the same Stacks to each Parse, which then allocates
+// nothing. The zero value is ready.
+type Stacks[V any] struct {
+	states []int
+	values []V
+}
+
 // Parse runs the automaton over the lexer's tokens and reports whether the
-// input was accepted. It never reads more tokens than bison would.
-func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
+// input was accepted. It never reads more tokens than bison would. st,
+// when not nil, is reused for the parse's stacks.
+func Parse[V any](g Grammar, lex Lexer[V], red Reducer[V], st *Stacks[V]) (accepted bool, err error) {
 	a := g.a
+	var zero V
+	if st == nil {
+		st = &Stacks[V]{}
+	}
+	defer func() {
+		// Keep the stacks for the next parse, without the values: they
+		// may hold the expression's text.
+		clear(st.values[:cap(st.values)])
+	}()
 	const empty = -1
-	errSym, ok := a.bySymbol["error"]
-	if !ok {
+	errSym, eof := a.errSym, a.eofSym
+	if errSym < 0 {
 		return false, fmt.Errorf("lalr: grammar has no error symbol")
 	}
-	eof := a.bySymbol["$end"]
-	states := []int{0}
-	values := []any{nil}
-	lookahead, lookValue := empty, any(nil)
+	nnon := len(a.symbols) - a.nterminals
+	states := append(st.states[:0], 0)
+	values := append(st.values[:0], zero)
+	defer func() { st.states, st.values = states, values }()
+	lookahead, lookValue := empty, zero
 	errStatus := 0
 	// A bounded loop: every step either consumes input, shrinks the stack
 	// or reduces; the bound only guards against a broken table.
@@ -211,7 +272,7 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 				}
 				states = append(states, int(v-1))
 				values = append(values, lookValue)
-				lookahead, lookValue = empty, nil
+				lookahead, lookValue = empty, zero
 				if len(states) >= MaxDepth {
 					return false, nil
 				}
@@ -232,11 +293,11 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 				if lookahead == eof {
 					return false, nil
 				}
-				lookahead, lookValue = empty, nil
+				lookahead, lookValue = empty, zero
 			}
 			recover = true
 		} else {
-			r := a.rules[ruleNo]
+			r := &a.rules[ruleNo]
 			base := len(states) - r.length
 			val, verdict := red.Reduce(ruleNo, values[base:])
 			switch verdict {
@@ -249,11 +310,11 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 				recover = true
 			default:
 				states, values = states[:base], values[:base]
-				next, ok := a.gotoState[[2]int{states[len(states)-1], r.lhs}]
-				if !ok {
+				next := a.gotoDense[states[len(states)-1]*nnon+r.lhs-a.nterminals]
+				if next < 0 {
 					return false, fmt.Errorf("lalr: no goto from state %d on %s", states[len(states)-1], a.symbols[r.lhs])
 				}
-				states = append(states, next)
+				states = append(states, int(next))
 				values = append(values, val)
 				if len(states) >= MaxDepth {
 					return false, nil
@@ -270,7 +331,7 @@ func (g Grammar) Parse(lex Lexer, red Reducer) (accepted bool, err error) {
 			top := states[len(states)-1]
 			if v := a.dense[top*a.nterminals+errSym]; v > 0 && len(a.states[top].actions) > 0 {
 				states = append(states, int(v-1))
-				values = append(values, nil)
+				values = append(values, zero)
 				if len(states) >= MaxDepth {
 					return false, nil
 				}

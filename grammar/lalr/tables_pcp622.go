@@ -5,6 +5,23 @@ package lalr
 var pcp622Automaton = &automaton{
 	nterminals: 50,
 	symbols:    []string{"$end", "error", "", "UNDEF", "LEXERROR", "EOS", "PLUS", "MINUS", "STAR", "SLASH", "QUEST", "COLON", "LPAREN", "RPAREN", "AVG", "COUNT", "DELTA", "MAX", "MIN", "SUM", "ANON", "RATE", "INSTANT", "LT", "LEQ", "EQ", "GEQ", "GT", "NEQ", "AND", "OR", "MKCONST", "META", "NOVALUE", "RESCALE", "DEFINED", "MATCHINST", "SCALAR", "TYPE", "SEMANTICS", "UNITS", "ASSIGN", "COMMA", "INTEGER", "DOUBLE", "NAME", "STRING", "INSTNAME", "PATTERN", "NOT", "$accept", "defn", "expr", "novalue", "regexpr", "opt_bang", "num", "$@1", "$@2", "speclist", "spec", "specval", "func"},
+	precedence: []precedence{
+		{terminal: "PLUS", level: 5, assoc: "left"},
+		{terminal: "MINUS", level: 5, assoc: "left"},
+		{terminal: "STAR", level: 6, assoc: "left"},
+		{terminal: "SLASH", level: 6, assoc: "left"},
+		{terminal: "QUEST", level: 1, assoc: "left"},
+		{terminal: "COLON", level: 1, assoc: "left"},
+		{terminal: "LT", level: 4, assoc: "left"},
+		{terminal: "LEQ", level: 4, assoc: "left"},
+		{terminal: "EQ", level: 4, assoc: "left"},
+		{terminal: "GEQ", level: 4, assoc: "left"},
+		{terminal: "GT", level: 4, assoc: "left"},
+		{terminal: "NEQ", level: 4, assoc: "left"},
+		{terminal: "AND", level: 2, assoc: "left"},
+		{terminal: "OR", level: 2, assoc: "left"},
+		{terminal: "NOT", level: 3, assoc: "precedence"},
+	},
 	rules: []rule{
 		{lhs: 50, length: 2, text: "$accept: defn $end"},
 		{lhs: 51, length: 2, text: "defn: expr EOS"},

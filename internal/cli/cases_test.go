@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
@@ -86,7 +87,7 @@ func TestCheckCases(t *testing.T) {
 				fmt.Fprintf(&b, "$ pcp-derive-lsp %s\n%sexit %d\n", strings.Join(args, " "), out, status)
 			}
 			got := b.String()
-			if *update {
+			if golden.Update() {
 				if err := txtar.ReplaceLast(c.path, "golden", got); err != nil {
 					t.Fatal(err)
 				}

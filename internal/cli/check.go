@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
@@ -137,7 +138,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl}
+	// The report needs the findings only: the check drops each metric's
+	// node metadata as it goes.
+	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true}
 	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
@@ -247,6 +250,9 @@ func withoutFlag(args []string, name string) []string {
 // withoutHints drops hint-level findings: they mark repeats of a finding
 // for editors (faded text), and would only repeat it in a report.
 func withoutHints(diags []grammar.Diagnostic) []grammar.Diagnostic {
+	if !slices.ContainsFunc(diags, func(d grammar.Diagnostic) bool { return d.Severity == grammar.SeverityHint }) {
+		return diags // the usual case: no copy of a big config's findings
+	}
 	out := diags[:0:0]
 	for _, d := range diags {
 		if d.Severity != grammar.SeverityHint {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,13 +13,12 @@ import (
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/labeltest"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, status int) {
 	t.Helper()
@@ -29,28 +27,9 @@ func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, sta
 	return out.String(), errOut.String(), status
 }
 
-func golden(t *testing.T, name, got string) {
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	goldenAt(t, filepath.Join("..", "..", "testdata", "check", name), got)
-}
-
-// goldenAt compares got with the golden file at path (go test -update
-// rewrites it).
-func goldenAt(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs; got:\n%s", path, got)
-	}
+	golden.File(t, filepath.Join("..", "..", "testdata", "check", name), got)
 }
 
 const examples = "../../testdata/examples"
@@ -69,7 +48,7 @@ func TestCheckFormatsGolden(t *testing.T) {
 			if status != ExitFindings {
 				t.Errorf("%s/%s: exit %d, want 1", format, dialect, status)
 			}
-			goldenAt(t, filepath.Join(goldenDir, "examples."+dialect+"."+format), out)
+			golden.File(t, filepath.Join(goldenDir, "examples."+dialect+"."+format), out)
 		}
 	}
 }
@@ -454,7 +433,7 @@ func TestCheckAcrossReleases(t *testing.T) {
 		if status != ExitFindings {
 			t.Errorf("%s: exit %d, want 1", format, status)
 		}
-		golden(t, "examples.releases."+format, out)
+		checkGolden(t, "examples.releases."+format, out)
 	}
 	clean := filepath.Join(t.TempDir(), "clean.conf")
 	if err := os.WriteFile(clean, []byte("x.delta = delta(sample.long.one + 1)\nx.plain = sample.long.one + 1\n"), 0o644); err != nil {

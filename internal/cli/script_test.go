@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
@@ -52,7 +53,7 @@ func TestScripts(t *testing.T) {
 				"stderr": strings.ReplaceAll(errOut.String(), dir, "$DIR"),
 				"status": strconv.Itoa(status) + "\n",
 			}
-			if *update {
+			if golden.Update() {
 				kept := a.Files[:0]
 				for _, f := range a.Files {
 					if !goldenSection[f.Name] {

@@ -12,19 +12,35 @@ import (
 	"time"
 )
 
-//go:embed interp.py
-var interpScript []byte
+//go:embed archive.py
+var archiveScript []byte
 
 // Interpolate fetches the named metrics (derived from config, or plain;
 // config "" loads none) from an archive (base name) with the release's
 // python3-pcp in interpolation mode: samples fetches from origin, step
-// apart, as pmval -a and pmrep -a fetch. It returns interp.py's
+// apart, as pmval -a and pmrep -a fetch. It returns archive.py's
 // canonical lines ("T sec.usec", then "name inst value", "name
 // NOVALUES", "name ERR code"; "EOL" for a fetch past the end). PCP 5
-// takes the origin and step in microseconds. The archive's files are
-// copied where the release can read them.
+// takes the origin and step in microseconds.
 func (r Release) Interpolate(ctx context.Context, archive, config string, names []string, origin time.Time, step time.Duration, samples int) (string, error) {
-	script, cleanup, err := r.file("interp.py", interpScript)
+	window := []string{strconv.FormatInt(origin.Unix(), 10), strconv.Itoa(origin.Nanosecond()),
+		strconv.FormatInt(int64(step/time.Second), 10), strconv.FormatInt(int64(step%time.Second), 10),
+		strconv.Itoa(samples)}
+	return r.runArchiveScript(ctx, "interp", archive, config, window, names)
+}
+
+// ReplayArchive evaluates the named derived metrics over every record of
+// an archive (base name) with the release's python3-pcp pmFetch, record
+// by record, and returns archive.py's canonical lines.
+func (r Release) ReplayArchive(ctx context.Context, archive, config string, names []string) (string, error) {
+	return r.runArchiveScript(ctx, "replay", archive, config, nil, names)
+}
+
+// runArchiveScript runs archive.py in a mode over a copy of the archive's
+// files where the release can read them, with config ("" for none)
+// loaded, and returns what it prints.
+func (r Release) runArchiveScript(ctx context.Context, mode, archive, config string, modeArgs, names []string) (string, error) {
+	script, cleanup, err := r.file("archive.py", archiveScript)
 	if err != nil {
 		return "", err
 	}
@@ -35,21 +51,19 @@ func (r Release) Interpolate(ctx context.Context, archive, config string, names 
 	}
 	confArg := "-"
 	if config != "" {
-		if err := os.WriteFile(filepath.Join("/", r.Root, dir, "interp.conf"), []byte(config), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("/", r.Root, dir, "archive.conf"), []byte(config), 0o644); err != nil {
 			return "", err
 		}
-		confArg = filepath.Join(dir, "interp.conf")
+		confArg = filepath.Join(dir, "archive.conf")
 	}
-	args := []string{script, filepath.Join(dir, filepath.Base(archive)), confArg,
-		strconv.FormatInt(origin.Unix(), 10), strconv.Itoa(origin.Nanosecond()),
-		strconv.FormatInt(int64(step/time.Second), 10), strconv.FormatInt(int64(step%time.Second), 10),
-		strconv.Itoa(samples)}
+	args := append([]string{script, mode, filepath.Join(dir, filepath.Base(archive)), confArg}, modeArgs...)
 	cmd := r.command(ctx, "python3", append(args, names...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s: interpolating %s: %w: %.300s", r, archive, err, stderr.String())
+		verb := map[string]string{"interp": "interpolating", "replay": "replaying"}[mode]
+		return "", fmt.Errorf("%s: %s %s: %w: %.300s", r, verb, archive, err, stderr.String())
 	}
 	return string(out), nil
 }

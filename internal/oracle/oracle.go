@@ -28,9 +28,6 @@ import (
 //go:embed register.py
 var registerScript []byte
 
-//go:embed replay.py
-var replayScript []byte
-
 // Release is one libpcp to ask: Root is its chroot, "" for this machine.
 type Release struct {
 	Suite   string
@@ -246,34 +243,6 @@ func (r Release) ConfigMessages(ctx context.Context, name string, content []byte
 		return "", fmt.Errorf("%s: pminfo -c %s: %w: %s", r, name, err, stderr.String())
 	}
 	return stderr.String(), nil
-}
-
-// ReplayArchive evaluates the named derived metrics over every record of
-// an archive (base name) with the release's python3-pcp pmFetch, record
-// by record, and returns replay.py's canonical lines. The archive's files
-// are copied where the release can read them.
-func (r Release) ReplayArchive(ctx context.Context, archive, config string, names []string) (string, error) {
-	script, cleanup, err := r.file("replay.py", replayScript)
-	if err != nil {
-		return "", err
-	}
-	defer cleanup()
-	dir := filepath.Dir(script)
-	if err := r.copyArchive(archive, dir); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join("/", r.Root, dir, "replay.conf"), []byte(config), 0o644); err != nil {
-		return "", err
-	}
-	args := append([]string{script, filepath.Join(dir, filepath.Base(archive)), filepath.Join(dir, "replay.conf")}, names...)
-	cmd := r.command(ctx, "python3", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s: replaying %s: %w: %.300s", r, archive, err, stderr.String())
-	}
-	return string(out), nil
 }
 
 // ShippedConfigs returns the derived-metric configs the release ships

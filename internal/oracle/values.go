@@ -64,7 +64,7 @@ var SteadyMetrics = []string{
 }
 
 // KnownCrash reports expressions that crash or hang libpcp 6.0.3 at fetch
-// ((expr)[inst], scalar(), anon(); language.md §9): value comparisons
+// ((expr)[inst], scalar(), anon()): value comparisons
 // with releases before 6.1.1 leave them out.
 func KnownCrash(e string) bool {
 	return parenFilter.MatchString(e) || strings.Contains(e, "scalar(") || strings.Contains(e, "anon(")

@@ -42,7 +42,7 @@ var windows = []window{
 	{"record 9/1s", 0, 9, time.Second},
 }
 
-// canonical prints fetches as internal/oracle's interp.py does.
+// canonical prints fetches as internal/oracle's archive.py does.
 func canonical(t *testing.T, src *Source, names []string, samples int) string {
 	t.Helper()
 	ctx := context.Background()

@@ -28,6 +28,8 @@ type report struct {
 		Terminals []struct {
 			Number int    `xml:"symbol-number,attr"`
 			Name   string `xml:"name,attr"`
+			Prec   int    `xml:"prec,attr"`  // 0: no precedence declared
+			Assoc  string `xml:"assoc,attr"` // left, right, nonassoc, precedence
 		} `xml:"terminals>terminal"`
 		Nonterminals []struct {
 			Number int    `xml:"symbol-number,attr"`
@@ -110,6 +112,13 @@ func render(r *report, varName, grammarName string) ([]byte, error) {
 	fmt.Fprintf(&b, "var %s = &automaton{\n", varName)
 	fmt.Fprintf(&b, "nterminals: %d,\n", nterminals)
 	fmt.Fprintf(&b, "symbols: %#v,\n", names)
+	fmt.Fprintf(&b, "precedence: []precedence{\n")
+	for _, t := range r.Grammar.Terminals {
+		if t.Prec > 0 {
+			fmt.Fprintf(&b, "{terminal: %q, level: %d, assoc: %q},\n", t.Name, t.Prec, t.Assoc)
+		}
+	}
+	fmt.Fprintf(&b, "},\n")
 	fmt.Fprintf(&b, "rules: []rule{\n")
 	for i, ru := range r.Grammar.Rules {
 		if ru.Number != i {

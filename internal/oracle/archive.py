@@ -1,21 +1,32 @@
 # Evaluates metrics (derived or not) over an archive with this release's
-# libpcp in interpolation mode (PM_MODE_INTERP), as pmval -a and pmrep -a
-# fetch: SAMPLES fetches from ORIGIN every DELTA. Prints, per fetch,
-# "T <sec>.<usec>" then "<name> <inst> <value>", "<name> NOVALUES" or
-# "<name> ERR <code>", or "EOL" when libpcp says the archive has ended.
-# usage: python3 interp.py ARCHIVE CONFIG ORIGIN_SEC ORIGIN_NSEC DELTA_SEC DELTA_NSEC SAMPLES NAME...
-# Works with the bindings of PCP 5.2 to 7.x: 5.2 takes a timeval origin
-# and a delta in microseconds (PM_XTB_SET), 6.x pmSetModeHighRes, 7.x a
-# timespec pmSetMode.
+# libpcp and prints each fetch canonically: "T <sec>.<usec>", then
+# "<name> <inst> <value>", "<name> NOVALUES" or "<name> ERR <code>".
+#
+#   python3 archive.py replay ARCHIVE CONFIG NAME...
+#     every record forward (PM_MODE_FORW), until the archive ends.
+#   python3 archive.py interp ARCHIVE CONFIG ORIGIN_SEC ORIGIN_NSEC DELTA_SEC DELTA_NSEC SAMPLES NAME...
+#     interpolation (PM_MODE_INTERP) as pmval -a and pmrep -a fetch:
+#     SAMPLES fetches from ORIGIN every DELTA; "EOL" for a fetch past the end.
+#
+# CONFIG "-" loads no derived metrics. Works with the bindings of PCP 5.2
+# to 7.x: 5.2 takes a timeval origin and a delta in microseconds
+# (PM_XTB_SET), 6.x pmSetModeHighRes, 7.x a timespec pmSetMode; 7.x
+# results carry a timespec.
 import os, sys
 os.environ["PCP_DERIVED_CONFIG"] = ""
 from ctypes import POINTER, c_uint, cast
 from pcp import pmapi
 import cpmapi as c
 
-archive, config = sys.argv[1], sys.argv[2]
-osec, onsec, dsec, dnsec, samples = (int(a) for a in sys.argv[3:8])
-names = sys.argv[8:]
+mode, archive, config = sys.argv[1], sys.argv[2], sys.argv[3]
+if mode == "interp":
+    osec, onsec, dsec, dnsec, samples = (int(a) for a in sys.argv[4:9])
+    names = sys.argv[9:]
+elif mode == "replay":
+    names = sys.argv[4:]
+else:
+    sys.exit("archive.py: mode must be replay or interp, not %r" % mode)
+
 ctx = pmapi.pmContext(c.PM_CONTEXT_ARCHIVE, archive)
 if config != "-":
     ctx.pmLoadDerivedConfig(config)
@@ -32,10 +43,11 @@ if not pmids:
     sys.exit(0)
 pmid_array = (c_uint * len(pmids))(*pmids)
 
-argtypes = pmapi.LIBPCP.pmSetMode.argtypes
-if hasattr(ctx, "pmSetModeHighRes"):
+if mode == "replay":
+    ctx.pmSetMode(c.PM_MODE_FORW, ctx.pmGetArchiveLabel().start, 0)
+elif hasattr(ctx, "pmSetModeHighRes"):
     ctx.pmSetModeHighRes(c.PM_MODE_INTERP, pmapi.timespec(osec, onsec), pmapi.timespec(dsec, dnsec))
-elif argtypes[2] is not pmapi.c_int:
+elif pmapi.LIBPCP.pmSetMode.argtypes[2] is not pmapi.c_int:
     ctx.pmSetMode(c.PM_MODE_INTERP, pmapi.timespec(osec, onsec), pmapi.timespec(dsec, dnsec))
 else:
     # PCP 5: microsecond origin, delta in microseconds (PM_XTB_SET(PM_TIME_USEC))
@@ -46,14 +58,9 @@ types = {p: ctx.pmLookupDescs([p])[0].contents.type for p in pmids}
 fields = {c.PM_TYPE_32: "l", c.PM_TYPE_U32: "ul", c.PM_TYPE_64: "ll", c.PM_TYPE_U64: "ull",
           c.PM_TYPE_FLOAT: "f", c.PM_TYPE_DOUBLE: "d", c.PM_TYPE_STRING: "cp"}
 out = sys.stdout
-for _ in range(samples):
-    try:
-        res = ctx.pmFetch(pmid_array)
-    except pmapi.pmErr as e:
-        if e.args[0] == c.PM_ERR_EOL:
-            out.write("EOL\n")
-            continue
-        raise
+
+
+def write(res):
     r = res.contents
     ts = r.timestamp
     usec = ts.tv_nsec // 1000 if hasattr(ts, "tv_nsec") else ts.tv_usec
@@ -71,11 +78,25 @@ for _ in range(samples):
         vlist = cast(vs.vlist, POINTER(pmapi.pmValue))
         for j in range(vs.numval):
             v = vlist[j]
-            a = ctx.pmExtractValue(vs.valfmt, v, t, t)
-            val = getattr(a, fields[t])
+            val = getattr(ctx.pmExtractValue(vs.valfmt, v, t, t), fields[t])
             if isinstance(val, bytes):
                 val = val.decode(errors="replace")
             if t in (c.PM_TYPE_FLOAT, c.PM_TYPE_DOUBLE):
                 val = "%.17g" % float(val)
             out.write("%s %d %s\n" % (name, v.inst, val))
+
+
+fetched = 0
+while mode == "replay" or fetched < samples:
+    fetched += 1
+    try:
+        res = ctx.pmFetch(pmid_array)
+    except pmapi.pmErr as e:
+        if e.args[0] != c.PM_ERR_EOL:
+            raise
+        if mode == "replay":
+            break
+        out.write("EOL\n")
+        continue
+    write(res)
     ctx.pmFreeResult(res)

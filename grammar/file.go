@@ -1,0 +1,240 @@
+package grammar
+
+import (
+	"sort"
+	"sync/atomic"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// File is one parsed derived-metric config file (pmLoadDerivedConfig).
+type File struct {
+	Path        string
+	Src         []byte
+	Version     pcpver.Version
+	Definitions []*Definition
+	Attributes  []*Attribute
+	Comments    []Range
+	Diagnostics []Diagnostic
+	// Leak is libpcp's matchinst lexer flag after the last definition; pass
+	// it to the next file of a config path (Options.Leak).
+	Leak bool
+	// OptionNovalue is the last "#control option_novalue=0|1" of the file
+	// (PCP 7.1.1+), nil when it has none.
+	OptionNovalue *bool
+
+	lineStarts []int
+	// col16At holds UTF-16 columns at checkpoints, so Pos scans at most
+	// col16Step bytes of a line instead of the whole line up to the
+	// offset (a 10 MB single-line file has tens of thousands of
+	// findings, each needing a position).
+	col16At []col16Mark
+}
+
+// Definition is one "name = expression" line.
+type Definition struct {
+	Name      string
+	NameRange Range
+	// Expr is the expression text libpcp parses: after "=", leading white
+	// space skipped (and, in pcp7, continuation backslash-newlines removed).
+	Expr string
+	// Verdict is what libpcp's parser does with Expr.
+	Verdict Verdict
+	// Registered reports that libpcp registers the metric (it parses and
+	// the name is new). A file's final line without a newline is parsed but
+	// never registered: libpcp does not read it.
+	Registered bool
+	Range      Range // the whole definition, continuation lines included
+	Line       int   // the line libpcp names in its messages
+
+	// The fields below are laid out for size: a big config has a
+	// million definitions.
+	exprOffsets offsetMap  // file offset of each byte of Expr
+	file        *File      // the file it is in (its release)
+	memo        *memoEntry // shared parse of the same text (Options.Memo)
+	tree        treeCell   // without a memo
+	leaked      bool       // Tokens were lexed in libpcp's leaked matchinst state
+}
+
+// version is the release whose rules the definition was read by.
+func (d *Definition) version() pcpver.Version { return d.file.Version }
+
+// treeCell holds a syntax tree once built: one pointer, where a sync.Once
+// and the tree beside it cost six words in every definition.
+type treeCell struct{ p atomic.Pointer[treeResult] }
+
+type treeResult struct {
+	tree Node
+	err  error
+}
+
+// get returns the cell's tree, building it first if no one has. Two
+// callers racing may both build it; both get the one stored first, so a
+// definition's nodes are the same for everyone (the checker keys its
+// findings by them).
+func (c *treeCell) get(build func() (Node, error)) (Node, error) {
+	if r := c.p.Load(); r != nil {
+		return r.tree, r.err
+	}
+	tree, err := build()
+	c.p.CompareAndSwap(nil, &treeResult{tree, err})
+	r := c.p.Load()
+	return r.tree, r.err
+}
+
+// Tree returns the expression's syntax tree, built on first use (the
+// participle parse costs more than the rest of reading a file). The error
+// says where parsing stopped when the expression is broken.
+func (d *Definition) Tree() (Node, error) {
+	if d.memo != nil {
+		return d.memo.tree.get(d.buildTree)
+	}
+	return d.tree.get(d.buildTree)
+}
+
+func (d *Definition) buildTree() (Node, error) {
+	if d.leaked {
+		// The tree describes the text; libpcp's leaked lexer state is
+		// reported by the verdict.
+		return ParseExpr(d.Expr, d.version())
+	}
+	return parseTokens(d.Tokens())
+}
+
+// DropTree forgets the tree built by Tree (the next call builds it
+// again), for a caller done with it that holds many definitions: check
+// of a big config keeps only a window of trees at a time. A tree shared
+// through a Memo is the memo's and stays.
+func (d *Definition) DropTree() { d.tree.p.Store(nil) }
+
+// Tokens lexes the expression as the verdict did (in libpcp's matchinst
+// state at the definition), there even for broken text (for completion).
+// They are lexed again on every call rather than kept: a definition's
+// tokens would cost several times its text for as long as the file lives.
+func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version(), d.leaked) }
+
+// ExprPos converts a byte offset in Expr to a file offset.
+func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i, len(d.Expr)) }
+
+// offsetMap maps each byte of an expression to its file offset. The
+// expression is the file's text with continuation backslash-newlines
+// cut out, so it is a few contiguous runs of the file: one run in
+// almost every definition, where a slice of offsets cost eight bytes per
+// byte of expression. The first run is kept inline, so that a one-line
+// definition needs no allocation for it.
+// The expression's length, n, is the definition's to give.
+type offsetMap struct {
+	base int          // file offset of the first byte: the first run's
+	more *[]offsetRun // the runs after the first, nil for none
+}
+
+func (m offsetMap) runCount(n int) int {
+	switch {
+	case n == 0:
+		return 0
+	case m.more == nil:
+		return 1
+	}
+	return 1 + len(*m.more)
+}
+
+func (m offsetMap) run(k int) offsetRun {
+	if k == 0 {
+		return offsetRun{0, m.base}
+	}
+	return (*m.more)[k-1]
+}
+
+// offsetRun is a stretch of the expression that is contiguous in the
+// file: expression byte at maps to file offset off.
+type offsetRun struct {
+	at, off int
+}
+
+func newOffsetMap(offs []int) offsetMap {
+	var m offsetMap
+	var more []offsetRun
+	for i, o := range offs {
+		switch {
+		case i == 0:
+			m.base = o
+		case o != offs[i-1]+1:
+			more = append(more, offsetRun{i, o})
+		}
+	}
+	if more != nil {
+		m.more = &more
+	}
+	return m
+}
+
+// fileOffset is the file offset of expression byte i: 0 for an empty
+// expression, the first byte's for i < 0, one past the last byte's for
+// i at or past the end.
+func (m offsetMap) fileOffset(i, n int) int {
+	if n == 0 {
+		return 0
+	}
+	if i >= n {
+		return m.fileOffset(n-1, n) + 1
+	}
+	i = max(i, 0)
+	k := sort.Search(m.runCount(n), func(k int) bool { return m.run(k).at > i }) - 1
+	r := m.run(k)
+	return r.off + i - r.at
+}
+
+// exprIndex is the index of the expression byte at file offset offset;
+// an offset in a cut-out continuation maps to the byte before it, one
+// before the expression to 0, one just past it to its length, and
+// anything else to -1.
+func (m offsetMap) exprIndex(offset, n int) int {
+	if n == 0 {
+		return -1
+	}
+	if offset == m.fileOffset(n-1, n)+1 {
+		return n
+	}
+	for k := range m.runCount(n) {
+		r := m.run(k)
+		end := n
+		if k+1 < m.runCount(n) {
+			end = m.run(k + 1).at
+		}
+		switch {
+		case offset < r.off:
+			return max(r.at-1, 0)
+		case offset < r.off+end-r.at:
+			return r.at + offset - r.off
+		}
+	}
+	return -1
+}
+
+// Attribute is a "name(oneline) = ..." or "name(helptext) = ..." line.
+type Attribute struct {
+	Metric string
+	Attr   string
+	Value  string
+	Range  Range
+	Line   int
+	// Applied reports that libpcp sets the attribute.
+	Applied bool
+}
+
+// DefinitionAt returns the definition whose range contains the offset.
+func (f *File) DefinitionAt(offset int) *Definition {
+	// Definitions are in file order and do not overlap.
+	i := sort.Search(len(f.Definitions), func(i int) bool { return f.Definitions[i].Range.End.Offset >= offset })
+	if i < len(f.Definitions) && f.Definitions[i].Range.Start.Offset <= offset {
+		return f.Definitions[i]
+	}
+	return nil
+}
+
+// ExprIndex converts a file offset inside the definition's expression to
+// an index into Expr (-1 when outside).
+func (d *Definition) ExprIndex(offset int) int { return d.exprOffsets.exprIndex(offset, len(d.Expr)) }
+
+// ValidMetricName reports whether libpcp accepts name for a derived metric.
+func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }

@@ -1,0 +1,129 @@
+package grammar
+
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// col16Step is the spacing of File.col16At's checkpoints.
+const col16Step = 4096
+
+// col16Mark is the UTF-16 column of the rune starting at offset, counted
+// from its line's start.
+type col16Mark struct {
+	offset, col16 int
+}
+
+// char16 measures the character at the start of b: how many UTF-16 code
+// units it is (LSP columns count them) and how many bytes. An invalid
+// byte is one byte and, decoded as U+FFFD, one unit. It is the one place
+// positions count UTF-16.
+func char16(b []byte) (units, size int) {
+	if b[0] < utf8.RuneSelf { // ASCII: one unit, no decoding
+		return 1, 1
+	}
+	r, size := utf8.DecodeRune(b)
+	return utf16.RuneLen(r), size
+}
+
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// col16Marks records, for every col16Step bytes of src, the first rune
+// start at or after the step and its UTF-16 column within its line.
+func col16Marks(src []byte) []col16Mark {
+	marks := make([]col16Mark, 0, len(src)/col16Step+1)
+	col16 := 0
+	for i := 0; i < len(src); {
+		if i >= len(marks)*col16Step {
+			marks = append(marks, col16Mark{i, col16})
+		}
+		if src[i] == '\n' {
+			col16 = 0
+			i++
+			continue
+		}
+		units, size := char16(src[i:])
+		col16 += units
+		i += size
+	}
+	return marks
+}
+
+// Pos converts a file offset to a position.
+func (f *File) Pos(offset int) Pos {
+	offset = max(0, min(offset, len(f.Src)))
+	line := 0
+	lo, hi := 0, len(f.lineStarts)-1
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if f.lineStarts[mid] <= offset {
+			line, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	start := f.lineStarts[line]
+	from, col16 := start, 0
+	if k := offset / col16Step; k < len(f.col16At) {
+		// The checkpoint of offset's step, or the one before when that
+		// one lies past offset (it moved to a rune start); only a
+		// checkpoint on offset's own line helps.
+		m := f.col16At[k]
+		if m.offset > offset && k > 0 {
+			m = f.col16At[k-1]
+		}
+		if m.offset >= start && m.offset <= offset {
+			from, col16 = m.offset, m.col16
+		}
+	}
+	for i := from; i < offset; {
+		units, size := char16(f.Src[i:offset])
+		col16 += units
+		i += size
+	}
+	return Pos{Offset: offset, Line: line + 1, Col: offset - start + 1, Col16: col16}
+}
+
+// Line returns the text of a 1-based line without its newline.
+func (f *File) Line(n int) string {
+	if n < 1 || n > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[n-1]
+	end := len(f.Src)
+	if n < len(f.lineStarts) {
+		end = f.lineStarts[n] - 1
+	}
+	return strings.TrimSuffix(string(f.Src[start:end]), "\r")
+}
+
+// Offset converts a 0-based line and UTF-16 column (an LSP position) to a
+// byte offset, clamped to the line.
+func (f *File) Offset(line0, col16 int) int {
+	if line0 < 0 {
+		return 0
+	}
+	if line0 >= len(f.lineStarts) {
+		return len(f.Src)
+	}
+	off := f.lineStarts[line0]
+	end := len(f.Src)
+	if line0+1 < len(f.lineStarts) {
+		end = f.lineStarts[line0+1] - 1
+	}
+	for n := 0; off < end && n < col16; {
+		units, size := char16(f.Src[off:end])
+		n += units
+		off += size
+	}
+	return off
+}
