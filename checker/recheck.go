@@ -131,7 +131,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	rep := &Report{Files: []*grammar.File{f}, ByName: make(map[string]*Metric, len(prev.ByName)),
 		Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version}
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
-		fileOf: map[*Metric]*grammar.File{}, state: map[*Metric]int{}}
+		checking: true, unknownAt: map[*grammar.Definition][]int{}}
 	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	var top map[string]bool
 	asked := false
@@ -155,14 +155,12 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		var m *Metric
 		switch old := prevMetric(prev, pd, i, p, len(nd)-s, len(pd)-len(nd)); {
 		case old == nil || again[d.Name]:
-			m = &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}}
+			m = &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
 			fresh = append(fresh, m)
-			c.fileOf[m] = f
-		case old.Def == d:
-			m = old
 		default:
+			// A copy in this file (the earlier one's text is not kept).
 			moved := *old
-			moved.Def = d
+			moved.Def, moved.file = d, f
 			m = &moved
 		}
 		rep.Metrics = append(rep.Metrics, m)
@@ -181,9 +179,6 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		add(m.Def.Name)
 		for _, op := range metricOperands(m) {
 			add(op)
-			if other, ok := rep.ByName[op]; ok && !again[op] {
-				c.state[other] = 2 // checked before: its verdict stands
-			}
 		}
 	}
 	if err := c.lookup(ctx, src, names); err != nil {
@@ -343,18 +338,9 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 		instances[indom] = in
 		return in, true
 	}
-	unknownAt := map[*grammar.Definition][]int{}
-	for f, diags := range c.report.Diagnostics {
-		for k, d := range diags {
-			if d.Code == "unknown-metric" {
-				if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
-					unknownAt[def] = append(unknownAt[def], k)
-				}
-			}
-		}
-	}
+	unknownAt := c.unknownAt
 	for _, m := range metrics {
-		f := c.fileOf[m]
+		f := m.file
 		tree, err := m.Def.Tree()
 		if err != nil {
 			continue

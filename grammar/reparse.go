@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"sort"
+	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -109,7 +110,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	} else {
 		leak = prev.Leak
 	}
-	reader := &configReader{f: f, src: src[:ne], pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	reader := &configReader{f: f, src: src[:ne], text: string(src[:ne]), pos: r, lineno: lineIdx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
 	f.Leak = leak
 	// The names the line may use, and what is known of them before it.
@@ -167,6 +168,17 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 		f.Leak = prev.Leak
 	}
 	lineDefs, lineAttrs, lineComments, lineDiags := f.Definitions, f.Attributes, f.Comments, f.Diagnostics
+	// The line's definitions need their file only for its release: a
+	// stub, so that no definition keeps a whole earlier text alive.
+	stub := &File{Path: f.Path, Version: f.Version}
+	for _, d := range lineDefs {
+		// Names and expressions are substrings of the reader's copy of
+		// the text: copies of their own, so the copy is not kept.
+		d.file, d.Name, d.Expr = stub, strings.Clone(d.Name), strings.Clone(d.Expr)
+	}
+	for _, a := range lineAttrs {
+		a.Metric, a.Attr, a.Value = strings.Clone(a.Metric), strings.Clone(a.Attr), strings.Clone(a.Value)
+	}
 	f.Definitions = spliceDefs(prev.Definitions, d0, d1, lineDefs, e, delta)
 	f.Attributes = spliceAttrs(prev.Attributes, ai, a1, lineAttrs, e, delta)
 	f.Comments = make([]Range, 0, len(prev.Comments)-(c1-c0)+len(lineComments))
@@ -345,22 +357,24 @@ func spliceDefs(prev []*Definition, d0, d1 int, line []*Definition, e, delta int
 }
 
 // moved is a copy of d delta bytes further in its file; it shares d's
-// tokens and syntax tree.
+// syntax tree (the checker's findings are keyed by its nodes).
 func (d *Definition) moved(delta int) *Definition {
 	n := &Definition{
-		Name: d.Name, NameRange: shiftRange(d.NameRange, delta), Expr: d.Expr, Tokens: d.Tokens, Verdict: d.Verdict,
+		Name: d.Name, NameRange: shiftRange(d.NameRange, delta), Expr: d.Expr, Verdict: d.Verdict,
 		Registered: d.Registered, Range: shiftRange(d.Range, delta), Line: d.Line,
-		leaked: d.leaked, version: d.version, memo: d.memo,
+		file: d.file, memo: d.memo, leaked: d.leaked,
 	}
-	n.exprOffsets = offsetMap{n: d.exprOffsets.n, runs: make([]offsetRun, len(d.exprOffsets.runs))}
-	for i, r := range d.exprOffsets.runs {
-		n.exprOffsets.runs[i] = offsetRun{at: r.at, off: r.off + delta}
+	n.exprOffsets = offsetMap{base: d.exprOffsets.base + delta}
+	if d.exprOffsets.more != nil {
+		more := make([]offsetRun, len(*d.exprOffsets.more))
+		for i, r := range *d.exprOffsets.more {
+			more[i] = offsetRun{at: r.at, off: r.off + delta}
+		}
+		n.exprOffsets.more = &more
 	}
 	if n.memo == nil {
-		// Share the tree (built now if it was not): the checker's
-		// findings are keyed by its nodes.
 		tree, err := d.Tree()
-		n.treeOnce.Do(func() { n.tree, n.treeErr = tree, err })
+		n.tree.p.Store(&treeResult{tree, err})
 	}
 	return n
 }
