@@ -88,6 +88,8 @@ type Result struct {
 
 	opts   Options
 	groups [][]int // indexes into Files of each config path's parsed files
+	// refs index which metrics use which (Recheck), nil until needed.
+	refs *checker.Refs
 }
 
 // InputError is an input that could not be read: its path and why.

@@ -33,6 +33,12 @@ type document struct {
 	done    chan struct{} // closed when the analysis of gen is stored
 	closed  bool          // done is closed
 	memo    *grammar.Memo // parses of the lines, reused across versions
+	// parseBase and checkBase are the latest parse and complete analysis
+	// made, of whichever generation (with the generations they are of):
+	// the next analysis starts from them even when a newer edit made
+	// them obsolete before they were stored.
+	parseBase, checkBase   *snapshot
+	parseBaseGen, checkGen int
 }
 
 // finish closes done: the analysis of gen is stored (or never will be).
@@ -138,14 +144,14 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 
 // begin returns what the analysis of generation gen reads, ok false when
 // the document moved on or closed.
-func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, memo *grammar.Memo, ok bool) {
+func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, memo *grammar.Memo, prev, prevChecked *snapshot, ok bool) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
 	if d == nil || d.gen != gen {
-		return "", 0, nil, false
+		return "", 0, nil, nil, nil, false
 	}
-	return d.text, d.version, d.memo, true
+	return d.text, d.version, d.memo, d.parseBase, d.checkBase, true
 }
 
 // current says whether gen is still the document's latest generation.
@@ -162,7 +168,14 @@ func (ds *documents) current(u uri.URI, gen int) bool {
 func (ds *documents) storeSyntax(u uri.URI, gen int, snap *snapshot, also func()) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
-	if d := ds.m[u]; d != nil && d.gen == gen {
+	d := ds.m[u]
+	if d == nil {
+		return
+	}
+	if gen >= d.parseBaseGen {
+		d.parseBase, d.parseBaseGen = snap, gen
+	}
+	if d.gen == gen {
 		d.syntax = snap
 		also()
 	}
@@ -175,6 +188,9 @@ func (ds *documents) storeChecked(u uri.URI, gen int, snap *snapshot) bool {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
+	if d != nil && gen >= d.checkGen && snap.res.Checked {
+		d.checkBase, d.checkGen = snap, gen
+	}
 	if d == nil || d.gen != gen {
 		return false
 	}
@@ -248,7 +264,7 @@ func (s *server) reanalyseAll() {
 // made it obsolete meanwhile.
 func (s *server) analyse(u uri.URI, gen int) {
 	defer s.survive("analysis of " + string(u))
-	text, version, memo, ok := s.docs.begin(u, gen)
+	text, version, memo, prev, prevChecked, ok := s.docs.begin(u, gen)
 	if !ok {
 		return
 	}
@@ -259,8 +275,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 	}
 	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
 	defer cancel()
-	parsed := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, analysis.Options{Memo: memo})
-	memo.Trim()
+	parsed := reparse(prev, u, text, ac, memo)
 	syntax := newSnapshot(cfg, u, version, text, parsed)
 	// The parse is enough for symbols, folding, tokens, formatting.
 	s.docs.storeSyntax(u, gen, syntax, func() { s.workspace.update(u, syntax.file) })
@@ -270,7 +285,13 @@ func (s *server) analyse(u uri.URI, gen int) {
 		// if the check takes a while.
 		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, syntax) })
 		defer slow.Stop()
-		checked := analysis.Check(ctx, parsed)
+		// The check of the previous version under this configuration
+		// lets only what changed be checked again.
+		var before *analysis.Result
+		if prevChecked != nil && prevChecked.cfg == cfg {
+			before = prevChecked.res
+		}
+		checked := analysis.Recheck(ctx, before, parsed)
 		switch err := checked.CheckErr; {
 		case err == nil:
 		case unreachable(err):
@@ -314,13 +335,29 @@ func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
 			return snap
 		}
 	}
-	version, text, memo := d.version, d.text, d.memo
+	version, text, memo, prev := d.version, d.text, d.memo, d.syntax
 	s.docs.mu.Unlock()
 	// Not parsed yet (within the debounce): parse now, without
 	// disturbing the scheduled analysis.
 	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u)}
-	res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, analysis.Options{Memo: memo})
-	return newSnapshot(cfg, u, version, text, res)
+	return newSnapshot(cfg, u, version, text, reparse(prev, u, text, ac, memo))
+}
+
+// reparse parses a document's text, reading again only what changed since
+// prev (the parse of an earlier text, nil for none) when it can. The memo
+// is trimmed to the lines of a text parsed whole.
+func reparse(prev *snapshot, u uri.URI, text string, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
+	opts := analysis.Options{Memo: memo}
+	if prev == nil {
+		res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, opts)
+		memo.Trim()
+		return res
+	}
+	res, incremental := analysis.Reparse(prev.res, fileName(u), []byte(text), ac, opts)
+	if !incremental {
+		memo.Trim()
+	}
+	return res
 }
 
 // current returns the complete snapshot of a document's latest text

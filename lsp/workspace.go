@@ -28,6 +28,10 @@ type workspace struct {
 	mu      sync.Mutex
 	folders []string
 	files   map[uri.URI]*fileIndex
+	// pending are open documents' latest parses not indexed yet: an edit
+	// only records its parse, and the index is built when a workspace
+	// request needs it (a keystroke must not cost a pass over the file).
+	pending map[uri.URI]*grammar.File
 	limits  scanLimits
 }
 
@@ -145,7 +149,9 @@ func (w *workspace) scan(ctx context.Context, log *zap.Logger) scanResult {
 			u := uri.File(path)
 			ix := indexFile(grammar.ParseConfig(path, src, grammar.Options{Version: pcpver.Latest}))
 			w.mu.Lock()
-			if _, open := w.files[u]; !open {
+			_, open := w.files[u]
+			_, edited := w.pending[u]
+			if !open && !edited {
 				w.files[u] = ix
 			}
 			w.mu.Unlock()
@@ -213,9 +219,11 @@ func readConfig(root, path string, e fs.DirEntry, size, left int64) ([]byte, str
 
 // update records an open document's latest parse.
 func (w *workspace) update(u uri.URI, f *grammar.File) {
-	ix := indexFile(f)
 	w.mu.Lock()
-	w.files[u] = ix
+	if w.pending == nil {
+		w.pending = map[uri.URI]*grammar.File{}
+	}
+	w.pending[u] = f
 	w.mu.Unlock()
 }
 
@@ -223,6 +231,10 @@ func (w *workspace) update(u uri.URI, f *grammar.File) {
 func (w *workspace) snapshot() []wsFile {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for u, f := range w.pending {
+		w.files[u] = indexFile(f)
+	}
+	clear(w.pending)
 	out := make([]wsFile, 0, len(w.files))
 	for u, f := range w.files {
 		out = append(out, wsFile{u, f})

@@ -1,0 +1,109 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
+)
+
+// incrementalConfig is a generated config with what ties definitions
+// together: duplicates, derived metrics used by others, attributes (some
+// before their metric), #control lines, suppression comments, broken
+// expressions.
+func incrementalConfig(rng *rand.Rand, g *exprgen.Generator, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("m%d", rng.IntN(n))
+		switch k := rng.IntN(20); {
+		case k < 9:
+			fmt.Fprintf(&b, "%s = %s\n", name, g.Next())
+		case k < 12:
+			fmt.Fprintf(&b, "%s = kernel.all.load + m%d\n", name, rng.IntN(n))
+		case k == 12:
+			fmt.Fprintf(&b, "%s(oneline) = \"help for %s\"\n", name, name)
+		case k == 13:
+			fmt.Fprintf(&b, "#control option_novalue=%d\n", rng.IntN(2))
+		case k == 14:
+			b.WriteString("# pcp-derive-lsp: ignore[unknown-metric]\n")
+		case k == 15:
+			b.WriteString("# pcp-derive-lsp: ignore[unknwn-metric]\n")
+		case k == 16:
+			fmt.Fprintf(&b, "%s = disk.dev.read[sda] + mem.util.used\n", name)
+		default:
+			fmt.Fprintf(&b, "%s = rate(disk.dev.read) / hinv.ncpu\n", name)
+		}
+	}
+	return b.String()
+}
+
+// keystroke types or deletes a little at a random place of text.
+func keystroke(rng *rand.Rand, text string) string {
+	at := rng.IntN(len(text) + 1)
+	typed := []string{"x", "1", " ", "(", ")", "=", "+", ".", "m1", "m2", "\n", "#", "kernel.all.load", "\"", "novalue()"}
+	if rng.IntN(3) == 0 && at < len(text) {
+		return text[:at] + text[min(len(text), at+1+rng.IntN(3)):]
+	}
+	return text[:at] + typed[rng.IntN(len(typed))] + text[at:]
+}
+
+// view is what an analysis tells, for comparing two.
+func view(r *Result) []any {
+	f := r.Files[0]
+	return []any{f.Findings, f.Unfiltered(), r.PCPOrder(), r.Checked, r.CheckErr, r.SourceName}
+}
+
+// TestIncrementalEqualsRun: after random keystrokes, each analysed with
+// Reparse and Recheck from the previous version's analysis, the findings
+// equal those of a from-scratch Run of the same text, on each grammar.
+func TestIncrementalEqualsRun(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := pmclient.NewCache(src)
+	ctx := context.Background()
+	reparsed, rechecked, steps := 0, 0, 0
+	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+		cfg := Config{Version: VersionChoice{Version: v, Reason: "test"}, Source: cache}
+		for seed := uint64(1); seed <= 8; seed++ {
+			rng := rand.New(rand.NewPCG(seed, 3))
+			g := exprgen.New(seed, []string{"kernel.all.load", "disk.dev.read", "mem.util.used", "hinv.ncpu", "no.such.metric"})
+			text := incrementalConfig(rng, g, 40)
+			memo := grammar.NewMemo()
+			opts := Options{Memo: memo}
+			checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+			parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+			for step := 0; step < 60; step++ {
+				text = keystroke(rng, text)
+				var ok bool
+				parsed, ok = Reparse(parsed, "t.conf", []byte(text), cfg, opts)
+				if ok {
+					reparsed++
+				}
+				next := Recheck(ctx, checked, parsed)
+				if next.refs != nil && next.Report != nil && ok {
+					rechecked++
+				}
+				checked = next
+				steps++
+				want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
+				if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
+					t.Fatalf("%s seed %d step %d: incremental findings differ from a fresh run\ntext:\n%s\ngot  %+v\nwant %+v", v, seed, step, text, got, exp)
+				}
+			}
+		}
+	}
+	t.Logf("%d keystrokes: %d parsed again incrementally, %d checked incrementally", steps, reparsed, rechecked)
+	if reparsed < steps/6 || rechecked < steps/6 {
+		t.Errorf("too few incremental analyses: %d reparsed, %d rechecked of %d", reparsed, rechecked, steps)
+	}
+}

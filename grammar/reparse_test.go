@@ -1,0 +1,180 @@
+package grammar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// editConfig is a generated config with what makes lines depend on each
+// other: duplicates, attributes (some before their metric, some quoted
+// over several lines), #control lines, continuations, suppression
+// comments, broken expressions that leave libpcp's matchinst flag up.
+func editConfig(rng *rand.Rand, g *exprgen.Generator, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("m%d", rng.IntN(n))
+		switch k := rng.IntN(20); {
+		case k < 10:
+			fmt.Fprintf(&b, "%s = %s\n", name, g.Next())
+		case k == 10:
+			fmt.Fprintf(&b, "%s(oneline) = \"help for %s\"\n", name, name)
+		case k == 11:
+			fmt.Fprintf(&b, "%s(helptext) = 'two\nlines'\n", name)
+		case k == 12:
+			fmt.Fprintf(&b, "#control option_novalue=%d\n", rng.IntN(2))
+		case k == 13:
+			fmt.Fprintf(&b, "# pcp-derive-lsp: ignore[unknown-metric]\n")
+		case k == 14:
+			fmt.Fprintf(&b, "%s = a.b + \\\n  c.d\n", name)
+		case k == 15:
+			fmt.Fprintf(&b, "%s = matchinst(/x/, sample.bin\n", name)
+		case k == 16:
+			b.WriteString("\n")
+		case k == 17:
+			fmt.Fprintf(&b, "# comment %d\n", i)
+		default:
+			fmt.Fprintf(&b, "%s = %s + m%d\n", name, "kernel.all.load", rng.IntN(n))
+		}
+	}
+	if rng.IntN(4) == 0 {
+		b.WriteString("last = 1") // no final newline
+	}
+	return b.String()
+}
+
+// randomEdit is a keystroke-like change of text: a character typed or
+// deleted, sometimes a few.
+func randomEdit(rng *rand.Rand, text string) (string, TextChange) {
+	at := rng.IntN(len(text) + 1)
+	typed := []string{"x", "1", " ", "(", ")", "=", "\"", "'", "\\", "#", "/", "+", ".", "m1", "\n", "matchinst(/", "#control option_novalue=1", "m2"}
+	if rng.IntN(3) == 0 && at < len(text) {
+		end := min(len(text), at+1+rng.IntN(3))
+		return text[:at] + text[end:], TextChange{Start: at, OldEnd: end, NewEnd: at}
+	}
+	s := typed[rng.IntN(len(typed))]
+	return text[:at] + s + text[at:], TextChange{Start: at, OldEnd: at, NewEnd: at + len(s)}
+}
+
+// fileView is what a File says, for comparing two.
+type fileView struct {
+	Defs          []defView
+	Attributes    []Attribute
+	Comments      []Range
+	Diagnostics   []Diagnostic
+	Leak          bool
+	OptionNovalue *bool
+	Positions     []Pos
+}
+
+type defView struct {
+	Name, Expr        string
+	NameRange, Range  Range
+	Tokens            []Token
+	Verdict           Verdict
+	Registered        bool
+	Line              int
+	Leaked            bool
+	ExprPos           []int
+	TreeText, TreeErr string
+}
+
+func viewOf(f *File) fileView {
+	v := fileView{Leak: f.Leak, OptionNovalue: f.OptionNovalue}
+	if len(f.Comments) > 0 {
+		v.Comments = f.Comments
+	}
+	if len(f.Diagnostics) > 0 {
+		v.Diagnostics = f.Diagnostics
+	}
+	for _, d := range f.Definitions {
+		dv := defView{Name: d.Name, Expr: d.Expr, NameRange: d.NameRange, Range: d.Range, Tokens: d.Tokens(), Verdict: d.Verdict,
+			Registered: d.Registered, Line: d.Line, Leaked: d.leaked}
+		for i := -1; i <= len(d.Expr); i++ {
+			dv.ExprPos = append(dv.ExprPos, d.ExprPos(i))
+		}
+		if t, err := d.Tree(); err != nil {
+			dv.TreeErr = err.Error()
+		} else {
+			dv.TreeText = Format(t)
+		}
+		v.Defs = append(v.Defs, dv)
+	}
+	for _, a := range f.Attributes {
+		v.Attributes = append(v.Attributes, *a)
+	}
+	for off := 0; off <= len(f.Src); off += 1 + off%7 {
+		v.Positions = append(v.Positions, f.Pos(off))
+	}
+	return v
+}
+
+// TestReparseEqualsParse: after random keystrokes, each read again with
+// Reparse from the previous result, the file equals a fresh ParseConfig of
+// the same text, on each grammar.
+func TestReparseEqualsParse(t *testing.T) {
+	fast, steps := 0, 0
+	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+		for seed := uint64(1); seed <= 12; seed++ {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			g := exprgen.New(seed, []string{"kernel.all.load", "sample.bin", "disk.dev.read"})
+			text := editConfig(rng, g, 40)
+			memo := NewMemo()
+			opts := Options{Version: v, Memo: memo}
+			f := ParseConfig("t.conf", []byte(text), opts)
+			for step := 0; step < 150; step++ {
+				var ch TextChange
+				text, ch = randomEdit(rng, text)
+				var ok bool
+				f, ok = Reparse(f, []byte(text), ch, opts)
+				steps++
+				if ok {
+					fast++
+				}
+				want := ParseConfig("t.conf", []byte(text), Options{Version: v})
+				if got, exp := viewOf(f), viewOf(want); !reflect.DeepEqual(got, exp) {
+					t.Fatalf("%s seed %d step %d (incremental %v), change %+v: reparse differs from a fresh parse\ntext:\n%s\n%s",
+						v, seed, step, ok, ch, text, firstDifference(got, exp))
+				}
+				memo.Trim()
+			}
+		}
+	}
+	// Many keystrokes stay inside their line's meaning (the generated
+	// configs are dense with what makes a keystroke cost the whole file).
+	if fast < steps/6 {
+		t.Errorf("only %d of %d keystrokes were read incrementally", fast, steps)
+	}
+	t.Logf("%d of %d keystrokes read incrementally", fast, steps)
+}
+
+// firstDifference describes where two views first differ.
+func firstDifference(got, want fileView) string {
+	gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
+	for i := 0; i < gv.NumField(); i++ {
+		name := gv.Type().Field(i).Name
+		g, w := gv.Field(i), wv.Field(i)
+		if reflect.DeepEqual(g.Interface(), w.Interface()) {
+			continue
+		}
+		if g.Kind() == reflect.Slice {
+			for k := 0; k < max(g.Len(), w.Len()); k++ {
+				switch {
+				case k >= g.Len():
+					return fmt.Sprintf("%s[%d]: missing, want %+v", name, k, w.Index(k).Interface())
+				case k >= w.Len():
+					return fmt.Sprintf("%s[%d]: %+v, want none", name, k, g.Index(k).Interface())
+				case !reflect.DeepEqual(g.Index(k).Interface(), w.Index(k).Interface()):
+					return fmt.Sprintf("%s[%d]:\n got %+v\nwant %+v", name, k, g.Index(k).Interface(), w.Index(k).Interface())
+				}
+			}
+		}
+		return fmt.Sprintf("%s: got %+v, want %+v", name, g.Interface(), w.Interface())
+	}
+	return "no difference"
+}

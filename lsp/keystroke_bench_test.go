@@ -1,0 +1,308 @@
+package lsp
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The keystroke benchmarks measure what a user feels while typing, as an
+// editor sees it: the built server binary runs as a child process, the
+// benchmark speaks JSON-RPC to it over a pipe (Content-Length framing),
+// opens a generated config and types one character in the middle of it,
+// then deletes it, and so on; each op is one didChange (an incremental
+// change, as editors send) to the publishDiagnostics of that version. The
+// character makes an operand unknown and the deletion makes it known
+// again, so every keystroke changes the diagnostics. The server's peak
+// RSS (VmHWM) is reported as MB-RSS.
+
+func BenchmarkKeystroke1000Lines(b *testing.B)   { benchKeystroke(b, 1000) }
+func BenchmarkKeystroke10000Lines(b *testing.B)  { benchKeystroke(b, 10000) }
+func BenchmarkKeystroke100000Lines(b *testing.B) { benchKeystroke(b, 100000) }
+
+var benchServerBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildBenchServer builds cmd/pcp-derive-lsp once per benchmark process.
+func buildBenchServer(b *testing.B) string {
+	benchServerBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "pcp-derive-lsp-bench")
+		if err != nil {
+			benchServerBinary.err = err
+			return
+		}
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goTool); err != nil {
+			goTool = "go"
+		}
+		benchServerBinary.path = filepath.Join(dir, "pcp-derive-lsp")
+		cmd := exec.Command(goTool, "build", "-o", benchServerBinary.path, "../cmd/pcp-derive-lsp")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			benchServerBinary.err = fmt.Errorf("building the server: %v\n%s", err, out)
+		}
+	})
+	if benchServerBinary.err != nil {
+		b.Fatal(benchServerBinary.err)
+	}
+	return benchServerBinary.path
+}
+
+// stdioClient is a minimal LSP client over a child's stdin/stdout.
+type stdioClient struct {
+	w      io.Writer
+	mu     sync.Mutex
+	nextID int
+	// published receives the version of every publishDiagnostics, with
+	// its number of diagnostics.
+	published chan [2]int
+	wmu       sync.Mutex
+}
+
+func (c *stdioClient) send(msg map[string]any) error {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	return err
+}
+
+func (c *stdioClient) notify(method string, params any) error {
+	return c.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (c *stdioClient) request(method string, params any) error {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.mu.Unlock()
+	return c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+// read decodes the server's messages: it answers its requests with null
+// and reports each publishDiagnostics.
+func (c *stdioClient) read(r io.Reader) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		length := -1
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				close(c.published)
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				length, _ = strconv.Atoi(v)
+			}
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(br, body); err != nil {
+			close(c.published)
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Version     int               `json:"version"`
+				Diagnostics []json.RawMessage `json:"diagnostics"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &msg) != nil {
+			continue
+		}
+		switch {
+		case msg.Method == "textDocument/publishDiagnostics":
+			c.published <- [2]int{msg.Params.Version, len(msg.Params.Diagnostics)}
+		case msg.Method != "" && len(msg.ID) > 0:
+			c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": nil})
+		}
+	}
+}
+
+// waitVersion waits for diagnostics of version v (want of them, or any
+// number when want < 0: a slow check publishes the syntax findings
+// first) and returns how many there were.
+func (c *stdioClient) waitVersion(b *testing.B, v, want int) int {
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case got, ok := <-c.published:
+			if !ok {
+				b.Fatal("the server closed its output")
+			}
+			if got[0] == v && want >= 0 && got[1] != want {
+				b.Logf("version %d: %d diagnostics, waiting for %d", v, got[1], want)
+			}
+			if got[0] == v && (want < 0 || got[1] == want) {
+				return got[1]
+			}
+		case <-timeout:
+			b.Fatalf("no diagnostics for version %d", v)
+		}
+	}
+}
+
+// settle returns the count of the last diagnostics published for version
+// v, once none came for a while (the complete analysis, after any early
+// syntax-only publication).
+func (c *stdioClient) settle(b *testing.B, v int) int {
+	n := c.waitVersion(b, v, -1)
+	for {
+		select {
+		case got, ok := <-c.published:
+			if !ok {
+				b.Fatal("the server closed its output")
+			}
+			if got[0] == v {
+				n = got[1]
+			}
+		case <-time.After(1500 * time.Millisecond):
+			return n
+		}
+	}
+}
+
+// realisticConfig is n lines of a config as people write them: section
+// comments, definitions over metrics of the embedded metadata, help
+// text, and a few mistakes (a help text set before its metric exists,
+// every 200 lines), so diagnostics grow with the file as they would.
+func realisticConfig(n int) string {
+	templates := []string{
+		"bench.m%d = kernel.all.cpu.user + kernel.all.cpu.sys",
+		"bench.m%d = rate(disk.dev.read)",
+		"bench.m%d = mem.util.used / mem.util.free",
+		"bench.m%d(oneline) = \"one line of help for metric %[1]d\"",
+		"bench.m%d = delta(disk.dev.total_bytes) / delta(disk.dev.read)",
+		"bench.m%d = kernel.all.load[1] * hinv.ncpu",
+		"bench.m%d = sum(network.interface.in.bytes)",
+		"bench.m%d = disk.dev.read + disk.dev.write",
+	}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		k := i % len(templates)
+		switch {
+		case i%50 == 0:
+			fmt.Fprintf(&b, "# section %d\n", i)
+		case k == 3:
+			fmt.Fprintf(&b, templates[k]+"\n", i-1)
+		default:
+			fmt.Fprintf(&b, templates[k]+"\n", i)
+		}
+	}
+	return b.String()
+}
+
+func benchKeystroke(b *testing.B, lines int) {
+	bin := buildBenchServer(b)
+	cmd := exec.Command(bin, "serve", "--log-level", "error")
+	cmd.Env = append(os.Environ(), "PCP_HOST=", "PCP_ARCHIVE=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}()
+	c := &stdioClient{w: stdin, published: make(chan [2]int, 1000)}
+	go c.read(stdout)
+
+	settings := map[string]any{"source": map[string]any{"metadata": "embedded"}, "debounce": 0, "preview": map[string]any{"enabled": false}}
+	if err := c.request("initialize", map[string]any{"processId": os.Getpid(), "capabilities": map[string]any{}, "initializationOptions": settings}); err != nil {
+		b.Fatal(err)
+	}
+	c.notify("initialized", map[string]any{})
+
+	// The line typed in: the middle one, its operand followed by the
+	// character.
+	text := realisticConfig(lines)
+	all := strings.SplitAfter(text, "\n")
+	mid := lines / 2
+	all[mid] = "bench.typing = kernel.all.load + 1\n"
+	text = strings.Join(all, "")
+	col := len("bench.typing = kernel.all.load")
+	uri := "file:///tmp/keystroke.conf"
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "pcp-derived", "version": 1, "text": text}})
+	c.settle(b, 1)
+	pos := func(ch int) map[string]any { return map[string]any{"line": mid, "character": ch} }
+	keystroke := func(v int) {
+		change := map[string]any{"range": map[string]any{"start": pos(col), "end": pos(col)}, "text": "x"}
+		if v%2 == 1 { // delete it again
+			change = map[string]any{"range": map[string]any{"start": pos(col), "end": pos(col + 1)}, "text": ""}
+		}
+		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v},
+			"contentChanges": []any{change}})
+	}
+	// Warm up: the first keystrokes fill the caches; then the number of
+	// diagnostics without the character.
+	v := 2
+	for ; v < 7; v++ {
+		keystroke(v)
+		c.settle(b, v)
+	}
+	keystroke(v)
+	base := c.settle(b, v)
+	v++
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		keystroke(v)
+		c.waitVersion(b, v, base+1-v%2)
+		v++
+	}
+	b.StopTimer()
+	if mb := peakRSSMB(cmd.Process.Pid); mb > 0 {
+		b.ReportMetric(mb, "MB-RSS")
+	}
+	b.ReportMetric(float64(len(text))/1e6, "MB-doc")
+	b.ReportMetric(float64(base), "diags")
+}
+
+// peakRSSMB is a process's peak resident set size (VmHWM), in MB.
+func peakRSSMB(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
