@@ -69,11 +69,19 @@ var (
 )
 
 // Archives records the archives on the first call (about ten seconds)
-// and returns them; the test fails if PCP's tools are missing.
+// and returns them; the test fails if PCP's tools are missing. The
+// recordings stay in their directory (its path is logged), and
+// $PCP_DERIVE_LSP_ARCHIVES=DIR replays a kept one instead of recording:
+// content varies from one recording to the next (instances come and
+// go), so a failure is reproduced from the recording that showed it.
 func Archives(t testing.TB) Recordings {
 	t.Helper()
 	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
 		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
+	if dir := os.Getenv("PCP_DERIVE_LSP_ARCHIVES"); dir != "" {
+		t.Logf("archives kept in %s ($PCP_DERIVE_LSP_ARCHIVES)", dir)
+		return named(dir)
 	}
 	for _, tool := range []string{"pmlogger", "pmlogextract"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -84,7 +92,13 @@ func Archives(t testing.TB) Recordings {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("archives recorded in %s (replay them with PCP_DERIVE_LSP_ARCHIVES=%[1]s)", recs.Dir)
 	return recs
+}
+
+// named are the recordings' paths in dir.
+func named(dir string) Recordings {
+	return Recordings{Dir: dir, Mixed: filepath.Join(dir, "mixed"), Merged: filepath.Join(dir, "merged"), V2: filepath.Join(dir, "v2")}
 }
 
 func record() (Recordings, error) {
@@ -92,7 +106,7 @@ func record() (Recordings, error) {
 	if err != nil {
 		return Recordings{}, err
 	}
-	r := Recordings{Dir: dir, Mixed: filepath.Join(dir, "mixed"), Merged: filepath.Join(dir, "merged"), V2: filepath.Join(dir, "v2")}
+	r := named(dir)
 	if err := os.WriteFile(filepath.Join(dir, "cfg"), []byte(loggerConfig), 0o644); err != nil {
 		return r, err
 	}
