@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -99,6 +100,9 @@ func TestIncrementalEqualsRun(t *testing.T) {
 				if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
 					t.Fatalf("%s seed %d step %d: incremental findings differ from a fresh run\ntext:\n%s\ngot  %+v\nwant %+v", v, seed, step, text, got, exp)
 				}
+				if got, exp := registeredNames(checked), registeredNames(want); !reflect.DeepEqual(got, exp) {
+					t.Fatalf("%s seed %d step %d: the report's metrics by name differ from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
+				}
 			}
 		}
 	}
@@ -106,4 +110,18 @@ func TestIncrementalEqualsRun(t *testing.T) {
 	if reparsed < steps/6 || rechecked < steps/6 {
 		t.Errorf("too few incremental analyses: %d reparsed, %d rechecked of %d", reparsed, rechecked, steps)
 	}
+}
+
+// registeredNames lists a report's metrics by name, with each metric's
+// definition line, as the evaluator and the editor look them up.
+func registeredNames(r *Result) []string {
+	if r.Report == nil {
+		return nil
+	}
+	var out []string
+	for name, m := range r.Report.ByName {
+		out = append(out, fmt.Sprintf("%s@%d:%s", name, m.Def.Range.Start.Line, m.Def.Expr))
+	}
+	sort.Strings(out)
+	return out
 }

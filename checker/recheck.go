@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"maps"
 	"sort"
 	"strings"
 
@@ -128,7 +129,12 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		return nil, nil, false, nil
 	}
 
-	rep := &Report{Files: []*grammar.File{f}, ByName: make(map[string]*Metric, len(prev.ByName)),
+	// ByName starts as the earlier check's (a map clone copies its table
+	// without hashing again); the names from the change on are replaced
+	// below, the ones before it keep their metric, and names the change
+	// removed are deleted after.
+	byName := maps.Clone(prev.ByName)
+	rep := &Report{Files: []*grammar.File{f}, ByName: byName,
 		Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version}
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}}
@@ -148,15 +154,20 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		return top
 	}
 	var fresh []*Metric
+	prevOf := prevMetrics{prev: prev, pd: pd}
 	for i, d := range nd {
 		if !d.Registered {
 			continue
 		}
 		var m *Metric
-		switch old := prevMetric(prev, pd, i, p, len(nd)-s, len(pd)-len(nd)); {
+		switch old := prevOf.metric(i, p, len(nd)-s, len(pd)-len(nd)); {
 		case old == nil || again[d.Name]:
 			m = &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
 			fresh = append(fresh, m)
+		case i < p:
+			// Before the change: the same definition, the same metric
+			// (its file is read only while it is checked).
+			m = old
 		default:
 			// A copy in this file (the earlier one's text is not kept).
 			moved := *old
@@ -164,7 +175,17 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 			m = &moved
 		}
 		rep.Metrics = append(rep.Metrics, m)
-		rep.ByName[d.Name] = m
+		if i >= p {
+			rep.ByName[d.Name] = m
+		}
+	}
+	for _, d := range oldChanged {
+		// Still the earlier metric: the name is no longer registered (a
+		// name has at most one registered definition: libpcp refuses a
+		// second).
+		if m, ok := rep.ByName[d.Name]; ok && m.Def == d {
+			delete(rep.ByName, d.Name)
+		}
 	}
 	// Look up what the fresh metrics name; the others keep their verdicts.
 	var names []string
@@ -195,9 +216,9 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		}
 	}
 	// The operands: the earlier check's and the fresh lookups.
-	rep.Operands = make(map[string]pmapi.Desc, len(prev.Operands)+len(c.descs))
-	for k, v := range prev.Operands {
-		rep.Operands[k] = v
+	rep.Operands = maps.Clone(prev.Operands)
+	if rep.Operands == nil {
+		rep.Operands = make(map[string]pmapi.Desc, len(c.descs))
 	}
 	for k, v := range c.descs {
 		rep.Operands[k] = v
@@ -272,21 +293,39 @@ func sameDefinition(a, b *grammar.Definition, delta int) bool {
 	return ta == tb && (ea == nil) == (eb == nil)
 }
 
-// prevMetric is the earlier check's metric of new definition i: the same
-// index before the change (i < p), moved by the difference in counts
-// after it (i >= q), none in between.
-func prevMetric(prev *Report, pd []*grammar.Definition, i, p, q, shift int) *Metric {
-	var d *grammar.Definition
+// prevMetrics finds the earlier check's metric of a definition by
+// walking the earlier definitions alongside its metrics (one per
+// registered definition, in order), so that no name is hashed per
+// definition on every keystroke.
+type prevMetrics struct {
+	prev *Report
+	pd   []*grammar.Definition
+	j, k int // pd[j] is the next definition, prev.Metrics[k] the next metric
+}
+
+// metric is the earlier metric of new definition i: the same index before
+// the change (i < p), moved by the difference in counts after it
+// (i >= q), none in between. Calls come with i increasing.
+func (w *prevMetrics) metric(i, p, q, shift int) *Metric {
+	var at int
 	switch {
 	case i < p:
-		d = pd[i]
+		at = i
 	case i >= q:
-		d = pd[i+shift]
+		at = i + shift
 	default:
 		return nil
 	}
-	if m, ok := prev.ByName[d.Name]; ok && m.Def == d {
-		return m
+	for ; w.j < at; w.j++ {
+		if w.pd[w.j].Registered {
+			w.k++
+		}
+	}
+	if w.k < len(w.prev.Metrics) && w.prev.Metrics[w.k].Def == w.pd[at] {
+		return w.prev.Metrics[w.k]
+	}
+	if m, ok := w.prev.ByName[w.pd[at].Name]; ok && m.Def == w.pd[at] {
+		return m // a check that did not list its metrics in order
 	}
 	return nil
 }

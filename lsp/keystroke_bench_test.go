@@ -214,7 +214,13 @@ func realisticConfig(n int) string {
 
 func benchKeystroke(b *testing.B, lines int) {
 	bin := buildBenchServer(b)
-	cmd := exec.Command(bin, "serve", "--log-level", "error")
+	args := []string{"serve", "--log-level", "error"}
+	if p := os.Getenv("KEYSTROKE_CPUPROFILE"); p != "" {
+		// The server's own profile (the benchmark's -cpuprofile sees only
+		// the client): KEYSTROKE_CPUPROFILE=/tmp/ks.cpu go test -bench ...
+		args = append(args, "--cpuprofile", p)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "PCP_HOST=", "PCP_ARCHIVE=")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -30,9 +30,21 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	logLevel := fs.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	maxMessage := fs.Int64("max-message-size", lsp.MaxMessageSize, "largest LSP message body read, in `BYTES`; a larger one is skipped and answered with an error")
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) each diagnostic links to")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole session to `FILE` (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the session ends (go tool pprof)")
 	if _, status, done := parseFlags(fs, env, args); done {
 		return status
 	}
+	prof, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp serve: %v\n", err)
+		return ExitUsage
+	}
+	defer func() {
+		if err := prof.stop(); err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp serve: %v\n", err)
+		}
+	}()
 	level, err := zapcore.ParseLevel(*logLevel)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp serve: %v\n", err)
