@@ -67,6 +67,7 @@ type Archive struct {
 
 	mu       sync.Mutex
 	replay   *replayer
+	fetched  fetchState
 	replayAt time.Time
 	end      time.Time
 	endRead  bool

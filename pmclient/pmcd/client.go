@@ -335,6 +335,9 @@ func (c *Client) Descs(ctx context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, [
 	c.mu.Lock()
 	for i, d := range descs {
 		if errs[i] == nil {
+			if t, ok := c.types[d.PMID]; ok && t != d.Type {
+				c.dec.ForgetTypes()
+			}
 			c.types[d.PMID] = d.Type
 		}
 	}

@@ -40,10 +40,11 @@ type Decoder struct {
 	metrics []pmclient.MetricValues // reused by Decode
 	values  []pmapi.Value           // reused by Decode: every metric's values, one after another
 
-	// The value type of the metric at each position of the last decode,
-	// so that a repeated layout costs no map lookup.
-	pmids []pmapi.PMID
-	types []pmapi.Type
+	// The value types of the metrics seen lately, in a small table
+	// indexed by a hash of the PMID, so that most metrics cost no map
+	// lookup.
+	typeCache []cachedType // a power of two long
+	typeShift uint8        // 32 - log2(len(typeCache))
 
 	// Value blocks decoded in this call that hold copied bytes (strings,
 	// blobs): blocks in increasing order of offset, disjoint, as
@@ -104,11 +105,8 @@ func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, 
 	}
 	d.blocks, d.blockEnd, d.budget = d.blocks[:0], 0, int64(len(p))
 	clear(d.others)
-	if len(d.pmids) != n {
-		d.pmids, d.types = grow(d.pmids, n), grow(d.types, n)
-		for i := range d.pmids {
-			d.pmids[i] = pmapi.PMIDNull
-		}
+	if len(d.typeCache) < min(2*len(types), maxTypeCache) {
+		d.sizeTypeCache(len(types))
 	}
 	next := 0
 	for i := 0; i < n; i++ {
@@ -120,23 +118,32 @@ func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, 
 		if numval < 0 {
 			mv.Err = pmclient.Error(numval)
 		} else if numval > 0 {
-			if d.pmids[i] != pmid {
-				d.pmids[i], d.types[i] = pmid, types[pmid]
-			}
-			t := d.types[i]
+			t := d.typeOf(pmid, types)
 			valfmt := binary.BigEndian.Uint32(p[off:])
 			off += 4
 			vals := values[next : next+int(numval) : next+int(numval)]
 			next += int(numval)
 			for j := range vals {
-				inst := binary.BigEndian.Uint32(p[off:])
+				inst := int32(binary.BigEndian.Uint32(p[off:]))
 				raw := binary.BigEndian.Uint32(p[off+4:])
 				off += 8
+				if valfmt == 0 {
+					// In situ, the common case: no call.
+					switch t {
+					case pmapi.Type32:
+						vals[j] = pmapi.Value{Inst: inst, Int: int64(int32(raw))}
+					case pmapi.TypeFloat:
+						vals[j] = pmapi.Value{Inst: inst, Float: float64(math.Float32frombits(raw))}
+					default:
+						vals[j] = pmapi.Value{Inst: inst, Uint: uint64(raw), Int: int64(raw)}
+					}
+					continue
+				}
 				v, err := d.value(p, valfmt, raw, t)
 				if err != nil {
 					return nil, fmt.Errorf("metric %s: %w", pmid, err)
 				}
-				v.Inst = int32(inst)
+				v.Inst = inst
 				vals[j] = v
 			}
 			mv.Values = vals
@@ -145,6 +152,43 @@ func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, 
 	}
 	return metrics, nil
 }
+
+// maxTypeCache bounds a Decoder's type cache (slots of 12 bytes).
+const maxTypeCache = 1 << 13
+
+// cachedType is one slot of the type cache; ok tells a filled slot.
+type cachedType struct {
+	pmid pmapi.PMID
+	typ  pmapi.Type
+	ok   bool
+}
+
+// sizeTypeCache makes the type cache twice as big as the type map (a
+// power of two, at least 64 slots, at most maxTypeCache), empty.
+func (d *Decoder) sizeTypeCache(types int) {
+	shift := uint8(32 - 6)
+	for n := 64; n < min(2*types, maxTypeCache); n *= 2 {
+		shift--
+	}
+	d.typeCache, d.typeShift = make([]cachedType, 1<<(32-shift)), shift
+}
+
+// typeOf is types[pmid], through the cache.
+func (d *Decoder) typeOf(pmid pmapi.PMID, types map[pmapi.PMID]pmapi.Type) pmapi.Type {
+	slot := &d.typeCache[uint32(pmid)*0x9e3779b1>>d.typeShift]
+	if slot.ok && slot.pmid == pmid {
+		return slot.typ
+	}
+	t, ok := types[pmid]
+	if ok {
+		*slot = cachedType{pmid, t, true}
+	}
+	return t
+}
+
+// ForgetTypes empties the type cache: for a caller whose type map changed
+// a metric's type (a PMDA restarted with new metadata).
+func (d *Decoder) ForgetTypes() { d.typeCache = nil }
 
 // countValues walks the value sets' headers, checking that each fits the
 // bytes left, and returns how many values they hold in all.
@@ -185,7 +229,22 @@ func grow[T any](s []T, n int) []T {
 // (they copy nothing); a string or blob block is decoded once per call
 // and its value shared by every reference to it.
 func (d *Decoder) value(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error) {
-	if valfmt == 0 || t.Arithmetic() {
+	if t.Arithmetic() {
+		// A 64-bit or floating-point block: nothing to copy or share.
+		off := int64(raw) * 4
+		if off >= 8 && off+12 <= int64(len(p)) {
+			if vlen := int64(binary.BigEndian.Uint32(p[off:]) & 0xffffff); vlen >= 12 && off+vlen <= int64(len(p)) {
+				x := binary.BigEndian.Uint64(p[off+4:])
+				switch t {
+				case pmapi.Type64:
+					return pmapi.Value{Int: int64(x)}, nil
+				case pmapi.TypeU64:
+					return pmapi.Value{Uint: x}, nil
+				case pmapi.TypeDouble:
+					return pmapi.Value{Float: math.Float64frombits(x)}, nil
+				}
+			}
+		}
 		return decodeValue(p, valfmt, raw, t, d)
 	}
 	key := blockKey{raw, t}
