@@ -39,13 +39,17 @@ type Evaluator struct {
 	src     pmclient.Source
 	version pcpver.Version // the release whose evaluation rules apply (the check's)
 	metrics []*checker.Metric
+	trees   []grammar.Node // each metric's expression
 	pmids   map[string]pmapi.PMID
+	fetch   []pmapi.PMID // every operand's PMID, in a fixed order
 	descs   map[pmapi.PMID]pmapi.Desc
 	defined map[string]bool // defined(name), fixed at bind time as in libpcp
 	state   map[grammar.Node]*nodeState
 	insts   map[pmapi.InDom][]pmclient.Instance
 	regexps map[string]compiledRegexp // matchinst patterns, compiled once
 	observe Observer
+	fetched map[pmapi.PMID]pmclient.MetricValues // the sample's operands
+	sample  Sample                               // Next's, reused
 }
 
 // Observer is told the values of every node a sample evaluates, as it
@@ -65,7 +69,9 @@ type compiledRegexp struct {
 }
 
 type nodeState struct {
-	prev      []Value
+	prev      []Value // a copy of the operand's values at the last sample
+	spare     []Value // the buffer prev had before (see deltaRate)
+	out       []Value // the node's values in Next's samples, reused
 	prevStamp time.Time
 	hasPrev   bool
 	minmax    Value // libpcp returns the stale buffer for min/max of nothing
@@ -74,6 +80,14 @@ type nodeState struct {
 	// domain still selects its instance.
 	filterID    int32
 	filterFound bool
+	// A constant's value, computed at its first sample.
+	constVal Value
+	constSet bool
+	// An operand's PMID (leafBound: it has one), looked up at its first
+	// sample.
+	leafPMID  pmapi.PMID
+	leafBound bool
+	leafSet   bool
 	// matchinst: whether each instance matched when it was first seen,
 	// kept as libpcp keeps it (instctl_t), and the evaluations since the
 	// last compaction of that memory.
@@ -105,6 +119,7 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evalua
 		}
 		e.metrics = append(e.metrics, m)
 		tree, _ := m.Def.Tree()
+		e.trees = append(e.trees, tree)
 		grammar.Walk(tree, func(n grammar.Node) bool {
 			if c, ok := n.(*grammar.Call); ok && (c.Func == "defined" || c.Func == "anon") {
 				if mt, ok := c.Arg.(*grammar.Metric); ok && c.Func == "defined" && !defSeen[mt.Name] {
@@ -152,6 +167,9 @@ func (e *Evaluator) bind(ctx context.Context, rep *checker.Report, names, defNam
 	}
 	for _, n := range names {
 		if d, ok := bound[n]; ok {
+			if _, dup := e.descs[d.PMID]; !dup {
+				e.fetch = append(e.fetch, d.PMID)
+			}
 			e.pmids[n] = d.PMID
 			e.descs[d.PMID] = d
 		}
@@ -168,44 +186,77 @@ func (e *Evaluator) bind(ctx context.Context, rep *checker.Report, names, defNam
 // Metrics lists the metrics evaluated, in definition order.
 func (e *Evaluator) Metrics() []*checker.Metric { return e.metrics }
 
-// Sample fetches every operand once and evaluates every metric.
+// Sample fetches every operand once and evaluates every metric. The
+// sample is the caller's to keep.
 func (e *Evaluator) Sample(ctx context.Context) (*Sample, error) {
-	var pmids []pmapi.PMID
-	for _, p := range e.pmids {
-		pmids = append(pmids, p)
+	s := &Sample{}
+	if err := e.take(ctx, s, false); err != nil {
+		return nil, err
 	}
-	s := &Sample{Timestamp: time.Now()}
-	fetched := map[pmapi.PMID]pmclient.MetricValues{}
+	return s, nil
+}
+
+// Next is Sample into memory the evaluator reuses: the sample, its results
+// and their values are valid only until the next call to Next or Sample.
+// For callers that use each sample before taking the next (eval over an
+// archive): a replay then allocates next to nothing per sample, fetching
+// through pmclient.FetchReuser when the source has it.
+func (e *Evaluator) Next(ctx context.Context) (*Sample, error) {
+	if err := e.take(ctx, &e.sample, true); err != nil {
+		return nil, err
+	}
+	return &e.sample, nil
+}
+
+// take fills s with one sample: in fresh memory, or (reuse) in the
+// buffers every node keeps from sample to sample.
+func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
+	*s = Sample{Timestamp: time.Now(), Results: s.Results[:0]}
+	if e.fetched == nil {
+		e.fetched = map[pmapi.PMID]pmclient.MetricValues{}
+	}
+	clear(e.fetched)
 	// A recording is fetched even for constants only: its records are the
 	// samples, and its end ends the evaluation.
 	rec, recorded := e.src.(pmclient.Recording)
-	if len(pmids) > 0 || (recorded && rec.Recorded()) {
-		res, err := e.src.Fetch(ctx, pmids)
+	if len(e.fetch) > 0 || (recorded && rec.Recorded()) {
+		var res *pmclient.Result
+		var err error
+		if fr, ok := e.src.(pmclient.FetchReuser); ok && reuse {
+			res, err = fr.FetchReused(ctx, e.fetch)
+		} else {
+			res, err = e.src.Fetch(ctx, e.fetch)
+		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Timestamp = res.Timestamp
 		for _, mv := range res.Metrics {
-			fetched[mv.PMID] = mv
+			e.fetched[mv.PMID] = mv
 		}
 	}
-	e.insts = map[pmapi.InDom][]pmclient.Instance{}
-	run := &sampleRun{e: e, ctx: ctx, stamp: s.Timestamp, fetched: fetched}
-	for _, m := range e.metrics {
+	if e.insts == nil {
+		e.insts = map[pmapi.InDom][]pmclient.Instance{}
+	}
+	clear(e.insts)
+	if !reuse {
+		s.Results = make([]Result, 0, len(e.metrics))
+	}
+	run := &sampleRun{e: e, ctx: ctx, stamp: s.Timestamp, fetched: e.fetched, reuse: reuse}
+	for i, m := range e.metrics {
 		if m.Broken {
 			// Registered without a usable expression: no values.
 			s.Results = append(s.Results, Result{Name: m.Def.Name, Desc: m.Desc})
 			continue
 		}
-		tree, _ := m.Def.Tree()
 		run.m = m
-		vals, err := run.eval(tree)
+		vals, err := run.eval(e.trees[i])
 		s.Results = append(s.Results, Result{Name: m.Def.Name, Desc: m.Desc, Values: vals, Err: err})
 		if len(vals) > 0 && m.Desc.InDom != pmapi.InDomNull {
 			run.instances(m.Desc.InDom) // names for printing
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // sampleRun evaluates the trees of one sample.
@@ -215,6 +266,43 @@ type sampleRun struct {
 	m       *checker.Metric
 	stamp   time.Time
 	fetched map[pmapi.PMID]pmclient.MetricValues
+	reuse   bool // nodes write their values into buffers they keep
+	// The node whose state was looked up last, and that state: a node
+	// asks for its state several times in a row (its history, then its
+	// buffer, then to keep the buffer).
+	lastNode  grammar.Node
+	lastState *nodeState
+}
+
+// out returns an empty slice with room for n values to hold a node's
+// values: the node's own buffer, reused from sample to sample, when the
+// run reuses memory (keep it with kept), else fresh memory.
+func (r *sampleRun) out(node grammar.Node, n int) []Value {
+	if !r.reuse {
+		return make([]Value, 0, n)
+	}
+	st := r.state(node)
+	if cap(st.out) < n {
+		st.out = make([]Value, 0, n)
+	}
+	return st.out[:0]
+}
+
+// kept records a node's values as its buffer for the next sample, when
+// the run reuses memory (out may have grown it), and returns them.
+func (r *sampleRun) kept(node grammar.Node, vals []Value) []Value {
+	if r.reuse && cap(vals) > 0 {
+		r.state(node).out = vals[:0]
+	}
+	return vals
+}
+
+// one is a node's single value, in the node's buffer when reusing.
+func (r *sampleRun) one(node grammar.Node, v Value) []Value {
+	if !r.reuse {
+		return []Value{v}
+	}
+	return r.kept(node, append(r.out(node, 1), v))
 }
 
 func (r *sampleRun) desc(n grammar.Node) pmapi.Desc {
@@ -224,19 +312,25 @@ func (r *sampleRun) desc(n grammar.Node) pmapi.Desc {
 	return pmapi.Desc{}
 }
 
-func (r *sampleRun) scales(n grammar.Node) (mul, div float64) {
+// info is a node's descriptor and the scales of its value (1, 1 for a node
+// the check did not annotate), in one lookup.
+func (r *sampleRun) info(n grammar.Node) (d pmapi.Desc, mul, div float64) {
 	if ni := r.m.Nodes[n]; ni != nil {
-		return ni.MulScale, ni.DivScale
+		return ni.Desc, ni.MulScale, ni.DivScale
 	}
-	return 1, 1
+	return pmapi.Desc{}, 1, 1
 }
 
 func (r *sampleRun) state(n grammar.Node) *nodeState {
+	if n == r.lastNode {
+		return r.lastState
+	}
 	st := r.e.state[n]
 	if st == nil {
 		st = &nodeState{}
 		r.e.state[n] = st
 	}
+	r.lastNode, r.lastState = n, st
 	return st
 }
 
@@ -269,7 +363,7 @@ func (r *sampleRun) nodeValue(n grammar.Node) ([]Value, error) {
 	case *grammar.Paren:
 		return r.value(n.X)
 	case *grammar.Metric:
-		vals, err := r.metric(n.Name)
+		vals, err := r.metric(n)
 		if err != nil || n.Inst == nil {
 			return vals, err
 		}
@@ -304,8 +398,14 @@ func (r *sampleRun) nodeValue(n grammar.Node) ([]Value, error) {
 	return nil, fmt.Errorf("evaluator: node %T", n)
 }
 
-func (r *sampleRun) metric(name string) ([]Value, error) {
-	pmid, ok := r.e.pmids[name]
+func (r *sampleRun) metric(n *grammar.Metric) ([]Value, error) {
+	name := n.Name
+	st := r.state(n)
+	if !st.leafSet {
+		st.leafPMID, st.leafBound = r.e.pmids[name]
+		st.leafSet = true
+	}
+	pmid, ok := st.leafPMID, st.leafBound
 	if !ok {
 		if other, ok := r.e.findMetric(name); ok && other != r.m {
 			// A derived operand: PCP 6 binds it but fetch fails.
@@ -343,6 +443,28 @@ func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
 // or one per instance for a constant with an instance domain.
 func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
 	d := r.desc(n)
+	st := r.state(n)
+	if !st.constSet {
+		st.constVal, st.constSet = constValue(n, d), true
+	}
+	v := st.constVal
+	if d.InDom == pmapi.InDomNull {
+		return r.one(n, v), nil
+	}
+	// PCP 6.2.2+: a constant with an instance domain (meta=, indom=) has
+	// its value for every instance currently in the domain.
+	insts := r.instances(d.InDom)
+	out := r.out(n, len(insts))
+	for _, in := range insts {
+		v.Inst = in.ID
+		out = append(out, v)
+	}
+	return r.kept(n, out), nil
+}
+
+// constValue is a literal's or mkconst's value in the type inferred for it
+// (the same at every sample: evaluated once per node).
+func constValue(n grammar.Node, d pmapi.Desc) Value {
 	text := ""
 	switch n := n.(type) {
 	case *grammar.Number:
@@ -369,18 +491,7 @@ func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
 			v.Float = 0
 		}
 	}
-	if d.InDom == pmapi.InDomNull {
-		return []Value{v}, nil
-	}
-	// PCP 6.2.2+: a constant with an instance domain (meta=, indom=) has
-	// its value for every instance currently in the domain.
-	insts := r.instances(d.InDom)
-	out := make([]Value, len(insts))
-	for i, in := range insts {
-		out[i] = v
-		out[i].Inst = in.ID
-	}
-	return out, nil
+	return v
 }
 
 // atoi is C's atoi on an unsigned decimal literal: glibc converts with
@@ -442,7 +553,7 @@ func (r *sampleRun) filterExact(n grammar.Node, indom pmapi.InDom, vals []Value,
 	}
 	for _, v := range vals {
 		if v.Inst == st.filterID {
-			return []Value{v}, nil
+			return r.one(n, v), nil
 		}
 	}
 	return nil, nil
@@ -469,7 +580,7 @@ func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, erro
 		st.matched = map[int32]*instMatch{}
 	}
 	var names map[int32]string
-	var out []Value
+	out := r.out(n, len(vals))
 	for _, v := range vals {
 		m := st.matched[v.Inst]
 		if m == nil {
@@ -496,7 +607,10 @@ func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, erro
 		}
 		st.uses = 0
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(n, out), nil
 }
 
 // instanceNames maps the instances of indom to their names up to the
@@ -536,7 +650,7 @@ func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
 		return x, err
 	}
 	xt := r.desc(n.X).Type
-	out := make([]Value, len(x))
+	out := r.out(n, len(x))[:len(x)]
 	for i, v := range x {
 		o := Value{Inst: v.Inst}
 		if n.Op == "!" {
@@ -569,7 +683,7 @@ func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
 		}
 		out[i] = o
 	}
-	return out, nil
+	return r.kept(n, out), nil
 }
 
 func b2i(b bool) int64 {

@@ -15,7 +15,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 	switch n.Func {
 	case "defined":
 		m := n.Arg.(*grammar.Metric)
-		return []Value{{Inst: pmclient.InNull, Uint: uint64(b2i(r.e.defined[m.Name]))}}, nil
+		return r.one(n, Value{Inst: pmclient.InNull, Uint: uint64(b2i(r.e.defined[m.Name]))}), nil
 	case "anon":
 		return nil, nil
 	case "count":
@@ -23,7 +23,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		if err != nil {
 			x = nil // count() maps an operand error to 0
 		}
-		return []Value{{Inst: pmclient.InNull, Uint: uint64(len(x))}}, nil
+		return r.one(n, Value{Inst: pmclient.InNull, Uint: uint64(len(x))}), nil
 	case "delta", "rate":
 		return r.deltaRate(n)
 	}
@@ -41,28 +41,27 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		}
 		v := x[0]
 		v.Inst = pmclient.InNull
-		return []Value{v}, nil
+		return r.one(n, v), nil
 	case "avg":
 		// libpcp adds each value divided by the count, in float.
 		var avg float32
 		for _, v := range x {
 			avg += float32(Float64(xt, v)) / float32(len(x))
 		}
-		out := Value{Inst: pmclient.InNull, Float: float64(avg)}
-		return []Value{out}, nil
+		return r.one(n, Value{Inst: pmclient.InNull, Float: float64(avg)}), nil
 	case "sum":
 		out := Value{Inst: pmclient.InNull}
 		for _, v := range x {
 			out = arith(xt, "+", out, v)
 		}
-		return []Value{out}, nil
+		return r.one(n, out), nil
 	case "min", "max":
 		st := r.state(n)
 		if len(x) == 0 {
 			// libpcp returns whatever its buffer held: 0 at first.
 			v := st.minmax
 			v.Inst = pmclient.InNull
-			return []Value{v}, nil
+			return r.one(n, v), nil
 		}
 		best := x[0]
 		for _, v := range x[1:] {
@@ -73,7 +72,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		}
 		best.Inst = pmclient.InNull
 		st.minmax = best
-		return []Value{best}, nil
+		return r.one(n, best), nil
 	}
 	return nil, nil
 }
@@ -110,16 +109,20 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 	st := r.state(n)
 	prev, prevStamp, hadPrev := st.prev, st.prevStamp, st.hasPrev
 	if err != nil {
-		st.prev, st.hasPrev = nil, false
+		st.prev, st.hasPrev = st.prev[:0], false
 		return nil, err
 	}
-	st.prev, st.prevStamp, st.hasPrev = x, r.stamp, true
+	// The operand's values are kept as a copy (they may be a buffer the
+	// next sample reuses), in the buffer prev had the time before: the
+	// one prev holds now is read below and kept for the time after.
+	st.prev, st.spare = append(st.spare[:0], x...), prev
+	st.prevStamp, st.hasPrev = r.stamp, true
 	if !hadPrev || len(prev) == 0 || len(x) == 0 {
 		return nil, nil
 	}
 	xd := r.desc(n.Arg)
 	elapsed := r.stamp.Sub(prevStamp).Seconds()
-	var out []Value
+	out := r.out(n, len(x))
 	for i, v := range x {
 		j := i
 		if j >= len(prev) {
@@ -192,7 +195,10 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(n, out), nil
 }
 
 // timeUtilisationScale converts a time counter's unit to seconds.
@@ -220,7 +226,7 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 	}
 	extra, _ := pmapi.ConvExtra(xd.Units, to)
 	hasExtra := xd.Units.ExtraUnit != 0 && xd.Units.ExtraScale != to.ExtraScale
-	out := make([]Value, 0, len(x))
+	out := r.out(n, len(x))
 	for _, v := range x {
 		o := Value{Inst: v.Inst}
 		switch xd.Type {
@@ -242,7 +248,7 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	return r.kept(n, out), nil
 }
 
 // convertExtra applies a 7.2 extra-unit conversion in double precision and
@@ -349,9 +355,9 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 	if len(l) == 0 || len(rv) == 0 {
 		return nil, nil
 	}
-	ld, rd, d := r.desc(n.L), r.desc(n.R), r.desc(n)
-	lmul, ldiv := r.scales(n.L)
-	rmul, rdiv := r.scales(n.R)
+	ld, lmul, ldiv := r.info(n.L)
+	rd, rmul, rdiv := r.info(n.R)
+	d := r.desc(n)
 	// The type operands are converted to: the result type, or for
 	// comparisons and booleans the promoted type of the pair.
 	opType := d.Type
@@ -384,7 +390,7 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 	}
 	lSingular := ld.InDom == pmapi.InDomNull
 	rSingular := rd.InDom == pmapi.InDomNull
-	var out []Value
+	out := r.out(n, max(len(l), len(rv)))
 	switch {
 	case lSingular && rSingular:
 		out = append(out, apply(l[0], rv[0], rv[0].Inst))
@@ -418,7 +424,10 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 			j = (j + 1) % len(rv)
 		}
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(n, out), nil
 }
 
 func promoteType(a, b pmapi.Type) pmapi.Type {
@@ -505,7 +514,7 @@ func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
 	gt := r.desc(n.Cond).Type
 	count := max(len(a), len(b))
 	instFromElse := r.desc(n.Then).InDom == pmapi.InDomNull && r.desc(n.Else).InDom != pmapi.InDomNull
-	var out []Value
+	out := r.out(n, count)
 	choose := false
 	for i := 0; i < count; i++ {
 		if i < len(g) {
@@ -530,5 +539,8 @@ func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(n, out), nil
 }
