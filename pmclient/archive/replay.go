@@ -109,7 +109,11 @@ func (r *replayer) openVolume() error {
 	if err != nil {
 		return fmt.Errorf("archive volume: %w", err)
 	}
-	rr := &recordReader{r: bufio.NewReaderSize(f, 256<<10), path: v.path, size: size}
+	bufSize := 256 << 10
+	if size >= 0 {
+		bufSize = min(bufSize, max(int(size), 4096)) // a small volume needs no more
+	}
+	rr := &recordReader{r: bufio.NewReaderSize(f, bufSize), path: v.path, size: size}
 	rec, err := rr.next()
 	if err == io.EOF {
 		// Not the archive's end: a volume without even a label is broken.
@@ -152,7 +156,7 @@ const recordFront = 8
 func (a *Archive) decodeRecord(framed []byte, dec *wire.Decoder, out *Record, reuse bool) error {
 	pdu := framed[:len(framed)-4]
 	c := cursor{b: pdu, off: 12}
-	*out = Record{Timestamp: c.stamp(a.label.Version), Metrics: out.Metrics[:0]}
+	*out = Record{Timestamp: c.stamp(a.label.Version)}
 	n := int(int32(c.u32()))
 	if c.err != nil {
 		return c.err

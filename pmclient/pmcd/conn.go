@@ -74,6 +74,7 @@ type conn struct {
 	// last (see Client.Fetch). Both are reused while they stay small.
 	rbuf []byte
 	wbuf []byte
+	hdr  [headerLen]byte // read's, here so that it is not allocated per PDU
 }
 
 // maxKeptBuffer is the largest read or write buffer a conn keeps for the
@@ -235,11 +236,11 @@ func (c *conn) read(rq request) ([]byte, error) {
 	if err := rq.ctx.Err(); err != nil {
 		return nil, context.Cause(rq.ctx)
 	}
-	var hdr [headerLen]byte
-	if _, err := io.ReadFull(c.br, hdr[:]); err != nil {
+	hdr := c.hdr[:]
+	if _, err := io.ReadFull(c.br, hdr); err != nil {
 		return nil, c.ioError(rq, err)
 	}
-	n := int(binary.BigEndian.Uint32(hdr[:]))
+	n := int(binary.BigEndian.Uint32(hdr))
 	if n < headerLen || n > c.maxPDU {
 		return nil, fmt.Errorf("%w: PDU length %d (limit %d)", pmclient.ErrIPC, n, c.maxPDU)
 	}
@@ -254,7 +255,7 @@ func (c *conn) read(rq request) ([]byte, error) {
 	if n <= maxKeptBuffer {
 		c.rbuf = p
 	}
-	copy(p, hdr[:])
+	copy(p, hdr)
 	if _, err := io.ReadFull(c.br, p[headerLen:]); err != nil {
 		return nil, c.ioError(rq, err)
 	}

@@ -105,7 +105,7 @@ func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, 
 	}
 	d.blocks, d.blockEnd, d.budget = d.blocks[:0], 0, int64(len(p))
 	clear(d.others)
-	if len(d.typeCache) < min(2*len(types), maxTypeCache) {
+	if len(d.typeCache) == 0 || len(d.typeCache) < min(2*len(types), maxTypeCache) {
 		d.sizeTypeCache(len(types))
 	}
 	next := 0
