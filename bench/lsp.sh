@@ -32,7 +32,7 @@ if go test ./lsp -list 'BenchmarkKeystroke' | grep -q '^BenchmarkKeystroke'; the
 	out=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines$' -benchtime 5x -benchmem)
 	kind=Keystroke
 else
-	out=$(go test ./lsp -run '^$' -bench 'DidChange1000Lines|DidChange100000Lines' -benchtime 5x -benchmem)
+	out=$(go test ./lsp -run '^$' -bench 'DidChange1000Lines|DidChange100000Lines' -benchtime 2x -benchmem)
 	kind=DidChange
 	echo "NOTE the keystroke rows are BenchmarkDidChange (BenchmarkKeystroke*Lines not found): no 10,000-line figure, no RSS"
 fi
