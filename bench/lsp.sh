@@ -45,7 +45,7 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 	printf "keystroke -> diagnostics, %7d lines:  %9.1f ms  (%.0f libpcp metadata round trips of %.0f us)\n", n, $3/1e6, $3/1e3/rt, rt
 	printf "RESULT keystroke_%d_ms %.3f ms\n", n, $3/1e6
 	if ((rss = metric("MB-RSS")) != "") printf "RESULT server_rss_%d_mb %s MB\n", n, rss
-	if ((doc = metric("doc-MB")) != "") printf "RESULT document_%d_mb %s MB\n", n, doc
+	if ((doc = metric("MB-doc")) != "") printf "RESULT document_%d_mb %s MB\n", n, doc
 }
 /^BenchmarkCompletion100kNames/  { rss = metric("MB-RSS")
                                    printf "completion, 100,000-name namespace:       %9.3f ms  (%.1f libpcp round trips); RSS %s MB\n", $3/1e6, $3/1e3/rt, rss
