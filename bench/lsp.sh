@@ -28,7 +28,10 @@ PY
 # client sees it) at 1,000, 10,000 and 100,000 lines, reporting the
 # server's peak RSS as MB-RSS; before they exist, the DidChange ones
 # (no 10,000-line figure, no RSS: n/a in the table).
-if go test ./lsp -list 'BenchmarkKeystroke' | grep -q '^BenchmarkKeystroke'; then
+# (The list is read whole: grep -q would close the pipe early, and
+# pipefail would take go test's SIGPIPE for a failure.)
+list=$(go test ./lsp -list 'BenchmarkKeystroke')
+if grep -q '^BenchmarkKeystroke' <<<"$list"; then
 	out=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines$' -benchtime 5x -benchmem)
 	kind=Keystroke
 else
