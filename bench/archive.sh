@@ -3,10 +3,12 @@
 # open, replay every record, decode every value) against
 # `pmdumplog -a ARCHIVE > /dev/null`, and, for scale, libpcp replaying the
 # same records without printing (python3-pcp: pmFetch of every metric in
-# PM_MODE_FORW until PM_ERR_EOL). Goal: ours faster than pmdumplog.
+# PM_MODE_FORW until PM_ERR_EOL). Goal: ours at least 10x faster than
+# pmdumplog, allocating no more than the archive's bytes.
 # The archive is recorded once from the test pmcd with pmlogger (every metric
 # of bench/testdata/scan.pmlogger every 10 ms, about a minute) and cached
-# in bench/.cache. Three rounds, the sides taking turns; the best counts.
+# in bench/.cache. Two rounds, the sides taking turns; the best counts
+# (the libpcp replay, shown for scale only, runs once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -47,15 +49,14 @@ PY
 
 go test -c -o "$dir/archive.test" ./pmclient/archive
 now() { date +%s%N; }
-best_dump= best_lib= go_out=
-for _ in 1 2 3; do
+best_dump= go_out=
+best_lib=$(/usr/bin/python3 "$dir/replay.py" "$base")
+for _ in 1 2; do
 	t0=$(now)
 	pmdumplog -a "$base" >/dev/null
 	t1=$(now)
 	if [ -z "$best_dump" ] || [ $((t1 - t0)) -lt "$best_dump" ]; then best_dump=$((t1 - t0)); fi
-	go_out+=$(cd pmclient/archive && PCP_DERIVE_LSP_BENCH_ARCHIVE=$base "$dir/archive.test" -test.run '^$' -test.bench ArchiveScan -test.benchtime 3x)$'\n'
-	lib=$(/usr/bin/python3 "$dir/replay.py" "$base")
-	if [ -z "$best_lib" ] || awk -v a="$lib" -v b="$best_lib" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then best_lib=$lib; fi
+	go_out+=$(cd pmclient/archive && PCP_DERIVE_LSP_BENCH_ARCHIVE=$base "$dir/archive.test" -test.run '^$' -test.bench ArchiveScan -test.benchtime 3x -test.benchmem)$'\n'
 done
 echo "$go_out" | grep '^Benchmark'
 dump_records=$(pmdumplog -a "$base" | grep -cE '^\[[0-9]+ bytes\]$')
@@ -78,4 +79,5 @@ END {
 	printf "  records: ours %d (%d values decoded), pmdumplog -a %d, libpcp pmFetch %d\n", records, values, drec, l[2]
 	printf "archive full scan: ours %.0f ms, pmdumplog -a %.0f ms, ratio %.1fx (pmdumplog/ours; goal > 1), %d allocs/op, %.0f MB allocated/op\n", best / 1e6, dump / 1e6, dump / best, allocs, bytes / 1e6
 	printf "  (libpcp replay without printing, pmFetch of every metric per record: %.0f ms, %.1fx ours)\n", l[1] * 1e3, l[1] * 1e9 / best
+	printf "RESULT scan_ms %.1f ms\nRESULT scan_alloc_mb %.2f MB\nRESULT scan_bytes_mb %.1f MB\nRESULT pmdumplog_a_ms %.1f ms\nRESULT libpcp_replay_ms %.1f ms\n", best / 1e6, bytes / 1e6, (data + meta) / 1e6, dump / 1e6, l[1] * 1e3
 }'

@@ -6,10 +6,10 @@
 # libpcp doing the same through python3-pcp (PM_CONTEXT_ARCHIVE,
 # pmLoadDerivedConfig, pmLookupName + pmLookupDescs of every definition,
 # then pmFetch of all 1,000 in PM_MODE_FORW until PM_ERR_EOL). Goal: ours at
-# least as fast as libpcp. The archive is recorded once from the test pmcd
+# least 10x as fast as libpcp, allocating at most 32 bytes a value. The archive is recorded once from the test pmcd
 # with pmlogger (bench/testdata/eval.pmlogger every millisecond, a few
-# minutes) and cached in bench/.cache. Two rounds, the sides taking turns;
-# the best of each counts.
+# minutes) and cached in bench/.cache. libpcp runs once (about 18 s), ours
+# twice; the best of ours counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -59,10 +59,9 @@ print(f"{end - start:.6f} {end - replay:.6f} {records} {len(pmids)}")
 PY
 
 go test -c -o "$dir/evaluator.test" ./evaluator
-best_lib= go_out=
+go_out=
+best_lib=$(/usr/bin/python3 "$dir/eval.py" "$base" "$conf")
 for _ in 1 2; do
-	lib=$(/usr/bin/python3 "$dir/eval.py" "$base" "$conf")
-	if [ -z "$best_lib" ] || awk -v a="$lib" -v b="$best_lib" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then best_lib=$lib; fi
 	go_out+=$(cd evaluator && PCP_DERIVE_LSP_BENCH_ARCHIVE=$base PCP_DERIVE_LSP_BENCH_CONFIG=$conf "$dir/evaluator.test" -test.run '^$' -test.bench EvalArchive -test.benchtime 1x)$'\n'
 done
 echo "$go_out" | grep '^Benchmark'
@@ -78,6 +77,7 @@ echo "$go_out" | awk -v lib="$best_lib" '
 			if ($(i+1) == "values") values = $i
 			if ($(i+1) == "allocs/op") allocs = $i
 			if ($(i+1) == "B/op") bytes = $i
+			if ($(i+1) == "B/value") pervalue = $i
 		}
 	}
 }
@@ -85,6 +85,7 @@ END {
 	split(lib, l, " ")
 	if (records < 10000) { printf "only %d records: the archive should have at least 10,000\n", records; exit 1 }
 	printf "derived metrics: ours %d evaluated, libpcp %d bound; records: ours %d (%d values), libpcp %d\n", metrics, l[4], records, values, l[3]
-	printf "eval of %d derived metrics over %d archive records: ours %.2f s, libpcp %.2f s, ratio %.1fx (libpcp/ours; goal >= 1), %d allocs/op, %.0f MB allocated/op\n", metrics, records, best / 1e9, l[1], l[1] * 1e9 / best, allocs, bytes / 1e6
+	printf "eval of %d derived metrics over %d archive records: ours %.2f s, libpcp %.2f s, ratio %.1fx (libpcp/ours; goal >= 10), %d allocs/op, %.0f MB allocated/op\n", metrics, records, best / 1e9, l[1], l[1] * 1e9 / best, allocs, bytes / 1e6
 	printf "  (replay alone, after load and bind: ours %.2f s, libpcp %.2f s, %.1fx; per record: ours %.0f us, libpcp %.0f us)\n", replay / 1e9, l[2], l[2] * 1e9 / replay, replay / records / 1e3, l[2] * 1e6 / l[3]
+	printf "RESULT eval_s %.3f s\nRESULT libpcp_eval_s %.3f s\nRESULT eval_bytes_per_value %.2f B\nRESULT eval_alloc_mb %.1f MB\n", best / 1e9, l[1], pervalue, bytes / 1e6
 }'

@@ -95,4 +95,6 @@ END {
 	ours = best["fetch"] / 1e3; theirs = l[1] * 1e6
 	printf "pmcd fetch of %d metrics (%d values; libpcp got %d): ours %.1f us, libpcp pmFetch %.1f us, ratio %.2fx (ours/libpcp; goal <= 1.2), %d allocs/op\n", l[3], values, l[4], ours, theirs, ours / theirs, fetchAllocs
 	printf "  (the Python loop and ctypes calls add about %.1f us per libpcp fetch)\n", l[2] * 1e6
+	printf "RESULT fetch50_us %.1f us\nRESULT libpcp_fetch50_us %.1f us\nRESULT pmns_metadata_ms %.1f ms\nRESULT pminfo_d_ms %.1f ms\n", best["fetch"] / 1e3, l[1] * 1e6, best["meta"] / 1e6, pminfo / 1e6
+	printf "NOTE libpcp'"'"'s fetch is timed in a Python loop through ctypes, which adds about %.0f us a fetch to it\n", l[2] * 1e6
 }'

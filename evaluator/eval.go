@@ -39,13 +39,19 @@ type Evaluator struct {
 	src     pmclient.Source
 	version pcpver.Version // the release whose evaluation rules apply (the check's)
 	metrics []*checker.Metric
+	trees   []grammar.Node // each metric's expression
+	plans   [][]slot       // each metric's nodes, compiled at its first sample
 	pmids   map[string]pmapi.PMID
+	fetch   []pmapi.PMID // every operand's PMID, in a fixed order
 	descs   map[pmapi.PMID]pmapi.Desc
 	defined map[string]bool // defined(name), fixed at bind time as in libpcp
 	state   map[grammar.Node]*nodeState
 	insts   map[pmapi.InDom][]pmclient.Instance
 	regexps map[string]compiledRegexp // matchinst patterns, compiled once
 	observe Observer
+	fetchAt map[pmapi.PMID]int      // each operand's position in fetch
+	fetched []pmclient.MetricValues // the sample's operands, by position in fetch
+	sample  Sample                  // Next's, reused
 }
 
 // Observer is told the values of every node a sample evaluates, as it
@@ -65,7 +71,8 @@ type compiledRegexp struct {
 }
 
 type nodeState struct {
-	prev      []Value
+	prev      []Value // a copy of the operand's values at the last sample
+	spare     []Value // the buffer prev had before (see deltaRate)
 	prevStamp time.Time
 	hasPrev   bool
 	minmax    Value // libpcp returns the stale buffer for min/max of nothing
@@ -96,7 +103,7 @@ const matchCompact = 100
 // New prepares an evaluator for the valid metrics of a check report,
 // following the release the check followed.
 func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evaluator, error) {
-	e := &Evaluator{src: src, version: rep.Version, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, state: map[grammar.Node]*nodeState{}}
+	e := &Evaluator{src: src, version: rep.Version, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, fetchAt: map[pmapi.PMID]int{}, state: map[grammar.Node]*nodeState{}}
 	var names, defNames []string
 	seen, defSeen := map[string]bool{}, map[string]bool{}
 	for _, m := range rep.Metrics {
@@ -105,6 +112,7 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evalua
 		}
 		e.metrics = append(e.metrics, m)
 		tree, _ := m.Def.Tree()
+		e.trees = append(e.trees, tree)
 		grammar.Walk(tree, func(n grammar.Node) bool {
 			if c, ok := n.(*grammar.Call); ok && (c.Func == "defined" || c.Func == "anon") {
 				if mt, ok := c.Arg.(*grammar.Metric); ok && c.Func == "defined" && !defSeen[mt.Name] {
@@ -123,6 +131,7 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evalua
 	if err := e.bind(ctx, rep, names, defNames); err != nil {
 		return nil, err
 	}
+	e.plans = make([][]slot, len(e.metrics))
 	return e, nil
 }
 
@@ -152,6 +161,10 @@ func (e *Evaluator) bind(ctx context.Context, rep *checker.Report, names, defNam
 	}
 	for _, n := range names {
 		if d, ok := bound[n]; ok {
+			if _, dup := e.descs[d.PMID]; !dup {
+				e.fetchAt[d.PMID] = len(e.fetch)
+				e.fetch = append(e.fetch, d.PMID)
+			}
 			e.pmids[n] = d.PMID
 			e.descs[d.PMID] = d
 		}
@@ -168,83 +181,227 @@ func (e *Evaluator) bind(ctx context.Context, rep *checker.Report, names, defNam
 // Metrics lists the metrics evaluated, in definition order.
 func (e *Evaluator) Metrics() []*checker.Metric { return e.metrics }
 
-// Sample fetches every operand once and evaluates every metric.
+// Sample fetches every operand once and evaluates every metric. The
+// sample is the caller's to keep.
 func (e *Evaluator) Sample(ctx context.Context) (*Sample, error) {
-	var pmids []pmapi.PMID
-	for _, p := range e.pmids {
-		pmids = append(pmids, p)
-	}
-	s := &Sample{Timestamp: time.Now()}
-	fetched := map[pmapi.PMID]pmclient.MetricValues{}
-	// A recording is fetched even for constants only: its records are the
-	// samples, and its end ends the evaluation.
-	rec, recorded := e.src.(pmclient.Recording)
-	if len(pmids) > 0 || (recorded && rec.Recorded()) {
-		res, err := e.src.Fetch(ctx, pmids)
-		if err != nil {
-			return nil, err
-		}
-		s.Timestamp = res.Timestamp
-		for _, mv := range res.Metrics {
-			fetched[mv.PMID] = mv
-		}
-	}
-	e.insts = map[pmapi.InDom][]pmclient.Instance{}
-	run := &sampleRun{e: e, ctx: ctx, stamp: s.Timestamp, fetched: fetched}
-	for _, m := range e.metrics {
-		if m.Broken {
-			// Registered without a usable expression: no values.
-			s.Results = append(s.Results, Result{Name: m.Def.Name, Desc: m.Desc})
-			continue
-		}
-		tree, _ := m.Def.Tree()
-		run.m = m
-		vals, err := run.eval(tree)
-		s.Results = append(s.Results, Result{Name: m.Def.Name, Desc: m.Desc, Values: vals, Err: err})
-		if len(vals) > 0 && m.Desc.InDom != pmapi.InDomNull {
-			run.instances(m.Desc.InDom) // names for printing
-		}
+	s := &Sample{}
+	if err := e.take(ctx, s, false); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// sampleRun evaluates the trees of one sample.
-type sampleRun struct {
-	e       *Evaluator
-	ctx     context.Context
-	m       *checker.Metric
-	stamp   time.Time
-	fetched map[pmapi.PMID]pmclient.MetricValues
-}
-
-func (r *sampleRun) desc(n grammar.Node) pmapi.Desc {
-	if ni := r.m.Nodes[n]; ni != nil {
-		return ni.Desc
+// Next is Sample into memory the evaluator reuses: the sample, its results
+// and their values are valid only until the next call to Next or Sample.
+// For callers that use each sample before taking the next (eval over an
+// archive): a replay then allocates next to nothing per sample, fetching
+// through pmclient.FetchReuser when the source has it.
+func (e *Evaluator) Next(ctx context.Context) (*Sample, error) {
+	if err := e.take(ctx, &e.sample, true); err != nil {
+		return nil, err
 	}
-	return pmapi.Desc{}
+	return &e.sample, nil
 }
 
-func (r *sampleRun) scales(n grammar.Node) (mul, div float64) {
-	if ni := r.m.Nodes[n]; ni != nil {
-		return ni.MulScale, ni.DivScale
+// take fills s with one sample: in fresh memory, or (reuse) in the
+// buffers every node keeps from sample to sample.
+func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
+	*s = Sample{Timestamp: time.Now(), Results: s.Results[:0]}
+	if len(e.fetched) != len(e.fetch) {
+		e.fetched = make([]pmclient.MetricValues, len(e.fetch))
 	}
-	return 1, 1
+	clear(e.fetched) // an operand the fetch leaves out has no values
+	// A recording is fetched even for constants only: its records are the
+	// samples, and its end ends the evaluation.
+	rec, recorded := e.src.(pmclient.Recording)
+	if len(e.fetch) > 0 || (recorded && rec.Recorded()) {
+		var res *pmclient.Result
+		var err error
+		if fr, ok := e.src.(pmclient.FetchReuser); ok && reuse {
+			res, err = fr.FetchReused(ctx, e.fetch)
+		} else {
+			res, err = e.src.Fetch(ctx, e.fetch)
+		}
+		if err != nil {
+			return err
+		}
+		s.Timestamp = res.Timestamp
+		for i, mv := range res.Metrics {
+			// Sources answer in the order asked; look up any other.
+			if i >= len(e.fetch) || e.fetch[i] != mv.PMID {
+				var ok bool
+				if i, ok = e.fetchAt[mv.PMID]; !ok {
+					continue
+				}
+			}
+			e.fetched[i] = mv
+		}
+	}
+	if e.insts == nil {
+		e.insts = map[pmapi.InDom][]pmclient.Instance{}
+	}
+	clear(e.insts)
+	if reuse && len(s.Results) == 0 && cap(s.Results) >= len(e.metrics) {
+		// Next's results keep their names and descriptors: only the
+		// values and errors change from sample to sample.
+		s.Results = s.Results[:len(e.metrics)]
+	} else {
+		s.Results = make([]Result, len(e.metrics))
+		for i, m := range e.metrics {
+			s.Results[i].Name, s.Results[i].Desc = m.Def.Name, m.Desc
+		}
+	}
+	run := &sampleRun{e: e, ctx: ctx, stamp: s.Timestamp, reuse: reuse}
+	for i, m := range e.metrics {
+		res := &s.Results[i]
+		if m.Broken {
+			// Registered without a usable expression: no values.
+			res.Values, res.Err = nil, nil
+			continue
+		}
+		if e.plans[i] == nil {
+			e.plans[i] = e.compile(m, e.trees[i], nil)
+		}
+		run.m, run.plan = m, e.plans[i]
+		vals, err := run.eval(e.trees[i])
+		res.Values, res.Err = vals, err
+		if len(vals) > 0 && m.Desc.InDom != pmapi.InDomNull {
+			run.instances(m.Desc.InDom) // names for printing
+		}
+	}
+	return nil
 }
 
-func (r *sampleRun) state(n grammar.Node) *nodeState {
-	st := r.e.state[n]
+// slot is what evaluating one node of one metric looks up: the check's
+// inferred metadata, the node's state, and its children's slots. A
+// metric's slots are compiled once, in a slice indexed by the slot numbers
+// the evaluation passes down, so that no sample looks a node up in a map.
+type slot struct {
+	desc     pmapi.Desc // the check's inferred metadata (zero, scales 1, when it has none)
+	mul, div float64
+	bind     checker.Bind
+	st       *nodeState // shared by every metric the node is in
+	kids     [3]int32   // the children's slots, in the order of children
+	// out holds the node's values in Next's samples, reused.
+	out []Value
+	// An operand's position in the evaluator's fetch list (leafBound: it
+	// has a PMID), looked up at its first sample.
+	leafAt    int32
+	leafBound bool
+	leafSet   bool
+	// A constant's value, computed at its first sample.
+	constSet bool
+	constVal Value
+}
+
+// compile appends the slots of tree n (n's first) to plan.
+func (e *Evaluator) compile(m *checker.Metric, n grammar.Node, plan []slot) []slot {
+	st := e.state[n]
 	if st == nil {
 		st = &nodeState{}
-		r.e.state[n] = st
+		e.state[n] = st
 	}
-	return st
+	id := len(plan)
+	sl := slot{mul: 1, div: 1, bind: checker.BindBoth, st: st, kids: [3]int32{-1, -1, -1}}
+	if ni := m.Nodes[n]; ni != nil {
+		sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
+	}
+	plan = append(plan, sl)
+	for i, c := range children(n) {
+		if c == nil {
+			continue
+		}
+		kid := int32(len(plan))
+		plan = e.compile(m, c, plan)
+		plan[id].kids[i] = kid
+	}
+	return plan
 }
+
+// children are the operands a node evaluates, in the order its slot keeps
+// them (nil for one it lacks).
+func children(n grammar.Node) []grammar.Node {
+	switch n := n.(type) {
+	case *grammar.Paren:
+		return []grammar.Node{n.X}
+	case *grammar.Filter:
+		return []grammar.Node{n.X}
+	case *grammar.Matchinst:
+		return []grammar.Node{n.X}
+	case *grammar.Unary:
+		return []grammar.Node{n.X}
+	case *grammar.Call:
+		return []grammar.Node{n.Arg}
+	case *grammar.Rescale:
+		return []grammar.Node{n.X}
+	case *grammar.Binary:
+		return []grammar.Node{n.L, n.R}
+	case *grammar.Ternary:
+		return []grammar.Node{n.Cond, n.Then, n.Else}
+	}
+	return nil
+}
+
+// sampleRun evaluates the trees of one sample.
+type sampleRun struct {
+	e     *Evaluator
+	ctx   context.Context
+	m     *checker.Metric
+	stamp time.Time
+	reuse bool   // nodes write their values into buffers they keep
+	plan  []slot // the metric's nodes (see compile)
+}
+
+// out returns an empty slice with room for n values to hold a node's
+// values: the node's own buffer, reused from sample to sample, when the
+// run reuses memory (keep it with kept), else fresh memory.
+func (r *sampleRun) out(id int32, n int) []Value {
+	if !r.reuse {
+		return make([]Value, 0, n)
+	}
+	sl := &r.plan[id]
+	if cap(sl.out) < n {
+		sl.out = make([]Value, 0, n)
+	}
+	return sl.out[:0]
+}
+
+// kept records a node's values as its buffer for the next sample, when
+// the run reuses memory (out may have grown it), and returns them.
+func (r *sampleRun) kept(id int32, vals []Value) []Value {
+	if r.reuse && cap(vals) > 0 {
+		r.plan[id].out = vals[:0]
+	}
+	return vals
+}
+
+// one is a node's single value, in the node's buffer when reusing.
+func (r *sampleRun) one(id int32, v Value) []Value {
+	if !r.reuse {
+		return []Value{v}
+	}
+	return r.kept(id, append(r.out(id, 1), v))
+}
+
+// kid is the slot of a node's i-th child (see children).
+func (r *sampleRun) kid(id int32, i int) int32 { return r.plan[id].kids[i] }
+
+func (r *sampleRun) desc(id int32) pmapi.Desc { return r.plan[id].desc }
+
+// info is a node's descriptor and the scales of its value (1, 1 for a node
+// the check did not annotate).
+func (r *sampleRun) info(id int32) (d pmapi.Desc, mul, div float64) {
+	sl := &r.plan[id]
+	return sl.desc, sl.mul, sl.div
+}
+
+func (r *sampleRun) state(id int32) *nodeState { return r.plan[id].st }
 
 // errNoValues marks "no values" (not an error) inside the tree walk.
 var errNoValues = errors.New("no values")
 
 func (r *sampleRun) eval(n grammar.Node) ([]Value, error) {
-	vals, err := r.value(n)
+	vals, err := r.value(n, 0)
 	if errors.Is(err, errNoValues) {
 		return nil, nil
 	}
@@ -252,8 +409,8 @@ func (r *sampleRun) eval(n grammar.Node) ([]Value, error) {
 }
 
 // value returns a node's values; (nil, nil) is "no values".
-func (r *sampleRun) value(n grammar.Node) ([]Value, error) {
-	vals, err := r.nodeValue(n)
+func (r *sampleRun) value(n grammar.Node, id int32) ([]Value, error) {
+	vals, err := r.nodeValue(n, id)
 	if r.e.observe != nil {
 		if errors.Is(err, errNoValues) {
 			r.e.observe(r.m, n, nil, nil)
@@ -264,49 +421,57 @@ func (r *sampleRun) value(n grammar.Node) ([]Value, error) {
 	return vals, err
 }
 
-func (r *sampleRun) nodeValue(n grammar.Node) ([]Value, error) {
+func (r *sampleRun) nodeValue(n grammar.Node, id int32) ([]Value, error) {
 	switch n := n.(type) {
 	case *grammar.Paren:
-		return r.value(n.X)
+		return r.value(n.X, r.kid(id, 0))
 	case *grammar.Metric:
-		vals, err := r.metric(n.Name)
+		vals, err := r.metric(n, id)
 		if err != nil || n.Inst == nil {
 			return vals, err
 		}
-		return r.filterExact(n, r.desc(n).InDom, vals, n.Inst.Name)
+		return r.filterExact(id, r.desc(id).InDom, vals, n.Inst.Name)
 	case *grammar.Number, *grammar.Mkconst:
-		return r.constant(n)
+		return r.constant(n, id)
 	case *grammar.Novalue:
 		return nil, nil
 	case *grammar.Filter:
-		vals, err := r.value(n.X)
+		vals, err := r.value(n.X, r.kid(id, 0))
 		if err != nil {
 			return vals, err
 		}
-		return r.filterExact(n, r.desc(n).InDom, vals, n.Inst.Name)
+		return r.filterExact(id, r.desc(id).InDom, vals, n.Inst.Name)
 	case *grammar.Matchinst:
-		vals, err := r.value(n.X)
+		vals, err := r.value(n.X, r.kid(id, 0))
 		if err != nil {
 			return vals, err
 		}
-		return r.matchinst(n, vals)
+		return r.matchinst(n, id, vals)
 	case *grammar.Unary:
-		return r.unary(n)
+		return r.unary(n, id)
 	case *grammar.Call:
-		return r.call(n)
+		return r.call(n, id)
 	case *grammar.Rescale:
-		return r.rescale(n)
+		return r.rescale(n, id)
 	case *grammar.Binary:
-		return r.binary(n)
+		return r.binary(n, id)
 	case *grammar.Ternary:
-		return r.ternary(n)
+		return r.ternary(n, id)
 	}
 	return nil, fmt.Errorf("evaluator: node %T", n)
 }
 
-func (r *sampleRun) metric(name string) ([]Value, error) {
-	pmid, ok := r.e.pmids[name]
-	if !ok {
+func (r *sampleRun) metric(n *grammar.Metric, id int32) ([]Value, error) {
+	name := n.Name
+	sl := &r.plan[id]
+	if !sl.leafSet {
+		var pmid pmapi.PMID
+		if pmid, sl.leafBound = r.e.pmids[name]; sl.leafBound {
+			sl.leafAt = int32(r.e.fetchAt[pmid])
+		}
+		sl.leafSet = true
+	}
+	if !sl.leafBound {
 		if other, ok := r.e.findMetric(name); ok && other != r.m {
 			// A derived operand: PCP 6 binds it but fetch fails.
 			return nil, pmclient.ErrNoAgent
@@ -318,10 +483,7 @@ func (r *sampleRun) metric(name string) ([]Value, error) {
 		}
 		return nil, pmclient.ErrUnknownName
 	}
-	mv, ok := r.fetched[pmid]
-	if !ok {
-		return nil, nil
-	}
+	mv := &r.e.fetched[sl.leafAt]
 	if mv.Err != nil {
 		return nil, mv.Err
 	}
@@ -341,8 +503,30 @@ func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
 
 // constant evaluates a literal or mkconst: one value, instance PM_IN_NULL,
 // or one per instance for a constant with an instance domain.
-func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
-	d := r.desc(n)
+func (r *sampleRun) constant(n grammar.Node, id int32) ([]Value, error) {
+	sl := &r.plan[id]
+	d := sl.desc
+	if !sl.constSet {
+		sl.constVal, sl.constSet = constValue(n, d), true
+	}
+	v := sl.constVal
+	if d.InDom == pmapi.InDomNull {
+		return r.one(id, v), nil
+	}
+	// PCP 6.2.2+: a constant with an instance domain (meta=, indom=) has
+	// its value for every instance currently in the domain.
+	insts := r.instances(d.InDom)
+	out := r.out(id, len(insts))
+	for _, in := range insts {
+		v.Inst = in.ID
+		out = append(out, v)
+	}
+	return r.kept(id, out), nil
+}
+
+// constValue is a literal's or mkconst's value in the type inferred for it
+// (the same at every sample: evaluated once per node).
+func constValue(n grammar.Node, d pmapi.Desc) Value {
 	text := ""
 	switch n := n.(type) {
 	case *grammar.Number:
@@ -369,18 +553,7 @@ func (r *sampleRun) constant(n grammar.Node) ([]Value, error) {
 			v.Float = 0
 		}
 	}
-	if d.InDom == pmapi.InDomNull {
-		return []Value{v}, nil
-	}
-	// PCP 6.2.2+: a constant with an instance domain (meta=, indom=) has
-	// its value for every instance currently in the domain.
-	insts := r.instances(d.InDom)
-	out := make([]Value, len(insts))
-	for i, in := range insts {
-		out[i] = v
-		out[i].Inst = in.ID
-	}
-	return out, nil
+	return v
 }
 
 // atoi is C's atoi on an unsigned decimal literal: glibc converts with
@@ -414,11 +587,11 @@ func (r *sampleRun) instances(indom pmapi.InDom) []pmclient.Instance {
 // the part before the first space, as pmLookupInDom matches. Like
 // libpcp, it looks the name up only when the operand has values, and
 // once found keeps the instance for good.
-func (r *sampleRun) filterExact(n grammar.Node, indom pmapi.InDom, vals []Value, inst string) ([]Value, error) {
+func (r *sampleRun) filterExact(id int32, indom pmapi.InDom, vals []Value, inst string) ([]Value, error) {
 	if indom == pmapi.InDomNull || len(vals) == 0 {
 		return nil, nil
 	}
-	st := r.state(n)
+	st := r.state(id)
 	if !st.filterFound {
 		if lk, ok := r.e.src.(pmclient.InstanceLookuper); ok {
 			// Live: the PMDA matches the name, as pmLookupInDom asks it to.
@@ -442,7 +615,7 @@ func (r *sampleRun) filterExact(n grammar.Node, indom pmapi.InDom, vals []Value,
 	}
 	for _, v := range vals {
 		if v.Inst == st.filterID {
-			return []Value{v}, nil
+			return r.one(id, v), nil
 		}
 	}
 	return nil, nil
@@ -459,22 +632,22 @@ type timedInstances interface {
 // first sees it (from an archive, in the instance domain at the
 // sample's time), remembers the verdict, and forgets instances that
 // stop coming (see matchCompact).
-func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, error) {
+func (r *sampleRun) matchinst(n *grammar.Matchinst, id int32, vals []Value) ([]Value, error) {
 	re, err := r.e.regexp(n.Pattern)
 	if err != nil {
 		return nil, err
 	}
-	st := r.state(n)
+	st := r.state(id)
 	if st.matched == nil {
 		st.matched = map[int32]*instMatch{}
 	}
 	var names map[int32]string
-	var out []Value
+	out := r.out(id, len(vals))
 	for _, v := range vals {
 		m := st.matched[v.Inst]
 		if m == nil {
 			if names == nil {
-				names = r.instanceNames(r.desc(n).InDom)
+				names = r.instanceNames(r.desc(id).InDom)
 			}
 			name, ok := names[v.Inst]
 			m = &instMatch{match: ok && re.MatchString(name) != n.Invert}
@@ -496,7 +669,10 @@ func (r *sampleRun) matchinst(n *grammar.Matchinst, vals []Value) ([]Value, erro
 		}
 		st.uses = 0
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(id, out), nil
 }
 
 // instanceNames maps the instances of indom to their names up to the
@@ -530,13 +706,13 @@ func (e *Evaluator) regexp(pattern string) (*regexp.Regexp, error) {
 	return re, err
 }
 
-func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
-	x, err := r.value(n.X)
+func (r *sampleRun) unary(n *grammar.Unary, id int32) ([]Value, error) {
+	x, err := r.value(n.X, r.kid(id, 0))
 	if err != nil || len(x) == 0 {
 		return x, err
 	}
-	xt := r.desc(n.X).Type
-	out := make([]Value, len(x))
+	xt := r.desc(r.kid(id, 0)).Type
+	out := r.out(id, len(x))[:len(x)]
 	for i, v := range x {
 		o := Value{Inst: v.Inst}
 		if n.Op == "!" {
@@ -569,7 +745,7 @@ func (r *sampleRun) unary(n *grammar.Unary) ([]Value, error) {
 		}
 		out[i] = o
 	}
-	return out, nil
+	return r.kept(id, out), nil
 }
 
 func b2i(b bool) int64 {

@@ -11,27 +11,27 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
+func (r *sampleRun) call(n *grammar.Call, id int32) ([]Value, error) {
 	switch n.Func {
 	case "defined":
 		m := n.Arg.(*grammar.Metric)
-		return []Value{{Inst: pmclient.InNull, Uint: uint64(b2i(r.e.defined[m.Name]))}}, nil
+		return r.one(id, Value{Inst: pmclient.InNull, Uint: uint64(b2i(r.e.defined[m.Name]))}), nil
 	case "anon":
 		return nil, nil
 	case "count":
-		x, err := r.value(n.Arg)
+		x, err := r.value(n.Arg, r.kid(id, 0))
 		if err != nil {
 			x = nil // count() maps an operand error to 0
 		}
-		return []Value{{Inst: pmclient.InNull, Uint: uint64(len(x))}}, nil
+		return r.one(id, Value{Inst: pmclient.InNull, Uint: uint64(len(x))}), nil
 	case "delta", "rate":
-		return r.deltaRate(n)
+		return r.deltaRate(n, id)
 	}
-	x, err := r.value(n.Arg)
+	x, err := r.value(n.Arg, r.kid(id, 0))
 	if err != nil {
 		return nil, err
 	}
-	xt := r.desc(n.Arg).Type
+	xt := r.desc(r.kid(id, 0)).Type
 	switch n.Func {
 	case "instant":
 		return x, nil
@@ -41,28 +41,27 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		}
 		v := x[0]
 		v.Inst = pmclient.InNull
-		return []Value{v}, nil
+		return r.one(id, v), nil
 	case "avg":
 		// libpcp adds each value divided by the count, in float.
 		var avg float32
 		for _, v := range x {
 			avg += float32(Float64(xt, v)) / float32(len(x))
 		}
-		out := Value{Inst: pmclient.InNull, Float: float64(avg)}
-		return []Value{out}, nil
+		return r.one(id, Value{Inst: pmclient.InNull, Float: float64(avg)}), nil
 	case "sum":
 		out := Value{Inst: pmclient.InNull}
 		for _, v := range x {
 			out = arith(xt, "+", out, v)
 		}
-		return []Value{out}, nil
+		return r.one(id, out), nil
 	case "min", "max":
-		st := r.state(n)
+		st := r.state(id)
 		if len(x) == 0 {
 			// libpcp returns whatever its buffer held: 0 at first.
 			v := st.minmax
 			v.Inst = pmclient.InNull
-			return []Value{v}, nil
+			return r.one(id, v), nil
 		}
 		best := x[0]
 		for _, v := range x[1:] {
@@ -73,7 +72,7 @@ func (r *sampleRun) call(n *grammar.Call) ([]Value, error) {
 		}
 		best.Inst = pmclient.InNull
 		st.minmax = best
-		return []Value{best}, nil
+		return r.one(id, best), nil
 	}
 	return nil, nil
 }
@@ -100,26 +99,30 @@ func cmp3(lt, gt bool) int {
 }
 
 // deltaRate compares each instance with the previous sample's.
-func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
-	x, err := r.value(n.Arg)
+func (r *sampleRun) deltaRate(n *grammar.Call, id int32) ([]Value, error) {
+	x, err := r.value(n.Arg, r.kid(id, 0))
 	if c, ok := grammar.Unwrap(n.Arg).(*grammar.Call); ok && c.Func == "defined" && err == nil {
 		// libpcp sets defined()'s value once, at bind, and never keeps a
 		// previous one: delta() and rate() of it have no values (6.3+).
 		return nil, nil
 	}
-	st := r.state(n)
+	st := r.state(id)
 	prev, prevStamp, hadPrev := st.prev, st.prevStamp, st.hasPrev
 	if err != nil {
-		st.prev, st.hasPrev = nil, false
+		st.prev, st.hasPrev = st.prev[:0], false
 		return nil, err
 	}
-	st.prev, st.prevStamp, st.hasPrev = x, r.stamp, true
+	// The operand's values are kept as a copy (they may be a buffer the
+	// next sample reuses), in the buffer prev had the time before: the
+	// one prev holds now is read below and kept for the time after.
+	st.prev, st.spare = append(st.spare[:0], x...), prev
+	st.prevStamp, st.hasPrev = r.stamp, true
 	if !hadPrev || len(prev) == 0 || len(x) == 0 {
 		return nil, nil
 	}
-	xd := r.desc(n.Arg)
+	xd := r.desc(r.kid(id, 0))
 	elapsed := r.stamp.Sub(prevStamp).Seconds()
-	var out []Value
+	out := r.out(id, len(x))
 	for i, v := range x {
 		j := i
 		if j >= len(prev) {
@@ -192,7 +195,10 @@ func (r *sampleRun) deltaRate(n *grammar.Call) ([]Value, error) {
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(id, out), nil
 }
 
 // timeUtilisationScale converts a time counter's unit to seconds.
@@ -207,20 +213,20 @@ func timeUtilisationScale(scale int8) float64 {
 	return f
 }
 
-func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
-	x, err := r.value(n.X)
+func (r *sampleRun) rescale(n *grammar.Rescale, id int32) ([]Value, error) {
+	x, err := r.value(n.X, r.kid(id, 0))
 	if err != nil || len(x) == 0 {
 		return x, err
 	}
-	xd := r.desc(n.X)
-	to := r.desc(n).Units
+	xd := r.desc(r.kid(id, 0))
+	to := r.desc(id).Units
 	mult, div, cerr := checker.ConvFactors(r.e.version)(xd.Units, to)
 	if cerr != nil {
 		return nil, nil
 	}
 	extra, _ := pmapi.ConvExtra(xd.Units, to)
 	hasExtra := xd.Units.ExtraUnit != 0 && xd.Units.ExtraScale != to.ExtraScale
-	out := make([]Value, 0, len(x))
+	out := r.out(id, len(x))
 	for _, v := range x {
 		o := Value{Inst: v.Inst}
 		switch xd.Type {
@@ -242,7 +248,7 @@ func (r *sampleRun) rescale(n *grammar.Rescale) ([]Value, error) {
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	return r.kept(id, out), nil
 }
 
 // convertExtra applies a 7.2 extra-unit conversion in double precision and
@@ -337,21 +343,21 @@ func int32Op(op string, x, y int32) int32 {
 // binary evaluates an operator over two value lists: an inner join on
 // instance id in left order, capped at the shorter list, with singular
 // operands broadcast (libpcp's cursor walk).
-func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
-	l, err := r.value(n.L)
+func (r *sampleRun) binary(n *grammar.Binary, id int32) ([]Value, error) {
+	l, err := r.value(n.L, r.kid(id, 0))
 	if err != nil {
 		return nil, err
 	}
-	rv, err := r.value(n.R)
+	rv, err := r.value(n.R, r.kid(id, 1))
 	if err != nil {
 		return nil, err
 	}
 	if len(l) == 0 || len(rv) == 0 {
 		return nil, nil
 	}
-	ld, rd, d := r.desc(n.L), r.desc(n.R), r.desc(n)
-	lmul, ldiv := r.scales(n.L)
-	rmul, rdiv := r.scales(n.R)
+	ld, lmul, ldiv := r.info(r.kid(id, 0))
+	rd, rmul, rdiv := r.info(r.kid(id, 1))
+	d := r.desc(id)
 	// The type operands are converted to: the result type, or for
 	// comparisons and booleans the promoted type of the pair.
 	opType := d.Type
@@ -384,7 +390,7 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 	}
 	lSingular := ld.InDom == pmapi.InDomNull
 	rSingular := rd.InDom == pmapi.InDomNull
-	var out []Value
+	out := r.out(id, max(len(l), len(rv)))
 	switch {
 	case lSingular && rSingular:
 		out = append(out, apply(l[0], rv[0], rv[0].Inst))
@@ -418,7 +424,10 @@ func (r *sampleRun) binary(n *grammar.Binary) ([]Value, error) {
 			j = (j + 1) % len(rv)
 		}
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(id, out), nil
 }
 
 func promoteType(a, b pmapi.Type) pmapi.Type {
@@ -466,31 +475,31 @@ func isZero(t pmapi.Type, v Value) bool { return Float64(t, v) == 0 }
 
 // ternary chooses per position: the guard's i-th value (its last one for
 // the rest) picks the branch; a singular branch is broadcast.
-func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
-	if ni := r.m.Nodes[n]; ni != nil && ni.Bind != checker.BindBoth {
+func (r *sampleRun) ternary(n *grammar.Ternary, id int32) ([]Value, error) {
+	if sl := &r.plan[id]; sl.bind != checker.BindBoth {
 		// A static guard (PCP 6.2.2+): only the selected branch is
 		// bound and fetched; its values are the ternary's.
-		branch := n.Then
-		if ni.Bind == checker.BindElse {
-			branch = n.Else
+		branch, bid := n.Then, r.kid(id, 1)
+		if sl.bind == checker.BindElse {
+			branch, bid = n.Else, r.kid(id, 2)
 		}
 		if _, ok := grammar.Unwrap(branch).(*grammar.Novalue); ok {
 			return nil, nil
 		}
-		return r.value(branch)
+		return r.value(branch, bid)
 	}
 	// libpcp evaluates the guard, then each branch, stopping only at an
 	// error: a guard with no values still lets the branches keep the
 	// history delta() and rate() need for the next sample.
-	g, err := r.value(n.Cond)
+	g, err := r.value(n.Cond, r.kid(id, 0))
 	if err != nil {
 		return nil, err
 	}
-	a, err := r.value(n.Then)
+	a, err := r.value(n.Then, r.kid(id, 1))
 	if err != nil {
 		return nil, err
 	}
-	b, err := r.value(n.Else)
+	b, err := r.value(n.Else, r.kid(id, 2))
 	if err != nil {
 		return nil, err
 	}
@@ -502,10 +511,10 @@ func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
 	if (len(a) == 0 && !aNovalue) || (len(b) == 0 && !bNovalue) {
 		return nil, nil
 	}
-	gt := r.desc(n.Cond).Type
+	gt := r.desc(r.kid(id, 0)).Type
 	count := max(len(a), len(b))
-	instFromElse := r.desc(n.Then).InDom == pmapi.InDomNull && r.desc(n.Else).InDom != pmapi.InDomNull
-	var out []Value
+	instFromElse := r.desc(r.kid(id, 1)).InDom == pmapi.InDomNull && r.desc(r.kid(id, 2)).InDom != pmapi.InDomNull
+	out := r.out(id, count)
 	choose := false
 	for i := 0; i < count; i++ {
 		if i < len(g) {
@@ -530,5 +539,8 @@ func (r *sampleRun) ternary(n *grammar.Ternary) ([]Value, error) {
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return r.kept(id, out), nil
 }

@@ -50,6 +50,16 @@ type Recording interface {
 	Recorded() bool
 }
 
+// FetchReuser is implemented by sources that can deliver a fetch into
+// memory they reuse (archives): FetchReused is Fetch, but its Result, the
+// Metrics in it and their Values are valid only until the source's next
+// Fetch or FetchReused (strings stay valid). A caller that uses each
+// result before asking for the next (a replay, an evaluation) then costs
+// no allocation per fetch.
+type FetchReuser interface {
+	FetchReused(ctx context.Context, pmids []pmapi.PMID) (*Result, error)
+}
+
 // Child is one entry of a PMNS node listing.
 type Child struct {
 	Name string

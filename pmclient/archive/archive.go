@@ -67,6 +67,7 @@ type Archive struct {
 
 	mu       sync.Mutex
 	replay   *replayer
+	fetched  fetchState
 	replayAt time.Time
 	end      time.Time
 	endRead  bool
@@ -238,6 +239,7 @@ type recordReader struct {
 	// whole file's budget. overTotal is the error for a record past it.
 	total     int64
 	overTotal func() error
+	hdr       [4]byte // read's, here so that it is not allocated per record
 }
 
 // next returns a record's bytes including both length words; io.EOF at a
@@ -251,14 +253,14 @@ func (rr *recordReader) next() ([]byte, error) {
 // small, and returns buf[:front+length]: the record after front bytes the
 // caller may use. io.EOF at a clean end.
 func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(rr.r, hdr[:]); err != nil {
+	hdr := rr.hdr[:]
+	if _, err := io.ReadFull(rr.r, hdr); err != nil {
 		if err == io.EOF {
 			return nil, io.EOF
 		}
 		return nil, rr.failure(err, "truncated record header")
 	}
-	n := int64(binary.BigEndian.Uint32(hdr[:]))
+	n := int64(binary.BigEndian.Uint32(hdr))
 	if n < 8 || n > MaxRecordBytes {
 		return nil, fmt.Errorf("%s at byte %d: record length %d (the cap is archive.MaxRecordBytes, %d): %w", rr.path, rr.off, n, MaxRecordBytes, errCorrupt)
 	}
@@ -268,7 +270,7 @@ func (rr *recordReader) read(buf []byte, front int) ([]byte, error) {
 	if rr.size >= 0 && rr.off+n > rr.size {
 		return nil, fmt.Errorf("%s at byte %d: record of %d bytes is truncated: the file has %d bytes left: %w", rr.path, rr.off, n, rr.size-rr.off, errCorrupt)
 	}
-	buf, err := readGrowing(rr.r, buf, front, hdr[:], int(n))
+	buf, err := readGrowing(rr.r, buf, front, hdr, int(n))
 	if err != nil {
 		return nil, rr.failure(err, fmt.Sprintf("record of %d bytes is truncated", n))
 	}

@@ -27,7 +27,8 @@ func benchArchive(b *testing.B) (base string, size int64) {
 }
 
 // BenchmarkArchiveScan opens an archive and replays every data record,
-// decoding every value: pmdumplog -a's work without the printing.
+// decoding every value into reused memory: pmdumplog -a's work without
+// the printing.
 func BenchmarkArchiveScan(b *testing.B) {
 	base, size := benchArchive(b)
 	ctx := context.Background()
@@ -42,7 +43,7 @@ func BenchmarkArchiveScan(b *testing.B) {
 		}
 		rd := a.Records()
 		for {
-			rec, err := rd.Next(ctx)
+			rec, err := rd.NextReused(ctx)
 			if errors.Is(err, io.EOF) {
 				break
 			}

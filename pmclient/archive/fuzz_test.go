@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -143,11 +144,22 @@ func FuzzReadRecords(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rd := a.Records()
-		defer rd.Close()
+		// Fresh records, then again into reused memory: the same
+		// records, or the same failure.
+		fresh, reused := a.Records(), a.Records()
+		defer fresh.Close()
+		defer reused.Close()
 		for i := 0; i < 10000; i++ {
-			if _, err := rd.Next(context.Background()); err != nil {
+			want, werr := fresh.Next(context.Background())
+			got, err := reused.NextReused(context.Background())
+			if (werr == nil) != (err == nil) {
+				t.Fatalf("record %d: Next %v, NextReused %v", i, werr, err)
+			}
+			if err != nil {
 				return
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("record %d: NextReused %+v, Next %+v", i, got, want)
 			}
 		}
 	})

@@ -112,7 +112,7 @@ func (a *Archive) ReplayFrom(ctx context.Context, t time.Time) error {
 	defer rd.Close()
 	pos := rd.Position()
 	for {
-		rec, err := rd.Next(ctx)
+		rec, err := rd.NextReused(ctx)
 		if errors.Is(err, io.EOF) {
 			pos = rd.Position()
 			break

@@ -32,6 +32,10 @@ type replayer struct {
 	// skipTo is where in the first volume opened reading starts (see
 	// RecordsFrom); 0 for just after its label.
 	skipTo int64
+	// dec decodes the records' values; rec is the Record NextReused
+	// returns, again and again.
+	dec wire.Decoder
+	rec Record
 }
 
 // Records replays every data record from the start, in time order.
@@ -40,8 +44,15 @@ func (a *Archive) Records() *Reader { return &Reader{r: &replayer{a: a, vol: -1}
 // Reader iterates over an archive's data records.
 type Reader struct{ r *replayer }
 
-// Next returns the next record, or io.EOF after the last.
-func (rd *Reader) Next(ctx context.Context) (*Record, error) { return rd.r.next(ctx) }
+// Next returns the next record, or io.EOF after the last. The record is
+// the caller's to keep.
+func (rd *Reader) Next(ctx context.Context) (*Record, error) { return rd.r.next(ctx, false) }
+
+// NextReused is Next into memory the Reader reuses: the record, its
+// metrics and their values are valid only until the next call (strings
+// stay valid). Reading a whole archive this way allocates next to
+// nothing per record.
+func (rd *Reader) NextReused(ctx context.Context) (*Record, error) { return rd.r.next(ctx, true) }
 
 // Close releases the open volume.
 func (rd *Reader) Close() error { return rd.r.close() }
@@ -55,7 +66,7 @@ func (r *replayer) close() error {
 	return nil
 }
 
-func (r *replayer) next(ctx context.Context) (*Record, error) {
+func (r *replayer) next(ctx context.Context, reuse bool) (*Record, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -78,7 +89,11 @@ func (r *replayer) next(ctx context.Context) (*Record, error) {
 			return nil, err
 		}
 		r.buf = buf
-		out, err := r.a.decodeRecord(buf)
+		out := &r.rec
+		if !reuse {
+			out = &Record{}
+		}
+		err = r.a.decodeRecord(buf, &r.dec, out, reuse)
 		if err != nil {
 			return nil, fmt.Errorf("%s at byte %d: %w", r.rr.path, r.rr.off-int64(len(buf)-recordFront), err)
 		}
@@ -94,7 +109,11 @@ func (r *replayer) openVolume() error {
 	if err != nil {
 		return fmt.Errorf("archive volume: %w", err)
 	}
-	rr := &recordReader{r: bufio.NewReaderSize(f, 256<<10), path: v.path, size: size}
+	bufSize := 256 << 10
+	if size >= 0 {
+		bufSize = min(bufSize, max(int(size), 4096)) // a small volume needs no more
+	}
+	rr := &recordReader{r: bufio.NewReaderSize(f, bufSize), path: v.path, size: size}
 	rec, err := rr.next()
 	if err == io.EOF {
 		// Not the archive's end: a volume without even a label is broken.
@@ -131,26 +150,33 @@ func (r *replayer) openVolume() error {
 const recordFront = 8
 
 // decodeRecord decodes a data record read after recordFront spare bytes,
-// inside the frame of the PDU it was made from (without its trailer).
-// Nothing decoded points into framed.
-func (a *Archive) decodeRecord(framed []byte) (*Record, error) {
+// inside the frame of the PDU it was made from (without its trailer), into
+// out: with dec's reused buffers when reuse is set, else into fresh
+// memory. Nothing decoded points into framed.
+func (a *Archive) decodeRecord(framed []byte, dec *wire.Decoder, out *Record, reuse bool) error {
 	pdu := framed[:len(framed)-4]
-	c := &cursor{b: pdu, off: 12}
-	out := &Record{Timestamp: c.stamp(a.label.Version)}
+	c := cursor{b: pdu, off: 12}
+	*out = Record{Timestamp: c.stamp(a.label.Version)}
 	n := int(int32(c.u32()))
 	if c.err != nil {
-		return nil, c.err
+		return c.err
 	}
 	if n == 0 {
 		out.Mark = true
-		return out, nil
+		return nil
 	}
-	metrics, err := wire.DecodeVsets(pdu, c.off, n, a.meta.types)
+	var metrics []pmclient.MetricValues
+	var err error
+	if reuse {
+		metrics, err = dec.Decode(pdu, c.off, n, a.meta.types)
+	} else {
+		metrics, err = dec.DecodeFresh(pdu, c.off, n, a.meta.types)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+		return fmt.Errorf("%w: %v", errCorrupt, err)
 	}
 	out.Metrics = metrics
-	return out, nil
+	return nil
 }
 
 // Recorded implements pmclient.Recording: Fetch replays the records.
@@ -162,43 +188,87 @@ func (a *Archive) Recorded() bool { return true }
 // records), with no values for those it lacks, and io.EOF after the last
 // record. Rewind starts again.
 func (a *Archive) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
+	return a.fetch(ctx, pmids, false)
+}
+
+// FetchReused implements pmclient.FetchReuser: Fetch into memory the
+// archive reuses, valid until the next Fetch or FetchReused.
+func (a *Archive) FetchReused(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
+	return a.fetch(ctx, pmids, true)
+}
+
+// fetch is Fetch, into a.fetched's reused memory when reuse is set.
+func (a *Archive) fetch(ctx context.Context, pmids []pmapi.PMID, reuse bool) (*pmclient.Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.replay == nil {
 		a.replay = &replayer{a: a, vol: -1}
 	}
+	f := &a.fetched
+	if f.at == nil {
+		f.at = map[pmapi.PMID]int{}
+	}
 	var rec *Record
-	have := map[pmapi.PMID]pmclient.MetricValues{}
 	for {
 		var err error
-		if rec, err = a.replay.next(ctx); err != nil {
+		if rec, err = a.replay.next(ctx, true); err != nil {
 			return nil, err
 		}
-		clear(have)
-		for _, m := range rec.Metrics {
-			have[m.PMID] = m
+		clear(f.at)
+		for i, m := range rec.Metrics {
+			f.at[m.PMID] = i
 		}
-		if !rec.Mark && (len(pmids) == 0 || anyPresent(have, pmids)) {
+		if !rec.Mark && (len(pmids) == 0 || f.anyPresent(pmids)) {
 			break
 		}
 		// Like pmFetch in forward mode, skip <mark> records and records
 		// with none of the metrics (Records reports every record).
 	}
-	res := &pmclient.Result{Timestamp: rec.Timestamp, Mark: rec.Mark}
+	a.replayAt = rec.Timestamp
+	res := &f.res
+	if !reuse {
+		res = &pmclient.Result{}
+	}
+	*res = pmclient.Result{Timestamp: rec.Timestamp, Mark: rec.Mark, Metrics: res.Metrics[:0]}
+	if !reuse {
+		res.Metrics = make([]pmclient.MetricValues, 0, len(pmids))
+	}
+	total := 0
 	for _, p := range pmids {
-		m, ok := have[p]
-		if !ok {
-			m = pmclient.MetricValues{PMID: p}
+		m := pmclient.MetricValues{PMID: p}
+		if i, ok := f.at[p]; ok {
+			m = rec.Metrics[i]
+			total += len(m.Values)
 		}
 		res.Metrics = append(res.Metrics, m)
 	}
-	a.replayAt = rec.Timestamp
+	if reuse {
+		f.res.Metrics = res.Metrics
+		return res, nil
+	}
+	// The record's values are in the replayer's reused memory: copy the
+	// ones asked for, all in one slab.
+	slab := make([]pmapi.Value, 0, total)
+	for i := range res.Metrics {
+		if vals := res.Metrics[i].Values; len(vals) > 0 {
+			start := len(slab)
+			slab = append(slab, vals...)
+			res.Metrics[i].Values = slab[start:len(slab):len(slab)]
+		}
+	}
 	return res, nil
 }
 
-func anyPresent(have map[pmapi.PMID]pmclient.MetricValues, pmids []pmapi.PMID) bool {
+// fetchState is what Fetch reuses from call to call: where each metric
+// is in the current record, and FetchReused's result.
+type fetchState struct {
+	at  map[pmapi.PMID]int
+	res pmclient.Result
+}
+
+func (f *fetchState) anyPresent(pmids []pmapi.PMID) bool {
 	for _, p := range pmids {
-		if _, ok := have[p]; ok {
+		if _, ok := f.at[p]; ok {
 			return true
 		}
 	}
@@ -254,7 +324,7 @@ func (a *Archive) End(ctx context.Context) (time.Time, error) {
 	defer rd.Close()
 	var last time.Time
 	for {
-		rec, err := rd.Next(ctx)
+		rec, err := rd.NextReused(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}

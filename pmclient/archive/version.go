@@ -22,7 +22,7 @@ func (a *Archive) Version(ctx context.Context) (string, error) {
 	rd := a.Records()
 	defer rd.Close()
 	for range versionScanRecords {
-		rec, err := rd.Next(ctx)
+		rec, err := rd.NextReused(ctx)
 		if errors.Is(err, io.EOF) {
 			return "", nil
 		}

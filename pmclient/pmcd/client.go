@@ -11,6 +11,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/wire"
 )
 
 // Options tune a Client. Zero values take PCP's defaults, read from the
@@ -45,6 +46,7 @@ type Client struct {
 	failures    int
 	retryAt     time.Time
 	types       map[pmapi.PMID]pmapi.Type
+	dec         wire.Decoder // Fetch's: layouts and strings seen before
 	// Changes accumulates pmcd state-change flags (agents added or
 	// restarted, names changed) seen since the caller last cleared them.
 	changes int32
@@ -175,6 +177,9 @@ func (c *Client) do(ctx context.Context, fn func(*conn) error) error {
 // pmcdError reports whether err is an error pmcd sent in an ERROR PDU
 // (the stream is then fine), as opposed to a local failure.
 func pmcdError(err error) (pmclient.Error, bool) {
+	if err == nil {
+		return 0, false
+	}
 	var pe pmclient.Error
 	if !errors.As(err, &pe) {
 		return 0, false
@@ -232,24 +237,20 @@ func (c *Client) NamesOf(ctx context.Context, pmids []pmapi.PMID) ([][]string, [
 	names := make([][]string, len(pmids))
 	errs := make([]error, len(pmids))
 	err := c.do(ctx, func(cn *conn) error {
-		for i, id := range pmids {
+		return cn.roundTrips(ctx, len(pmids), func(dst []byte, i int) []byte {
 			var w builder
 			w.u32(0)
 			w.u32(1)
-			w.u32(uint32(id))
-			p, err := cn.roundTrip(ctx, w.pdu(pduPMNSIDs), nil)
+			w.u32(uint32(pmids[i]))
+			return append(dst, w.pdu(pduPMNSIDs)...)
+		}, func(i int, p []byte, err error) error {
 			if pe, ok := pmcdError(err); ok {
 				errs[i] = pe
-				continue
+				return nil
 			}
-			if err != nil {
-				return err
-			}
-			if names[i], _, err = decodeNames(p); err != nil {
-				return err
-			}
-		}
-		return nil
+			names[i], _, err = decodeNames(p)
+			return err
+		})
 	})
 	return names, errs, err
 }
@@ -292,20 +293,16 @@ func (c *Client) Descs(ctx context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, [
 	errs := make([]error, len(pmids))
 	err := c.do(ctx, func(cn *conn) error {
 		if cn.features&featureDescs == 0 {
-			for i, id := range pmids {
-				p, err := cn.roundTrip(ctx, encodeDescReq(id), nil)
+			return cn.roundTrips(ctx, len(pmids), func(dst []byte, i int) []byte {
+				return append(dst, encodeDescReq(pmids[i])...)
+			}, func(i int, p []byte, err error) error {
 				if pe, ok := pmcdError(err); ok {
 					errs[i] = pe
-					continue
+					return nil
 				}
-				if err != nil {
-					return err
-				}
-				if descs[i], err = decodeDesc(p); err != nil {
-					return err
-				}
-			}
-			return nil
+				descs[i], err = decodeDesc(p)
+				return err
+			})
 		}
 		const batch = 16000
 		for start := 0; start < len(pmids); start += batch {
@@ -338,6 +335,9 @@ func (c *Client) Descs(ctx context.Context, pmids []pmapi.PMID) ([]pmapi.Desc, [
 	c.mu.Lock()
 	for i, d := range descs {
 		if errs[i] == nil {
+			if t, ok := c.types[d.PMID]; ok && t != d.Type {
+				c.dec.ForgetTypes()
+			}
 			c.types[d.PMID] = d.Type
 		}
 	}
@@ -424,7 +424,9 @@ func (c *Client) sendProfile(ctx context.Context, cn *conn) error {
 	if c.profileSent {
 		return nil
 	}
-	if err := cn.write(ctx, encodeProfile(0)); err != nil {
+	rq := cn.begin(ctx)
+	defer rq.end()
+	if err := cn.write(rq, encodeProfile(0)); err != nil {
 		return err
 	}
 	c.profileSent = true
@@ -449,17 +451,25 @@ func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Resul
 	}
 	var res *pmclient.Result
 	err := c.do(ctx, func(cn *conn) error {
-		if err := c.sendProfile(ctx, cn); err != nil {
-			return err
+		// The instance profile, when not sent yet, goes in the same write
+		// as the fetch: it has no reply.
+		req := cn.wbuf[:0]
+		if !c.profileSent {
+			req = append(req, encodeProfile(0)...)
 		}
-		p, err := cn.roundTrip(ctx, encodeFetch(0, pmids, cn.features&featureHighres != 0), &c.changes)
+		req = appendFetch(req, 0, pmids, cn.features&featureHighres != 0)
+		if cap(req) <= maxKeptBuffer {
+			cn.wbuf = req
+		}
+		p, err := cn.roundTrip(ctx, req, &c.changes)
+		c.profileSent = true // or the connection is dropped
 		if err != nil {
 			return err
 		}
 		if t := pduType(p); t != pduResult && t != pduHighresResult {
 			return fmt.Errorf("%w: fetch answered with PDU type %#x", pmclient.ErrIPC, t)
 		}
-		res, err = decodeResult(p, c.types)
+		res, err = decodeResult(p, c.types, &c.dec)
 		return err
 	})
 	return res, err

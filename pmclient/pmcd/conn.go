@@ -1,6 +1,7 @@
 package pmcd
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -63,12 +64,22 @@ func Endpoints(spec string, getenv func(string) string) ([]Endpoint, error) {
 // conn is one connection to pmcd after a successful handshake.
 type conn struct {
 	nc       net.Conn
+	br       *bufio.Reader // a PDU usually arrives whole: one read call for it
 	endpoint Endpoint
 	features uint16
 	timeout  time.Duration // for each PDU read or written
 	deadline time.Duration // for each request as a whole
 	maxPDU   int
+	// rbuf holds the PDU read last (see read); wbuf the request written
+	// last (see Client.Fetch). Both are reused while they stay small.
+	rbuf []byte
+	wbuf []byte
+	hdr  [headerLen]byte // read's, here so that it is not allocated per PDU
 }
+
+// maxKeptBuffer is the largest read or write buffer a conn keeps for the
+// next PDU: a rare large reply (a whole PMNS) does not stay allocated.
+const maxKeptBuffer = 1 << 20
 
 // dial connects to the first endpoint that answers and shakes hands, each
 // attempt within the connect timeout.
@@ -93,10 +104,10 @@ func dialOne(ctx context.Context, ep Endpoint, opts Options) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{nc: nc, endpoint: ep, timeout: opts.RequestTimeout, deadline: opts.RequestDeadline, maxPDU: opts.MaxPDU}
-	hctx, cancel := c.request(ctx)
-	defer cancel()
-	if err := c.handshake(hctx); err != nil {
+	c := &conn{nc: nc, br: bufio.NewReaderSize(nc, 16<<10), endpoint: ep, timeout: opts.RequestTimeout, deadline: opts.RequestDeadline, maxPDU: opts.MaxPDU}
+	rq := c.begin(ctx)
+	defer rq.end()
+	if err := c.handshake(rq); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%s %s: %w", ep.Network, ep.Address, err)
 	}
@@ -121,16 +132,36 @@ func (e *DeadlineError) Error() string {
 // then dropped, since the answer may still arrive.
 func (e *DeadlineError) Unwrap() error { return pmclient.ErrTimeout }
 
-// request derives the context of one request: its deadline is the
-// request deadline from now, or the caller's if that is sooner, and
-// its cause a *DeadlineError whose Notices roundTrip fills in.
-func (c *conn) request(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, c.deadline, &DeadlineError{Deadline: c.deadline})
+// request is one request's timing: the caller's context and the request
+// deadline (Options.RequestDeadline from its start). It allocates nothing
+// for a context that cannot be cancelled, and one watch otherwise: a
+// fetch costs no timers of its own.
+type request struct {
+	ctx     context.Context
+	c       *conn
+	expires time.Time
+	stop    func() bool // the context's watch, nil for none
+}
+
+// begin starts a request. end must be called when it is over.
+func (c *conn) begin(ctx context.Context) request {
+	rq := request{ctx: ctx, c: c, expires: time.Now().Add(c.deadline)}
+	if ctx.Done() != nil {
+		// A blocking socket call returns when ctx is cancelled.
+		rq.stop = context.AfterFunc(ctx, func() { c.nc.SetDeadline(time.Now()) })
+	}
+	return rq
+}
+
+func (rq request) end() {
+	if rq.stop != nil {
+		rq.stop()
+	}
 }
 
 // handshake reads pmcd's challenge and sends plain credentials.
-func (c *conn) handshake(ctx context.Context) error {
-	p, err := c.read(ctx)
+func (c *conn) handshake(rq request) error {
+	p, err := c.read(rq)
 	if err != nil {
 		return fmt.Errorf("waiting for pmcd's greeting: %w", err)
 	}
@@ -165,69 +196,88 @@ func (c *conn) handshake(ctx context.Context) error {
 	w.u32(0x01020000 | flags&0xffff) // CVERSION, version 2, flags
 	pdu := w.pdu(pduCreds)
 	binary.BigEndian.PutUint32(pdu[8:], uint32(os.Getpid()))
-	return c.write(ctx, pdu)
+	return c.write(rq, pdu)
 }
 
-// ioDeadline is the earlier of the request timeout and the context's.
-func (c *conn) ioDeadline(ctx context.Context) time.Time {
-	d := time.Now().Add(c.timeout)
-	if cd, ok := ctx.Deadline(); ok && cd.Before(d) {
+// ioDeadline is the earliest of the request timeout from now, the
+// request deadline and the context's.
+func (rq request) ioDeadline() time.Time {
+	d := time.Now().Add(rq.c.timeout)
+	if rq.expires.Before(d) {
+		d = rq.expires
+	}
+	if cd, ok := rq.ctx.Deadline(); ok && cd.Before(d) {
 		d = cd
 	}
 	return d
 }
 
-// watch makes a blocking socket call return when ctx is cancelled.
-func (c *conn) watch(ctx context.Context) (stop func() bool) {
-	return context.AfterFunc(ctx, func() { c.nc.SetDeadline(time.Now()) })
-}
-
-func (c *conn) write(ctx context.Context, pdu []byte) error {
+func (c *conn) write(rq request, pdu []byte) error {
 	if len(pdu) > maxClientPDU {
 		return fmt.Errorf("request of %d bytes is over pmcd's %d-byte limit", len(pdu), maxClientPDU)
 	}
-	defer c.watch(ctx)()
-	c.nc.SetWriteDeadline(c.ioDeadline(ctx))
+	c.nc.SetWriteDeadline(rq.ioDeadline())
+	if err := rq.ctx.Err(); err != nil {
+		// Cancelled before the deadline above was set: the watch's
+		// deadline may have been overwritten.
+		return context.Cause(rq.ctx)
+	}
 	if _, err := c.nc.Write(pdu); err != nil {
-		return c.ioError(ctx, err)
+		return c.ioError(rq, err)
 	}
 	return nil
 }
 
-// read reads one whole PDU within the request timeout.
-func (c *conn) read(ctx context.Context) ([]byte, error) {
-	defer c.watch(ctx)()
-	c.nc.SetReadDeadline(c.ioDeadline(ctx))
-	var hdr [headerLen]byte
-	if _, err := io.ReadFull(c.nc, hdr[:]); err != nil {
-		return nil, c.ioError(ctx, err)
+// read reads one whole PDU within the request timeout. The PDU is in a
+// buffer the next read reuses: callers decode it (copying what they keep)
+// before they read again.
+func (c *conn) read(rq request) ([]byte, error) {
+	c.nc.SetReadDeadline(rq.ioDeadline())
+	if err := rq.ctx.Err(); err != nil {
+		return nil, context.Cause(rq.ctx)
 	}
-	n := int(binary.BigEndian.Uint32(hdr[:]))
+	hdr := c.hdr[:]
+	if _, err := io.ReadFull(c.br, hdr); err != nil {
+		return nil, c.ioError(rq, err)
+	}
+	n := int(binary.BigEndian.Uint32(hdr))
 	if n < headerLen || n > c.maxPDU {
 		return nil, fmt.Errorf("%w: PDU length %d (limit %d)", pmclient.ErrIPC, n, c.maxPDU)
 	}
 	if t := int32(binary.BigEndian.Uint32(hdr[4:])); t < 0 {
 		return nil, fmt.Errorf("%w: PDU type %d", pmclient.ErrIPC, t)
 	}
-	p := make([]byte, n)
-	copy(p, hdr[:])
-	if _, err := io.ReadFull(c.nc, p[headerLen:]); err != nil {
-		return nil, c.ioError(ctx, err)
+	p := c.rbuf
+	if cap(p) < n {
+		p = make([]byte, n)
+	}
+	p = p[:n]
+	if n <= maxKeptBuffer {
+		c.rbuf = p
+	}
+	copy(p, hdr)
+	if _, err := io.ReadFull(c.br, p[headerLen:]); err != nil {
+		return nil, c.ioError(rq, err)
 	}
 	return p, nil
 }
 
 // ioError says why a socket call failed: the caller's cancellation or
 // deadline, the request deadline, the request timeout, or the peer.
-func (c *conn) ioError(ctx context.Context, err error) error {
+func (c *conn) ioError(rq request, err error) error {
+	ctx := rq.ctx
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+	now := time.Now()
+	if d, ok := ctx.Deadline(); ok && !now.Before(d) && !rq.expires.Before(d) {
 		// The socket gave up at the context's deadline; its timer, which
 		// sets the cause, fires at the same instant or just after.
 		<-ctx.Done()
 		return context.Cause(ctx)
+	}
+	if !now.Before(rq.expires) {
+		return &DeadlineError{Deadline: c.deadline}
 	}
 	var ne net.Error
 	switch {
@@ -242,20 +292,24 @@ func (c *conn) ioError(ctx context.Context, err error) error {
 // roundTrip sends a request and returns its reply, all within the
 // request deadline. A negative ERROR reply becomes a pmclient.Error;
 // positive ones (pmcd state changes, sent before a fetch result) are
-// collected in changes.
+// collected in changes. The reply is valid until the next read.
 func (c *conn) roundTrip(ctx context.Context, req []byte, changes *int32) ([]byte, error) {
-	ctx, cancel := c.request(ctx)
-	defer cancel()
-	if err := c.write(ctx, req); err != nil {
+	rq := c.begin(ctx)
+	defer rq.end()
+	if err := c.write(rq, req); err != nil {
 		return nil, err
 	}
+	return c.reply(rq, changes)
+}
+
+// reply reads the answer to one request (see roundTrip).
+func (c *conn) reply(rq request, changes *int32) ([]byte, error) {
 	for notices := 0; ; notices++ {
-		p, err := c.read(ctx)
-		var de *DeadlineError
-		if errors.As(err, &de) {
-			return nil, &DeadlineError{Deadline: de.Deadline, Notices: notices}
-		}
+		p, err := c.read(rq)
 		if err != nil {
+			if de, ok := err.(*DeadlineError); ok {
+				return nil, &DeadlineError{Deadline: de.Deadline, Notices: notices}
+			}
 			return nil, err
 		}
 		if pduType(p) != pduError {
@@ -273,6 +327,45 @@ func (c *conn) roundTrip(ctx context.Context, req []byte, changes *int32) ([]byt
 		}
 		return p, nil
 	}
+}
+
+// pipelineWindow is how many requests roundTrips has outstanding at once:
+// small requests, so that pmcd never waits to write a reply while we wait
+// to write a request.
+const pipelineWindow = 64
+
+// roundTrips sends n requests and hands each reply to handle in order,
+// writing up to pipelineWindow requests before reading their replies
+// (pmcd answers in order): n round trips cost about n/64 network waits.
+// encode appends request i to dst. handle gets the reply (valid until
+// handle returns) or pmcd's error for that request; an error it returns,
+// or any other failure, ends the exchange.
+func (c *conn) roundTrips(ctx context.Context, n int, encode func(dst []byte, i int) []byte, handle func(i int, p []byte, err error) error) error {
+	rq := c.begin(ctx)
+	defer rq.end()
+	for start := 0; start < n; start += pipelineWindow {
+		end := min(start+pipelineWindow, n)
+		buf := c.wbuf[:0]
+		for i := start; i < end; i++ {
+			buf = encode(buf, i)
+		}
+		if cap(buf) <= maxKeptBuffer {
+			c.wbuf = buf
+		}
+		if err := c.write(rq, buf); err != nil {
+			return err
+		}
+		for i := start; i < end; i++ {
+			p, err := c.reply(rq, nil)
+			if _, ok := pmcdError(err); err != nil && !ok {
+				return err
+			}
+			if err := handle(i, p, err); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (c *conn) close() error { return c.nc.Close() }

@@ -11,6 +11,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/hostile"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/wire"
 )
 
 // transcriptPDUs extracts the PDUs pmcd sent in the annotated captures of
@@ -94,7 +95,7 @@ func decodeAny(p []byte) error {
 	case pduText:
 		_, err = decodeText(p)
 	case pduResult, pduHighresResult:
-		_, err = decodeResult(p, map[pmapi.PMID]pmapi.Type{})
+		_, err = decodeResult(p, map[pmapi.PMID]pmapi.Type{}, new(wire.Decoder))
 	case pduLabel:
 		r := newReader(p)
 		ident, typ := r.u32(), r.u32()
@@ -135,7 +136,7 @@ func FuzzDecodePDU(f *testing.F) {
 			return
 		}
 		decodeAny(p)
-		decodeResult(p, map[pmapi.PMID]pmapi.Type{pmapi.PMID(0x07400006): pmapi.TypeDouble})
+		decodeResult(p, map[pmapi.PMID]pmapi.Type{pmapi.PMID(0x07400006): pmapi.TypeDouble}, new(wire.Decoder))
 		decodeNames(p)
 		decodeInstances(p)
 		decodeLabels(p, 0xffffffff, pmclient.LabelContext)

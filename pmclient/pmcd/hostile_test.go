@@ -6,6 +6,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/hostile"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/internal/wire"
 )
 
 // TestAliasedReplies: replies whose offsets point many values or label
@@ -23,7 +24,7 @@ func TestAliasedReplies(t *testing.T) {
 		{"RESULT: 8192 values share one 32 KiB block", hostile.ResultPDU(1, func(start int) []byte {
 			return hostile.SharedBlockVsets(pmid, 8192, 32<<10, start)
 		}), func(p []byte) (int, error) {
-			res, err := decodeResult(p, types)
+			res, err := decodeResult(p, types, new(wire.Decoder))
 			if err != nil {
 				return 0, err
 			}

@@ -356,24 +356,29 @@ func encodeProfile(ctxid uint32) []byte {
 	return w.pdu(pduProfile)
 }
 
-func encodeFetch(ctxid uint32, pmids []pmapi.PMID, highres bool) []byte {
-	var w builder
-	w.u32(ctxid)
-	w.u32(0)
-	w.u32(0)
-	w.u32(uint32(len(pmids)))
-	for _, p := range pmids {
-		w.u32(uint32(p))
-	}
+// appendFetch appends a FETCH (or HIGHRES_FETCH) request to dst.
+func appendFetch(dst []byte, ctxid uint32, pmids []pmapi.PMID, highres bool) []byte {
+	typ := uint32(pduFetch)
 	if highres {
-		return w.pdu(pduHighresFetch)
+		typ = pduHighresFetch
 	}
-	return w.pdu(pduFetch)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(headerLen+16+4*len(pmids)))
+	dst = binary.BigEndian.AppendUint32(dst, typ)
+	dst = binary.BigEndian.AppendUint32(dst, 0) // from
+	dst = binary.BigEndian.AppendUint32(dst, ctxid)
+	dst = binary.BigEndian.AppendUint32(dst, 0) // timestamp, unused
+	dst = binary.BigEndian.AppendUint32(dst, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(pmids)))
+	for _, p := range pmids {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(p))
+	}
+	return dst
 }
 
 // decodeResult decodes a RESULT or HIGHRES_RESULT. types gives each
-// requested metric's value type (needed to decode in-situ values).
-func decodeResult(p []byte, types map[pmapi.PMID]pmapi.Type) (*pmclient.Result, error) {
+// requested metric's value type (needed to decode in-situ values); dec
+// decodes the values into fresh memory.
+func decodeResult(p []byte, types map[pmapi.PMID]pmapi.Type, dec *wire.Decoder) (*pmclient.Result, error) {
 	r := newReader(p)
 	res := &pmclient.Result{}
 	var n int
@@ -391,7 +396,7 @@ func decodeResult(p []byte, types map[pmapi.PMID]pmapi.Type) (*pmclient.Result, 
 	if r.err != nil {
 		return nil, r.err
 	}
-	metrics, err := wire.DecodeVsets(p, r.off, n, types)
+	metrics, err := dec.DecodeFresh(p, r.off, n, types)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", pmclient.ErrIPC, err)
 	}

@@ -171,6 +171,13 @@ func (s *Source) InstanceName(indom pmapi.InDom, id int32) string {
 // errBeforeStart is PM_ERR_EOL for a time before the archive starts.
 var errBeforeStart = fmt.Errorf("%w: the time asked for is before the archive starts", io.EOF)
 
+// FetchReused implements pmclient.FetchReuser as Fetch does (fresh
+// memory meets its contract): the embedded Archive's FetchReused would
+// replay raw records, not interpolate.
+func (s *Source) FetchReused(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
+	return s.Fetch(ctx, pmids)
+}
+
 // Fetch implements pmclient.Source: the interpolated values of the
 // metrics at the current time, which then moves on by the interval.
 func (s *Source) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {

@@ -7,79 +7,60 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// DecodeVsets decodes n value sets starting at p[off:]. Value block
-// offsets count 32-bit words from the start of p.
+// DecodeVsets decodes n value sets starting at p[off:] into fresh memory
+// the caller may keep. Value block offsets count 32-bit words from the
+// start of p. See Decoder for the bounds on what decoding may cost.
+func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmclient.MetricValues, error) {
+	var d Decoder
+	return d.decode(p, off, n, types, false)
+}
+
+// Decoder decodes value sets, keeping what one decode learns for the
+// next: the value type of the metric at each position (records of one
+// logger, and fetches of one client, repeat their layout), the strings
+// seen (interned, within a bound), and the buffers themselves when the
+// caller asks for reuse. The zero Decoder is ready; it is not safe for
+// concurrent use.
 //
 // Nothing stops a sender from pointing many values at one value block, or
 // at overlapping blocks. Decoding each reference into its own copy would
 // let a few megabytes of input cost gigabytes, so a block referenced again
 // shares the value decoded the first time, and the payload bytes copied
 // out of distinct blocks may total at most len(p): what well-formed input,
-// whose blocks are disjoint, never exceeds.
-func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmclient.MetricValues, error) {
-	d := blockDecoder{p: p, budget: int64(len(p))}
-	u32 := func() (uint32, error) {
-		if off+4 > len(p) {
-			return 0, fmt.Errorf("value set truncated at byte %d of %d", off, len(p))
-		}
-		v := binary.BigEndian.Uint32(p[off:])
-		off += 4
-		return v, nil
-	}
-	if n < 0 || n*8 > len(p) {
-		return nil, fmt.Errorf("%d value sets do not fit %d bytes", n, len(p))
-	}
-	out := make([]pmclient.MetricValues, 0, n)
-	for i := 0; i < n; i++ {
-		pmid, err := u32()
-		if err != nil {
-			return nil, err
-		}
-		nv, err := u32()
-		if err != nil {
-			return nil, err
-		}
-		mv := pmclient.MetricValues{PMID: pmapi.PMID(pmid)}
-		numval := int32(nv)
-		if numval < 0 {
-			mv.Err = pmclient.Error(numval)
-			out = append(out, mv)
-			continue
-		}
-		if numval > 0 {
-			if int64(numval)*8 > int64(len(p)-off) {
-				return nil, fmt.Errorf("%d values do not fit %d bytes", numval, len(p))
-			}
-			valfmt, err := u32()
-			if err != nil {
-				return nil, err
-			}
-			mv.Values = make([]pmapi.Value, 0, numval)
-			for j := int32(0); j < numval; j++ {
-				inst, err := u32()
-				if err != nil {
-					return nil, err
-				}
-				raw, err := u32()
-				if err != nil {
-					return nil, err
-				}
-				v, err := d.value(valfmt, raw, types[mv.PMID])
-				if err != nil {
-					return nil, fmt.Errorf("metric %s: %w", mv.PMID, err)
-				}
-				v.Inst = int32(inst)
-				mv.Values = append(mv.Values, v)
-			}
-		}
-		out = append(out, mv)
-	}
-	return out, nil
+// whose blocks are disjoint, never exceeds. Every other allocation is
+// proportional to the value sets' own bytes (a value costs one pmapi.Value
+// for its 8 bytes of input).
+type Decoder struct {
+	metrics []pmclient.MetricValues // reused by Decode
+	values  []pmapi.Value           // reused by Decode: every metric's values, one after another
+
+	// The value types of the metrics seen lately, in a small table
+	// indexed by a hash of the PMID, so that most metrics cost no map
+	// lookup.
+	typeCache []cachedType // a power of two long
+	typeShift uint8        // 32 - log2(len(typeCache))
+
+	// Value blocks decoded in this call that hold copied bytes (strings,
+	// blobs): blocks in increasing order of offset, disjoint, as
+	// well-formed input lays them out (searched by offset), and the rest.
+	blocks   []decodedBlock
+	blockEnd int64 // where the last block in blocks ends
+	others   map[blockKey]pmapi.Value
+	budget   int64
+
+	strings interner
+}
+
+// decodedBlock is a value block decoded already in this call.
+type decodedBlock struct {
+	key blockKey
+	v   pmapi.Value
 }
 
 // blockKey names a decoded value block: where it is and the type it was
@@ -89,45 +70,222 @@ type blockKey struct {
 	typ pmapi.Type
 }
 
-// blockDecoder decodes the values of one PDU or record, sharing the value
-// decoded from a block among every reference to it and charging the bytes
-// copied out of blocks against budget.
-type blockDecoder struct {
-	p      []byte
-	budget int64
-	seen   map[blockKey]pmapi.Value
+// Decode decodes n value sets starting at p[off:] into buffers the Decoder
+// reuses: what it returns, every Values slice in it included, is valid
+// only until the next Decode. Strings are never overwritten.
+func (d *Decoder) Decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmclient.MetricValues, error) {
+	return d.decode(p, off, n, types, true)
+}
+
+// DecodeFresh is Decode into fresh memory, which the caller may keep; only
+// the Decoder's knowledge of layouts and strings is reused.
+func (d *Decoder) DecodeFresh(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmclient.MetricValues, error) {
+	return d.decode(p, off, n, types, false)
+}
+
+func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, reuse bool) ([]pmclient.MetricValues, error) {
+	if n < 0 || n*8 > len(p) {
+		return nil, fmt.Errorf("%d value sets do not fit %d bytes", n, len(p))
+	}
+	total, err := countValues(p, off, n)
+	if err != nil {
+		return nil, err
+	}
+	var metrics []pmclient.MetricValues
+	var values []pmapi.Value
+	if reuse {
+		metrics = grow(d.metrics, n)
+		values = grow(d.values, total)
+		d.metrics, d.values = metrics, values
+	} else {
+		metrics = make([]pmclient.MetricValues, n)
+		if total > 0 {
+			values = make([]pmapi.Value, total)
+		}
+	}
+	d.blocks, d.blockEnd, d.budget = d.blocks[:0], 0, int64(len(p))
+	clear(d.others)
+	if len(d.typeCache) == 0 || len(d.typeCache) < min(2*len(types), maxTypeCache) {
+		d.sizeTypeCache(len(types))
+	}
+	next := 0
+	for i := 0; i < n; i++ {
+		// countValues checked every offset read here.
+		pmid := pmapi.PMID(binary.BigEndian.Uint32(p[off:]))
+		numval := int32(binary.BigEndian.Uint32(p[off+4:]))
+		off += 8
+		mv := pmclient.MetricValues{PMID: pmid}
+		if numval < 0 {
+			mv.Err = pmclient.Error(numval)
+		} else if numval > 0 {
+			t := d.typeOf(pmid, types)
+			valfmt := binary.BigEndian.Uint32(p[off:])
+			off += 4
+			vals := values[next : next+int(numval) : next+int(numval)]
+			next += int(numval)
+			for j := range vals {
+				inst := int32(binary.BigEndian.Uint32(p[off:]))
+				raw := binary.BigEndian.Uint32(p[off+4:])
+				off += 8
+				if valfmt == 0 {
+					// In situ, the common case: no call.
+					switch t {
+					case pmapi.Type32:
+						vals[j] = pmapi.Value{Inst: inst, Int: int64(int32(raw))}
+					case pmapi.TypeFloat:
+						vals[j] = pmapi.Value{Inst: inst, Float: float64(math.Float32frombits(raw))}
+					default:
+						vals[j] = pmapi.Value{Inst: inst, Uint: uint64(raw), Int: int64(raw)}
+					}
+					continue
+				}
+				v, err := d.value(p, valfmt, raw, t)
+				if err != nil {
+					return nil, fmt.Errorf("metric %s: %w", pmid, err)
+				}
+				v.Inst = inst
+				vals[j] = v
+			}
+			mv.Values = vals
+		}
+		metrics[i] = mv
+	}
+	return metrics, nil
+}
+
+// maxTypeCache bounds a Decoder's type cache (slots of 12 bytes).
+const maxTypeCache = 1 << 13
+
+// cachedType is one slot of the type cache; ok tells a filled slot.
+type cachedType struct {
+	pmid pmapi.PMID
+	typ  pmapi.Type
+	ok   bool
+}
+
+// sizeTypeCache makes the type cache twice as big as the type map (a
+// power of two, at least 64 slots, at most maxTypeCache), empty.
+func (d *Decoder) sizeTypeCache(types int) {
+	shift := uint8(32 - 6)
+	for n := 64; n < min(2*types, maxTypeCache); n *= 2 {
+		shift--
+	}
+	d.typeCache, d.typeShift = make([]cachedType, 1<<(32-shift)), shift
+}
+
+// typeOf is types[pmid], through the cache.
+func (d *Decoder) typeOf(pmid pmapi.PMID, types map[pmapi.PMID]pmapi.Type) pmapi.Type {
+	slot := &d.typeCache[uint32(pmid)*0x9e3779b1>>d.typeShift]
+	if slot.ok && slot.pmid == pmid {
+		return slot.typ
+	}
+	t, ok := types[pmid]
+	if ok {
+		*slot = cachedType{pmid, t, true}
+	}
+	return t
+}
+
+// ForgetTypes empties the type cache: for a caller whose type map changed
+// a metric's type (a PMDA restarted with new metadata).
+func (d *Decoder) ForgetTypes() { d.typeCache = nil }
+
+// countValues walks the value sets' headers, checking that each fits the
+// bytes left, and returns how many values they hold in all.
+func countValues(p []byte, off, n int) (int, error) {
+	total := 0
+	for i := 0; i < n; i++ {
+		if off+8 > len(p) {
+			return 0, fmt.Errorf("value set truncated at byte %d of %d", off, len(p))
+		}
+		numval := int32(binary.BigEndian.Uint32(p[off+4:]))
+		off += 8
+		if numval <= 0 {
+			continue
+		}
+		if off+4 > len(p) {
+			return 0, fmt.Errorf("value set truncated at byte %d of %d", off, len(p))
+		}
+		off += 4
+		if int64(numval)*8 > int64(len(p)-off) {
+			return 0, fmt.Errorf("%d values do not fit %d bytes", numval, len(p))
+		}
+		off += int(numval) * 8
+		total += int(numval)
+	}
+	return total, nil
+}
+
+// grow returns s resized to n elements, reallocated only when too small.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
 }
 
 // value decodes one value: in situ, or a value block at a word offset
-// from the start of p.
-func (d *blockDecoder) value(valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error) {
-	if valfmt == 0 {
-		return decodeValue(d.p, valfmt, raw, t)
+// from the start of p. Numeric blocks are decoded at every reference
+// (they copy nothing); a string or blob block is decoded once per call
+// and its value shared by every reference to it.
+func (d *Decoder) value(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error) {
+	if t.Arithmetic() {
+		// A 64-bit or floating-point block: nothing to copy or share.
+		off := int64(raw) * 4
+		if off >= 8 && off+12 <= int64(len(p)) {
+			if vlen := int64(binary.BigEndian.Uint32(p[off:]) & 0xffffff); vlen >= 12 && off+vlen <= int64(len(p)) {
+				x := binary.BigEndian.Uint64(p[off+4:])
+				switch t {
+				case pmapi.Type64:
+					return pmapi.Value{Int: int64(x)}, nil
+				case pmapi.TypeU64:
+					return pmapi.Value{Uint: x}, nil
+				case pmapi.TypeDouble:
+					return pmapi.Value{Float: math.Float64frombits(x)}, nil
+				}
+			}
+		}
+		return decodeValue(p, valfmt, raw, t, d)
 	}
 	key := blockKey{raw, t}
-	if v, ok := d.seen[key]; ok {
-		return v, nil
+	start := int64(raw) * 4
+	if start < d.blockEnd {
+		// Behind the blocks decoded in order: a reference again, or an
+		// overlapping or out-of-order block.
+		i := sort.Search(len(d.blocks), func(i int) bool { return d.blocks[i].key.off >= raw })
+		if i < len(d.blocks) && d.blocks[i].key == key {
+			return d.blocks[i].v, nil
+		}
+		if v, ok := d.others[key]; ok {
+			return v, nil
+		}
 	}
-	v, err := decodeValue(d.p, valfmt, raw, t)
+	v, err := decodeValue(p, valfmt, raw, t, d)
 	if err != nil {
 		return v, err
 	}
-	if copied := int64(len(v.String) + len(v.Blob)); copied > 0 {
-		d.budget -= copied
-		if d.budget < 0 {
-			return v, fmt.Errorf("value blocks overlap: their payloads exceed the %d bytes they came in", len(d.p))
+	if d.budget < 0 {
+		return v, fmt.Errorf("value blocks overlap: their payloads exceed the %d bytes they came in", len(p))
+	}
+	if end := start + int64(binary.BigEndian.Uint32(p[start:])&0xffffff); start >= d.blockEnd {
+		d.blocks = append(d.blocks, decodedBlock{key, v})
+		d.blockEnd = end
+	} else {
+		if d.others == nil {
+			d.others = map[blockKey]pmapi.Value{}
 		}
+		d.others[key] = v
 	}
-	if d.seen == nil {
-		d.seen = map[blockKey]pmapi.Value{}
-	}
-	d.seen[key] = v
 	return v, nil
 }
 
+// charge counts n bytes copied out of value blocks against the budget.
+func (d *Decoder) charge(n int) { d.budget -= int64(n) }
+
 // decodeValue decodes one value: in situ, or a value block at a word
-// offset from the start of p.
-func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error) {
+// offset from the start of p. Strings and blobs are copied through d
+// (charged, and strings interned) when d is not nil.
+func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type, d *Decoder) (pmapi.Value, error) {
 	var v pmapi.Value
 	if valfmt == 0 {
 		switch t {
@@ -182,8 +340,11 @@ func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value, error
 		if n := len(s); n > 0 && s[n-1] == 0 {
 			s = s[:n-1]
 		}
-		v.String = string(s)
+		v.String = d.string(s)
 	default:
+		if d != nil {
+			d.charge(len(payload))
+		}
 		v.Blob = append([]byte(nil), payload...)
 	}
 	return v, nil

@@ -1,0 +1,289 @@
+// Command table turns the RESULT lines the bench scripts print into the
+// one table `make bench` ends with (issue #18's measures: ours, the
+// reference measured in the same run, the ratio, the goal, and MISSED
+// where a goal is missed) and writes the same rows to a JSON file.
+//
+//	go run ./bench/table -json bench/results.json < results.txt
+//
+// A RESULT line is "RESULT key value unit"; other lines are ignored. A
+// measure whose results are missing is shown as n/a.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// results are the values read, by key.
+type results map[string]float64
+
+func (r results) get(keys ...string) (float64, bool) {
+	for _, k := range keys {
+		if v, ok := r[k]; ok {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// row is one line of the table, as written to JSON too.
+type row struct {
+	Measure   string   `json:"measure"`
+	Ours      string   `json:"ours"`
+	Reference string   `json:"reference"`
+	Ratio     string   `json:"ratio"`
+	Goal      string   `json:"goal"`
+	Met       *bool    `json:"met"` // null when not measured
+	OursValue *float64 `json:"ours_value,omitempty"`
+	Unit      string   `json:"unit,omitempty"`
+}
+
+func main() {
+	jsonPath := flag.String("json", "", "also write the rows to this JSON file")
+	flag.Parse()
+	r, notes, err := read(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench table:", err)
+		os.Exit(2)
+	}
+	rows := build(r)
+	print(os.Stdout, rows, notes)
+	if *jsonPath != "" {
+		out := struct {
+			Date  string   `json:"date"`
+			Rows  []row    `json:"rows"`
+			Notes []string `json:"notes"`
+			Raw   results  `json:"raw"`
+		}{time.Now().UTC().Format(time.RFC3339), rows, notes, r}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		if err := os.WriteFile(*jsonPath, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "bench table:", err)
+			os.Exit(2)
+		}
+	}
+}
+
+// read collects RESULT lines (and NOTE lines, kept for the table's foot).
+func read(in io.Reader) (results, []string, error) {
+	r := results{}
+	var notes []string
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if n, ok := strings.CutPrefix(line, "NOTE "); ok {
+			notes = append(notes, n)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "RESULT" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			continue // "n/a" and the like: not measured
+		}
+		r[f[1]] = v
+	}
+	return r, notes, sc.Err()
+}
+
+// measure formats a value with its unit, or n/a.
+func measure(v float64, ok bool, format, unit string) string {
+	if !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, v) + " " + unit
+}
+
+func boolp(b bool) *bool { return &b }
+
+// build makes the rows: each measure of issue #18 with its goal.
+func build(r results) []row {
+	var rows []row
+	add := func(name, ours, ref, ratio, goal string, met *bool) {
+		rows = append(rows, row{Measure: name, Ours: ours, Reference: ref, Ratio: ratio, Goal: goal, Met: met})
+	}
+	ratio := func(a, b float64, okA, okB bool) (string, float64, bool) {
+		if !okA || !okB || b == 0 {
+			return "n/a", 0, false
+		}
+		return fmt.Sprintf("%.2f×", a/b), a / b, true
+	}
+
+	// The language server.
+	k1, ok1 := r.get("keystroke_1000_ms")
+	k10, ok10 := r.get("keystroke_10000_ms")
+	k100, ok100 := r.get("keystroke_100000_ms")
+	var met *bool
+	if ok1 {
+		met = boolp(k1 <= 10)
+	}
+	add("keystroke → publishDiagnostics, 1,000 lines", measure(k1, ok1, "%.1f", "ms"), "—", "—", "≤ 10 ms", met)
+	met = nil
+	rat, x, okr := ratio(k10, k1, ok10, ok1)
+	if okr {
+		met = boolp(x <= 2)
+	}
+	add("keystroke → publishDiagnostics, 10,000 lines", measure(k10, ok10, "%.1f", "ms"), "—", rat+" the 1,000-line figure", "flat (≤ 2× the 1,000-line figure)", met)
+	met = nil
+	rat, x, okr = ratio(k100, k1, ok100, ok1)
+	if okr {
+		met = boolp(x <= 2 && k100 <= 20)
+	}
+	add("keystroke → publishDiagnostics, 100,000 lines", measure(k100, ok100, "%.1f", "ms"), "—", rat+" the 1,000-line figure", "≤ 2× the 1,000-line figure, ≤ 20 ms", met)
+	rss, okRSS := r.get("server_rss_100000_mb")
+	doc, okDoc := r.get("document_100000_mb")
+	if !okDoc {
+		doc, okDoc = 3.4, true // the issue's 100,000-line document
+	}
+	met = nil
+	if okRSS {
+		met = boolp(rss <= 20*doc+40)
+	}
+	add("server peak RSS, 100,000 lines", measure(rss, okRSS, "%.0f", "MB"), "—", fmt.Sprintf("%s the document (%.1f MB)", perDoc(rss, doc, okRSS && okDoc), doc), "≤ 20× the document + 40 MB", met)
+
+	// check.
+	for _, n := range []struct {
+		key, name string
+		goal      float64
+	}{{"10000", "10,000", 30}, {"100000", "100,000", 100}} {
+		ours, okO := r.get("check_" + n.key + "_s")
+		ref, okR := r.get("pminfo_c_" + n.key + "_s")
+		oursRSS, okOR := r.get("check_" + n.key + "_rss_mb")
+		refRSS, okRR := r.get("pminfo_c_" + n.key + "_rss_mb")
+		file, okF := r.get("config_" + n.key + "_mb")
+		rat, x, okr := ratio(ref, ours, okR, okO)
+		met = nil
+		goal := fmt.Sprintf("≥ %.0f×", n.goal)
+		if okr {
+			ok := x >= n.goal
+			if n.key == "100000" {
+				goal += ", memory ≤ 20× the file + 40 MB"
+				if okOR && okF {
+					ok = ok && oursRSS <= 20*file+40
+				}
+			}
+			met = boolp(ok)
+		}
+		refText := "pminfo -c " + measure(ref, okR, "%.2f", "s")
+		if okRR {
+			refText += ", " + measure(refRSS, true, "%.0f", "MB")
+		}
+		if r["pminfo_c_"+n.key+"_extrapolated"] == 1 {
+			refText += " (extrapolated)"
+		}
+		oursText := measure(ours, okO, "%.2f", "s") + ", " + measure(oursRSS, okOR, "%.0f", "MB")
+		if r["check_"+n.key+"_stopped"] == 1 {
+			oursText, rat, met = "> "+oursText+" (stopped)", "< "+rat, boolp(false)
+		}
+		add("check --host, "+n.name+" definitions", oursText, refText, rat, goal, met)
+	}
+	c1m, ok1m := r.get("check_1000000_s")
+	c1mRSS, ok1mR := r.get("check_1000000_rss_mb")
+	c100k, ok100k := r.get("check_100000_s")
+	rat, x, okr = ratio(c1m, c100k, ok1m, ok100k)
+	met = nil
+	if okr && ok1mR {
+		met = boolp(x <= 10 && c1mRSS <= 1200)
+	}
+	ours1m := measure(c1m, ok1m, "%.1f", "s") + ", " + measure(c1mRSS, ok1mR, "%.0f", "MB")
+	if r["check_1000000_stopped"] == 1 {
+		ours1m = "> " + ours1m + " (stopped)"
+		rat, met = "> "+rat, boolp(false)
+	}
+	add("check --host, 1,000,000 definitions", ours1m, "—", rat+" the 100k time", "≤ 10× the 100k time, ≤ 1.2 GB", met)
+
+	// parse.
+	p, okP := r.get("parse_10000_ms")
+	pt, okPT := r.get("parse_trees_10000_ms")
+	lib, okL := r.get("pmloadderivedconfig_10000_ms")
+	rat, x, okr = ratio(lib, p, okL, okP)
+	met = nil
+	if okr {
+		met = boolp(x >= 3)
+	}
+	add("parse + syntax, 10,000 definitions", measure(p, okP, "%.1f", "ms"), "pmLoadDerivedConfig "+measure(lib, okL, "%.1f", "ms"), rat, "≥ 3×", met)
+	rat, x, okr = ratio(lib, pt, okL, okPT)
+	met = nil
+	if okr {
+		met = boolp(x >= 1)
+	}
+	add("… with every syntax tree", measure(pt, okPT, "%.1f", "ms"), "pmLoadDerivedConfig "+measure(lib, okL, "%.1f", "ms"), rat, "≥ 1×", met)
+
+	// pmcd and archives.
+	f, okF := r.get("fetch50_us")
+	fl, okFL := r.get("libpcp_fetch50_us")
+	rat, x, okr = ratio(fl, f, okFL, okF)
+	met = nil
+	if okr {
+		met = boolp(x >= 1)
+	}
+	add("fetch of 50 metrics", measure(f, okF, "%.0f", "µs"), "libpcp pmFetch "+measure(fl, okFL, "%.0f", "µs"), rat, "≤ libpcp (≥ 1×)", met)
+	s, okS := r.get("scan_ms")
+	sa, okSA := r.get("scan_alloc_mb")
+	sb, okSB := r.get("scan_bytes_mb")
+	sd, okSD := r.get("pmdumplog_a_ms")
+	rat, x, okr = ratio(sd, s, okSD, okS)
+	met = nil
+	if okr && okSA && okSB {
+		met = boolp(x >= 10 && sa <= sb)
+	}
+	name := "archive scan"
+	if okSB {
+		name = fmt.Sprintf("archive scan, %.0f MB", sb)
+	}
+	add(name, measure(s, okS, "%.0f", "ms")+", "+measure(sa, okSA, "%.1f", "MB allocated"), "pmdumplog -a "+measure(sd, okSD, "%.0f", "ms"), rat, "≥ 10×, allocation ≤ bytes read", met)
+	e, okE := r.get("eval_s")
+	el, okEL := r.get("libpcp_eval_s")
+	bv, okBV := r.get("eval_bytes_per_value")
+	rat, x, okr = ratio(el, e, okEL, okE)
+	met = nil
+	if okr && okBV {
+		met = boolp(x >= 10 && bv <= 32)
+	}
+	add("eval, 1,000 definitions × 10,500 records", measure(e, okE, "%.2f", "s")+", "+measure(bv, okBV, "%.1f", "B a value"), "libpcp replay "+measure(el, okEL, "%.2f", "s"), rat, "≥ 10×, ≤ 32 B a value", met)
+	return rows
+}
+
+// perDoc is rss as a multiple of the document's size.
+func perDoc(rss, doc float64, ok bool) string {
+	if !ok || doc == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f×", rss/doc)
+}
+
+// print writes the table, a MISSED mark on each missed goal, and the notes.
+func print(w io.Writer, rows []row, notes []string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "== issue #18: ours against the reference measured in this run")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tours\treference (same run)\tratio\tgoal\t")
+	missed, unmeasured := 0, 0
+	for _, r := range rows {
+		mark := "ok"
+		switch {
+		case r.Met == nil:
+			mark = "n/a"
+			unmeasured++
+		case !*r.Met:
+			mark = "MISSED"
+			missed++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Measure, r.Ours, r.Reference, r.Ratio, r.Goal, mark)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d of %d goals met, %d missed, %d not measured\n", len(rows)-missed-unmeasured, len(rows), missed, unmeasured)
+	for _, n := range notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
