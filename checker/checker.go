@@ -196,14 +196,13 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	// all CPUs while the ones before are let go.
 	c.checking = true
 	adv := c.newAdvisor(ctx, src)
+	var built <-chan struct{}
+	if opts.FindingsOnly {
+		built = buildAhead(c.report.Metrics)
+	}
 	for i, m := range c.report.Metrics {
-		if opts.FindingsOnly && i%treeWindow == 0 {
-			window := c.report.Metrics[i:min(i+treeWindow, len(c.report.Metrics))]
-			defs := make([]*grammar.Definition, len(window))
-			for k, w := range window {
-				defs[k] = w.Def
-			}
-			buildTrees(defs)
+		if built != nil && i%treeWindow == 0 {
+			<-built // this window's trees
 		}
 		c.ensure(m)
 		adv.advise(m)
@@ -850,6 +849,28 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 // ahead at a time: enough for the CPUs to share, few enough that the
 // trees held at once are a small part of a big config.
 const treeWindow = 4096
+
+// buildAhead builds the metrics' trees a window at a time, in the
+// background, at most two windows ahead of the reader of the channel,
+// which receives once per window when it is built. A tree asked for
+// before its window is built is simply built by the asker (Tree is safe
+// for concurrent use).
+func buildAhead(metrics []*Metric) <-chan struct{} {
+	built := make(chan struct{}, 1)
+	go func() {
+		defer close(built)
+		for start := 0; start < len(metrics); start += treeWindow {
+			window := metrics[start:min(start+treeWindow, len(metrics))]
+			defs := make([]*grammar.Definition, len(window))
+			for k, m := range window {
+				defs[k] = m.Def
+			}
+			buildTrees(defs)
+			built <- struct{}{}
+		}
+	}()
+	return built
+}
 
 // registered lists the files' registered definitions.
 func registered(files []*grammar.File) []*grammar.Definition {
