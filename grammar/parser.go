@@ -133,17 +133,30 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 // is read from its Tokens (the token types say which alternative it was),
 // because every captured token costs participle several allocations.
 type pExpr struct {
-	Head *pOperand `parser:"@@"`
-	Tail []*pTail  `parser:"@@*"`
-	node Node
+	Tokens []lexer.Token
+	Head   *pOperand `parser:"@@"`
+	Tail   []*pTail  `parser:"@@*"`
+	node   Node
 }
 
 // pTail is a binary operator and its right operand; for "?:" the middle
-// expression comes with the operator. Tokens[0] is the operator.
+// expression comes with the operator. Tokens[0] is the operator. The
+// operand's fields are pOperand's, in the same struct: one struct per
+// operator instead of two.
 type pTail struct {
 	Tokens []lexer.Token
-	Then   *pExpr    `parser:"( BinOp | Quest @@ ':' )"`
-	Right  *pOperand `parser:"@@"`
+	Then   *pExpr  `parser:"( BinOp | Quest @@ ':' )"`
+	Paren  *pExpr  `parser:"Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
+	Call   *pCall  `parser:"| @@ )"`
+}
+
+// right is the tail's operand.
+func (t *pTail) right() operand {
+	k := 1 // after the operator
+	if t.Then != nil {
+		k += len(t.Then.Tokens) + 1 // and the middle expression and ":"
+	}
+	return operand{t.Tokens[k:], t.Paren, t.Call}
 }
 
 // pOperand is a primary with its prefix operators: Tokens holds the
@@ -198,11 +211,12 @@ type climber struct {
 	prefix int // prefixes of operand i already consumed
 }
 
-func (c *climber) operand(i int) *pOperand {
+func (c *climber) operand(i int) operand {
 	if i == 0 {
-		return c.e.Head
+		h := c.e.Head
+		return operand{h.Tokens, h.Paren, h.Call}
 	}
-	return c.e.Tail[i-1].Right
+	return c.e.Tail[i-1].right()
 }
 
 func (e *pExpr) build() (Node, error) {
@@ -290,8 +304,17 @@ func instName(t lexer.Token) InstName {
 	return InstName{At: tokenSpan([]lexer.Token{t}), Name: unescape(t.Value[1 : len(t.Value)-1])}
 }
 
+// operand is a primary with its prefix operators, from a pOperand or a
+// pTail: its tokens, and the struct of its parenthesised expression or
+// call, if it is one.
+type operand struct {
+	Tokens []lexer.Token
+	Paren  *pExpr
+	Call   *pCall
+}
+
 // prefixes is the number of prefix operators before the primary.
-func (o *pOperand) prefixes() int {
+func (o operand) prefixes() int {
 	n := 0
 	for n < len(o.Tokens) && o.Tokens[n].Type == ptPrefix {
 		n++
@@ -300,7 +323,7 @@ func (o *pOperand) prefixes() int {
 }
 
 // primary is the operand's node without its prefix operators.
-func (o *pOperand) primary() (Node, error) {
+func (o operand) primary() (Node, error) {
 	toks := o.Tokens[o.prefixes():]
 	at := tokenSpan(toks)
 	last := toks[len(toks)-1]
