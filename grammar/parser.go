@@ -145,9 +145,9 @@ type pExpr struct {
 // operator instead of two.
 type pTail struct {
 	Tokens []lexer.Token
-	Then   *pExpr  `parser:"( BinOp | Quest @@ ':' )"`
-	Paren  *pExpr  `parser:"Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
-	Call   *pCall  `parser:"| @@ )"`
+	Then   *pExpr `parser:"( BinOp | Quest @@ ':' )"`
+	Paren  *pExpr `parser:"Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
+	Call   *pCall `parser:"| @@ )"`
 }
 
 // right is the tail's operand.
