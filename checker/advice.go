@@ -146,6 +146,9 @@ func (c *checkRun) newAdvisor(ctx context.Context, src pmclient.Source) *advisor
 // advise advises one checked metric.
 func (a *advisor) advise(m *Metric) {
 	c := a.c
+	// Its unknown-metric findings are all made by now (by its own
+	// check), and nothing asks for them after this.
+	defer delete(c.unknownAt, m.Def)
 	tree, err := m.Def.Tree()
 	if err != nil {
 		return
