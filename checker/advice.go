@@ -146,6 +146,9 @@ func (c *checkRun) newAdvisor(ctx context.Context, src pmclient.Source) *advisor
 // advise advises one checked metric.
 func (a *advisor) advise(m *Metric) {
 	c := a.c
+	// Its unknown-metric findings are all made by now (by its own
+	// check), and nothing asks for them after this.
+	defer delete(c.unknownAt, m.Def)
 	tree, err := m.Def.Tree()
 	if err != nil {
 		return
@@ -196,7 +199,7 @@ func unknownNameIn(msg string) string {
 func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) {
 	warn := func(n grammar.Node, code, msg string, fixes ...grammar.Fix) {
 		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{
-			Range: exprRange(f, m.Def, n.Span()), Severity: grammar.SeverityWarning, Code: code, Message: msg, Fixes: fixes,
+			Range: exprRange(f, m.Def, n.Span()), Severity: severity(code), Code: code, Message: msg, Fixes: fixes,
 		})
 	}
 	descOf := func(n grammar.Node) (pmapi.Desc, bool) {
@@ -309,7 +312,7 @@ func (c *checkRun) quotedInstance(f *grammar.File, m *Metric, n grammar.Node, in
 	fixText := "[" + strings.NewReplacer(`\`, `\\`, "]", `\]`).Replace(unquoted) + "]"
 	rg := exprRange(f, m.Def, inst.At)
 	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{
-		Range: rg, Severity: grammar.SeverityError, Code: "quoted-instance",
+		Range: rg, Severity: severity("quoted-instance"), Code: "quoted-instance",
 		Message: fmt.Sprintf("the quotes are part of the instance name: libpcp looks for an instance named %s, quotes included, so %s never has a value; write %s", name, m.Def.Name, fixText),
 		Fixes:   []grammar.Fix{{Title: "Remove the quotes: " + fixText, Edits: []grammar.Edit{{Range: rg, NewText: fixText}}, Safe: true}},
 	})

@@ -196,14 +196,13 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	// all CPUs while the ones before are let go.
 	c.checking = true
 	adv := c.newAdvisor(ctx, src)
+	var built <-chan struct{}
+	if opts.FindingsOnly {
+		built = buildAhead(c.report.Metrics)
+	}
 	for i, m := range c.report.Metrics {
-		if opts.FindingsOnly && i%treeWindow == 0 {
-			window := c.report.Metrics[i:min(i+treeWindow, len(c.report.Metrics))]
-			defs := make([]*grammar.Definition, len(window))
-			for k, w := range window {
-				defs[k] = w.Def
-			}
-			buildTrees(defs)
+		if built != nil && i%treeWindow == 0 {
+			<-built // this window's trees
 		}
 		c.ensure(m)
 		adv.advise(m)
@@ -288,7 +287,7 @@ func (c *checkRun) ensure(m *Metric) {
 			c.cyclic = map[*Metric]bool{}
 		}
 		c.cyclic[m] = true
-		c.diag(f, m, m.Def.NameRange, grammar.SeverityError, "libpcp-crash",
+		c.diagAs(f, m, m.Def.NameRange, grammar.SeverityError, "libpcp-crash",
 			fmt.Sprintf("%s depends on itself through other derived metrics: libpcp %s recurses without end and crashes (segmentation fault) when it binds it", m.Def.Name, c.opts.Version), nil)
 	}
 	if m.state != unchecked {
@@ -316,14 +315,14 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	d := m.Def
 	if real, ok := c.descs[d.Name]; ok {
 		m.Status, m.Desc = Masked, real
-		c.diag(f, m, d.NameRange, grammar.SeverityWarning, "masked",
+		c.diag(f, m, d.NameRange, "masked",
 			fmt.Sprintf("%s is also a real metric: libpcp uses the real one and ignores this definition", d.Name), nil)
 		return
 	}
 	tree, err := d.Tree()
 	if err != nil {
 		// Accepted by libpcp's parser but not by ours: report, don't guess.
-		c.diag(f, m, d.Range, grammar.SeverityError, "internal",
+		c.diag(f, m, d.Range, "internal",
 			fmt.Sprintf("pcp-derive-lsp could not build a syntax tree for this definition (please report): %v", err), nil)
 		return
 	}
@@ -346,7 +345,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		if name := c.nestedDerived(m, tree); name != "" {
 			m.Status, m.Message, m.Rendering = SemanticError, "Illegal nested derived metric", "operand "+name
 			line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
-			c.diag(f, m, d.Range, grammar.SeverityError, "semantic",
+			c.diag(f, m, d.Range, "semantic",
 				fmt.Sprintf("%s is itself a derived metric: PCP 7 does not allow derived metrics inside others (define the expression again, or use it alone as an alias)", name), []string{line})
 			return
 		}
@@ -359,7 +358,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		m.Status = Valid
 		m.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
 		m.Broken = true
-		c.diag(f, m, exprRange(f, d, at), grammar.SeverityWarning, "no-value",
+		c.diag(f, m, exprRange(f, d, at), "no-value",
 			fmt.Sprintf("novalue() in both branches: libpcp registers %s as a 32-bit unsigned discrete metric without units, ignoring the rest of the expression, and its values are garbage or none", d.Name), nil)
 		return
 	}
@@ -370,7 +369,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		// In the namespace, but pmLookupDesc fails (7.1+ says so).
 		m.Status, m.Message, m.Rendering = SemanticError, "Metadata for operand metric not available", "operand "+m.Unknown[0]
 		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
-		c.diag(f, m, d.Range, grammar.SeverityError, "semantic",
+		c.diag(f, m, d.Range, "semantic",
 			fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp reports \"Metadata for operand metric not available\" and hides %s", m.Unknown[0], d.Name), []string{line})
 		return
 	}
@@ -385,7 +384,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	switch {
 	case errors.As(err, &um):
 		m.Status, m.Unknown = Unbound, []string{um.name}
-		c.diag(f, m, exprRange(f, d, um.at), grammar.SeverityError, "unknown-metric",
+		c.diag(f, m, exprRange(f, d, um.at), "unknown-metric",
 			fmt.Sprintf("unknown metric %s in meta=: libpcp silently hides %s", um.name, d.Name), nil)
 	case errors.As(err, &se):
 		m.Status, m.Message = SemanticError, se.msg
@@ -394,11 +393,11 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 			m.Rendering = renderNode(se.node)
 		}
 		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
-		c.diag(f, m, exprRange(f, d, se.node.Span()), grammar.SeverityError, "semantic",
+		c.diag(f, m, exprRange(f, d, se.node.Span()), "semantic",
 			fmt.Sprintf("%s: %s", m.Message, m.Rendering)+c.operandsNote(m, se.node), []string{line})
 		c.semanticFixes(f, m, se)
 	case err != nil:
-		c.diag(f, m, d.Range, grammar.SeverityError, "internal", err.Error(), nil)
+		c.diag(f, m, d.Range, "internal", err.Error(), nil)
 	default:
 		m.Status, m.Desc = Valid, desc
 		m.Desc.PMID = pmapi.PMIDNull
@@ -603,7 +602,7 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		if call, ok := n.(*grammar.Call); ok && (call.Func == "defined" || call.Func == "anon") {
 			if name, bad := c.brokenDerivedInDefined(call); bad {
-				c.diag(f, m, exprRange(f, m.Def, call.Arg.(*grammar.Metric).At), grammar.SeverityError, "unknown-metric",
+				c.diag(f, m, exprRange(f, m.Def, call.Arg.(*grammar.Metric).At), "unknown-metric",
 					fmt.Sprintf("%s is a derived metric that does not bind: libpcp 6 then fails defined(%s) and silently hides %s", name, name, m.Def.Name), nil)
 			}
 			return false
@@ -633,7 +632,7 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 		if c.missingPMDA(f, m, mt.Name, rg, pcp) {
 			return true
 		}
-		c.diag(f, m, rg, grammar.SeverityError, "unknown-metric", msg, pcp)
+		c.diag(f, m, rg, "unknown-metric", msg, pcp)
 		if c.opts.Version.Has(pcpver.Novalue) {
 			// PCP 6.2.2+: a metric that may be missing is guarded, and the
 			// derived metric simply has no value where it is.
@@ -676,17 +675,24 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 	}
 	agent := strings.ReplaceAll(pmdas, ",", " or ")
 	if line, seen := c.pmdaReported[f][root]; seen {
-		c.diag(f, m, rg, grammar.SeverityHint, "pmda-missing",
+		c.diagAs(f, m, rg, grammar.SeverityHint, "pmda-missing",
 			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, line, m.Def.Name), pcp)
 		return true
 	}
 	c.pmdaReported[f][root] = rg.Start.Line
-	c.diag(f, m, rg, grammar.SeverityWarning, "pmda-missing",
+	c.diag(f, m, rg, "pmda-missing",
 		fmt.Sprintf("no %s.* metrics in %s: the %s PMDA is not installed there, so libpcp hides %s and every other metric that uses %s.*", root, c.report.Source, agent, m.Def.Name, root), pcp)
 	return true
 }
 
-func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
+// diag reports a finding with its code's default severity (codes).
+func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg string, pcp []string) {
+	c.diagAs(f, m, rg, severity(code), code, msg, pcp)
+}
+
+// diagAs reports a finding with a severity of its own: the cases the
+// registry notes (codes.Info.SeverityNote).
+func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
 	if code == "unknown-metric" {
 		if def := f.DefinitionAt(rg.Start.Offset); def != nil {
 			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f]))
@@ -850,6 +856,28 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 // ahead at a time: enough for the CPUs to share, few enough that the
 // trees held at once are a small part of a big config.
 const treeWindow = 4096
+
+// buildAhead builds the metrics' trees a window at a time, in the
+// background, at most two windows ahead of the reader of the channel,
+// which receives once per window when it is built. A tree asked for
+// before its window is built is simply built by the asker (Tree is safe
+// for concurrent use).
+func buildAhead(metrics []*Metric) <-chan struct{} {
+	built := make(chan struct{}, 1)
+	go func() {
+		defer close(built)
+		for start := 0; start < len(metrics); start += treeWindow {
+			window := metrics[start:min(start+treeWindow, len(metrics))]
+			defs := make([]*grammar.Definition, len(window))
+			for k, m := range window {
+				defs[k] = m.Def
+			}
+			buildTrees(defs)
+			built <- struct{}{}
+		}
+	}()
+	return built
+}
 
 // registered lists the files' registered definitions.
 func registered(files []*grammar.File) []*grammar.Definition {

@@ -288,3 +288,13 @@ func TestOffsetMap(t *testing.T) {
 		}
 	}
 }
+
+// newOffsetMap makes the map of an expression whose bytes are at the
+// given file offsets, as the reader's logical line does.
+func newOffsetMap(offs []int) offsetMap {
+	var ln logicalLine
+	for _, o := range offs {
+		ln.append('x', o)
+	}
+	return ln.offsetMap(0)
+}

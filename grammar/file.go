@@ -151,23 +151,6 @@ type offsetRun struct {
 	at, off int
 }
 
-func newOffsetMap(offs []int) offsetMap {
-	var m offsetMap
-	var more []offsetRun
-	for i, o := range offs {
-		switch {
-		case i == 0:
-			m.base = o
-		case o != offs[i-1]+1:
-			more = append(more, offsetRun{i, o})
-		}
-	}
-	if more != nil {
-		m.more = &more
-	}
-	return m
-}
-
 // fileOffset is the file offset of expression byte i: 0 for an empty
 // expression, the first byte's for i < 0, one past the last byte's for
 // i at or past the end.

@@ -372,7 +372,9 @@ func unescape(s string) string {
 // parses; flag is its state before the first token (Options.Leak).
 func Tokens(src string, v pcpver.Version, flag bool) []Token {
 	it := newTokenIter(src, v, flag)
-	out := make([]Token, 0, 16)
+	// A guess from the text (a token every few bytes) saves growing the
+	// slice token by token; the tokens are short-lived.
+	out := make([]Token, 0, len(src)/4+2)
 	for {
 		t := it.next()
 		out = append(out, t)

@@ -133,17 +133,64 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 // is read from its Tokens (the token types say which alternative it was),
 // because every captured token costs participle several allocations.
 type pExpr struct {
-	Head *pOperand `parser:"@@"`
-	Tail []*pTail  `parser:"@@*"`
-	node Node
+	Tokens []lexer.Token
+	Head   *pOperand `parser:"@@"`
+	// The tails: each a binary operator and its right operand (for "?:"
+	// the middle expression comes with the operator), with no struct of
+	// their own: a struct per tail cost participle several allocations,
+	// and one more for the attempt after the last. Their captures land in
+	// these lists in order; tails() reads the tokens to put them back
+	// together.
+	Thens  []*pExpr `parser:"( ( BinOp | Quest @@ ':' )"`
+	Parens []*pExpr `parser:"  Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
+	Calls  []*pCall `parser:"  | @@ ) )*"`
+	node   Node
 }
 
-// pTail is a binary operator and its right operand; for "?:" the middle
-// expression comes with the operator. Tokens[0] is the operator.
-type pTail struct {
-	Tokens []lexer.Token
-	Then   *pExpr    `parser:"( BinOp | Quest @@ ':' )"`
-	Right  *pOperand `parser:"@@"`
+// tail is a binary operator and its right operand, from a pExpr.
+type tail struct {
+	op    lexer.Token
+	then  *pExpr // for "?", the middle expression
+	right operand
+}
+
+// tails splits the tokens after the head into operators and operands,
+// taking the nested structs from Thens, Parens and Calls in order.
+func (e *pExpr) tails() []tail {
+	toks := e.Tokens
+	var out []tail
+	nt, np, nc := 0, 0, 0
+	for i := len(e.Head.Tokens); i < len(toks); {
+		t := tail{op: toks[i]}
+		i++
+		if t.op.Type == ptQuest {
+			t.then = e.Thens[nt]
+			nt++
+			i += len(t.then.Tokens) + 1 // and ":"
+		}
+		start := i
+		for toks[i].Type == ptPrefix {
+			i++
+		}
+		switch toks[i].Type {
+		case ptName, ptNumber:
+			i++
+		case ptPunctuation: // "("
+			t.right.Paren = e.Parens[np]
+			np++
+			i += len(t.right.Paren.Tokens) + 2
+		default:
+			t.right.Call = e.Calls[nc]
+			nc++
+			i += len(t.right.Call.Tokens)
+		}
+		if t.right.Call == nil && i < len(toks) && toks[i].Type == ptInstName {
+			i++ // a metric's or a parenthesised expression's filter
+		}
+		t.right.Tokens = toks[start:i]
+		out = append(out, t)
+	}
+	return out
 }
 
 // pOperand is a primary with its prefix operators: Tokens holds the
@@ -210,22 +257,24 @@ func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
 // climber applies precedence to a pExpr's flat operand/operator list.
 type climber struct {
 	e      *pExpr
-	i      int // next operand: 0 is Head, k is Tail[k-1].Right
+	tails  []tail
+	i      int // next operand: 0 is Head, k is tails[k-1].right
 	prefix int // prefixes of operand i already consumed
 }
 
-func (c *climber) operand(i int) *pOperand {
+func (c *climber) operand(i int) operand {
 	if i == 0 {
-		return c.e.Head
+		h := c.e.Head
+		return operand{h.Tokens, h.Paren, h.Call}
 	}
-	return c.e.Tail[i-1].Right
+	return c.tails[i-1].right
 }
 
 func (e *pExpr) build() (Node, error) {
 	if e.node != nil {
 		return e.node, nil
 	}
-	c := &climber{e: e}
+	c := &climber{e: e, tails: e.tails()}
 	n, err := c.binary(1)
 	if err != nil {
 		return nil, err
@@ -239,9 +288,9 @@ func (c *climber) binary(minPrec int) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for c.i < len(c.e.Tail) {
-		t := c.e.Tail[c.i]
-		op := t.Tokens[0].Value
+	for c.i < len(c.tails) {
+		t := c.tails[c.i]
+		op := t.op.Value
 		prec := binaryPrec[op]
 		if prec < minPrec {
 			break
@@ -249,13 +298,13 @@ func (c *climber) binary(minPrec int) (Node, error) {
 		c.i++
 		c.prefix = 0
 		var then Node
-		if t.Then != nil {
-			if then, err = t.Then.build(); err != nil {
+		if t.then != nil {
+			if then, err = t.then.build(); err != nil {
 				return nil, err
 			}
 		}
 		var right Node
-		if o := c.operand(c.i); t.Then != nil && o.prefixes() == 0 && o.Call != nil && o.Call.Tokens[0].Type == ptNovalue {
+		if o := c.operand(c.i); t.then != nil && o.prefixes() == 0 && o.Call != nil && o.Call.Tokens[0].Type == ptNovalue {
 			// libpcp's rule is "expr ? expr : novalue": novalue() is not
 			// an expression, so it ends the ternary, and an operator
 			// after it applies to the whole ternary.
@@ -267,10 +316,10 @@ func (c *climber) binary(minPrec int) (Node, error) {
 			return nil, err
 		}
 		at := Span{left.Span().Start, right.Span().End}
-		if t.Then != nil {
+		if t.then != nil {
 			left = &Ternary{At: at, Cond: left, Then: then, Else: right}
 		} else {
-			opAt := t.Tokens[0].Pos.Offset
+			opAt := t.op.Pos.Offset
 			left = &Binary{At: at, Op: op, OpAt: Span{opAt, opAt + len(op)}, L: left, R: right}
 		}
 	}
@@ -306,8 +355,17 @@ func instName(t lexer.Token) InstName {
 	return InstName{At: tokenSpan([]lexer.Token{t}), Name: unescape(t.Value[1 : len(t.Value)-1])}
 }
 
+// operand is a primary with its prefix operators, from a pOperand or a
+// tail: its tokens, and the struct of its parenthesised expression or
+// call, if it is one.
+type operand struct {
+	Tokens []lexer.Token
+	Paren  *pExpr
+	Call   *pCall
+}
+
 // prefixes is the number of prefix operators before the primary.
-func (o *pOperand) prefixes() int {
+func (o operand) prefixes() int {
 	n := 0
 	for n < len(o.Tokens) && o.Tokens[n].Type == ptPrefix {
 		n++
@@ -316,7 +374,7 @@ func (o *pOperand) prefixes() int {
 }
 
 // primary is the operand's node without its prefix operators.
-func (o *pOperand) primary() (Node, error) {
+func (o operand) primary() (Node, error) {
 	toks := o.Tokens[o.prefixes():]
 	at := tokenSpan(toks)
 	last := toks[len(toks)-1]

@@ -60,7 +60,7 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 	if a >= b {
 		return ""
 	}
-	if start := ln.offs[a]; ln.offs[b-1]-start == b-1-a {
+	if start := ln.off(a); ln.off(b-1)-start == b-1-a {
 		return r.text[start : start+b-a]
 	}
 	return string(ln.buf[a:b])
@@ -84,12 +84,57 @@ type configReader struct {
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
 type logicalLine struct {
 	buf       []byte
-	offs      []int
-	eq        int // index of the first "=", or -1
-	lp, rp    int // first "(" and ")" before the "=", or -1
-	start     int // file offset of the line's first byte
-	end       int // file offset just past the newline (or EOF)
+	runs      []offsetRun // where buf's bytes are in the file: runs[k].at on is contiguous from runs[k].off
+	eq        int         // index of the first "=", or -1
+	lp, rp    int         // first "(" and ")" before the "=", or -1
+	start     int         // file offset of the line's first byte
+	end       int         // file offset just past the newline (or EOF)
 	finalLine bool
+}
+
+// append adds byte c, at file offset i, to the line.
+func (ln *logicalLine) append(c byte, i int) {
+	if n := len(ln.runs); n == 0 || ln.runs[n-1].off+len(ln.buf)-ln.runs[n-1].at != i {
+		ln.runs = append(ln.runs, offsetRun{len(ln.buf), i})
+	}
+	ln.buf = append(ln.buf, c)
+}
+
+// unappend removes the line's last byte.
+func (ln *logicalLine) unappend() {
+	ln.buf = ln.buf[:len(ln.buf)-1]
+	if n := len(ln.runs); ln.runs[n-1].at == len(ln.buf) {
+		ln.runs = ln.runs[:n-1]
+	}
+}
+
+// off is the file offset of buf[i]. A line has one run but for the
+// continuations cut out of it, so the search is short.
+func (ln *logicalLine) off(i int) int {
+	k := len(ln.runs) - 1
+	for k > 0 && ln.runs[k].at > i {
+		k--
+	}
+	return ln.runs[k].off + i - ln.runs[k].at
+}
+
+// offsetMap maps the bytes of buf[from:] (an expression) to the file.
+func (ln *logicalLine) offsetMap(from int) offsetMap {
+	var m offsetMap
+	if from >= len(ln.buf) {
+		return m
+	}
+	m.base = ln.off(from)
+	var more []offsetRun
+	for _, r := range ln.runs {
+		if r.at > from {
+			more = append(more, offsetRun{r.at - from, r.off})
+		}
+	}
+	if more != nil {
+		m.more = &more
+	}
+	return m
 }
 
 func (r *configReader) run() {
@@ -100,7 +145,7 @@ func (r *configReader) run() {
 		c := r.src[r.pos]
 		i := r.pos
 		r.pos++
-		if len(ln.buf) == 0 && len(ln.offs) == 0 {
+		if len(ln.buf) == 0 {
 			ln.start = i
 		}
 		if ln.eq == -1 {
@@ -114,7 +159,7 @@ func (r *configReader) run() {
 			}
 		}
 		if continuation && c == '\n' && lastc == '\\' {
-			ln.buf, ln.offs = ln.buf[:len(ln.buf)-1], ln.offs[:len(ln.offs)-1]
+			ln.unappend()
 			r.clineno++
 			lastc = c
 			continue
@@ -128,12 +173,11 @@ func (r *configReader) run() {
 				r.clineno = 0
 			}
 			// The buffers are reused: what outlives the line is copied.
-			ln = logicalLine{eq: -1, lp: -1, rp: -1, start: r.pos, buf: ln.buf[:0], offs: ln.offs[:0]}
+			ln = logicalLine{eq: -1, lp: -1, rp: -1, start: r.pos, buf: ln.buf[:0], runs: ln.runs[:0]}
 			lastc = 0
 			continue
 		}
-		ln.buf = append(ln.buf, c)
-		ln.offs = append(ln.offs, i)
+		ln.append(c, i)
 		lastc = c
 	}
 	if len(ln.buf) > 0 {
@@ -165,7 +209,7 @@ func (r *configReader) line(ln *logicalLine) {
 	buf := ln.buf
 	rg := r.lineRange(ln)
 	if k := bytes.IndexByte(buf, 0); k >= 0 {
-		r.diag(Range{r.f.Pos(ln.offs[k]), r.f.Pos(ln.offs[k] + 1)}, SeverityError, "nul-byte",
+		r.diag(Range{r.f.Pos(ln.off(k)), r.f.Pos(ln.off(k) + 1)}, SeverityError, "nul-byte",
 			"NUL byte in the line: libpcp stops reading the line here", nil)
 		return
 	}
@@ -200,7 +244,7 @@ func (r *configReader) line(ln *logicalLine) {
 		nameEnd--
 	}
 	name := text[nameStart:nameEnd]
-	nameRange := Range{r.f.Pos(ln.offs[min(nameStart, len(ln.offs)-1)]), r.f.Pos(r.offAt(ln, nameEnd))}
+	nameRange := Range{r.f.Pos(ln.off(min(nameStart, len(ln.buf)-1))), r.f.Pos(r.offAt(ln, nameEnd))}
 	if name == "" {
 		r.diag(rg, SeverityError, "missing-name", "derived metric name missing before \"=\"",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: derived metric name missing", text})
@@ -240,13 +284,13 @@ func (r *configReader) line(ln *logicalLine) {
 
 // offAt is the file offset of buffer index i (one past the end allowed).
 func (r *configReader) offAt(ln *logicalLine, i int) int {
-	if i < len(ln.offs) {
-		return ln.offs[i]
+	if i < len(ln.buf) {
+		return ln.off(i)
 	}
-	if len(ln.offs) == 0 {
+	if len(ln.buf) == 0 {
 		return ln.start
 	}
-	return ln.offs[len(ln.offs)-1] + 1
+	return ln.off(len(ln.buf)-1) + 1
 }
 
 func (r *configReader) definition(ln *logicalLine, name string, nameRange Range, ep int, rg Range) {
@@ -263,7 +307,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		Expr:        expr,
 		Range:       rg,
 		Line:        r.lineno,
-		exprOffsets: newOffsetMap(ln.offs[ep:]),
+		exprOffsets: ln.offsetMap(ep),
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
 	d.leaked, d.file = r.f.Leak, r.f

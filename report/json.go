@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 
@@ -21,49 +22,120 @@ import (
 // Lines and columns are 1-based, columns count bytes; utf16Column is
 // 0-based in UTF-16 code units (as LSP uses); offsets are bytes from the
 // start of the file. "pcp" is omitted when libpcp prints nothing.
+//
+// The document is written as it is made, one finding at a time, so a
+// config with a million findings costs the output's buffer, not a copy of
+// every finding and the whole text in memory; the bytes are those
+// encoding/json writes with two-space indentation.
 func JSON(w io.Writer, r *Run) error {
-	type pos struct {
-		Line   int `json:"line"`
-		Column int `json:"column"`
-		Offset int `json:"offset"`
-		UTF16  int `json:"utf16Column"`
+	bw := bufio.NewWriter(w)
+	jw := &jsonWriter{w: bw}
+	jw.raw("{\n")
+	jw.field("  ", "version", 2, true)
+	jw.field("  ", "tool", r.Tool, true)
+	jw.field("  ", "toolVersion", r.Version, true)
+	jw.field("  ", "pcpVersion", r.PCPVersion.String(), true)
+	jw.field("  ", "pcpVersionReason", r.PCPVersionReason, true)
+	jw.field("  ", "source", r.Source, true)
+	if len(r.Files) == 0 {
+		jw.raw("  \"files\": []\n}\n")
+		return jw.flush()
 	}
-	type rng struct {
-		Start pos `json:"start"`
-		End   pos `json:"end"`
-	}
-	type diag struct {
-		Range    rng      `json:"range"`
-		Severity string   `json:"severity"`
-		Code     string   `json:"code"`
-		Message  string   `json:"message"`
-		PCP      []string `json:"pcp,omitempty"`
-	}
-	type file struct {
-		Path        string `json:"path"`
-		Diagnostics []diag `json:"diagnostics"`
-	}
-	doc := struct {
-		Version     int    `json:"version"`
-		Tool        string `json:"tool"`
-		ToolVersion string `json:"toolVersion"`
-		PCPVersion  string `json:"pcpVersion"`
-		Why         string `json:"pcpVersionReason"`
-		Source      string `json:"source"`
-		Files       []file `json:"files"`
-	}{2, r.Tool, r.Version, r.PCPVersion.String(), r.PCPVersionReason, r.Source, []file{}}
-	conv := func(p grammar.Pos) pos { return pos{p.Line, p.Col, p.Offset, p.Col16} }
-	for _, f := range r.Files {
-		jf := file{Path: f.File.Path, Diagnostics: []diag{}}
-		for _, d := range f.Diagnostics {
-			jf.Diagnostics = append(jf.Diagnostics, diag{
-				Range:    rng{conv(d.Range.Start), conv(d.Range.End)},
-				Severity: d.Severity.String(), Code: d.Code, Message: d.Message, PCP: d.PCP,
-			})
+	jw.raw("  \"files\": [\n")
+	for i, f := range r.Files {
+		jw.raw("    {\n")
+		jw.field("      ", "path", f.File.Path, true)
+		if len(f.Diagnostics) == 0 {
+			jw.raw("      \"diagnostics\": []\n")
+		} else {
+			jw.raw("      \"diagnostics\": [\n")
+			for k, d := range f.Diagnostics {
+				jw.raw("        ")
+				jw.value("        ", jsonDiagOf(d))
+				jw.comma(k < len(f.Diagnostics)-1)
+			}
+			jw.raw("      ]\n")
 		}
-		doc.Files = append(doc.Files, jf)
+		jw.raw("    }")
+		jw.comma(i < len(r.Files)-1)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	jw.raw("  ]\n}\n")
+	return jw.flush()
+}
+
+type jsonPos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	Offset int `json:"offset"`
+	UTF16  int `json:"utf16Column"`
+}
+
+type jsonRange struct {
+	Start jsonPos `json:"start"`
+	End   jsonPos `json:"end"`
+}
+
+type jsonDiag struct {
+	Range    jsonRange `json:"range"`
+	Severity string    `json:"severity"`
+	Code     string    `json:"code"`
+	Message  string    `json:"message"`
+	PCP      []string  `json:"pcp,omitempty"`
+}
+
+func jsonDiagOf(d grammar.Diagnostic) jsonDiag {
+	conv := func(p grammar.Pos) jsonPos { return jsonPos{p.Line, p.Col, p.Offset, p.Col16} }
+	return jsonDiag{
+		Range:    jsonRange{conv(d.Range.Start), conv(d.Range.End)},
+		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, PCP: d.PCP,
+	}
+}
+
+// jsonWriter writes JSON text piece by piece, remembering the first
+// error.
+type jsonWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (j *jsonWriter) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+// value writes v as encoding/json indents it at the given depth.
+func (j *jsonWriter) value(prefix string, v any) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		j.err = err
+		return
+	}
+	_, j.err = j.w.Write(b)
+}
+
+// field writes one "name": value member line of an object.
+func (j *jsonWriter) field(indent, name string, v any, more bool) {
+	j.raw(indent + "\"" + name + "\": ")
+	j.value(indent, v)
+	j.comma(more)
+}
+
+// comma ends a member or element: with a comma when more follow.
+func (j *jsonWriter) comma(more bool) {
+	if more {
+		j.raw(",\n")
+	} else {
+		j.raw("\n")
+	}
+}
+
+func (j *jsonWriter) flush() error {
+	if j.err != nil {
+		return j.err
+	}
+	return j.w.Flush()
 }

@@ -2,10 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 func span(line, startCol, endCol int) grammar.Range {
@@ -104,6 +107,62 @@ func TestSARIFLocations(t *testing.T) {
 `, `"text": "Change to n"`, `"insertedContent": {`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("SARIF lacks %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// jsonDocument is JSON as it was before it streamed: one document
+// encoded at once. The streamed bytes must be the same.
+func jsonDocument(w io.Writer, r *Run) error {
+	type file struct {
+		Path        string     `json:"path"`
+		Diagnostics []jsonDiag `json:"diagnostics"`
+	}
+	doc := struct {
+		Version     int    `json:"version"`
+		Tool        string `json:"tool"`
+		ToolVersion string `json:"toolVersion"`
+		PCPVersion  string `json:"pcpVersion"`
+		Why         string `json:"pcpVersionReason"`
+		Source      string `json:"source"`
+		Files       []file `json:"files"`
+	}{2, r.Tool, r.Version, r.PCPVersion.String(), r.PCPVersionReason, r.Source, []file{}}
+	for _, f := range r.Files {
+		jf := file{Path: f.File.Path, Diagnostics: []jsonDiag{}}
+		for _, d := range f.Diagnostics {
+			jf.Diagnostics = append(jf.Diagnostics, jsonDiagOf(d))
+		}
+		doc.Files = append(doc.Files, jf)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// TestJSONStreamsTheSameBytes: the streamed document is byte for byte
+// what encoding/json writes for the whole document, with no files, files
+// without findings, and findings with and without libpcp lines, with
+// characters JSON escapes.
+func TestJSONStreamsTheSameBytes(t *testing.T) {
+	f := grammar.ParseConfig("a<b>&\"c\".conf", []byte("x = 1 +\ny = a b\nz = 1\n"), grammar.Options{Version: pcpver.V6_0_3})
+	empty := grammar.ParseConfig("empty.conf", nil, grammar.Options{Version: pcpver.V6_0_3})
+	extra := grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: "x", Message: "<é> \u2028 \x01 & \"q\""}
+	runs := []*Run{
+		{Tool: "t", Version: "v"},
+		{Tool: "t", Version: "v", Source: "s", Files: []File{{File: empty}}},
+		{Tool: "t", Version: "v", PCPVersion: pcpver.V6_0_3, PCPVersionReason: "why & <how>",
+			Files: []File{{File: f, Diagnostics: append(f.Diagnostics, extra)}, {File: empty}}},
+	}
+	for i, r := range runs {
+		var got, want bytes.Buffer
+		if err := JSON(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := jsonDocument(&want, r); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("run %d: streamed\n%s\nwant\n%s", i, got.String(), want.String())
 		}
 	}
 }

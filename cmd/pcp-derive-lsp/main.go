@@ -46,7 +46,9 @@ func main() {
 				// A soft limit at what a check may cost (memoryPerInput
 				// times the text): near it the collector runs more often
 				// rather than let the heap double past the live data.
-				debug.SetMemoryLimit(memoryPerInput*input + memoryBase)
+				if os.Getenv("GOMEMLIMIT") == "" {
+					debug.SetMemoryLimit(memoryPerInput*input + memoryBase)
+				}
 			}
 		}
 	}

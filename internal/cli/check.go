@@ -336,13 +336,19 @@ func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, 
 	for _, e := range res.IOErrors {
 		run.Unread = append(run.Unread, report.Unread{Path: e.Path, Message: e.Error()})
 	}
-	order := res.PCPOrder()
+	// libpcp's order is for the pcp format only (unfiltered): it is a
+	// copy of every finding, which a big config's check should not make
+	// for nothing.
+	var order [][]grammar.Diagnostic
+	if unfiltered {
+		order = res.PCPOrder()
+	}
 	for i, f := range res.Files {
-		diags := withoutHints(f.Findings)
+		file := report.File{File: f.File, Diagnostics: withoutHints(f.Findings)}
 		if unfiltered {
-			diags = f.Unfiltered()
+			file.Diagnostics, file.PCPOrder = f.Unfiltered(), order[i]
 		}
-		run.Files = append(run.Files, report.File{File: f.File, Diagnostics: diags, PCPOrder: order[i]})
+		run.Files = append(run.Files, file)
 	}
 	return run, res, len(res.IOErrors)
 }
