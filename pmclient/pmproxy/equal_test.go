@@ -23,8 +23,10 @@ const testHost = "127.0.0.1"
 
 // volatile are instance domains whose members change by themselves:
 // pmcd's clients (pmproxy is one more), the pmloggers running (other
-// tests record archives meanwhile), and the sample PMDAs' "mirage" and
-// fake "process" domains, which change every few seconds.
+// tests record archives meanwhile), the sample PMDAs' "mirage" and
+// fake "process" domains, which change every few seconds, and their
+// "scramble" domains, which change whenever anyone (another test running
+// meanwhile) fetches sample.scramble.bin.
 var volatile = map[pmapi.InDom]bool{
 	pmapi.NewInDom(2, 1):   true,
 	pmapi.NewInDom(2, 6):   true,
@@ -32,6 +34,8 @@ var volatile = map[pmapi.InDom]bool{
 	pmapi.NewInDom(30, 3):  true,
 	pmapi.NewInDom(29, 12): true,
 	pmapi.NewInDom(30, 12): true,
+	pmapi.NewInDom(29, 9):  true,
+	pmapi.NewInDom(30, 9):  true,
 }
 
 // sources returns the test pmcd directly and through a pmproxy this test
