@@ -355,42 +355,8 @@ func mergeFindings(a, b []grammar.Diagnostic) []grammar.Diagnostic {
 
 // adviseSome is advise for the given metrics only.
 func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics []*Metric) {
-	var allNames []string
-	namesRead := false
-	suggest := newSuggester(func() []string {
-		if lister, ok := src.(pmclient.NameLister); ok && !namesRead {
-			allNames, _ = lister.AllNames(ctx)
-		}
-		namesRead = true
-		return allNames
-	})
-	instances := map[pmapi.InDom][]pmclient.Instance{}
-	instancesOf := func(indom pmapi.InDom) ([]pmclient.Instance, bool) {
-		if in, ok := instances[indom]; ok {
-			return in, in != nil
-		}
-		in, err := src.Instances(ctx, indom)
-		if err != nil || len(in) == 0 {
-			instances[indom] = nil
-			return nil, false
-		}
-		instances[indom] = in
-		return in, true
-	}
-	unknownAt := c.unknownAt
+	a := c.newAdvisor(ctx, src)
 	for _, m := range metrics {
-		f := m.file
-		tree, err := m.Def.Tree()
-		if err != nil {
-			continue
-		}
-		switch m.Status {
-		case Unbound:
-			if at := unknownAt[m.Def]; len(at) > 0 {
-				c.adviseUnknown(f, m, suggest, at)
-			}
-		case Valid:
-			c.adviseValid(f, m, tree, instancesOf)
-		}
+		a.advise(m)
 	}
 }

@@ -307,7 +307,8 @@ func (e *Evaluator) compile(m *checker.Metric, n grammar.Node, plan []slot) []sl
 		sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
 	}
 	plan = append(plan, sl)
-	for i, c := range children(n) {
+	kids, k := grammar.Operands(n)
+	for i, c := range kids[:k] {
 		if c == nil {
 			continue
 		}
@@ -316,30 +317,6 @@ func (e *Evaluator) compile(m *checker.Metric, n grammar.Node, plan []slot) []sl
 		plan[id].kids[i] = kid
 	}
 	return plan
-}
-
-// children are the operands a node evaluates, in the order its slot keeps
-// them (nil for one it lacks).
-func children(n grammar.Node) []grammar.Node {
-	switch n := n.(type) {
-	case *grammar.Paren:
-		return []grammar.Node{n.X}
-	case *grammar.Filter:
-		return []grammar.Node{n.X}
-	case *grammar.Matchinst:
-		return []grammar.Node{n.X}
-	case *grammar.Unary:
-		return []grammar.Node{n.X}
-	case *grammar.Call:
-		return []grammar.Node{n.Arg}
-	case *grammar.Rescale:
-		return []grammar.Node{n.X}
-	case *grammar.Binary:
-		return []grammar.Node{n.L, n.R}
-	case *grammar.Ternary:
-		return []grammar.Node{n.Cond, n.Then, n.Else}
-	}
-	return nil
 }
 
 // sampleRun evaluates the trees of one sample.

@@ -523,21 +523,9 @@ func syntaxChildren(n grammar.Node) []grammar.Node {
 		if n.Func == "defined" || n.Func == "anon" {
 			return nil
 		}
-		return []grammar.Node{n.Arg}
-	case *grammar.Rescale:
-		return []grammar.Node{n.X}
-	case *grammar.Matchinst:
-		return []grammar.Node{n.X}
-	case *grammar.Filter:
-		return []grammar.Node{n.X}
-	case *grammar.Unary:
-		return []grammar.Node{n.X}
-	case *grammar.Binary:
-		return []grammar.Node{n.L, n.R}
-	case *grammar.Ternary:
-		return []grammar.Node{n.Cond, n.Then, n.Else}
 	}
-	return nil
+	kids, k := grammar.Operands(n)
+	return kids[:k]
 }
 
 func kindOf(n grammar.Node) Kind {

@@ -140,25 +140,33 @@ func Walk(n Node, f func(Node) bool) {
 	if n == nil || !f(n) {
 		return
 	}
+	kids, k := Operands(n)
+	for _, kid := range kids[:k] {
+		Walk(kid, f)
+	}
+}
+
+// Operands are a node's operands in source order (a ternary: guard, then,
+// else), in an array so that walking a tree allocates nothing; k says how
+// many there are. Leaves (metrics, numbers, mkconst, novalue) have none.
+func Operands(n Node) (kids [3]Node, k int) {
 	switch n := n.(type) {
 	case *Call:
-		Walk(n.Arg, f)
+		return [3]Node{n.Arg}, 1
 	case *Rescale:
-		Walk(n.X, f)
+		return [3]Node{n.X}, 1
 	case *Matchinst:
-		Walk(n.X, f)
+		return [3]Node{n.X}, 1
 	case *Filter:
-		Walk(n.X, f)
+		return [3]Node{n.X}, 1
 	case *Paren:
-		Walk(n.X, f)
+		return [3]Node{n.X}, 1
 	case *Unary:
-		Walk(n.X, f)
+		return [3]Node{n.X}, 1
 	case *Binary:
-		Walk(n.L, f)
-		Walk(n.R, f)
+		return [3]Node{n.L, n.R}, 2
 	case *Ternary:
-		Walk(n.Cond, f)
-		Walk(n.Then, f)
-		Walk(n.Else, f)
+		return [3]Node{n.Cond, n.Then, n.Else}, 3
 	}
+	return kids, 0
 }
