@@ -23,30 +23,47 @@ type Function struct {
 	// History functions compare a value with the previous sample's, so
 	// they have no value until a second sample.
 	History bool
+	// Arg is what the parentheses hold, as the syntax tree reads them.
+	Arg ArgKind
 }
 
+// ArgKind is what a function's parentheses hold.
+type ArgKind int
+
+const (
+	// ArgSyntax: a syntax of its own (rescale, matchinst, mkconst,
+	// novalue).
+	ArgSyntax ArgKind = iota
+	// ArgName: one metric name (the aggregates, defined, anon).
+	ArgName
+	// ArgExpr: an expression (delta, rate, instant, scalar; before PCP
+	// 6.3.0 libpcp takes a metric name only for the first three, which
+	// the checker reports).
+	ArgExpr
+)
+
 var functions = []Function{
-	{Name: "avg", Signature: "avg(metric)", Params: []string{"metric"},
+	{Name: "avg", Signature: "avg(metric)", Params: []string{"metric"}, Arg: ArgName,
 		Doc: "Average of the metric's values over its instances (float)."},
-	{Name: "count", Signature: "count(metric)", Params: []string{"metric"},
+	{Name: "count", Signature: "count(metric)", Params: []string{"metric"}, Arg: ArgName,
 		Doc: "Number of instances with a value (unsigned 32-bit, units count)."},
-	{Name: "max", Signature: "max(metric)", Params: []string{"metric"},
+	{Name: "max", Signature: "max(metric)", Params: []string{"metric"}, Arg: ArgName,
 		Doc: "Largest value over the metric's instances."},
-	{Name: "min", Signature: "min(metric)", Params: []string{"metric"},
+	{Name: "min", Signature: "min(metric)", Params: []string{"metric"}, Arg: ArgName,
 		Doc: "Smallest value over the metric's instances."},
-	{Name: "sum", Signature: "sum(metric)", Params: []string{"metric"},
+	{Name: "sum", Signature: "sum(metric)", Params: []string{"metric"}, Arg: ArgName,
 		Doc: "Sum over the metric's instances (a counter stays a counter)."},
-	{Name: "delta", Signature: "delta(expr)", Params: []string{"expr"}, History: true,
+	{Name: "delta", Signature: "delta(expr)", Params: []string{"expr"}, Arg: ArgExpr, History: true,
 		Doc: "Difference from the previous sample, per instance; no value on the first sample. Before PCP 6.3.0, a metric name only."},
-	{Name: "rate", Signature: "rate(expr)", Params: []string{"expr"}, History: true,
+	{Name: "rate", Signature: "rate(expr)", Params: []string{"expr"}, Arg: ArgExpr, History: true,
 		Doc: "Change per second from the previous sample, per instance (double); a time counter gives a utilisation. Before PCP 6.3.0, a metric name only."},
-	{Name: "instant", Signature: "instant(expr)", Params: []string{"expr"},
+	{Name: "instant", Signature: "instant(expr)", Params: []string{"expr"}, Arg: ArgExpr,
 		Doc: "The current value, with counter semantics turned into instantaneous. Before PCP 6.3.0, a metric name only."},
-	{Name: "defined", Signature: "defined(metric)", Params: []string{"metric"},
+	{Name: "defined", Signature: "defined(metric)", Params: []string{"metric"}, Arg: ArgName,
 		Doc: "1 when the metric exists where the expression is evaluated, else 0."},
-	{Name: "scalar", Signature: "scalar(expr)", Params: []string{"expr"},
+	{Name: "scalar", Signature: "scalar(expr)", Params: []string{"expr"}, Arg: ArgExpr,
 		Doc: "The first value, without an instance domain."},
-	{Name: "anon", Signature: "anon(PM_TYPE_...)", Params: []string{"PM_TYPE_..."}, Internal: true,
+	{Name: "anon", Signature: "anon(PM_TYPE_...)", Params: []string{"PM_TYPE_..."}, Internal: true, Arg: ArgName,
 		Doc: "An anonymous metric that never has values (libpcp internal)."},
 	{Name: "rescale", Signature: `rescale(expr, "units")`, Params: []string{"expr", `"units"`},
 		Doc: "Converts values to other units of the same dimension (integers are rounded)."},

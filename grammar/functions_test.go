@@ -26,6 +26,9 @@ func TestFunctionCatalogueMatchesGrammar(t *testing.T) {
 			if got := toks[0].Kind == TokFunc; got != has {
 				t.Errorf("%s( in %v lexes as %v", f.Name, v, toks[0].Kind)
 			}
+			if _, ok := funcTypes[f.Name]; !ok {
+				t.Errorf("%s: the syntax tree has no token type for it", f.Name)
+			}
 			if f.Signature == "" || f.Doc == "" || len(f.Params) == 0 {
 				t.Errorf("%s: signature, doc and parameters are all needed", f.Name)
 			}

@@ -66,13 +66,23 @@ func (tokenDefinition) Lex(string, io.Reader) (lexer.Lexer, error) {
 	return nil, errors.New("grammar: expressions are lexed by Tokens, not by participle")
 }
 
-// funcTypes is the token type of each function word.
-var funcTypes = map[string]lexer.TokenType{
-	"avg": ptFuncName, "count": ptFuncName, "max": ptFuncName, "min": ptFuncName,
-	"sum": ptFuncName, "anon": ptFuncName, "defined": ptFuncName,
-	"delta": ptFuncExpr, "rate": ptFuncExpr, "instant": ptFuncExpr, "scalar": ptFuncExpr,
-	"rescale": ptRescale, "matchinst": ptMatchinst, "mkconst": ptMkconst, "novalue": ptNovalue,
-}
+// funcTypes is the token type of each function word: by what its
+// parentheses hold (the catalogue's Arg), and a type of its own for each
+// function with a syntax of its own.
+var funcTypes = func() map[string]lexer.TokenType {
+	m := map[string]lexer.TokenType{
+		"rescale": ptRescale, "matchinst": ptMatchinst, "mkconst": ptMkconst, "novalue": ptNovalue,
+	}
+	for _, f := range Functions() {
+		switch f.Arg {
+		case ArgName:
+			m[f.Name] = ptFuncName
+		case ArgExpr:
+			m[f.Name] = ptFuncExpr
+		}
+	}
+	return m
+}()
 
 // tokenStream feeds our tokens to participle. A token's Value is its
 // text as written (quotes, brackets, slashes and escapes included), so
