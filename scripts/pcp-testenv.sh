@@ -45,6 +45,14 @@ say "PCP installed: $(pminfo --version 2>&1 | head -1)"
 pmcd_up() { pminfo -h 127.0.0.1 pmcd.version >/dev/null 2>&1; }
 
 if ! pmcd_up; then
+	# A pmcd that died (6.0.3 can abort with "double free" while it
+	# restarts a crashed PMDA) leaves its pid file and unix socket behind:
+	# the init script then refuses to start (it also takes the fleet's
+	# chroot pmcds for this one), or starts without the socket.
+	if [ -f /run/pcp/pmcd.pid ] && ! kill -0 "$(cat /run/pcp/pmcd.pid)" 2>/dev/null; then
+		say "removing the pid file and socket of a pmcd that is gone"
+		rm -f /run/pcp/pmcd.pid /run/pcp/pmcd.socket
+	fi
 	say "starting pmcd"
 	/etc/init.d/pmcd start >&2 || true
 	for _ in $(seq 60); do
@@ -67,4 +75,6 @@ fi
 say "sample PMDA answers ($(pminfo -h 127.0.0.1 sample | wc -l) sample metrics)"
 
 [ -S /run/pcp/pmcd.socket ] || die "pmcd's unix socket /run/pcp/pmcd.socket is missing"
+pminfo -h unix:/run/pcp/pmcd.socket pmcd.version >/dev/null 2>&1 ||
+	die "pmcd does not answer on its unix socket /run/pcp/pmcd.socket (a stale socket: remove it and /run/pcp/pmcd.pid, then run this again)"
 say "unix socket /run/pcp/pmcd.socket present"
