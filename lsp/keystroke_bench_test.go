@@ -217,8 +217,13 @@ func benchKeystroke(b *testing.B, lines int) {
 	args := []string{"serve", "--log-level", "error"}
 	if p := os.Getenv("KEYSTROKE_CPUPROFILE"); p != "" {
 		// The server's own profile (the benchmark's -cpuprofile sees only
-		// the client): KEYSTROKE_CPUPROFILE=/tmp/ks.cpu go test -bench ...
+		// the client): KEYSTROKE_CPUPROFILE=/tmp/ks.cpu go test -bench ...;
+		// KEYSTROKE_MEMPROFILE likewise for its heap (alloc_space shows
+		// what a keystroke allocates).
 		args = append(args, "--cpuprofile", p)
+	}
+	if p := os.Getenv("KEYSTROKE_MEMPROFILE"); p != "" {
+		args = append(args, "--memprofile", p)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "PCP_HOST=", "PCP_ARCHIVE=")
