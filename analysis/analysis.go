@@ -90,6 +90,9 @@ type Result struct {
 	groups [][]int // indexes into Files of each config path's parsed files
 	// refs index which metrics use which (Recheck), nil until needed.
 	refs *checker.Refs
+	// generation is the source's (pmclient.Generationer) when the check
+	// began: Recheck keeps no verdict across a change of it.
+	generation uint64
 }
 
 // InputError is an input that could not be read: its path and why.
@@ -174,6 +177,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	}
 	r := *parsed
 	r.Files = append([]File(nil), parsed.Files...)
+	r.generation = sourceGeneration(src)
 	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly}
 	var reports []*checker.Report
 	for _, idx := range r.groups {
@@ -271,4 +275,13 @@ func (r *Result) PCPOrder() [][]grammar.Diagnostic {
 		out[last] = list
 	}
 	return out
+}
+
+// sourceGeneration is the source's generation, 0 for a source whose
+// answers never change as a whole.
+func sourceGeneration(src pmclient.Source) uint64 {
+	if g, ok := src.(pmclient.Generationer); ok {
+		return g.Generation()
+	}
+	return 0
 }

@@ -63,6 +63,12 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 		prev.Config.InDoms != parsed.Config.InDoms || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
 		return Check(ctx, parsed)
 	}
+	gen := sourceGeneration(src)
+	if gen != prev.generation {
+		// The metadata changed (pmcd reported a PMDA added or restarted):
+		// any earlier verdict may be stale.
+		return Check(ctx, parsed)
+	}
 	f := parsed.Files[0].File
 	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms}
 	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs, f, src, opts)
@@ -77,7 +83,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	r := *parsed
 	r.Files = []File{parsed.Files[0]}
 	r.Files[0].checked = rep.Diagnostics[f]
-	r.Checked, r.SourceName, r.Report, r.refs = true, src.Describe(), rep, refs
+	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, refs, gen
 	r.finish()
 	return &r
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
 // incrementalConfig is a generated config with what ties definitions
@@ -124,4 +125,44 @@ func registeredNames(r *Result) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// swapSource answers as whichever source it holds now.
+type swapSource struct{ pmclient.Source }
+
+// A PMDA installed while the file is open (pmcd reports a change, the
+// cache is dropped): the next keystroke checks every definition again, so
+// an operand that was unknown is known now, even on a line not edited.
+func TestRecheckAfterMetadataChange(t *testing.T) {
+	snap := func(metrics string) pmclient.Source {
+		t.Helper()
+		src, err := snapshot.Read(strings.NewReader(`{"format": "pcp-derive-lsp-snapshot", "version": 1, "source": "test", "pcpVersion": "6.0.3", "metrics": [`+metrics+`]}`), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	one := `{"name": "a.one", "pmid": "1.0.1", "type": "U32", "indom": "", "sem": "instant", "units": ""}`
+	two := `{"name": "b.two", "pmid": "2.0.1", "type": "U32", "indom": "", "sem": "instant", "units": ""}`
+	swap := &swapSource{snap(one)}
+	cache := pmclient.NewCache(swap)
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.V6_0_3, Reason: "test"}, Source: cache}
+	text := "x = a.one + 1\ny = b.two * 2\n"
+	checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
+	if n := len(checked.Files[0].Findings); n != 1 {
+		t.Fatalf("before the change: %d findings, want b.two unknown: %v", n, checked.Files[0].Findings)
+	}
+
+	swap.Source = snap(one + "," + two) // the PMDA of b.two installed
+	cache.Flush()                       // as after pmcd's change notice
+	text = "x = a.one + 12\ny = b.two * 2\n"
+	parsed, ok := Reparse(checked, "t.conf", []byte(text), cfg, Options{})
+	if !ok {
+		t.Fatal("a keystroke inside one line was not parsed incrementally")
+	}
+	next := Recheck(ctx, checked, parsed)
+	if n := len(next.Files[0].Findings); n != 0 {
+		t.Errorf("after the change: %v, want no findings (b.two exists now)", next.Files[0].Findings)
+	}
 }

@@ -14,6 +14,13 @@ type ChangeReporter interface {
 	Changes() int32
 }
 
+// Generationer is implemented by sources whose answers change as a whole
+// now and then (a Cache dropped after pmcd reported a change): a verdict
+// reached in an earlier generation may be stale.
+type Generationer interface {
+	Generation() uint64
+}
+
 // Cache answers metadata requests from memory once a source has answered
 // them, so an editor re-checking a file on every keystroke does not go
 // back to pmcd. Values are never cached. The cache is dropped whenever the
@@ -29,6 +36,7 @@ type Cache struct {
 	help     map[helpKey]string
 	labels   map[labelKey][]LabelSet
 	allNames map[struct{}][]string
+	gen      uint64 // how many times it was dropped
 }
 
 type labelKey struct {
@@ -56,6 +64,17 @@ func (c *Cache) Flush() {
 	c.descs, c.children = map[pmapi.PMID]pmapi.Desc{}, map[string][]Child{}
 	c.insts, c.help = map[pmapi.InDom][]Instance{}, map[helpKey]string{}
 	c.labels, c.allNames = map[labelKey][]LabelSet{}, map[struct{}][]string{}
+	c.gen++
+}
+
+// Generation counts the times the cache was dropped (Flush, or a change
+// the source reported, which it asks about first): an analysis that keeps
+// verdicts across edits checks everything again when it moved.
+func (c *Cache) Generation() uint64 {
+	c.checkChanges()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
 }
 
 // checkChanges flushes when the source reports a change.
