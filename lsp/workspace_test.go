@@ -204,7 +204,6 @@ func TestWorkspaceScanUnderMemoryLimit(t *testing.T) {
 	}
 }
 
-
 // tail is the end of a long log.
 func tail(s string) string {
 	if len(s) > 4000 {
