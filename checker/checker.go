@@ -125,20 +125,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	c.report.Operands = c.descs
-	var top map[string]bool
-	asked := false
-	c.topNames = func() map[string]bool {
-		if !asked {
-			asked = true
-			if children, err := src.Children(ctx, ""); err == nil && len(children) > 0 {
-				top = map[string]bool{}
-				for _, ch := range children {
-					top[ch.Name] = true
-				}
-			}
-		}
-		return top
-	}
+	c.topNames = topNamesOf(ctx, src)
 	if !opts.FindingsOnly {
 		buildTrees(registered(files))
 	}
@@ -916,4 +903,24 @@ func ConvFactors(v pcpver.Version) func(from, to pmapi.Units) (int64, int64, err
 		return pmapi.ConvFactors
 	}
 	return pmapi.ConvFactorsStrict
+}
+
+// topNamesOf returns a function that lists the namespace's top-level
+// names, asking the source once, when first called (nil when it cannot
+// say).
+func topNamesOf(ctx context.Context, src pmclient.Source) func() map[string]bool {
+	var top map[string]bool
+	asked := false
+	return func() map[string]bool {
+		if !asked {
+			asked = true
+			if children, err := src.Children(ctx, ""); err == nil && len(children) > 0 {
+				top = map[string]bool{}
+				for _, ch := range children {
+					top[ch.Name] = true
+				}
+			}
+		}
+		return top
+	}
 }

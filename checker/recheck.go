@@ -139,20 +139,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}}
 	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
-	var top map[string]bool
-	asked := false
-	c.topNames = func() map[string]bool {
-		if !asked {
-			asked = true
-			if children, err := src.Children(ctx, ""); err == nil && len(children) > 0 {
-				top = map[string]bool{}
-				for _, ch := range children {
-					top[ch.Name] = true
-				}
-			}
-		}
-		return top
-	}
+	c.topNames = topNamesOf(ctx, src)
 	var fresh []*Metric
 	prevOf := prevMetrics{prev: prev, pd: pd}
 	for i, d := range nd {

@@ -148,16 +148,4 @@ func BenchmarkCompletion100kNames(b *testing.B) {
 }
 
 // rssMB reads this process's resident set size from /proc.
-func rssMB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
+func rssMB() float64 { return procStatusMB("/proc/self/status", "VmRSS:") }

@@ -304,13 +304,17 @@ func benchKeystroke(b *testing.B, lines int) {
 }
 
 // peakRSSMB is a process's peak resident set size (VmHWM), in MB.
-func peakRSSMB(pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func peakRSSMB(pid int) float64 { return procStatusMB(fmt.Sprintf("/proc/%d/status", pid), "VmHWM:") }
+
+// procStatusMB reads one memory field (kB) of a /proc status file, in MB;
+// 0 when it cannot.
+func procStatusMB(path, field string) float64 {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}
