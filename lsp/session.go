@@ -319,13 +319,16 @@ func (s *server) retry(cfg *config) {
 			break
 		}
 	}
+	// The notice goes out before the source is marked up: an analysis
+	// already scheduled may publish full checks as soon as it is, and the
+	// user should read why before seeing them.
+	s.log.Info("metadata source answers again", zap.String("source", cfg.source.Describe()))
+	s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
+		Message: "pcp-derive-lsp: " + cfg.source.Describe() + " answers again: full checks resumed"})
 	se.mu.Lock()
 	se.retrying, se.sourceDown = false, false
 	se.mu.Unlock()
 	s.sendStatus()
-	s.log.Info("metadata source answers again", zap.String("source", cfg.source.Describe()))
-	s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo,
-		Message: "pcp-derive-lsp: " + cfg.source.Describe() + " answers again: full checks resumed"})
 	s.reanalyseAll()
 }
 
