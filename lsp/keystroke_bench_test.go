@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,36 +27,6 @@ import (
 func BenchmarkKeystroke1000Lines(b *testing.B)   { benchKeystroke(b, 1000) }
 func BenchmarkKeystroke10000Lines(b *testing.B)  { benchKeystroke(b, 10000) }
 func BenchmarkKeystroke100000Lines(b *testing.B) { benchKeystroke(b, 100000) }
-
-var benchServerBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// buildBenchServer builds cmd/pcp-derive-lsp once per benchmark process.
-func buildBenchServer(b *testing.B) string {
-	benchServerBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "pcp-derive-lsp-bench")
-		if err != nil {
-			benchServerBinary.err = err
-			return
-		}
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
-		benchServerBinary.path = filepath.Join(dir, "pcp-derive-lsp")
-		cmd := exec.Command(goTool, "build", "-o", benchServerBinary.path, "../cmd/pcp-derive-lsp")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			benchServerBinary.err = fmt.Errorf("building the server: %v\n%s", err, out)
-		}
-	})
-	if benchServerBinary.err != nil {
-		b.Fatal(benchServerBinary.err)
-	}
-	return benchServerBinary.path
-}
 
 // stdioClient is a minimal LSP client over a child's stdin/stdout.
 type stdioClient struct {
@@ -213,7 +181,7 @@ func realisticConfig(n int) string {
 }
 
 func benchKeystroke(b *testing.B, lines int) {
-	bin := buildBenchServer(b)
+	bin := buildServer(b)
 	args := []string{"serve", "--log-level", "error"}
 	if p := os.Getenv("KEYSTROKE_CPUPROFILE"); p != "" {
 		// The server's own profile (the benchmark's -cpuprofile sees only

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -49,12 +51,18 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// buildServer builds cmd/pcp-derive-lsp into a test directory.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pcp-derive-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/pcp-derive-lsp").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+// buildServer builds cmd/pcp-derive-lsp into a test directory (removed
+// when the test or benchmark ends), with the go command of the running
+// toolchain.
+func buildServer(tb testing.TB) string {
+	tb.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	bin := filepath.Join(tb.TempDir(), "pcp-derive-lsp")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/pcp-derive-lsp").CombinedOutput(); err != nil {
+		tb.Fatalf("building the server: %v\n%s", err, out)
 	}
 	return bin
 }
