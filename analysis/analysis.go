@@ -8,6 +8,7 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
 	"sort"
 
@@ -46,6 +47,10 @@ type Options struct {
 	// document (the server keeps one per open document, and trims it). It
 	// is used when a config path has one file.
 	Memo *grammar.Memo
+	// Change is the edit that made Reparse's text of the earlier one,
+	// when the caller knows it (an editor's didChange says where it
+	// typed); nil: Reparse compares the two texts to find it.
+	Change *grammar.TextChange
 }
 
 // NoSource names the metadata source of a syntax-only analysis.
@@ -64,6 +69,10 @@ type File struct {
 	// libpcp produces them (no suppressions, no rules): PCPOrder reads
 	// them.
 	syntax, checked []grammar.Diagnostic
+	// marks counts the suppression comments' mark in the text (kept up
+	// to date by Reparse, so a keystroke does not search the whole text
+	// for one); -1 when not counted yet.
+	marks int
 }
 
 // Result is one analysis of a config path.
@@ -151,12 +160,12 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		var idx []int
 		for _, f := range files {
 			idx = append(idx, len(r.Files))
-			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics})
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1})
 		}
 		r.groups = append(r.groups, idx)
 		for _, p := range g.problems {
 			f := grammar.ParseConfig(p.Path, nil, grammar.Options{Version: version})
-			r.Files = append(r.Files, File{File: f, syntax: []grammar.Diagnostic{{
+			r.Files = append(r.Files, File{File: f, marks: -1, syntax: []grammar.Diagnostic{{
 				Severity: grammar.SeverityError, Code: p.ProblemCode, Message: p.Problem,
 				Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
 			}}})
@@ -209,7 +218,10 @@ func Check(ctx context.Context, parsed *Result) *Result {
 func (r *Result) finish() {
 	for i := range r.Files {
 		f := &r.Files[i]
-		f.Findings = Filter(f.File, mergeByPosition(f.syntax, f.checked), r.Config.Rules)
+		if f.marks < 0 {
+			f.marks = bytes.Count(f.File.Src, directiveMark)
+		}
+		f.Findings = r.Config.Rules.Apply(suppress(f.File, f.marks > 0, mergeByPosition(f.syntax, f.checked)))
 	}
 }
 
@@ -218,7 +230,7 @@ func (r *Result) finish() {
 // with their own problems, then the project's rules. It is the one place
 // both are applied, for a single analysis and for each host of a fleet.
 func Filter(f *grammar.File, diags []grammar.Diagnostic, r rules.Rules) []grammar.Diagnostic {
-	return r.Apply(suppress(f, diags))
+	return r.Apply(suppress(f, bytes.Contains(f.Src, directiveMark), diags))
 }
 
 // mergeByPosition merges two lists sorted by start offset into one
@@ -238,11 +250,11 @@ func mergeByPosition(a, b []grammar.Diagnostic) []grammar.Diagnostic {
 }
 
 func sortedByPosition(diags []grammar.Diagnostic) bool {
-	return sort.SliceIsSorted(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+	return sort.SliceIsSorted(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
 }
 
 func sortByPosition(diags []grammar.Diagnostic) {
-	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
 }
 
 // Unfiltered returns the file's findings as libpcp produces them, sorted

@@ -22,11 +22,36 @@ func Reparse(prev *Result, path string, text []byte, cfg Config, opts Options) (
 	if in := Buffer(path, text); in.Problem != "" || in.Err != nil {
 		return Parse([]Input{in}, cfg, opts), false
 	}
-	f, reparsed := grammar.Reparse(old, text, changeBetween(old.Src, text), grammar.Options{Version: cfg.Version.Version, Memo: opts.Memo})
+	var ch grammar.TextChange
+	if c := opts.Change; c != nil && c.Start >= 0 && c.Start <= c.OldEnd && c.OldEnd <= len(old.Src) && c.Start <= c.NewEnd &&
+		c.NewEnd <= len(text) && len(text)-c.NewEnd == len(old.Src)-c.OldEnd {
+		ch = *c
+	} else {
+		ch = changeBetween(old.Src, text)
+	}
+	f, reparsed := grammar.Reparse(old, text, ch, grammar.Options{Version: cfg.Version.Version, Memo: opts.Memo})
 	r := &Result{Config: cfg, SourceName: NoSource, opts: opts, groups: [][]int{{0}}}
-	r.Files = []File{{File: f, syntax: f.Diagnostics}}
+	r.Files = []File{{File: f, syntax: f.Diagnostics, marks: marksAfter(prev.Files[0].marks, old.Src, text, ch)}}
 	r.finish()
 	return r, reparsed
+}
+
+// marksAfter counts directiveMark in text, made of old (which has marks
+// of them, or -1 when not counted) by ch: the count changes only in the
+// lines the change touches, since the mark has no newline.
+func marksAfter(marks int, old, text []byte, ch grammar.TextChange) int {
+	if marks < 0 {
+		return -1
+	}
+	lines := func(src []byte, start, end int) []byte {
+		from := bytes.LastIndexByte(src[:start], '\n') + 1
+		to := len(src)
+		if k := bytes.IndexByte(src[end:], '\n'); k >= 0 {
+			to = end + k
+		}
+		return src[from:to]
+	}
+	return marks - bytes.Count(lines(old, ch.Start, ch.OldEnd), directiveMark) + bytes.Count(lines(text, ch.Start, ch.NewEnd), directiveMark)
 }
 
 // changeBetween is the one change that makes b of a: the bytes between

@@ -120,7 +120,7 @@ func registeredNames(r *Result) []string {
 		return nil
 	}
 	var out []string
-	for name, m := range r.Report.ByName {
+	for name, m := range r.Report.ByName.All() {
 		out = append(out, fmt.Sprintf("%s@%d:%s", name, m.Def.Range.Start.Line, m.Def.Expr))
 	}
 	sort.Strings(out)

@@ -25,15 +25,16 @@ var directiveRE = regexp.MustCompile(`^#\s*pcp-derive-lsp\s*:`)
 // code), and reports such comments that are malformed or name a code the
 // registry does not have: a misspelt code would otherwise suppress
 // nothing, silently. diags must be sorted by position; so is the result.
-// Without any such comment in the file, diags is returned as it is.
-func suppress(f *grammar.File, diags []grammar.Diagnostic) []grammar.Diagnostic {
-	if !bytes.Contains(f.Src, directiveMark) {
+// Without any such comment in the file (marked says whether its text has
+// directiveMark at all), diags is returned as it is.
+func suppress(f *grammar.File, marked bool, diags []grammar.Diagnostic) []grammar.Diagnostic {
+	if !marked {
 		return diags
 	}
 	out := diags[:0:0]
 	for _, d := range diags {
 		first := d.Range.Start.Line
-		if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
+		if def := f.DefinitionAtPos(d.Range.Start); def != nil {
 			first = def.Range.Start.Line
 		}
 		if m := ignoreRE.FindStringSubmatch(f.Line(first - 1)); m != nil {

@@ -173,7 +173,7 @@ func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, suggest *suggester,
 			continue
 		}
 		var alternatives []string
-		if _, ok := c.report.ByName[name]; ok {
+		if _, ok := c.report.ByName.Lookup(name); ok {
 			continue
 		}
 		alternatives = suggest.suggest(name)
@@ -215,7 +215,7 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		switch n := n.(type) {
 		case *grammar.Metric:
-			if other, ok := c.report.ByName[n.Name]; ok && other != m {
+			if other, ok := c.report.ByName.Lookup(n.Name); ok && other != m {
 				if !c.opts.Version.Has(pcpver.NestedDerivedError) {
 					warn(n, "nested-derived", fmt.Sprintf("%s is a derived metric: PCP before 6.2.2 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
 				}

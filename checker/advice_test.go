@@ -83,7 +83,7 @@ func TestPCP7Semantics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := rep.ByName[tt.name]
+		m := rep.ByName.Metric(tt.name)
 		got := m.Status.String()
 		if m.Status == SemanticError {
 			got += ": " + m.Rendering + ": " + m.Message
@@ -120,7 +120,7 @@ func TestMissingPMDA(t *testing.T) {
 	if msg := rep.Diagnostics[f][0].Message; !strings.Contains(msg, "the mssql PMDA is not installed") {
 		t.Errorf("message %q", msg)
 	}
-	if rep.ByName["m.a"].Status != Unbound {
-		t.Errorf("m.a is %v: libpcp still hides it", rep.ByName["m.a"].Status)
+	if rep.ByName.Metric("m.a").Status != Unbound {
+		t.Errorf("m.a is %v: libpcp still hides it", rep.ByName.Metric("m.a").Status)
 	}
 }

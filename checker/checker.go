@@ -78,7 +78,7 @@ const (
 type Report struct {
 	Files   []*grammar.File
 	Metrics []*Metric // in definition order, registered definitions only
-	ByName  map[string]*Metric
+	ByName  MetricNames
 	// Diagnostics holds the checker's findings per file, in file order.
 	Diagnostics map[*grammar.File][]grammar.Diagnostic
 	Source      string
@@ -111,7 +111,7 @@ type Options struct {
 func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
 	c := &checkRun{
 		opts:      opts,
-		report:    &Report{Files: files, ByName: map[string]*Metric{}, Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
+		report:    &Report{Files: files, ByName: newMetricNames(), Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
 		descs:     map[string]pmapi.Desc{},
 		known:     map[string]bool{},
 		noDesc:    map[string]bool{},
@@ -144,7 +144,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			}
 			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
 			c.report.Metrics = append(c.report.Metrics, m)
-			c.report.ByName[d.Name] = m
+			c.report.ByName.set(d.Name, m)
 			addName(d.Name) // to find masking real metrics
 			if opts.FindingsOnly {
 				// No trees yet (they are built a window at a time below):
@@ -200,7 +200,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	for _, f := range files {
 		diags := c.report.Diagnostics[f]
-		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
 	}
 	return c.report, nil
 }
@@ -531,7 +531,7 @@ func (c *checkRun) brokenDerivedInDefined(n *grammar.Call) (string, bool) {
 	if !ok || c.opts.Version.Has(pcpver.LazyTernary) {
 		return "", false
 	}
-	if _, derived := c.report.ByName[mt.Name]; !derived {
+	if _, derived := c.report.ByName.Lookup(mt.Name); !derived {
 		return "", false
 	}
 	if _, ok := c.bindable(mt.Name); ok {
@@ -548,7 +548,7 @@ func (c *checkRun) nestedDerived(m *Metric, tree grammar.Node) string {
 	name := ""
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		if mt, ok := n.(*grammar.Metric); ok && name == "" {
-			if other, ok := c.report.ByName[mt.Name]; ok && other != m {
+			if other, ok := c.report.ByName.Lookup(mt.Name); ok && other != m {
 				if _, real := c.descs[mt.Name]; !real {
 					name = mt.Name
 				}
@@ -566,7 +566,7 @@ func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
 	if d, ok := c.descs[name]; ok {
 		return d, true
 	}
-	if m, ok := c.report.ByName[name]; ok {
+	if m, ok := c.report.ByName.Lookup(name); ok {
 		c.ensure(m)
 		if m.Status == Valid {
 			return m.Desc, true
@@ -681,7 +681,7 @@ func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg 
 // registry notes (codes.Info.SeverityNote).
 func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
 	if code == "unknown-metric" {
-		if def := f.DefinitionAt(rg.Start.Offset); def != nil {
+		if def := f.DefinitionAtPos(rg.Start); def != nil {
 			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f]))
 		}
 	}
@@ -690,7 +690,7 @@ func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev gram
 
 // exprRange maps an expression span to a file range.
 func exprRange(f *grammar.File, d *grammar.Definition, s grammar.Span) grammar.Range {
-	return grammar.Range{Start: f.Pos(d.ExprPos(s.Start)), End: f.Pos(d.ExprPos(s.End))}
+	return f.ExprRange(d, s.Start, s.End)
 }
 
 // constDesc is the descriptor libpcp gives a literal, mkconst or novalue.
@@ -769,7 +769,7 @@ func specType(v string) pmapi.Type {
 // SortedNames returns the valid derived metric names, sorted.
 func (r *Report) SortedNames() []string {
 	var out []string
-	for name, m := range r.ByName {
+	for name, m := range r.ByName.All() {
 		if m.Status == Valid {
 			out = append(out, name)
 		}

@@ -61,7 +61,7 @@ func checkOne(t *testing.T, src *snapshot.Source, expr string) *Metric {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep.ByName["m.x"]
+	return rep.ByName.Metric("m.x")
 }
 
 // TestStarterSetSemantics compares with libpcp 6.0.3's verdicts collected

@@ -104,7 +104,7 @@ func TestGeneratedAgainstLibpcp(t *testing.T) {
 	counts := map[string]int{}
 	differ := 0
 	for i, name := range names {
-		m := rep.ByName[name]
+		m := rep.ByName.Metric(name)
 		got := ourDescribe(m, pcpver.V6_0_3)
 		kind := strings.SplitN(want[name], ":", 2)[0]
 		counts[kind]++
@@ -147,7 +147,7 @@ func TestShippedConfigs(t *testing.T) {
 		}
 		for _, n := range names {
 			total++
-			if got := ourDescribe(rep.ByName[n], pcpver.V6_0_3); got != want[n] {
+			if got := ourDescribe(rep.ByName.Metric(n), pcpver.V6_0_3); got != want[n] {
 				t.Errorf("%s: %s\n  libpcp: %q\n  ours:   %q", filepath.Base(path), n, want[n], got)
 			}
 		}

@@ -3,6 +3,8 @@ package checker
 import (
 	"context"
 	"maps"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,10 +73,13 @@ func metricOperands(m *Metric) []string {
 
 // Recheck is Check of one file f that grammar.Reparse made from the file
 // prev checked: it checks again only the definitions that changed and the
-// metrics that use them (refs says which; nil builds it), and moves the
-// verdicts and findings of the others. ok is false when the change may
-// reach further (findings that point at other lines, a #control line, a
-// check of several files): call Check then. The findings equal Check's.
+// metrics that use them (refs says which; nil builds it), and keeps the
+// verdicts and findings of the others, which are prev's own values (the
+// definitions around an edit are the earlier version's: positions hold no
+// offsets), so its cost follows the change, not the file. ok is false
+// when the change may reach further (findings that point at other lines,
+// a #control line, a check of several files): call Check then. The
+// findings equal Check's.
 func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src pmclient.Source, opts Options) (_ *Report, _ *Refs, ok bool, _ error) {
 	if prev == nil || len(prev.Files) != 1 || prev.Version != opts.Version {
 		return nil, nil, false, nil
@@ -83,7 +88,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if (pf.OptionNovalue == nil) != (f.OptionNovalue == nil) || (pf.OptionNovalue != nil && *pf.OptionNovalue != *f.OptionNovalue) {
 		return nil, nil, false, nil
 	}
-	if pf.Path != f.Path || len(f.Src)-len(pf.Src) != moveOf(pf, f) {
+	if pf.Path != f.Path {
 		return nil, nil, false, nil
 	}
 	for _, d := range prev.Diagnostics[pf] {
@@ -94,14 +99,23 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if refs == nil {
 		refs = NewRefs(prev)
 	}
+	// The definitions before the change and after it: prev's own values
+	// when Reparse read only the changed line, equal ones when it read
+	// the whole text again.
 	pd, nd := pf.Definitions, f.Definitions
 	p := 0
 	for p < min(len(pd), len(nd)) && pd[p] == nd[p] {
 		p++
 	}
-	delta := len(f.Src) - len(pf.Src)
-	s := 0
-	for s < min(len(pd), len(nd))-p && sameDefinition(pd[len(pd)-1-s], nd[len(nd)-1-s], delta) {
+	s, suffixShared := 0, true
+	for s < min(len(pd), len(nd))-p {
+		a, b := pd[len(pd)-1-s], nd[len(nd)-1-s]
+		if a != b {
+			if !sameDefinition(a, b) {
+				break
+			}
+			suffixShared = false
+		}
 		s++
 	}
 	oldChanged, newChanged := pd[p:len(pd)-s], nd[p:len(nd)-s]
@@ -128,65 +142,94 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if len(again) > maxChangedRefs {
 		return nil, nil, false, nil
 	}
+	// prev's metrics of the definitions before the change, and of those
+	// after it (Metrics has one per registered definition, in order).
+	k0, ok0 := metricIndex(prev.Metrics, pd, p)
+	k1, ok1 := metricIndex(prev.Metrics, pd, len(pd)-s)
+	if !ok0 || !ok1 {
+		return nil, nil, false, nil
+	}
 
-	// ByName starts as the earlier check's (a map clone copies its table
-	// without hashing again); the names from the change on are replaced
-	// below, the ones before it keep their metric, and names the change
-	// removed are deleted after.
-	byName := maps.Clone(prev.ByName)
-	rep := &Report{Files: []*grammar.File{f}, ByName: byName,
+	// ByName is the earlier check's with the names of the metrics made
+	// anew layered over it.
+	rep := &Report{Files: []*grammar.File{f}, ByName: prev.ByName.layered(),
 		Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version}
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}}
 	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	c.topNames = topNamesOf(ctx, src)
-	var fresh []*Metric
-	prevOf := prevMetrics{prev: prev, pd: pd}
-	for i, d := range nd {
-		if !d.Registered {
-			continue
-		}
-		var m *Metric
-		switch old := prevOf.metric(i, p, len(nd)-s, len(pd)-len(nd)); {
-		case old == nil || again[d.Name]:
-			m = &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
-			fresh = append(fresh, m)
-		case i < p:
-			// Before the change: the same definition, the same metric
-			// (its file is read only while it is checked).
-			m = old
-		default:
-			// A copy in this file (the earlier one's text is not kept).
-			moved := *old
-			moved.Def, moved.file = d, f
-			m = &moved
-		}
-		rep.Metrics = append(rep.Metrics, m)
-		if i >= p {
-			rep.ByName[d.Name] = m
-		}
-	}
 	for _, d := range oldChanged {
 		// Still the earlier metric: the name is no longer registered (a
 		// name has at most one registered definition: libpcp refuses a
 		// second).
-		if m, ok := rep.ByName[d.Name]; ok && m.Def == d {
-			delete(rep.ByName, d.Name)
+		if m, ok := rep.ByName.Lookup(d.Name); ok && m.Def == d {
+			rep.ByName.remove(d.Name)
 		}
+	}
+	var fresh []*Metric
+	made := map[string]bool{}
+	check := func(d *grammar.Definition) *Metric {
+		m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
+		fresh = append(fresh, m)
+		rep.ByName.set(d.Name, m)
+		made[d.Name] = true
+		return m
+	}
+	rep.Metrics = make([]*Metric, 0, k0+len(newChanged)+len(prev.Metrics)-k1)
+	rep.Metrics = append(rep.Metrics, prev.Metrics[:k0]...)
+	for _, d := range newChanged {
+		if d.Registered {
+			rep.Metrics = append(rep.Metrics, check(d))
+		}
+	}
+	tail := len(rep.Metrics)
+	rep.Metrics = append(rep.Metrics, prev.Metrics[k1:]...)
+	if !suffixShared {
+		// Read again whole: prev's verdicts, for the new definitions.
+		k := tail
+		for j := range s {
+			a, b := pd[len(pd)-s+j], nd[len(nd)-s+j]
+			if !a.Registered {
+				continue
+			}
+			if rep.Metrics[k].Def != a {
+				return nil, nil, false, nil
+			}
+			if a != b {
+				moved := *rep.Metrics[k]
+				moved.Def = b
+				rep.Metrics[k] = &moved
+				rep.ByName.set(b.Name, &moved)
+			}
+			k++
+		}
+	}
+	// The metrics around the change that use a changed name, checked
+	// again in their places.
+	for name := range again {
+		m, ok := rep.ByName.Lookup(name)
+		if !ok || made[name] {
+			continue // gone, or made above
+		}
+		k, found := slices.BinarySearchFunc(rep.Metrics, m.Def.Range.Start, func(x *Metric, at grammar.Pos) int { return x.Def.Range.Start.Compare(at) })
+		if !found || rep.Metrics[k] != m {
+			return nil, nil, false, nil
+		}
+		rep.Metrics[k] = check(m.Def)
 	}
 	// Look up what the fresh metrics name; the others keep their verdicts.
 	var names []string
 	seen := map[string]bool{}
-	add := func(n string) {
+	addName := func(n string) {
 		if !seen[n] {
 			seen[n] = true
 			names = append(names, n)
 		}
 	}
 	for _, m := range fresh {
-		add(m.Def.Name)
+		addName(m.Def.Name)
 		for _, op := range metricOperands(m) {
-			add(op)
+			addName(op)
 		}
 	}
 	if err := c.lookup(ctx, src, names); err != nil {
@@ -196,6 +239,9 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		c.ensure(m)
 	}
 	c.adviseSome(ctx, src, fresh)
+	for _, m := range fresh {
+		m.file = nil // read only while checked: no version's text kept
+	}
 	freshDiags := rep.Diagnostics[f]
 	for _, d := range freshDiags {
 		if crossLine(d) {
@@ -210,27 +256,23 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	for k, v := range c.descs {
 		rep.Operands[k] = v
 	}
-	// The findings: the earlier ones outside what was checked again
-	// (moved when after the change), and the fresh ones.
-	head := len(pf.Src)
+	// The findings: the earlier ones outside what was checked again (in
+	// the same places), and the fresh ones.
+	head, end := grammar.Pos{Line: math.MaxInt}, grammar.Pos{Line: math.MaxInt}
 	if p < len(pd) {
-		head = pd[p].Range.Start.Offset
+		head = pd[p].Range.Start
 	}
-	tail := len(pf.Src)
 	if s > 0 {
-		tail = pd[len(pd)-s].Range.Start.Offset
+		end = pd[len(pd)-s].Range.Start
 	}
 	var out []grammar.Diagnostic
 	for _, d := range prev.Diagnostics[pf] {
-		off := d.Range.Start.Offset
-		if def := pf.DefinitionAt(off); def != nil && def.Registered && again[def.Name] {
+		at := d.Range.Start
+		if def := pf.DefinitionAtPos(at); def != nil && def.Registered && again[def.Name] {
 			continue
 		}
-		switch {
-		case off < head:
+		if at.Before(head) || !at.Before(end) {
 			out = append(out, d)
-		case off >= tail:
-			out = append(out, d.Moved(delta))
 		}
 	}
 	sortFindings(freshDiags)
@@ -252,7 +294,29 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if len(next.changed) > maxChangedRefs {
 		next = NewRefs(rep)
 	}
+	rep.ByName = rep.ByName.compact()
 	return rep, next, true, nil
+}
+
+// metricIndex is the index in metrics (one per registered definition of
+// defs, in order) of the first metric of defs[i:], found by position; ok
+// is false when metrics are not in that order.
+func metricIndex(metrics []*Metric, defs []*grammar.Definition, i int) (int, bool) {
+	if i >= len(defs) {
+		return len(metrics), true
+	}
+	at := defs[i].Range.Start
+	k, _ := slices.BinarySearchFunc(metrics, at, func(m *Metric, at grammar.Pos) int { return m.Def.Range.Start.Compare(at) })
+	if k < len(metrics) {
+		// The metric found is of a registered definition at or after
+		// defs[i], none of defs[i:] before it registered.
+		for _, d := range defs[i:] {
+			if d.Registered {
+				return k, metrics[k].Def == d
+			}
+		}
+	}
+	return k, true
 }
 
 // crossLine says whether a finding depends on other definitions' places
@@ -261,15 +325,11 @@ func crossLine(d grammar.Diagnostic) bool {
 	return d.Code == "pmda-missing" || (d.Code == "libpcp-crash" && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
 }
 
-// moveOf is how far f's definitions after the change moved from pf's
-// (the length difference, when Reparse made f).
-func moveOf(pf, f *grammar.File) int { return len(f.Src) - len(pf.Src) }
-
-// sameDefinition says whether b is a moved by delta, with the same text
-// and syntax tree.
-func sameDefinition(a, b *grammar.Definition, delta int) bool {
+// sameDefinition says whether b, read again, is a: the same text,
+// verdict and place, and the same syntax tree (a Memo shares it).
+func sameDefinition(a, b *grammar.Definition) bool {
 	if a.Name != b.Name || a.Expr != b.Expr || a.Registered != b.Registered || a.Verdict != b.Verdict ||
-		b.Range.Start.Offset-a.Range.Start.Offset != delta || a.Line != b.Line || a.Range.Start.Line != b.Range.Start.Line {
+		a.Line != b.Line || a.Range != b.Range || a.NameRange != b.NameRange {
 		return false
 	}
 	if !a.Registered {
@@ -280,45 +340,8 @@ func sameDefinition(a, b *grammar.Definition, delta int) bool {
 	return ta == tb && (ea == nil) == (eb == nil)
 }
 
-// prevMetrics finds the earlier check's metric of a definition by
-// walking the earlier definitions alongside its metrics (one per
-// registered definition, in order), so that no name is hashed per
-// definition on every keystroke.
-type prevMetrics struct {
-	prev *Report
-	pd   []*grammar.Definition
-	j, k int // pd[j] is the next definition, prev.Metrics[k] the next metric
-}
-
-// metric is the earlier metric of new definition i: the same index before
-// the change (i < p), moved by the difference in counts after it
-// (i >= q), none in between. Calls come with i increasing.
-func (w *prevMetrics) metric(i, p, q, shift int) *Metric {
-	var at int
-	switch {
-	case i < p:
-		at = i
-	case i >= q:
-		at = i + shift
-	default:
-		return nil
-	}
-	for ; w.j < at; w.j++ {
-		if w.pd[w.j].Registered {
-			w.k++
-		}
-	}
-	if w.k < len(w.prev.Metrics) && w.prev.Metrics[w.k].Def == w.pd[at] {
-		return w.prev.Metrics[w.k]
-	}
-	if m, ok := w.prev.ByName[w.pd[at].Name]; ok && m.Def == w.pd[at] {
-		return m // a check that did not list its metrics in order
-	}
-	return nil
-}
-
 func sortFindings(diags []grammar.Diagnostic) {
-	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Offset < diags[j].Range.Start.Offset })
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
 }
 
 // mergeFindings merges two lists sorted by start offset.
@@ -329,7 +352,7 @@ func mergeFindings(a, b []grammar.Diagnostic) []grammar.Diagnostic {
 	out := make([]grammar.Diagnostic, 0, len(a)+len(b))
 	i, k := 0, 0
 	for i < len(a) || k < len(b) {
-		if k == len(b) || (i < len(a) && a[i].Range.Start.Offset <= b[k].Range.Start.Offset) {
+		if k == len(b) || (i < len(a) && !b[k].Range.Start.Before(a[i].Range.Start)) {
 			out = append(out, a[i])
 			i++
 		} else {

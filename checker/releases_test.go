@@ -45,7 +45,7 @@ func compareWithRelease(t *testing.T, r oracle.Release, src pmclient.Source, con
 	}
 	kinds, differ := map[string]int{}, 0
 	for _, name := range names {
-		m := rep.ByName[name]
+		m := rep.ByName.Metric(name)
 		got := "absent"
 		if m != nil {
 			got = ourDescribe(m, r.Version)

@@ -101,7 +101,7 @@ func TestSemanticTable(t *testing.T) {
 	kinds := map[string]int{}
 	for i, c := range cases {
 		want := compact(libpcp[names[i]])
-		got := compact(ourDescribe(rep.ByName[names[i]], pcpver.V6_0_3))
+		got := compact(ourDescribe(rep.ByName.Metric(names[i]), pcpver.V6_0_3))
 		kinds[strings.SplitN(want, ":", 2)[0]]++
 		if c.verdict != want {
 			t.Errorf("%s:%d: %s\n  recorded: %s\n  libpcp:   %s (run with -update if libpcp is right)", tablePath, c.line, c.expr, c.verdict, want)
@@ -137,7 +137,7 @@ func TestEquivalentInDoms(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, name := range []string{"m.a", "m.b", "m.c"} {
-			if got := ourDescribe(rep.ByName[name], tc.dialect); !strings.Contains(got, tc.want[i]) {
+			if got := ourDescribe(rep.ByName.Metric(name), tc.dialect); !strings.Contains(got, tc.want[i]) {
 				t.Errorf("%v, %d equivalence sets: %s = %q, want %q", tc.dialect, tc.indoms.Len(), name, got, tc.want[i])
 			}
 		}
@@ -204,7 +204,7 @@ func TestExtraUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range cases {
-		m := rep.ByName[fmt.Sprintf("qa.m%d", i)]
+		m := rep.ByName.Metric(fmt.Sprintf("qa.m%d", i))
 		got := ourDescribe(m, pcpver.Latest)
 		if m.Status == Valid {
 			got = fmt.Sprintf("%s %s %s %s", typeText(m.Desc.Type), inDomText(m.Desc.InDom), m.Desc.Sem, m.Desc.Units.Format(true))
@@ -258,7 +258,7 @@ func TestDerivedReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		if got := ourDescribe(rep.ByName[n], pcpver.V6_0_3); got != want[n] {
+		if got := ourDescribe(rep.ByName.Metric(n), pcpver.V6_0_3); got != want[n] {
 			t.Errorf("%s:\n  libpcp: %q\n  ours:   %q", n, want[n], got)
 		}
 	}

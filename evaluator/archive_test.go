@@ -170,7 +170,7 @@ func TestArchiveAgainstLibpcp(t *testing.T) {
 }
 
 func exprOf(rep *checker.Report, name string) string {
-	if m, ok := rep.ByName[name]; ok {
+	if m, ok := rep.ByName.Lookup(name); ok {
 		return m.Def.Expr
 	}
 	return "?"

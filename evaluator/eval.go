@@ -172,7 +172,7 @@ func (e *Evaluator) bind(ctx context.Context, rep *checker.Report, names, defNam
 	e.defined = map[string]bool{}
 	for _, n := range defNames {
 		_, ok := bound[n]
-		m, derived := rep.ByName[n]
+		m, derived := rep.ByName.Lookup(n)
 		e.defined[n] = ok || derived && m.Status == checker.Valid || n == "event.flags" || n == "event.missed"
 	}
 	return nil

@@ -108,7 +108,7 @@ func TestConstantsWithInDom(t *testing.T) {
 		"m.s": "32-bit unsigned int discrete, units none, singular",
 	}
 	for name, want := range wantDesc {
-		if got := checker.DescText(rep.ByName[name].Desc); got != want {
+		if got := checker.DescText(rep.ByName.Metric(name).Desc); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
 		}
 	}

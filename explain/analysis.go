@@ -185,7 +185,7 @@ func (a *analysis) ternaryVanish(n *Node) {
 func (a *analysis) metricReason(n *Node, mt *grammar.Metric) string {
 	name := "`" + mt.Name + "`"
 	if _, bound := a.rep.Operands[mt.Name]; !bound {
-		if _, derived := a.rep.ByName[mt.Name]; !derived {
+		if _, derived := a.rep.ByName.Lookup(mt.Name); !derived {
 			return fmt.Sprintf("%s is not in the namespace of %s", name, a.src.Describe())
 		}
 	}
@@ -315,7 +315,7 @@ func (a *analysis) errorReason(n *Node) string {
 	err := n.Err
 	if mt, ok := n.Syntax.(*grammar.Metric); ok {
 		name := "`" + mt.Name + "`"
-		if other, derived := a.rep.ByName[mt.Name]; derived && errors.Is(err, pmclient.ErrNoAgent) {
+		if other, derived := a.rep.ByName.Lookup(mt.Name); derived && errors.Is(err, pmclient.ErrNoAgent) {
 			return fmt.Sprintf("%s is itself a derived metric (line %d), and PCP %s fetches a derived operand from no agent: %v", name, other.Def.Line, a.rep.Version, err)
 		}
 		if errors.Is(err, pmclient.ErrUnknownName) {

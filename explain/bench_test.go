@@ -42,7 +42,7 @@ func BenchmarkExplain(b *testing.B) {
 	for b.Loop() {
 		rep := check(b, src, config, pcpver.V6_0_3)
 		start := time.Now()
-		x, err := Explain(context.Background(), src, Target{Report: rep, Metric: rep.ByName["bench.m"]}, Options{})
+		x, err := Explain(context.Background(), src, Target{Report: rep, Metric: rep.ByName.Metric("bench.m")}, Options{})
 		explaining += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

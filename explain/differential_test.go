@@ -79,7 +79,7 @@ func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
 	walk(n, func(c *Node) {
 		switch syn := c.Syntax.(type) {
 		case *grammar.Metric:
-			if _, derived := rep.ByName[syn.Name]; derived {
+			if _, derived := rep.ByName.Lookup(syn.Name); derived {
 				ok = false
 			}
 		case *grammar.Unary:

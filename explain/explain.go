@@ -348,7 +348,7 @@ func sample(ctx context.Context, src pmclient.Source, t Target, rec *Recorder, o
 	// those as operands (before 6.2.2) and the evaluator must know them.
 	metrics := []*checker.Metric{m}
 	for _, name := range leaves(m) {
-		if other, ok := rep.ByName[name]; ok && other != m && !slices.Contains(metrics, other) {
+		if other, ok := rep.ByName.Lookup(name); ok && other != m && !slices.Contains(metrics, other) {
 			metrics = append(metrics, other)
 		}
 	}

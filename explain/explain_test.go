@@ -62,7 +62,7 @@ func check(t testing.TB, src pmclient.Source, config string, v pcpver.Version) *
 // explainName explains one definition of a checked config.
 func explainName(t testing.TB, src pmclient.Source, rep *checker.Report, name string, opts Options) *Explanation {
 	t.Helper()
-	m, ok := rep.ByName[name]
+	m, ok := rep.ByName.Lookup(name)
 	if !ok {
 		t.Fatalf("%s is not registered", name)
 	}
@@ -198,7 +198,7 @@ func TestCounterWithOneSample(t *testing.T) {
 	c := emptyCause{"one_sample", "rate(sample.seconds) * 100", pcpver.V6_0_3, "rate(sample.seconds)", []string{"the counter `sample.seconds` has one sample", "rate() needs two"}}
 	live := livePmcd(t)
 	rep := check(t, live, "e.rate = "+c.expr+"\n", c.version)
-	m := rep.ByName["e.rate"]
+	m := rep.ByName.Metric("e.rate")
 	ev, err := evaluator.New(context.Background(), live, rep)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func (failingSource) Fetch(context.Context, []pmapi.PMID) (*pmclient.Result, err
 func TestSourceThatStallsOrFails(t *testing.T) {
 	a := openArchive(t, "testdata/golden")
 	rep := check(t, a, "s.m = sample.bin * 2\n", pcpver.V7_2_2)
-	m := rep.ByName["s.m"]
+	m := rep.ByName.Metric("s.m")
 	_, err := Explain(context.Background(), stalledSource{a}, Target{Report: rep, Metric: m}, Options{SampleTimeout: 100 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "no answer within 100ms") {
 		t.Errorf("stalled source: %v", err)

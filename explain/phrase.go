@@ -87,7 +87,7 @@ func (a *analysis) what(n *Node) string {
 		if syn.Inst != nil {
 			return fmt.Sprintf("instance `%s` of the metric `%s`", syn.Inst.Name, syn.Name)
 		}
-		if _, derived := a.rep.ByName[syn.Name]; derived {
+		if _, derived := a.rep.ByName.Lookup(syn.Name); derived {
 			return what + ", a derived metric of this config"
 		}
 		return what

@@ -326,7 +326,7 @@ func (e *engine) checkHost(ctx context.Context, t Target) *Host {
 		}
 		byDef := map[*grammar.Definition][]Finding{}
 		for _, d := range diags {
-			if def := f.DefinitionAt(d.Range.Start.Offset); def != nil {
+			if def := f.DefinitionAtPos(d.Range.Start); def != nil {
 				// A message naming the source ("no proc.* metrics in pmcd
 				// at db1") would set each host apart: the report names
 				// the hosts.
@@ -351,7 +351,7 @@ func (e *engine) intern(v Verdict) int32 {
 		hash.Write([]byte{0})
 	}
 	for _, f := range v.Findings {
-		fmt.Fprintf(hash, "%s\x00%d\x00%s\x00%d\x00%d\x00", f.Code, f.Severity, f.Message, f.Range.Start.Offset, f.Range.End.Offset)
+		fmt.Fprintf(hash, "%s\x00%d\x00%s\x00%d:%d\x00%d:%d\x00", f.Code, f.Severity, f.Message, f.Range.Start.Line, f.Range.Start.Col, f.Range.End.Line, f.Range.End.Col)
 	}
 	var key [32]byte
 	hash.Sum(key[:0])

@@ -345,7 +345,7 @@ func (r *Result) Run(tool, toolVersion string) *report.Run {
 		}
 		type key struct {
 			code, msg string
-			at        int
+			at        grammar.Pos
 		}
 		hostsOf := map[key][]string{}
 		var order []key
@@ -355,7 +355,7 @@ func (r *Result) Run(tool, toolVersion string) *report.Run {
 				if f.Severity == grammar.SeverityHint {
 					continue
 				}
-				k := key{f.Code, f.Message, f.Range.Start.Offset}
+				k := key{f.Code, f.Message, f.Range.Start}
 				if _, ok := hostsOf[k]; !ok {
 					order = append(order, k)
 					found[k] = f
@@ -381,7 +381,7 @@ func (r *Result) Run(tool, toolVersion string) *report.Run {
 	}
 	for i := range run.Files {
 		d := run.Files[i].Diagnostics
-		sort.SliceStable(d, func(a, b int) bool { return d[a].Range.Start.Offset < d[b].Range.Start.Offset })
+		sort.SliceStable(d, func(a, b int) bool { return d[a].Range.Start.Before(d[b].Range.Start) })
 	}
 	return run
 }

@@ -64,7 +64,7 @@ func FateOf(v pcpver.Version, d *grammar.Definition, rep *checker.Report) Fate {
 		f.Status = "valid"
 		return f
 	}
-	m := rep.ByName[d.Name]
+	m := rep.ByName.Metric(d.Name)
 	if m == nil || m.Def != d {
 		f.Status = "not-registered"
 		return f

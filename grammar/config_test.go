@@ -124,7 +124,7 @@ func TestContinuationLinesPCP7(t *testing.T) {
 		t.Errorf("joined expression %q", d.Expr)
 	}
 	// "2" sits on line 2, column 4 of the file.
-	if p := f.Pos(d.ExprPos(7)); p.Line != 2 || p.Col != 4 {
+	if p := f.Pos(f.ExprPos(d, 7)); p.Line != 2 || p.Col != 4 {
 		t.Errorf("offset maps to %v", p)
 	}
 	if f.Definitions[1].Line != 3 {
@@ -202,8 +202,12 @@ func TestPosCheckpoints(t *testing.T) {
 	}
 	for offset := 0; offset <= len(src); offset++ {
 		line, col16 := naive(offset)
-		if p := f.Pos(offset); p.Line != line || p.Col16 != col16 {
+		p := f.Pos(offset)
+		if p.Line != line || p.Col16 != col16 {
 			t.Fatalf("offset %d: line %d col16 %d, want %d %d", offset, p.Line, p.Col16, line, col16)
+		}
+		if back := f.OffsetOf(p); back != offset {
+			t.Fatalf("offset %d: position %+v converts back to %d", offset, p, back)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package grammar
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Severity ranks a diagnostic. The values follow LSP's DiagnosticSeverity so
 // the language server can pass them through unchanged.
@@ -27,15 +30,30 @@ func (s Severity) String() string {
 	return fmt.Sprintf("severity(%d)", int(s))
 }
 
-// Pos is a position in a config file. Offset is in bytes from the start of
-// the file; Line and Col are 1-based, Col counts bytes; Col16 is the 0-based
-// column in UTF-16 code units, which is what LSP clients expect by default.
+// Pos is a position in a config file: Line and Col are 1-based, Col
+// counts bytes; Col16 is the 0-based column in UTF-16 code units, which is
+// what LSP clients expect by default. It holds no byte offset into the
+// file (File.OffsetOf gives it): an edit of one line then leaves every
+// position on the other lines as it was, so the definitions, attributes
+// and findings after an editor's keystroke are the earlier version's own
+// values, not copies moved by the change's length.
 type Pos struct {
-	Offset int
-	Line   int
-	Col    int
-	Col16  int
+	Line  int
+	Col   int
+	Col16 int
 }
+
+// Compare orders positions of one file: -1 when p is before q, 0 when
+// they are the same place, +1 when p is after q.
+func (p Pos) Compare(q Pos) int {
+	if c := cmp.Compare(p.Line, q.Line); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.Col, q.Col)
+}
+
+// Before reports whether p is before q in their file.
+func (p Pos) Before(q Pos) bool { return p.Compare(q) < 0 }
 
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 
@@ -85,4 +103,4 @@ type Edit struct {
 }
 
 // Within reports whether p lies inside r (inclusive of r's end).
-func (p Pos) Within(r Range) bool { return p.Offset >= r.Start.Offset && p.Offset <= r.End.Offset }
+func (p Pos) Within(r Range) bool { return p.Compare(r.Start) >= 0 && p.Compare(r.End) <= 0 }

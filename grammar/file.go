@@ -29,6 +29,9 @@ type File struct {
 	// offset (a 10 MB single-line file has tens of thousands of
 	// findings, each needing a position).
 	col16At []col16Mark
+	// nameIx is the index of names Reparse reads (names.go), built on
+	// first use or carried over from the version before an edit.
+	nameIx atomic.Pointer[nameIndex]
 }
 
 // Definition is one "name = expression" line.
@@ -49,7 +52,7 @@ type Definition struct {
 
 	// The fields below are laid out for size: a big config has a
 	// million definitions.
-	exprOffsets offsetMap  // file offset of each byte of Expr
+	exprOffsets offsetMap  // where each byte of Expr is, from Range.Start
 	file        *File      // the file it is in (its release)
 	memo        *memoEntry // shared parse of the same text (Options.Memo)
 	tree        treeCell   // without a memo
@@ -113,10 +116,21 @@ func (d *Definition) DropTree() { d.tree.p.Store(nil) }
 // tokens would cost several times its text for as long as the file lives.
 func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version(), d.leaked) }
 
-// ExprPos converts a byte offset in Expr to a file offset.
-func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i, len(d.Expr)) }
+// ExprPos converts a byte offset in d.Expr to an offset in f, the file d
+// is in (a definition kept across versions of an edited file has no
+// offset of its own: see Pos).
+func (f *File) ExprPos(d *Definition, i int) int {
+	return f.OffsetOf(d.Range.Start) + d.exprOffsets.fileOffset(i, len(d.Expr))
+}
 
-// offsetMap maps each byte of an expression to its file offset. The
+// ExprRange is the range of f covering the bytes [start, end) of d.Expr.
+func (f *File) ExprRange(d *Definition, start, end int) Range {
+	return Range{Start: f.Pos(f.ExprPos(d, start)), End: f.Pos(f.ExprPos(d, end))}
+}
+
+// offsetMap maps each byte of an expression to its offset in the file,
+// counted from the definition's start (Range.Start), so that it stays
+// true when an edit elsewhere moves the definition. The
 // expression is the file's text with continuation backslash-newlines
 // cut out, so it is a few contiguous runs of the file: one run in
 // almost every definition, where a slice of offsets cost eight bytes per
@@ -124,7 +138,7 @@ func (d *Definition) ExprPos(i int) int { return d.exprOffsets.fileOffset(i, len
 // definition needs no allocation for it.
 // The expression's length, n, is the definition's to give.
 type offsetMap struct {
-	base int          // file offset of the first byte: the first run's
+	base int          // offset of the first byte: the first run's
 	more *[]offsetRun // the runs after the first, nil for none
 }
 
@@ -151,7 +165,7 @@ type offsetRun struct {
 	at, off int
 }
 
-// fileOffset is the file offset of expression byte i: 0 for an empty
+// fileOffset is the offset of expression byte i: 0 for an empty
 // expression, the first byte's for i < 0, one past the last byte's for
 // i at or past the end.
 func (m offsetMap) fileOffset(i, n int) int {
@@ -167,7 +181,7 @@ func (m offsetMap) fileOffset(i, n int) int {
 	return r.off + i - r.at
 }
 
-// exprIndex is the index of the expression byte at file offset offset;
+// exprIndex is the index of the expression byte at offset offset;
 // an offset in a cut-out continuation maps to the byte before it, one
 // before the expression to 0, one just past it to its length, and
 // anything else to -1.
@@ -207,17 +221,24 @@ type Attribute struct {
 
 // DefinitionAt returns the definition whose range contains the offset.
 func (f *File) DefinitionAt(offset int) *Definition {
+	return f.DefinitionAtPos(f.Pos(offset))
+}
+
+// DefinitionAtPos returns the definition whose range contains p.
+func (f *File) DefinitionAtPos(p Pos) *Definition {
 	// Definitions are in file order and do not overlap.
-	i := sort.Search(len(f.Definitions), func(i int) bool { return f.Definitions[i].Range.End.Offset >= offset })
-	if i < len(f.Definitions) && f.Definitions[i].Range.Start.Offset <= offset {
+	i := sort.Search(len(f.Definitions), func(i int) bool { return f.Definitions[i].Range.End.Compare(p) >= 0 })
+	if i < len(f.Definitions) && f.Definitions[i].Range.Start.Compare(p) <= 0 {
 		return f.Definitions[i]
 	}
 	return nil
 }
 
-// ExprIndex converts a file offset inside the definition's expression to
-// an index into Expr (-1 when outside).
-func (d *Definition) ExprIndex(offset int) int { return d.exprOffsets.exprIndex(offset, len(d.Expr)) }
+// ExprIndex converts an offset of f inside d's expression to an index
+// into d.Expr (-1 when outside).
+func (f *File) ExprIndex(d *Definition, offset int) int {
+	return d.exprOffsets.exprIndex(offset-f.OffsetOf(d.Range.Start), len(d.Expr))
+}
 
 // ValidMetricName reports whether libpcp accepts name for a derived metric.
 func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }

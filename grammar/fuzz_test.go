@@ -3,6 +3,7 @@ package grammar
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -35,7 +36,10 @@ func FuzzParseConfig(f *testing.F) {
 			file := ParseConfig("fuzz.conf", src, Options{Version: d})
 			for _, diag := range file.Diagnostics {
 				r := diag.Range
-				if r.Start.Offset < 0 || r.End.Offset > len(src) || r.Start.Offset > r.End.Offset {
+				// A position is on a line of the file, at most one past
+				// its end, and the range does not run backwards.
+				if r.Start.Line < 1 || r.End.Line > strings.Count(string(src), "\n")+1 || r.End.Before(r.Start) ||
+					file.OffsetOf(r.End) > len(src) || r.Start.Col < 1 || r.End.Col < 1 {
 					t.Fatalf("diagnostic %+v out of range for %d bytes", diag, len(src))
 				}
 			}

@@ -90,8 +90,30 @@ func (f *File) Pos(offset int) Pos {
 		col16 += units
 		i += size
 	}
-	return Pos{Offset: offset, Line: line + 1, Col: offset - start + 1, Col16: col16}
+	return Pos{Line: line + 1, Col: offset - start + 1, Col16: col16}
 }
+
+// OffsetOf converts a position of the file to its byte offset (Pos keeps
+// none: see Pos), clamped to the text.
+func (f *File) OffsetOf(p Pos) int {
+	if p.Line < 1 || len(f.lineStarts) == 0 {
+		return 0
+	}
+	if p.Line > len(f.lineStarts) {
+		return len(f.Src)
+	}
+	return min(f.lineStarts[p.Line-1]+p.Col-1, len(f.Src))
+}
+
+// Covers reports whether offset lies in r, a range of the file, its end
+// included (a cursor just after a name is on it).
+func (f *File) Covers(r Range, offset int) bool {
+	start, end := f.Offsets(r)
+	return offset >= start && offset <= end
+}
+
+// Offsets converts a range of the file to byte offsets.
+func (f *File) Offsets(r Range) (start, end int) { return f.OffsetOf(r.Start), f.OffsetOf(r.End) }
 
 // Line returns the text of a 1-based line without its newline.
 func (f *File) Line(n int) string {

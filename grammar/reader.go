@@ -61,7 +61,7 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 		return ""
 	}
 	if start := ln.off(a); ln.off(b-1)-start == b-1-a {
-		return r.text[start : start+b-a]
+		return r.text[start-r.textAt : start-r.textAt+b-a]
 	}
 	return string(ln.buf[a:b])
 }
@@ -70,7 +70,8 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 type configReader struct {
 	f          *File
 	src        []byte
-	text       string // src as a string: names and expressions are substrings of it
+	text       string // src[textAt:] as a string: names and expressions are substrings of it
+	textAt     int    // the offset of text in src (Reparse reads one line)
 	pos        int
 	registered map[string]bool
 	attrs      map[string]map[string]bool // metric → attributes set
@@ -118,17 +119,18 @@ func (ln *logicalLine) off(i int) int {
 	return ln.runs[k].off + i - ln.runs[k].at
 }
 
-// offsetMap maps the bytes of buf[from:] (an expression) to the file.
+// offsetMap maps the bytes of buf[from:] (an expression) to the file,
+// counted from the line's start (the definition's).
 func (ln *logicalLine) offsetMap(from int) offsetMap {
 	var m offsetMap
 	if from >= len(ln.buf) {
 		return m
 	}
-	m.base = ln.off(from)
+	m.base = ln.off(from) - ln.start
 	var more []offsetRun
 	for _, r := range ln.runs {
 		if r.at > from {
-			more = append(more, offsetRun{r.at - from, r.off})
+			more = append(more, offsetRun{r.at - from, r.off - ln.start})
 		}
 	}
 	if more != nil {
@@ -316,7 +318,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
 		return pcpSyntaxLines(header, r.str(ln, ln.eq+1, len(ln.buf)), ep-ln.eq-1+caret, msg)
 	}
-	exprRange := func(a, b int) Range { return Range{r.f.Pos(d.ExprPos(a)), r.f.Pos(d.ExprPos(b))} }
+	exprRange := func(a, b int) Range { return r.f.ExprRange(d, a, b) }
 	if r.registered[name] {
 		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
 		if !ln.finalLine {

@@ -3,7 +3,6 @@ package grammar
 import (
 	"bytes"
 	"sort"
-	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -14,18 +13,34 @@ type TextChange struct {
 	Start, OldEnd, NewEnd int
 }
 
+// Then is the one change that makes what c and then next made: the span
+// from the first byte either changed to the last, in the text before c
+// and in the text after next.
+func (c TextChange) Then(next TextChange) TextChange {
+	end := max(c.NewEnd, next.OldEnd) // in the text between the two
+	return TextChange{
+		Start:  min(c.Start, next.Start),
+		OldEnd: end - (c.NewEnd - c.OldEnd),
+		NewEnd: end + (next.NewEnd - next.OldEnd),
+	}
+}
+
 // Reparse returns what ParseConfig(prev.Path, src, opts) returns, for src
 // made from prev.Src by one change, reading again only the logical lines
 // the change touches when it can (an editor's keystroke): the lines
-// before them are prev's (the same *Definition and *Attribute values),
-// the lines after them prev's moved by the change's length. It reads the
+// before and after them are prev's (the same *Definition and *Attribute
+// values and findings: positions are lines and columns, which a change
+// within one line leaves as they were elsewhere), so the cost does not
+// grow with the file beyond its line index. It reads the
 // whole text again (ParseConfig) when the change may alter the meaning of
 // other lines: it adds or removes lines, defines, renames or removes a
 // definition or an attribute, touches a #control line, leaves libpcp's
 // matchinst lexer flag different after it, or spans continuation lines or
 // a quoted value over several lines. reparsed says which of the two it
-// did. opts must be those prev was parsed with; a config path of several
-// files (opts.Leak, opts.Registered) is always read again.
+// did. ch must be the change that made src of prev.Src (the bytes
+// around it the same in both); opts must be those prev was parsed with;
+// a config path of several files (opts.Leak, opts.Registered) is always
+// read again.
 func Reparse(prev *File, src []byte, ch TextChange, opts Options) (f *File, reparsed bool) {
 	if f := reparse(prev, src, ch, opts); f != nil {
 		return f, true
@@ -39,8 +54,9 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	}
 	old := prev.Src
 	delta := ch.NewEnd - ch.OldEnd
-	if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > len(old) || ch.NewEnd < ch.Start || len(src) != len(old)+delta ||
-		!bytes.Equal(src[:ch.Start], old[:ch.Start]) || !bytes.Equal(src[ch.NewEnd:], old[ch.OldEnd:]) {
+	// The text around the change is taken to be prev's, as ch says (it
+	// is not compared: that would cost a pass over the whole text).
+	if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > len(old) || ch.NewEnd < ch.Start || len(src) != len(old)+delta {
 		return nil
 	}
 	// Same number of lines, no line joined or split: positions after the
@@ -67,27 +83,31 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	if r > 0 && prev.Version.Has(pcpver.Continuation) && r >= 2 && old[r-2] == '\\' {
 		return nil // the line continues the one before it
 	}
+	// Where the line is: positions hold lines and columns, no offsets,
+	// so what lies after it keeps its positions.
+	rPos, ePos := prev.Pos(r), prev.Pos(e)
+	at := func(p Pos) int { return p.Compare(rPos) }   // < 0 before the line
+	past := func(p Pos) int { return p.Compare(ePos) } // >= 0 after it
 	// A quoted value from an earlier line running over this one.
-	ai := sort.Search(len(prev.Attributes), func(i int) bool { return prev.Attributes[i].Range.Start.Offset >= r })
-	if ai > 0 && prev.Attributes[ai-1].Range.End.Offset > r {
+	ai := sort.Search(len(prev.Attributes), func(i int) bool { return at(prev.Attributes[i].Range.Start) >= 0 })
+	if ai > 0 && at(prev.Attributes[ai-1].Range.End) > 0 {
 		return nil
 	}
 	// After a quoted value over several lines libpcp's line numbers may
 	// differ from the file's (6.0 counts them short).
-	for _, a := range prev.Attributes[:ai] {
-		if a.Range.End.Line != a.Range.Start.Line {
-			return nil
-		}
+	names := prev.names()
+	if names.multiLine != nil && names.multiLine.Range.Start.Before(rPos) {
+		return nil
 	}
 	// What prev made of the old line.
-	d0 := sort.Search(len(prev.Definitions), func(i int) bool { return prev.Definitions[i].Range.Start.Offset >= r })
-	d1 := sort.Search(len(prev.Definitions), func(i int) bool { return prev.Definitions[i].Range.Start.Offset >= e })
-	a1 := sort.Search(len(prev.Attributes), func(i int) bool { return prev.Attributes[i].Range.Start.Offset >= e })
-	c0 := sort.Search(len(prev.Comments), func(i int) bool { return prev.Comments[i].Start.Offset >= r })
-	c1 := sort.Search(len(prev.Comments), func(i int) bool { return prev.Comments[i].Start.Offset >= e })
-	g0 := sort.Search(len(prev.Diagnostics), func(i int) bool { return prev.Diagnostics[i].Range.Start.Offset >= r })
-	g1 := sort.Search(len(prev.Diagnostics), func(i int) bool { return prev.Diagnostics[i].Range.Start.Offset >= e })
-	if !diagnosticsInOrder(prev.Diagnostics, g0, g1, r, e) {
+	d0 := sort.Search(len(prev.Definitions), func(i int) bool { return at(prev.Definitions[i].Range.Start) >= 0 })
+	d1 := sort.Search(len(prev.Definitions), func(i int) bool { return past(prev.Definitions[i].Range.Start) >= 0 })
+	a1 := sort.Search(len(prev.Attributes), func(i int) bool { return past(prev.Attributes[i].Range.Start) >= 0 })
+	c0 := sort.Search(len(prev.Comments), func(i int) bool { return at(prev.Comments[i].Start) >= 0 })
+	c1 := sort.Search(len(prev.Comments), func(i int) bool { return past(prev.Comments[i].Start) >= 0 })
+	g0 := sort.Search(len(prev.Diagnostics), func(i int) bool { return at(prev.Diagnostics[i].Range.Start) >= 0 })
+	g1 := sort.Search(len(prev.Diagnostics), func(i int) bool { return past(prev.Diagnostics[i].Range.Start) >= 0 })
+	if !diagnosticsInOrder(prev.Diagnostics, g0, g1, ePos) {
 		return nil
 	}
 
@@ -110,21 +130,16 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	} else {
 		leak = prev.Leak
 	}
-	reader := &configReader{f: f, src: src[:ne], text: string(src[:ne]), pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	reader := &configReader{f: f, src: src[:ne], text: string(src[r:ne]), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
 	f.Leak = leak
 	// The names the line may use, and what is known of them before it.
 	for _, name := range lineNames(oldLine, newLine) {
-		if registeredBefore(prev, name, d0) {
+		if names.registeredBefore(name, rPos) {
 			reader.registered[name] = true
 		}
-		for _, a := range prev.Attributes[:ai] {
-			if a.Metric == name && a.Applied {
-				if reader.attrs[name] == nil {
-					reader.attrs[name] = map[string]bool{}
-				}
-				reader.attrs[name][a.Attr] = true
-			}
+		if set := names.appliedBefore(name, rPos); set != nil {
+			reader.attrs[name] = set
 		}
 	}
 	reader.run()
@@ -132,8 +147,9 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	// after it: the same lexer flag, and for every name they use, the
 	// same registration and attributes set. A value that runs past the
 	// line (cut short here) is read with the whole file.
+	nePos := f.Pos(ne)
 	for _, a := range f.Attributes {
-		if a.Range.End.Offset > ne {
+		if a.Range.End.Compare(nePos) > 0 {
 			return nil
 		}
 	}
@@ -143,7 +159,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 		}
 	}
 	for _, a := range prev.Attributes[ai:a1] {
-		if a.Range.End.Offset > e {
+		if past(a.Range.End) > 0 {
 			return nil
 		}
 	}
@@ -171,25 +187,19 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	// The line's definitions need their file only for its release: a
 	// stub, so that no definition keeps a whole earlier text alive.
 	stub := &File{Path: f.Path, Version: f.Version}
+	// (Names, expressions and libpcp's messages are substrings of the
+	// reader's copy of the one line, which is all they keep.)
 	for _, d := range lineDefs {
-		// Names and expressions are substrings of the reader's copy of
-		// the text: copies of their own, so the copy is not kept.
-		d.file, d.Name, d.Expr = stub, strings.Clone(d.Name), strings.Clone(d.Expr)
+		d.file = stub
 	}
-	for _, a := range lineAttrs {
-		a.Metric, a.Attr, a.Value = strings.Clone(a.Metric), strings.Clone(a.Attr), strings.Clone(a.Value)
-	}
-	f.Definitions = spliceDefs(prev.Definitions, d0, d1, lineDefs, e, delta)
-	f.Attributes = spliceAttrs(prev.Attributes, ai, a1, lineAttrs, e, delta)
-	f.Comments = make([]Range, 0, len(prev.Comments)-(c1-c0)+len(lineComments))
-	f.Comments = append(append(f.Comments, prev.Comments[:c0]...), lineComments...)
-	for _, c := range prev.Comments[c1:] {
-		f.Comments = append(f.Comments, shiftRange(c, delta))
-	}
-	f.Diagnostics = make([]Diagnostic, 0, len(prev.Diagnostics)-(g1-g0)+len(lineDiags))
-	f.Diagnostics = append(append(f.Diagnostics, prev.Diagnostics[:g0]...), lineDiags...)
-	for _, d := range prev.Diagnostics[g1:] {
-		f.Diagnostics = append(f.Diagnostics, shiftDiagnostic(d, e, delta))
+	// The lines after the change are prev's: the same values, in the
+	// same places (only byte offsets moved, and positions hold none).
+	f.Definitions = splice(prev.Definitions, d0, d1, lineDefs)
+	f.Attributes = splice(prev.Attributes, ai, a1, lineAttrs)
+	f.Comments = splice(prev.Comments, c0, c1, lineComments)
+	f.Diagnostics = splice(prev.Diagnostics, g0, g1, lineDiags)
+	if ix := names.edited(prev.Definitions[d0:d1], lineDefs, prev.Attributes[ai:a1], lineAttrs); ix != nil {
+		f.nameIx.Store(ix)
 	}
 	return f
 }
@@ -222,24 +232,25 @@ func changedNames(oldDefs []*Definition, oldAttrs []*Attribute, newDefs []*Defin
 	return changed
 }
 
-// diagnosticsInOrder checks that prev's findings of the line [r, e) lie
-// within it and that none after it points into it or before it (a
-// finding that does cannot be moved).
-func diagnosticsInOrder(diags []Diagnostic, g0, g1, r, e int) bool {
+// diagnosticsInOrder checks that prev's findings of the changed line
+// (diags[g0:g1]) end on it, before ePos (the next line's start), and that
+// none after it points into it or before it (a finding about a later line
+// that names the changed one would need checking again).
+func diagnosticsInOrder(diags []Diagnostic, g0, g1 int, ePos Pos) bool {
 	for _, d := range diags[g0:g1] {
-		if d.Range.End.Offset > e {
+		if d.Range.End.Compare(ePos) > 0 {
 			return false
 		}
 	}
 	for _, d := range diags[g1:] {
 		for _, rel := range d.Related {
-			if rel.Range.Start.Offset < e {
+			if rel.Range.Start.Before(ePos) {
 				return false
 			}
 		}
 		for _, fx := range d.Fixes {
 			for _, ed := range fx.Edits {
-				if ed.Range.Start.Offset < e {
+				if ed.Range.Start.Before(ePos) {
 					return false
 				}
 			}
@@ -264,22 +275,6 @@ func lineNames(lines ...[]byte) []string {
 		out = append(out, string(bytes.TrimFunc(l[:end], func(c rune) bool { return c < 128 && isSpace(byte(c)) })))
 	}
 	return out
-}
-
-// registeredBefore says whether libpcp has name registered before
-// definition index d0 of prev.
-func registeredBefore(prev *File, name string, d0 int) bool {
-	for _, n := range builtinDerived {
-		if n == name {
-			return true
-		}
-	}
-	for _, d := range prev.Definitions[:d0] {
-		if d.Registered && d.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // leakAfter is libpcp's matchinst flag before definition index d of prev.
@@ -307,93 +302,8 @@ func shiftMarks(marks []col16Mark, r, e, delta int) []col16Mark {
 	return out
 }
 
-func shiftPos(p Pos, delta int) Pos { p.Offset += delta; return p }
-
-func shiftRange(rg Range, delta int) Range {
-	return Range{Start: shiftPos(rg.Start, delta), End: shiftPos(rg.End, delta)}
+// splice is prev with [i, k) replaced by line.
+func splice[T any](prev []T, i, k int, line []T) []T {
+	out := make([]T, 0, len(prev)-(k-i)+len(line))
+	return append(append(append(out, prev[:i]...), line...), prev[k:]...)
 }
-
-// shiftDiagnostic is d moved by delta (its ranges all lie at or after e).
-func shiftDiagnostic(d Diagnostic, e, delta int) Diagnostic {
-	if delta == 0 {
-		return d
-	}
-	d.Range = shiftRange(d.Range, delta)
-	if len(d.Related) > 0 {
-		rel := make([]Related, len(d.Related))
-		for i, r := range d.Related {
-			rel[i] = Related{Range: shiftRange(r.Range, delta), Message: r.Message}
-		}
-		d.Related = rel
-	}
-	if len(d.Fixes) > 0 {
-		fixes := make([]Fix, len(d.Fixes))
-		for i, fx := range d.Fixes {
-			edits := make([]Edit, len(fx.Edits))
-			for k, ed := range fx.Edits {
-				edits[k] = ed
-				edits[k].Range = shiftRange(ed.Range, delta)
-			}
-			fixes[i] = fx
-			fixes[i].Edits = edits
-		}
-		d.Fixes = fixes
-	}
-	return d
-}
-
-// spliceDefs is prev's definitions with [d0, d1) replaced by line and
-// those after moved by delta.
-func spliceDefs(prev []*Definition, d0, d1 int, line []*Definition, e, delta int) []*Definition {
-	out := make([]*Definition, 0, len(prev)-(d1-d0)+len(line))
-	out = append(append(out, prev[:d0]...), line...)
-	if delta == 0 {
-		return append(out, prev[d1:]...)
-	}
-	for _, d := range prev[d1:] {
-		out = append(out, d.moved(delta))
-	}
-	return out
-}
-
-// moved is a copy of d delta bytes further in its file; it shares d's
-// syntax tree (the checker's findings are keyed by its nodes).
-func (d *Definition) moved(delta int) *Definition {
-	n := &Definition{
-		Name: d.Name, NameRange: shiftRange(d.NameRange, delta), Expr: d.Expr, Verdict: d.Verdict,
-		Registered: d.Registered, Range: shiftRange(d.Range, delta), Line: d.Line,
-		file: d.file, memo: d.memo, leaked: d.leaked,
-	}
-	n.exprOffsets = offsetMap{base: d.exprOffsets.base + delta}
-	if d.exprOffsets.more != nil {
-		more := make([]offsetRun, len(*d.exprOffsets.more))
-		for i, r := range *d.exprOffsets.more {
-			more[i] = offsetRun{at: r.at, off: r.off + delta}
-		}
-		n.exprOffsets.more = &more
-	}
-	if n.memo == nil {
-		tree, err := d.Tree()
-		n.tree.p.Store(&treeResult{tree, err})
-	}
-	return n
-}
-
-// spliceAttrs is spliceDefs for attributes.
-func spliceAttrs(prev []*Attribute, a0, a1 int, line []*Attribute, e, delta int) []*Attribute {
-	out := make([]*Attribute, 0, len(prev)-(a1-a0)+len(line))
-	out = append(append(out, prev[:a0]...), line...)
-	if delta == 0 {
-		return append(out, prev[a1:]...)
-	}
-	for _, a := range prev[a1:] {
-		c := *a
-		c.Range = shiftRange(a.Range, delta)
-		out = append(out, &c)
-	}
-	return out
-}
-
-// Moved is the finding delta bytes further in its file, on the same lines
-// (its ranges, related places and fixes all move).
-func (d Diagnostic) Moved(delta int) Diagnostic { return shiftDiagnostic(d, 0, delta) }

@@ -81,6 +81,7 @@ type defView struct {
 	Line              int
 	Leaked            bool
 	ExprPos           []int
+	Offsets           [4]int // NameRange and Range, as byte offsets
 	TreeText, TreeErr string
 }
 
@@ -96,8 +97,9 @@ func viewOf(f *File) fileView {
 		dv := defView{Name: d.Name, Expr: d.Expr, NameRange: d.NameRange, Range: d.Range, Tokens: d.Tokens(), Verdict: d.Verdict,
 			Registered: d.Registered, Line: d.Line, Leaked: d.leaked}
 		for i := -1; i <= len(d.Expr); i++ {
-			dv.ExprPos = append(dv.ExprPos, d.ExprPos(i))
+			dv.ExprPos = append(dv.ExprPos, f.ExprPos(d, i))
 		}
+		dv.Offsets = [4]int{f.OffsetOf(d.NameRange.Start), f.OffsetOf(d.NameRange.End), f.OffsetOf(d.Range.Start), f.OffsetOf(d.Range.End)}
 		if t, err := d.Tree(); err != nil {
 			dv.TreeErr = err.Error()
 		} else {
@@ -177,4 +179,32 @@ func firstDifference(got, want fileView) string {
 		return fmt.Sprintf("%s: got %+v, want %+v", name, g.Interface(), w.Interface())
 	}
 	return "no difference"
+}
+
+// TestTextChangeThen: the change composed from a run of random edits
+// leaves the bytes before and after it as they were, and spans no more
+// than the edits did.
+func TestTextChangeThen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		orig := strings.Repeat("abcdefghij\n", 1+rng.IntN(20))
+		text := orig
+		var total TextChange
+		for k := range 1 + rng.IntN(6) {
+			start := rng.IntN(len(text) + 1)
+			end := start + rng.IntN(len(text)-start+1)
+			ins := strings.Repeat("XY\n", rng.IntN(3))
+			text = text[:start] + ins + text[end:]
+			ch := TextChange{Start: start, OldEnd: end, NewEnd: start + len(ins)}
+			if k == 0 {
+				total = ch
+			} else {
+				total = total.Then(ch)
+			}
+		}
+		if total.Start < 0 || total.Start > total.OldEnd || total.OldEnd > len(orig) || total.Start > total.NewEnd || total.NewEnd > len(text) ||
+			len(text)-total.NewEnd != len(orig)-total.OldEnd || orig[:total.Start] != text[:total.Start] || orig[total.OldEnd:] != text[total.NewEnd:] {
+			t.Fatalf("composed change %+v does not describe %q → %q", total, orig, text)
+		}
+	}
 }

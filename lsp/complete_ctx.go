@@ -26,7 +26,7 @@ var (
 // rescale: spec keys, their values and units strings. ok is false when the
 // cursor is elsewhere (metric names are completed then).
 func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []protocol.CompletionItem, ok bool) {
-	idx := def.ExprIndex(off)
+	idx := a.file.ExprIndex(def, off)
 	if idx < 0 {
 		return nil, false
 	}
@@ -53,7 +53,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 	extraUnits := a.release().Has(pcpver.ExtraUnits)
 	if inString != nil {
 		// The text typed so far inside the quotes is replaced.
-		start := def.ExprPos(inString.Offset) + 1
+		start := a.file.ExprPos(def, inString.Offset) + 1
 		rg := toRange(grammar.Range{Start: a.file.Pos(start), End: a.file.Pos(off)})
 		if fn == "rescale" && arg == 1 || prev.Kind == grammar.TokAssign && prev2.Kind == grammar.TokUnits {
 			values := unitsValues

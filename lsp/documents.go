@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -25,6 +26,7 @@ import (
 // holds up the messages that follow.
 type document struct {
 	version int32
+	seq     uint64 // edits made since open: versions as the server counts them
 	text    string
 	checked *snapshot     // the latest complete analysis
 	syntax  *snapshot     // the parse of the latest analysed text, before its check
@@ -39,6 +41,48 @@ type document struct {
 	// them obsolete before they were stored.
 	parseBase, checkBase   *snapshot
 	parseBaseGen, checkGen int
+	// edits are the latest edits, oldest first, so that an analysis
+	// knows what changed since the text of its base snapshot without
+	// comparing the two texts.
+	edits []versionEdit
+}
+
+// versionEdit is the change one didChange made, the document's edit
+// count going from from to to (the client's versions need not grow).
+type versionEdit struct {
+	from, to uint64
+	ch       grammar.TextChange
+}
+
+// maxEdits bounds the edits a document remembers.
+const maxEdits = 64
+
+// changeSince is the one change that made the document's text of the
+// snapshot prev; ok is false when the edits since are not all known (an
+// analysis then compares the texts).
+func (d *document) changeSince(prev *snapshot) (ch grammar.TextChange, ok bool) {
+	if prev == nil {
+		return ch, false
+	}
+	i := len(d.edits) - 1
+	for i >= 0 && d.edits[i].from != prev.seq {
+		i--
+	}
+	if i < 0 {
+		return ch, false
+	}
+	ch = d.edits[i].ch
+	for k := i + 1; k < len(d.edits); k++ {
+		if d.edits[k].from != d.edits[k-1].to {
+			return ch, false
+		}
+		ch = ch.Then(d.edits[k].ch)
+	}
+	last := d.edits[len(d.edits)-1]
+	if last.to != d.seq || len(d.text)-len(prev.text) != ch.NewEnd-ch.OldEnd {
+		return ch, false
+	}
+	return ch, true
 }
 
 // finish closes done: the analysis of gen is stored (or never will be).
@@ -73,15 +117,31 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 		return fmt.Errorf("didChange for %s, which is not open", u)
 	}
 	text := d.text
-	for _, ch := range changes {
+	var all grammar.TextChange
+	for i, ch := range changes {
+		var one grammar.TextChange
 		switch c := ch.(type) {
 		case *protocol.TextDocumentContentChangeWholeDocument:
+			one = grammar.TextChange{Start: 0, OldEnd: len(text), NewEnd: len(c.Text)}
 			text = c.Text
 		case *protocol.TextDocumentContentChangePartial:
 			start := offsetIn(text, c.Range.Start)
 			end := max(offsetIn(text, c.Range.End), start)
 			text = text[:start] + c.Text + text[end:]
+			one = grammar.TextChange{Start: start, OldEnd: end, NewEnd: start + len(c.Text)}
 		}
+		if i == 0 {
+			all = one
+		} else {
+			all = all.Then(one)
+		}
+	}
+	if len(changes) > 0 {
+		if len(d.edits) == maxEdits {
+			d.edits = append(d.edits[:0], d.edits[1:]...)
+		}
+		d.edits = append(d.edits, versionEdit{from: d.seq, to: d.seq + 1, ch: all})
+		d.seq++
 	}
 	d.text, d.version = text, version
 	return nil
@@ -144,14 +204,17 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 
 // begin returns what the analysis of generation gen reads, ok false when
 // the document moved on or closed.
-func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, memo *grammar.Memo, prev, prevChecked *snapshot, ok bool) {
+func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, seq uint64, memo *grammar.Memo, prev, prevChecked *snapshot, change *grammar.TextChange, ok bool) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
 	if d == nil || d.gen != gen {
-		return "", 0, nil, nil, nil, false
+		return "", 0, 0, nil, nil, nil, nil, false
 	}
-	return d.text, d.version, d.memo, d.parseBase, d.checkBase, true
+	if ch, ok := d.changeSince(d.parseBase); ok {
+		change = &ch
+	}
+	return d.text, d.version, d.seq, d.memo, d.parseBase, d.checkBase, change, true
 }
 
 // current says whether gen is still the document's latest generation.
@@ -264,7 +327,7 @@ func (s *server) reanalyseAll() {
 // made it obsolete meanwhile.
 func (s *server) analyse(u uri.URI, gen int) {
 	defer s.survive("analysis of " + string(u))
-	text, version, memo, prev, prevChecked, ok := s.docs.begin(u, gen)
+	text, version, seq, memo, prev, prevChecked, change, ok := s.docs.begin(u, gen)
 	if !ok {
 		return
 	}
@@ -275,8 +338,8 @@ func (s *server) analyse(u uri.URI, gen int) {
 	}
 	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
 	defer cancel()
-	parsed := reparse(prev, u, text, ac, memo)
-	syntax := newSnapshot(cfg, u, version, text, parsed)
+	parsed := reparse(prev, u, text, change, ac, memo)
+	syntax := newSnapshot(cfg, u, version, seq, text, parsed)
 	// The parse is enough for symbols, folding, tokens, formatting.
 	s.docs.storeSyntax(u, gen, syntax, func() { s.workspace.update(u, syntax.file) })
 	snap := syntax
@@ -299,7 +362,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 		default:
 			s.log.Warn("semantic checks failed; syntax only", zap.Error(err))
 		}
-		snap = newSnapshot(cfg, u, version, text, checked)
+		snap = newSnapshot(cfg, u, version, seq, text, checked)
 	}
 	if s.docs.storeChecked(u, gen, snap) {
 		s.publish(u, gen, snap)
@@ -335,25 +398,36 @@ func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
 			return snap
 		}
 	}
-	version, text, memo, prev := d.version, d.text, d.memo, d.syntax
+	version, seq, text, memo, prev := d.version, d.seq, d.text, d.memo, d.syntax
+	var change *grammar.TextChange
+	if ch, ok := d.changeSince(prev); ok {
+		change = &ch
+	}
 	s.docs.mu.Unlock()
 	// Not parsed yet (within the debounce): parse now, without
 	// disturbing the scheduled analysis.
 	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u)}
-	return newSnapshot(cfg, u, version, text, reparse(prev, u, text, ac, memo))
+	return newSnapshot(cfg, u, version, seq, text, reparse(prev, u, text, change, ac, memo))
 }
 
+// textBytes is a document's text as the bytes the analysis reads,
+// without a copy: a keystroke in a 5 MB document would otherwise copy it
+// whole, and leave as much garbage. Nothing writes to a parsed file's
+// text (grammar.File.Src), and the string is never changed either.
+func textBytes(text string) []byte { return unsafe.Slice(unsafe.StringData(text), len(text)) }
+
 // reparse parses a document's text, reading again only what changed since
-// prev (the parse of an earlier text, nil for none) when it can. The memo
-// is trimmed to the lines of a text parsed whole.
-func reparse(prev *snapshot, u uri.URI, text string, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
-	opts := analysis.Options{Memo: memo}
+// prev (the parse of an earlier text, nil for none) when it can; change
+// is what the edits since changed, when the document knows. The memo is
+// trimmed to the lines of a text parsed whole.
+func reparse(prev *snapshot, u uri.URI, text string, change *grammar.TextChange, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
+	opts := analysis.Options{Memo: memo, Change: change}
 	if prev == nil {
-		res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), []byte(text))}, ac, opts)
+		res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), textBytes(text))}, ac, opts)
 		memo.Trim()
 		return res
 	}
-	res, incremental := analysis.Reparse(prev.res, fileName(u), []byte(text), ac, opts)
+	res, incremental := analysis.Reparse(prev.res, fileName(u), textBytes(text), ac, opts)
 	if !incremental {
 		memo.Trim()
 	}
@@ -412,6 +486,18 @@ func (s *server) current(ctx context.Context, u uri.URI) *snapshot {
 // offsetIn converts an LSP position (UTF-16 columns) to a byte offset.
 func offsetIn(text string, p protocol.Position) int {
 	line, off := uint32(0), 0
+	// Whole blocks of lines before p's at once: a vectorised count per
+	// block instead of a search per line (a keystroke in the middle of a
+	// 100,000-line document would otherwise cost 50,000 searches).
+	const block = 4096
+	for off+block <= len(text) {
+		n := uint32(strings.Count(text[off:off+block], "\n"))
+		if line+n >= p.Line {
+			break
+		}
+		line += n
+		off += block
+	}
 	for line < p.Line {
 		i := strings.IndexByte(text[off:], '\n')
 		if i < 0 {

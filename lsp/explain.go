@@ -95,7 +95,7 @@ func (e *explainStore) recorded(a *snapshot) map[*checker.Metric]bool {
 		if seen && (end < rg.Start.Line || line > rg.End.Line) {
 			continue
 		}
-		if m, ok := a.report.ByName[def.Name]; ok && m.Def == def {
+		if m, ok := a.report.ByName.Lookup(def.Name); ok && m.Def == def {
 			out[m] = true
 		}
 	}
@@ -141,7 +141,7 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 		if len(r.Values) > 0 && r.Err == nil {
 			continue
 		}
-		m, ok := a.report.ByName[r.Name]
+		m, ok := a.report.ByName.Lookup(r.Name)
 		if !ok || m.Status != checker.Valid || m.Broken || !recorded[m] {
 			continue
 		}
@@ -161,7 +161,7 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 		if x.Root.Err != nil {
 			what = "fails now"
 		}
-		rg := grammar.Range{Start: a.file.Pos(def.ExprPos(o.Span.Start)), End: a.file.Pos(def.ExprPos(o.Span.End))}
+		rg := a.file.ExprRange(def, o.Span.Start, o.Span.End)
 		empty = append(empty, grammar.Diagnostic{Range: rg, Severity: grammar.SeverityInfo, Code: emptyNowCode,
 			Message: fmt.Sprintf("%s %s: %s", def.Name, what, o.EmptyBecause)})
 	}
@@ -235,14 +235,14 @@ func (s *server) emptyNowDiagnostics(snap *snapshot) []protocol.Diagnostic {
 func (s *server) hoverNow(ctx context.Context, d *snapshot, pos protocol.Position) (string, grammar.Range) {
 	off := d.file.Offset(int(pos.Line), int(pos.Character))
 	def := d.file.DefinitionAt(off)
-	if def == nil || off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
+	if def == nil || d.file.Covers(def.NameRange, off) {
 		return "", grammar.Range{}
 	}
-	tok, ok := tokenAt(def, def.ExprIndex(off))
+	tok, ok := tokenAt(def, d.file.ExprIndex(def, off))
 	if !ok {
 		return "", grammar.Range{}
 	}
-	rg := grammar.Range{Start: d.file.Pos(def.ExprPos(tok.Offset)), End: d.file.Pos(def.ExprPos(tok.End))}
+	rg := d.file.ExprRange(def, tok.Offset, tok.End)
 	return s.hoverValues(ctx, d, def, tok), rg
 }
 
@@ -271,7 +271,7 @@ func (s *server) hoverValues(ctx context.Context, d *snapshot, def *grammar.Defi
 		return ""
 	}
 	de := s.explains.get(d.uri, d.version, d.report)
-	m, ok := d.report.ByName[def.Name]
+	m, ok := d.report.ByName.Lookup(def.Name)
 	if de == nil || !ok || m.Def != def || m.Status != checker.Valid {
 		return ""
 	}
@@ -433,7 +433,7 @@ func explainAction(a *snapshot, from int) protocol.CommandOrCodeAction {
 	if def == nil || a.report == nil {
 		return nil
 	}
-	if m, ok := a.report.ByName[def.Name]; !ok || m.Def != def {
+	if m, ok := a.report.ByName.Lookup(def.Name); !ok || m.Def != def {
 		return nil
 	}
 	arg, _ := json.Marshal(explainParams{TextDocument: protocol.TextDocumentIdentifier{URI: a.uri}, Position: toRange(def.NameRange).Start})

@@ -47,7 +47,7 @@ func TestRecordedDefinitions(t *testing.T) {
 	}
 	e.setVisible(big.uri, protocol.Range{Start: protocol.Position{Line: 100}, End: protocol.Position{Line: 149}})
 	rec := e.recorded(big)
-	if len(rec) != 50 || !rec[big.report.ByName["r.m100"]] || !rec[big.report.ByName["r.m149"]] || rec[big.report.ByName["r.m150"]] {
+	if len(rec) != 50 || !rec[big.report.ByName.Metric("r.m100")] || !rec[big.report.ByName.Metric("r.m149")] || rec[big.report.ByName.Metric("r.m150")] {
 		t.Errorf("lines 101 to 150 on screen: %d recorded", len(rec))
 	}
 }

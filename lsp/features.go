@@ -38,15 +38,15 @@ func hover(ctx context.Context, d *snapshot, pos protocol.Position) *protocol.Ho
 	}
 	var md string
 	var rg grammar.Range
-	if off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
+	if d.file.Covers(def.NameRange, off) {
 		md, rg = derivedHover(d, def.Name), def.NameRange
 	} else {
-		idx := def.ExprIndex(off)
+		idx := d.file.ExprIndex(def, off)
 		tok, ok := tokenAt(def, idx)
 		if !ok {
 			return nil
 		}
-		rg = grammar.Range{Start: d.file.Pos(def.ExprPos(tok.Offset)), End: d.file.Pos(def.ExprPos(tok.End))}
+		rg = d.file.ExprRange(def, tok.Offset, tok.End)
 		switch tok.Kind {
 		case grammar.TokName:
 			if _, ok := d.metric(tok.Value); ok {
@@ -461,7 +461,8 @@ func formatting(d *snapshot) []protocol.TextEdit {
 			continue
 		}
 		want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
-		got := string(d.file.Src[def.Range.Start.Offset:def.Range.End.Offset])
+		start, end := d.file.Offsets(def.Range)
+		got := string(d.file.Src[start:end])
 		if got != want && !strings.ContainsRune(got, '\r') {
 			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})
 		}
@@ -488,7 +489,7 @@ func codeActions(d *snapshot, rg protocol.Range, docsURL string) []protocol.Comm
 	kind := protocol.CodeActionKindQuickFix
 	var out []protocol.CommandOrCodeAction
 	for _, g := range d.findings {
-		if g.Range.End.Offset < from || g.Range.Start.Offset > to {
+		if start, end := d.file.Offsets(g.Range); end < from || start > to {
 			continue
 		}
 		for _, fix := range g.Fixes {

@@ -51,7 +51,7 @@ func inlayHints(a *snapshot, values map[string]shownValues, rg protocol.Range) [
 	yes := true
 	var out []protocol.InlayHint
 	for _, def := range a.file.Definitions {
-		m, ok := a.report.ByName[def.Name]
+		m, ok := a.report.ByName.Lookup(def.Name)
 		if !ok || m.Def != def || m.Status != checker.Valid {
 			continue
 		}
@@ -99,7 +99,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 func codeLenses(a *snapshot, values map[string]shownValues) []protocol.CodeLens {
 	var out []protocol.CodeLens
 	for _, def := range a.file.Definitions {
-		m, ok := a.report.ByName[def.Name]
+		m, ok := a.report.ByName.Lookup(def.Name)
 		if !ok || m.Def != def || m.Status != checker.Valid {
 			continue
 		}
@@ -231,7 +231,7 @@ func previewAt(ctx context.Context, a *snapshot, pos protocol.Position) (*Previe
 		return res, nil
 	}
 	res.Source = src.Describe()
-	m, ok := a.report.ByName[def.Name]
+	m, ok := a.report.ByName.Lookup(def.Name)
 	if !ok || m.Status != checker.Valid {
 		res.Error = "libpcp would not provide this metric (see its diagnostics)"
 		res.Text = def.Name + ": " + res.Error

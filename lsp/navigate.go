@@ -16,15 +16,15 @@ import (
 func nameAt(a *snapshot, p protocol.Position) (string, grammar.Range, bool) {
 	off := a.file.Offset(int(p.Line), int(p.Character))
 	if def := a.file.DefinitionAt(off); def != nil {
-		if off >= def.NameRange.Start.Offset && off <= def.NameRange.End.Offset {
+		if a.file.Covers(def.NameRange, off) {
 			return def.Name, def.NameRange, true
 		}
-		if tok, ok := tokenAt(def, def.ExprIndex(off)); ok && tok.Kind == grammar.TokName {
-			return tok.Value, grammar.Range{Start: a.file.Pos(def.ExprPos(tok.Offset)), End: a.file.Pos(def.ExprPos(tok.End-1) + 1)}, true
+		if tok, ok := tokenAt(def, a.file.ExprIndex(def, off)); ok && tok.Kind == grammar.TokName {
+			return tok.Value, grammar.Range{Start: a.file.Pos(a.file.ExprPos(def, tok.Offset)), End: a.file.Pos(a.file.ExprPos(def, tok.End-1) + 1)}, true
 		}
 	}
 	for _, at := range a.file.Attributes {
-		if r := attributeNameRange(a.file, at); off >= r.Start.Offset && off <= r.End.Offset {
+		if r := attributeNameRange(a.file, at); a.file.Covers(r, off) {
 			return at.Metric, r, true
 		}
 	}
@@ -32,7 +32,7 @@ func nameAt(a *snapshot, p protocol.Position) (string, grammar.Range, bool) {
 }
 
 func attributeNameRange(f *grammar.File, at *grammar.Attribute) grammar.Range {
-	start := at.Range.Start.Offset
+	start := f.OffsetOf(at.Range.Start)
 	return grammar.Range{Start: f.Pos(start), End: f.Pos(start + len(at.Metric))}
 }
 
@@ -256,7 +256,7 @@ func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
 	if def == nil {
 		return nil
 	}
-	idx := def.ExprIndex(off)
+	idx := a.file.ExprIndex(def, off)
 	if idx < 0 {
 		return nil
 	}

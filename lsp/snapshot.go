@@ -21,6 +21,7 @@ type snapshot struct {
 	cfg     *config
 	uri     uri.URI
 	version int32
+	seq     uint64 // the document's edit count at text (document.edits)
 	text    string
 	res     *analysis.Result
 	file    *grammar.File   // res.Files[0].File
@@ -31,8 +32,8 @@ type snapshot struct {
 }
 
 // newSnapshot wraps the shared analysis of one version of a document.
-func newSnapshot(cfg *config, u uri.URI, version int32, text string, res *analysis.Result) *snapshot {
-	s := &snapshot{cfg: cfg, uri: u, version: version, text: text, res: res, report: res.Report}
+func newSnapshot(cfg *config, u uri.URI, version int32, seq uint64, text string, res *analysis.Result) *snapshot {
+	s := &snapshot{cfg: cfg, uri: u, version: version, seq: seq, text: text, res: res, report: res.Report}
 	if len(res.Files) > 0 {
 		s.file, s.findings = res.Files[0].File, res.Files[0].Findings
 	} else {
@@ -56,7 +57,7 @@ func (s *snapshot) metric(name string) (*checker.Metric, bool) {
 	if s.report == nil {
 		return nil, false
 	}
-	m, ok := s.report.ByName[name]
+	m, ok := s.report.ByName.Lookup(name)
 	return m, ok
 }
 

@@ -58,14 +58,16 @@ func (s *server) SemanticTokensFull(ctx context.Context, params *protocol.Semant
 func fileTokens(f *grammar.File) []semToken {
 	var toks []semToken
 	for _, c := range f.Comments {
-		toks = append(toks, semToken{c.Start.Offset, c.End.Offset, ttComment, 0})
+		start, end := f.Offsets(c)
+		toks = append(toks, semToken{start, end, ttComment, 0})
 	}
 	derived := map[string]bool{}
 	for _, d := range f.Definitions {
 		derived[d.Name] = true
 	}
 	for _, d := range f.Definitions {
-		toks = append(toks, semToken{d.NameRange.Start.Offset, d.NameRange.End.Offset, ttVariable, tmDeclaration})
+		start, end := f.Offsets(d.NameRange)
+		toks = append(toks, semToken{start, end, ttVariable, tmDeclaration})
 		for _, t := range d.Tokens() {
 			typ, mods := -1, 0
 			switch t.Kind {
@@ -96,7 +98,7 @@ func fileTokens(f *grammar.File) []semToken {
 			if typ < 0 || t.End <= t.Offset {
 				continue
 			}
-			toks = append(toks, semToken{d.ExprPos(t.Offset), d.ExprPos(t.End-1) + 1, typ, mods})
+			toks = append(toks, semToken{f.ExprPos(d, t.Offset), f.ExprPos(d, t.End-1) + 1, typ, mods})
 		}
 	}
 	for _, at := range f.Attributes {
@@ -108,8 +110,8 @@ func fileTokens(f *grammar.File) []semToken {
 
 // attributeTokens splits "name(attr) = value" into its parts.
 func attributeTokens(f *grammar.File, at *grammar.Attribute) []semToken {
-	start := at.Range.Start.Offset
-	text := string(f.Src[start:min(at.Range.End.Offset, len(f.Src))])
+	start, end := f.Offsets(at.Range)
+	text := string(f.Src[start:min(end, len(f.Src))])
 	open := strings.IndexByte(text, '(')
 	closing := strings.IndexByte(text, ')')
 	if open <= 0 || closing < open {

@@ -64,15 +64,16 @@ func indexFile(f *grammar.File) *fileIndex {
 			if t.Kind != grammar.TokName {
 				continue
 			}
-			start := uses.at(def.ExprPos(t.Offset))
-			end := uses.at(def.ExprPos(t.End-1) + 1)
+			start := uses.at(f.ExprPos(def, t.Offset))
+			end := uses.at(f.ExprPos(def, t.End-1) + 1)
 			ix.uses = append(ix.uses, occurrence{protocol.Range{Start: start, End: end}, b.id(t.Value)})
 		}
 	}
 	attrs := posCursor{src: f.Src}
 	for _, at := range f.Attributes {
-		start := attrs.at(at.Range.Start.Offset)
-		end := attrs.at(at.Range.Start.Offset + len(at.Metric))
+		off := f.OffsetOf(at.Range.Start)
+		start := attrs.at(off)
+		end := attrs.at(off + len(at.Metric))
 		ix.uses = append(ix.uses, occurrence{protocol.Range{Start: start, End: end}, b.id(at.Metric)})
 	}
 	return ix

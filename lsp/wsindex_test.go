@@ -37,7 +37,7 @@ func TestIndexPositions(t *testing.T) {
 		for _, def := range f.Definitions {
 			for _, tk := range def.Tokens() {
 				if tk.Kind == grammar.TokName {
-					r := grammar.Range{Start: f.Pos(def.ExprPos(tk.Offset)), End: f.Pos(def.ExprPos(tk.End-1) + 1)}
+					r := grammar.Range{Start: f.Pos(f.ExprPos(def, tk.Offset)), End: f.Pos(f.ExprPos(def, tk.End-1) + 1)}
 					want = append(want, fmt.Sprint("use ", tk.Value, toRange(r)))
 				}
 			}

@@ -51,7 +51,7 @@ func JSON(w io.Writer, r *Run) error {
 			jw.raw("      \"diagnostics\": [\n")
 			for k, d := range f.Diagnostics {
 				jw.raw("        ")
-				jw.value("        ", jsonDiagOf(d))
+				jw.value("        ", jsonDiagOf(f.File, d))
 				jw.comma(k < len(f.Diagnostics)-1)
 			}
 			jw.raw("      ]\n")
@@ -83,8 +83,9 @@ type jsonDiag struct {
 	PCP      []string  `json:"pcp,omitempty"`
 }
 
-func jsonDiagOf(d grammar.Diagnostic) jsonDiag {
-	conv := func(p grammar.Pos) jsonPos { return jsonPos{p.Line, p.Col, p.Offset, p.Col16} }
+// jsonDiagOf is d, a finding about file, as the JSON report gives it.
+func jsonDiagOf(file *grammar.File, d grammar.Diagnostic) jsonDiag {
+	conv := func(p grammar.Pos) jsonPos { return jsonPos{p.Line, p.Col, file.OffsetOf(p), p.Col16} }
 	return jsonDiag{
 		Range:    jsonRange{conv(d.Range.Start), conv(d.Range.End)},
 		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, PCP: d.PCP,

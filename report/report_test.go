@@ -130,7 +130,7 @@ func jsonDocument(w io.Writer, r *Run) error {
 	for _, f := range r.Files {
 		jf := file{Path: f.File.Path, Diagnostics: []jsonDiag{}}
 		for _, d := range f.Diagnostics {
-			jf.Diagnostics = append(jf.Diagnostics, jsonDiagOf(d))
+			jf.Diagnostics = append(jf.Diagnostics, jsonDiagOf(f.File, d))
 		}
 		doc.Files = append(doc.Files, jf)
 	}

@@ -143,7 +143,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 		uri := loc.URI
 		regionOf := func(rg grammar.Range) region {
 			end := rg.End
-			if end.Offset <= rg.Start.Offset {
+			if !rg.Start.Before(end) {
 				end.Col16, end.Line = rg.Start.Col16, rg.Start.Line
 			}
 			return region{StartLine: rg.Start.Line, StartColumn: rg.Start.Col16 + 1, EndLine: end.Line, EndColumn: end.Col16 + 1}
@@ -151,7 +151,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 		for _, d := range f.Diagnostics {
 			used[d.Code] = true
 			end := d.Range.End
-			if end.Offset <= d.Range.Start.Offset {
+			if !d.Range.Start.Before(end) {
 				end.Col16 = d.Range.Start.Col16 + 1
 				end.Line = d.Range.Start.Line
 			}

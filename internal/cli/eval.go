@@ -345,7 +345,7 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 	}
 	var undefined []string
 	for _, n := range names {
-		if _, defined := rep.ByName[n]; !defined {
+		if _, defined := rep.ByName.Lookup(n); !defined {
 			undefined = append(undefined, n)
 		}
 	}

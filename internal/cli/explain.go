@@ -145,7 +145,7 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 // why there is none (a syntax error with its position, a name the configs
 // do not define).
 func findDefinition(env Env, rep *checker.Report, name string, paths []string, expr bool) (*checker.Metric, int) {
-	if m, ok := rep.ByName[name]; ok && (!expr || m.Def.Name == exprName && isExprFile(rep, m)) {
+	if m, ok := rep.ByName.Lookup(name); ok && (!expr || m.Def.Name == exprName && isExprFile(rep, m)) {
 		return m, ExitOK
 	}
 	for _, f := range rep.Files {
@@ -158,7 +158,7 @@ func findDefinition(env Env, rep *checker.Report, name string, paths []string, e
 			}
 			var diags []grammar.Diagnostic
 			for _, g := range f.Diagnostics {
-				if g.Severity == grammar.SeverityError && g.Range.Start.Offset >= d.Range.Start.Offset && g.Range.Start.Offset <= d.Range.End.Offset {
+				if g.Severity == grammar.SeverityError && g.Range.Start.Compare(d.Range.Start) >= 0 && g.Range.Start.Compare(d.Range.End) <= 0 {
 					diags = append(diags, g)
 				}
 			}

@@ -40,14 +40,15 @@ func safeFixes(run *report.Run) []fileFix {
 				cands = append(cands, indexed{k, d.Fixes[0].Edits[0]})
 			}
 		}
-		sort.SliceStable(cands, func(i, j int) bool { return cands[i].edit.Range.Start.Offset < cands[j].edit.Range.Start.Offset })
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].edit.Range.Start.Before(cands[j].edit.Range.Start) })
 		for _, c := range cands {
-			if c.edit.Range.Start.Offset < end {
+			start, stop := rf.File.Offsets(c.edit.Range)
+			if start < end {
 				continue
 			}
 			ff.edits = append(ff.edits, c.edit)
 			ff.fixed[c.k] = true
-			end = c.edit.Range.End.Offset
+			end = stop
 		}
 		if len(ff.edits) > 0 {
 			out = append(out, ff)
@@ -62,9 +63,10 @@ func (ff fileFix) apply() []byte {
 	src := ff.file.Src
 	at := 0
 	for _, e := range ff.edits {
-		b.Write(src[at:e.Range.Start.Offset])
+		start, end := ff.file.Offsets(e.Range)
+		b.Write(src[at:start])
 		b.WriteString(e.NewText)
-		at = e.Range.End.Offset
+		at = end
 	}
 	b.Write(src[at:])
 	return b.Bytes()

@@ -1,0 +1,68 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMetricNamesLayers: a chain of layered copies, each changed by
+// random sets and removals and compacted now and then, answers as a plain
+// map changed the same way, and no copy changes the one it was made from.
+func TestMetricNamesLayers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	metrics := make([]*Metric, 64)
+	for i := range metrics {
+		metrics[i] = &Metric{}
+	}
+	x, want := newMetricNames(), map[string]*Metric{}
+	for i := range 300 {
+		x.set(fmt.Sprint("m", i), metrics[i%64])
+		want[fmt.Sprint("m", i)] = metrics[i%64]
+	}
+	check := func(x MetricNames, want map[string]*Metric, step int) {
+		t.Helper()
+		if x.Len() != len(want) {
+			t.Fatalf("step %d: Len %d, want %d", step, x.Len(), len(want))
+		}
+		got := map[string]*Metric{}
+		for name, m := range x.All() {
+			got[name] = m
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("step %d: All gives %d names, want %d", step, len(got), len(want))
+		}
+		for i := range 2000 {
+			name := fmt.Sprint("m", i)
+			m, ok := x.Lookup(name)
+			if w, wok := want[name]; m != w || ok != wok {
+				t.Fatalf("step %d: Lookup(%s) = %p %v, want %p %v", step, name, m, ok, w, wok)
+			}
+		}
+	}
+	compacted := 0
+	for step := range 3000 {
+		prev, prevWant := x, maps.Clone(want)
+		x = x.layered()
+		for range 1 + rng.IntN(3) {
+			name := fmt.Sprint("m", rng.IntN(2000))
+			if rng.IntN(3) == 0 {
+				x.remove(name)
+				delete(want, name)
+			} else {
+				m := metrics[rng.IntN(64)]
+				x.set(name, m)
+				want[name] = m
+			}
+		}
+		if x = x.compact(); x.over == nil {
+			compacted++
+		}
+		check(x, want, step)
+		check(prev, prevWant, step) // unchanged by the copy's changes
+	}
+	if compacted == 0 {
+		t.Error("the layer never grew past maxNameLayer: compact was not exercised")
+	}
+}

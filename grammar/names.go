@@ -1,0 +1,153 @@
+package grammar
+
+// nameIndex says, for each name, which definition of a file registers
+// it and which of its attribute lines libpcp applies, and where the first
+// quoted value over several lines is: what Reparse must know of the lines
+// before an edited one, without reading them (a keystroke's cost would
+// otherwise grow with the file). It is immutable: a base built from a
+// whole file and the names edits changed since, layered over it, like
+// the checker's index of which metrics use which.
+type nameIndex struct {
+	base, over map[string]*nameFacts
+	// multiLine is the file's first attribute whose value runs over
+	// several lines (libpcp's line count may differ after it), or nil.
+	multiLine *Attribute
+}
+
+// nameFacts are what a file says of one name.
+type nameFacts struct {
+	registered *Definition  // the definition libpcp registers, or nil
+	applied    []*Attribute // the attribute lines libpcp applies, in order
+}
+
+// maxNameOverlay bounds the names changed since the base was built;
+// past it the next Reparse builds the index from its file again.
+const maxNameOverlay = 256
+
+func buildNameIndex(f *File) *nameIndex {
+	ix := &nameIndex{base: make(map[string]*nameFacts, len(f.Definitions))}
+	facts := func(name string) *nameFacts {
+		nf := ix.base[name]
+		if nf == nil {
+			nf = &nameFacts{}
+			ix.base[name] = nf
+		}
+		return nf
+	}
+	for _, d := range f.Definitions {
+		if d.Registered {
+			facts(d.Name).registered = d
+		}
+	}
+	for _, a := range f.Attributes {
+		if a.Applied {
+			nf := facts(a.Metric)
+			nf.applied = append(nf.applied, a)
+		}
+		if ix.multiLine == nil && a.Range.End.Line != a.Range.Start.Line {
+			ix.multiLine = a
+		}
+	}
+	return ix
+}
+
+// names returns the file's index, building it on first use.
+func (f *File) names() *nameIndex {
+	if ix := f.nameIx.Load(); ix != nil {
+		return ix
+	}
+	ix := buildNameIndex(f)
+	f.nameIx.CompareAndSwap(nil, ix)
+	return f.nameIx.Load()
+}
+
+func (ix *nameIndex) facts(name string) *nameFacts {
+	if nf, ok := ix.over[name]; ok {
+		return nf
+	}
+	return ix.base[name]
+}
+
+// registeredBefore says whether libpcp has name registered before pos.
+func (ix *nameIndex) registeredBefore(name string, pos Pos) bool {
+	for _, n := range builtinDerived {
+		if n == name {
+			return true
+		}
+	}
+	nf := ix.facts(name)
+	return nf != nil && nf.registered != nil && nf.registered.Range.Start.Before(pos)
+}
+
+// appliedBefore are the attributes libpcp set for name before pos.
+func (ix *nameIndex) appliedBefore(name string, pos Pos) map[string]bool {
+	var set map[string]bool
+	if nf := ix.facts(name); nf != nil {
+		for _, a := range nf.applied {
+			if a.Range.Start.Before(pos) {
+				if set == nil {
+					set = map[string]bool{}
+				}
+				set[a.Attr] = true
+			}
+		}
+	}
+	return set
+}
+
+// edited is the index after one line's definitions and attributes were
+// replaced (gone by old, come by new); the other lines keep theirs. It is
+// nil when too many names changed since the base: the file builds its
+// own then.
+func (ix *nameIndex) edited(oldDefs, newDefs []*Definition, oldAttrs, newAttrs []*Attribute) *nameIndex {
+	next := &nameIndex{base: ix.base, over: make(map[string]*nameFacts, len(ix.over)+2), multiLine: ix.multiLine}
+	for k, v := range ix.over {
+		next.over[k] = v
+	}
+	touch := func(name string) *nameFacts {
+		if nf, ok := next.over[name]; ok && nf != ix.over[name] {
+			return nf // already copied in this edit
+		}
+		nf := &nameFacts{}
+		if old := ix.facts(name); old != nil {
+			nf.registered, nf.applied = old.registered, append([]*Attribute(nil), old.applied...)
+		}
+		next.over[name] = nf
+		return nf
+	}
+	for _, d := range oldDefs {
+		if nf := touch(d.Name); nf.registered == d {
+			nf.registered = nil
+		}
+	}
+	for _, a := range oldAttrs {
+		nf := touch(a.Metric)
+		for i, b := range nf.applied {
+			if b == a {
+				nf.applied = append(nf.applied[:i], nf.applied[i+1:]...)
+				break
+			}
+		}
+	}
+	for _, d := range newDefs {
+		if nf := touch(d.Name); d.Registered {
+			nf.registered = d
+		}
+	}
+	for _, a := range newAttrs {
+		if !a.Applied {
+			continue
+		}
+		nf := touch(a.Metric)
+		// In file order: the line's attributes go before those after it.
+		i := len(nf.applied)
+		for i > 0 && a.Range.Start.Before(nf.applied[i-1].Range.Start) {
+			i--
+		}
+		nf.applied = append(nf.applied[:i], append([]*Attribute{a}, nf.applied[i:]...)...)
+	}
+	if len(next.over) > maxNameOverlay {
+		return nil
+	}
+	return next
+}

@@ -1,0 +1,76 @@
+package lsp
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// TestChangeSinceDescribesEdits: after random didChange notifications
+// (several changes in one, whole-document replacements, a version that
+// does not grow), the change a document composes since any earlier
+// version it still knows leaves the text before and after it as that
+// version had it, and it knows the change since most recent versions.
+func TestChangeSinceDescribesEdits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	ds := newDocuments()
+	u := uri.File("/tmp/edits.conf")
+	text := strings.Repeat("m.a = kernel.all.load + 1\n", 30)
+	ds.open(u, 1, text)
+	snaps := []*snapshot{{version: 1, seq: 0, text: text}}
+	version := int32(1)
+	known, asked := 0, 0
+	for step := range 3000 {
+		d := ds.m[u]
+		var changes []protocol.TextDocumentContentChangeEvent
+		cur := d.text
+		for range 1 + rng.IntN(3) {
+			if rng.IntN(40) == 0 {
+				cur = strings.Repeat("n.b = 2\n", 1+rng.IntN(20))
+				changes = append(changes, &protocol.TextDocumentContentChangeWholeDocument{Text: cur})
+				continue
+			}
+			lines := strings.Count(cur, "\n")
+			a := protocol.Position{Line: uint32(rng.IntN(lines + 1)), Character: uint32(rng.IntN(30))}
+			b := a
+			if rng.IntN(3) == 0 {
+				b = protocol.Position{Line: a.Line + uint32(rng.IntN(2)), Character: uint32(rng.IntN(30))}
+			}
+			ins := []string{"", "x", "(", "\n", "q.r = 3\n", "é"}[rng.IntN(6)]
+			start := offsetIn(cur, a)
+			end := max(offsetIn(cur, b), start)
+			cur = cur[:start] + ins + cur[end:]
+			changes = append(changes, &protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: a, End: b}, Text: ins})
+		}
+		if rng.IntN(100) != 0 {
+			version++ // now and then a client sends a version that does not grow
+		}
+		if err := ds.edit(u, version, changes); err != nil {
+			t.Fatal(err)
+		}
+		if d.text != cur {
+			t.Fatalf("step %d: the document's text is not the edits applied", step)
+		}
+		snaps = append(snaps, &snapshot{version: version, seq: d.seq, text: d.text})
+		for range 3 {
+			p := snaps[max(0, len(snaps)-1-rng.IntN(min(len(snaps), 80)))]
+			asked++
+			ch, ok := d.changeSince(p)
+			if !ok {
+				continue
+			}
+			known++
+			if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > len(p.text) || ch.NewEnd > len(d.text) ||
+				p.text[:ch.Start] != d.text[:ch.Start] || p.text[ch.OldEnd:] != d.text[ch.NewEnd:] {
+				t.Fatalf("step %d: change %+v since version %d does not describe the edits", step, ch, p.version)
+			}
+		}
+	}
+	if known < asked/2 {
+		t.Errorf("the change was known for only %d of %d earlier versions", known, asked)
+	}
+	t.Logf("the change was known for %d of %d earlier versions", known, asked)
+}
