@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -25,6 +26,22 @@ func char16(b []byte) (units, size int) {
 	}
 	r, size := utf8.DecodeRune(b)
 	return utf16.RuneLen(r), size
+}
+
+// asciiRun is the length of b's leading run of ASCII bytes, read eight
+// at a time: a position on a long line counts up to col16Step bytes, and
+// a hostile line has a finding every few bytes.
+func asciiRun(b []byte) int {
+	n := 0
+	for ; n+8 <= len(b); n += 8 {
+		if binary.LittleEndian.Uint64(b[n:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for n < len(b) && b[n] < utf8.RuneSelf {
+		n++
+	}
+	return n
 }
 
 func lineStarts(src []byte) []int {
@@ -86,6 +103,11 @@ func (f *File) Pos(offset int) Pos {
 		}
 	}
 	for i := from; i < offset; {
+		if n := asciiRun(f.Src[i:offset]); n > 0 {
+			col16 += n // one unit a byte
+			i += n
+			continue
+		}
 		units, size := char16(f.Src[i:offset])
 		col16 += units
 		i += size
