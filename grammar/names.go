@@ -1,5 +1,11 @@
 package grammar
 
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
 // nameIndex says, for each name, which definition of a file registers
 // it and which of its attribute lines libpcp applies, and where the first
 // quoted value over several lines is: what Reparse must know of the lines
@@ -8,10 +14,33 @@ package grammar
 // whole file and the names edits changed since, layered over it, like
 // the checker's index of which metrics use which.
 type nameIndex struct {
-	base, over map[string]*nameFacts
+	base *nameBase
+	over map[string]*nameFacts
 	// multiLine is the file's first attribute whose value runs over
 	// several lines (libpcp's line count may differ after it), or nil.
 	multiLine *Attribute
+}
+
+// nameBase is the index of a whole file, shared by the versions edits
+// made of it, with its registered names in order built on first use
+// (completion's prefix search).
+type nameBase struct {
+	m      map[string]*nameFacts
+	once   sync.Once
+	sorted []string
+}
+
+// registeredSorted are the base's registered names, in order.
+func (b *nameBase) registeredSorted() []string {
+	b.once.Do(func() {
+		for name, nf := range b.m {
+			if nf.registered != nil {
+				b.sorted = append(b.sorted, name)
+			}
+		}
+		slices.Sort(b.sorted)
+	})
+	return b.sorted
 }
 
 // nameFacts are what a file says of one name.
@@ -25,12 +54,12 @@ type nameFacts struct {
 const maxNameOverlay = 256
 
 func buildNameIndex(f *File) *nameIndex {
-	ix := &nameIndex{base: make(map[string]*nameFacts, len(f.Definitions))}
+	ix := &nameIndex{base: &nameBase{m: make(map[string]*nameFacts, len(f.Definitions))}}
 	facts := func(name string) *nameFacts {
-		nf := ix.base[name]
+		nf := ix.base.m[name]
 		if nf == nil {
 			nf = &nameFacts{}
-			ix.base[name] = nf
+			ix.base.m[name] = nf
 		}
 		return nf
 	}
@@ -65,7 +94,28 @@ func (ix *nameIndex) facts(name string) *nameFacts {
 	if nf, ok := ix.over[name]; ok {
 		return nf
 	}
-	return ix.base[name]
+	return ix.base.m[name]
+}
+
+// RegisteredWithPrefix lists, in order, the names f's definitions
+// register that start with prefix: completion's derived names, found in
+// the file's name index instead of by reading every definition.
+func (f *File) RegisteredWithPrefix(prefix string) []string {
+	ix := f.names()
+	sorted := ix.base.registeredSorted()
+	var out []string
+	for i, _ := slices.BinarySearch(sorted, prefix); i < len(sorted) && strings.HasPrefix(sorted[i], prefix); i++ {
+		if _, changed := ix.over[sorted[i]]; !changed {
+			out = append(out, sorted[i])
+		}
+	}
+	for name, nf := range ix.over {
+		if nf.registered != nil && strings.HasPrefix(name, prefix) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // registeredBefore says whether libpcp has name registered before pos.

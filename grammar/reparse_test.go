@@ -70,6 +70,9 @@ type fileView struct {
 	Leak          bool
 	OptionNovalue *bool
 	Positions     []Pos
+	// Registered and RegisteredM are the file's name index answering
+	// completion's prefix search (layered over edits in a Reparse).
+	Registered, RegisteredM []string
 }
 
 type defView struct {
@@ -86,7 +89,7 @@ type defView struct {
 }
 
 func viewOf(f *File) fileView {
-	v := fileView{Leak: f.Leak, OptionNovalue: f.OptionNovalue}
+	v := fileView{Leak: f.Leak, OptionNovalue: f.OptionNovalue, Registered: f.RegisteredWithPrefix(""), RegisteredM: f.RegisteredWithPrefix("m")}
 	if len(f.Comments) > 0 {
 		v.Comments = f.Comments
 	}

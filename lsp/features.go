@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -256,9 +257,11 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 	src := d.source()
 	off := d.file.Offset(int(pos.Line), int(pos.Character))
 	src8 := d.file.Src
-	// Inside "[...]": the instances of the metric before the bracket.
-	if open := strings.LastIndexByte(string(src8[:off]), '['); open >= 0 && !strings.ContainsAny(string(src8[open:off]), "]\n") && src != nil {
-		return completeInstances(ctx, d, src, open, off)
+	// Inside "[...]": the instances of the metric before the bracket
+	// (on the cursor's line: a bracket does not span lines).
+	lineStart := bytes.LastIndexByte(src8[:off], '\n') + 1
+	if open := bytes.LastIndexByte(src8[lineStart:off], '['); open >= 0 && bytes.IndexByte(src8[lineStart+open:off], ']') < 0 && src != nil {
+		return completeInstances(ctx, d, src, lineStart+open, off)
 	}
 	if def := d.file.DefinitionAt(off); def != nil {
 		if items, ok := specCompletion(d, def, off); ok {
@@ -304,10 +307,10 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 			})
 		}
 	}
-	for _, def := range d.file.Definitions {
-		if strings.HasPrefix(def.Name, word) && def.Registered && def.Name != word {
-			items = append(items, protocol.CompletionItem{Label: def.Name, Kind: protocol.CompletionItemKindField,
-				Detail: protocol.NewOptional("derived metric"), TextEdit: &protocol.TextEdit{Range: rg, NewText: def.Name}})
+	for _, name := range d.file.RegisteredWithPrefix(word) {
+		if name != word {
+			items = append(items, protocol.CompletionItem{Label: name, Kind: protocol.CompletionItemKindField,
+				Detail: protocol.NewOptional("derived metric"), TextEdit: &protocol.TextEdit{Range: rg, NewText: name}})
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Label < items[j].Label })

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -50,12 +51,20 @@ func inlayHints(a *snapshot, values map[string]shownValues, rg protocol.Range) [
 	st := a.settings()
 	yes := true
 	var out []protocol.InlayHint
-	for _, def := range a.file.Definitions {
-		m, ok := a.report.ByName.Lookup(def.Name)
-		if !ok || m.Def != def || m.Status != checker.Valid {
-			continue
+	// The definitions ending in the range: from the first that ends at
+	// or after its start (definitions are in file order), until one
+	// starts past its end.
+	defs := a.file.Definitions
+	first := sort.Search(len(defs), func(i int) bool { return uint32(max(defs[i].Range.End.Line-1, 0)) >= rg.Start.Line })
+	for _, def := range defs[first:] {
+		if uint32(max(def.Range.Start.Line-1, 0)) > rg.End.Line {
+			break
 		}
 		if line := uint32(max(def.Range.End.Line-1, 0)); line < rg.Start.Line || line > rg.End.Line {
+			continue
+		}
+		m, ok := a.report.ByName.Lookup(def.Name)
+		if !ok || m.Def != def || m.Status != checker.Valid {
 			continue
 		}
 		pos := toRange(grammar.Range{Start: def.Range.End, End: def.Range.End}).End
