@@ -32,14 +32,14 @@ PY
 # pipefail would take go test's SIGPIPE for a failure.)
 list=$(go test ./lsp -list 'BenchmarkKeystroke')
 if grep -q '^BenchmarkKeystroke' <<<"$list"; then
-	out=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines$' -benchtime 5x -benchmem)
+	out=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines$' -benchtime 20x -benchmem)
 	kind=Keystroke
 else
 	out=$(go test ./lsp -run '^$' -bench 'DidChange1000Lines|DidChange100000Lines' -benchtime 2x -benchmem)
 	kind=DidChange
 	echo "NOTE the keystroke rows are BenchmarkDidChange (BenchmarkKeystroke*Lines not found): no 10,000-line figure, no RSS"
 fi
-out2=$(go test ./lsp -run '^$' -bench 'Completion100kNames' -benchtime 200x -benchmem)
+out2=$(go test ./lsp -run '^$' -bench 'Completion100kNames|Features(1000|100000)Lines$' -benchtime 200x -benchmem)
 echo "$out" "$out2" | grep '^Benchmark'
 echo "$out" "$out2" | awk -v rt="$rt_us" -v kind="$kind" '
 function metric(name,   i) { for (i = 1; i <= NF; i++) if ($(i) == name) return $(i-1); return "" }
@@ -49,6 +49,11 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 	printf "RESULT keystroke_%d_ms %.3f ms\n", n, $3/1e6
 	if ((rss = metric("MB-RSS")) != "") printf "RESULT server_rss_%d_mb %s MB\n", n, rss
 	if ((doc = metric("MB-doc")) != "") printf "RESULT document_%d_mb %s MB\n", n, doc
+}
+/^BenchmarkFeatures(1000|100000)Lines/ {
+	n = $1; sub("^BenchmarkFeatures", "", n); sub(/Lines.*/, "", n)
+	printf "hover + completion + inlay hints, %6d lines: %6.2f ms\n", n, $3/1e6
+	printf "RESULT features_%d_ms %.4f ms\n", n, $3/1e6
 }
 /^BenchmarkCompletion100kNames/  { rss = metric("MB-RSS")
                                    printf "completion, 100,000-name namespace:       %9.3f ms  (%.1f libpcp round trips); RSS %s MB\n", $3/1e6, $3/1e3/rt, rss

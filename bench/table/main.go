@@ -150,6 +150,14 @@ func build(r results) []row {
 		met = boolp(rss <= 20*doc+40)
 	}
 	add("server peak RSS, 100,000 lines", measure(rss, okRSS, "%.0f", "MB"), "—", fmt.Sprintf("%s the document (%.1f MB)", perDoc(rss, doc, okRSS && okDoc), doc), "≤ 20× the document + 40 MB", met)
+	f1, okF1 := r.get("features_1000_ms")
+	f100, okF100 := r.get("features_100000_ms")
+	met = nil
+	rat, x, okr = ratio(f100, f1, okF100, okF1)
+	if okr {
+		met = boolp(x <= 2)
+	}
+	add("hover + completion + inlay hints, 100,000 lines", measure(f100, okF100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" the 1,000-line figure (%s)", measure(f1, okF1, "%.2f", "ms")), "as fast as at 1,000 lines (≤ 2×)", met)
 
 	// check.
 	for _, n := range []struct {
