@@ -302,8 +302,12 @@ func shiftMarks(marks []col16Mark, r, e, delta int) []col16Mark {
 	return out
 }
 
-// splice is prev with [i, k) replaced by line.
+// splice is prev with [i, k) replaced by line: prev itself, shared,
+// when the line had none and has none (the slices are never changed).
 func splice[T any](prev []T, i, k int, line []T) []T {
+	if i == k && len(line) == 0 {
+		return prev
+	}
 	out := make([]T, 0, len(prev)-(k-i)+len(line))
 	return append(append(append(out, prev[:i]...), line...), prev[k:]...)
 }
