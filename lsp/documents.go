@@ -125,8 +125,14 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 			one = grammar.TextChange{Start: 0, OldEnd: len(text), NewEnd: len(c.Text)}
 			text = c.Text
 		case *protocol.TextDocumentContentChangePartial:
-			start := offsetIn(text, c.Range.Start)
-			end := max(offsetIn(text, c.Range.End), start)
+			offset := func(p protocol.Position) int { return offsetIn(text, p) }
+			if parsed := d.syntax; parsed != nil && parsed.text == text {
+				// The latest parse is of this text: its line index
+				// answers without counting the lines before.
+				offset = func(p protocol.Position) int { return parsed.file.Offset(int(p.Line), int(p.Character)) }
+			}
+			start := offset(c.Range.Start)
+			end := max(offset(c.Range.End), start)
 			text = text[:start] + c.Text + text[end:]
 			one = grammar.TextChange{Start: start, OldEnd: end, NewEnd: start + len(c.Text)}
 		}

@@ -5,8 +5,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // TestOffsetInEqualsLineScan: the block-wise line search gives the offset
@@ -24,28 +28,34 @@ func TestOffsetInEqualsLineScan(t *testing.T) {
 			off += len(l)
 		}
 		col := 0
-		for _, r := range strings.TrimSuffix(lines[p.Line], "\n") {
-			if uint32(col) >= p.Character {
-				break
-			}
+		for line := strings.TrimSuffix(lines[p.Line], "\n"); line != "" && uint32(col) < p.Character; {
+			r, size := utf8.DecodeRuneInString(line) // an invalid byte: U+FFFD, one unit, one byte
 			col += len(utf16.Encode([]rune{r}))
-			off += len(string(r))
+			off += size
+			line = line[size:]
 		}
 		return off
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	pieces := []string{"a", "bc", "é", "😀", "\n", "\n\n", strings.Repeat("x", 4095), strings.Repeat("y", 4097)}
+	pieces := []string{"a", "bc", "é", "😀", "\xff", "\n", "\n\n", strings.Repeat("x", 4095), strings.Repeat("y", 4097)}
 	for range 200 {
 		var b strings.Builder
 		for b.Len() < rng.IntN(40000) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		text := b.String()
+		f := grammar.ParseConfig("t.conf", []byte(text), grammar.Options{Version: pcpver.Latest})
 		lines := uint32(strings.Count(text, "\n"))
 		for range 50 {
 			p := protocol.Position{Line: rng.Uint32N(lines + 3), Character: rng.Uint32N(6000)}
-			if got, want := offsetIn(text, p), naive(text, p); got != want {
+			want := naive(text, p)
+			if got := offsetIn(text, p); got != want {
 				t.Fatalf("text of %d bytes, %+v: offset %d, want %d", len(text), p, got, want)
+			}
+			// An edit uses the latest parse's line index when it is of
+			// the same text: the same offset.
+			if got := f.Offset(int(p.Line), int(p.Character)); got != want {
+				t.Fatalf("text of %d bytes, %+v: the parse's offset %d, want %d", len(text), p, got, want)
 			}
 		}
 	}
