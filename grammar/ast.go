@@ -137,12 +137,21 @@ func Unwrap(n Node) Node {
 // Walk calls f for n and every node below it, parents first; f returning
 // false skips a node's children.
 func Walk(n Node, f func(Node) bool) {
-	if n == nil || !f(n) {
-		return
-	}
-	kids, k := Operands(n)
-	for _, kid := range kids[:k] {
-		Walk(kid, f)
+	// An explicit stack, not recursion: a hostile line of a hundred
+	// thousand operators is a tree as deep, and a goroutine stack that
+	// deep costs every garbage collection a scan of it.
+	stack := make([]Node, 0, 32)
+	stack = append(stack, n)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == nil || !f(n) {
+			continue
+		}
+		kids, k := Operands(n)
+		for i := k - 1; i >= 0; i-- { // the first operand on top: source order
+			stack = append(stack, kids[i])
+		}
 	}
 }
 
