@@ -24,7 +24,7 @@ func ParseConfigs(srcs []Source, v pcpver.Version) []*File {
 		total += len(s.Src)
 	}
 	for _, s := range srcs {
-		text := string(s.Src)
+		text := textOf(s.Src)
 		var pre *prefetched
 		if total > 64<<10 {
 			pre = prefetchVerdicts(text, v)

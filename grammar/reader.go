@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -29,8 +30,10 @@ var builtinDerived = []string{"event.flags", "event.missed"}
 // ParseConfig parses a config file the way pmLoadDerivedConfig reads it,
 // line by line with the same quirks, and records exact positions. Every
 // definition is parsed on its own, so one bad line never hides another.
+// The File keeps src, and its names and expressions are substrings of it:
+// src must not change afterwards.
 func ParseConfig(path string, src []byte, opts Options) *File {
-	return parseConfig(path, src, string(src), opts, nil)
+	return parseConfig(path, src, textOf(src), opts, nil)
 }
 
 // parseConfig is ParseConfig with src as a string too, and the verdicts
@@ -47,10 +50,16 @@ func parseConfig(path string, src []byte, text string, opts Options, pre *prefet
 	for n := range opts.Registered {
 		registered[n] = true
 	}
-	r := &configReader{f: f, src: src, text: text, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre}
+	r := &configReader{f: f, src: src, text: text, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
+		stub: &File{Path: path, Version: opts.Version}}
 	r.run()
 	return f
 }
+
+// textOf is src as a string without a copy: the File keeps src, which
+// no one changes, and a copy would double a big config's memory for as
+// long as any of its definitions lives.
+func textOf(src []byte) string { return unsafe.String(unsafe.SliceData(src), len(src)) }
 
 // str is the text of buffer bytes [a, b) of a logical line: a substring of
 // the file's text when they are contiguous in the file (no continuation
@@ -68,10 +77,14 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 
 // configReader mirrors libpcp's character loop in __dminit_configfile.
 type configReader struct {
-	f          *File
-	src        []byte
-	text       string // src[textAt:] as a string: names and expressions are substrings of it
-	textAt     int    // the offset of text in src (Reparse reads one line)
+	f      *File
+	src    []byte
+	text   string // src[textAt:] as a string: names and expressions are substrings of it
+	textAt int    // the offset of text in src (Reparse reads one line)
+	// stub is the file the definitions point to for their release: a
+	// File with no text or definitions, so that a definition kept by a
+	// later version of an edited document does not keep this one whole.
+	stub       *File
 	pos        int
 	registered map[string]bool
 	attrs      map[string]map[string]bool // metric → attributes set
@@ -312,7 +325,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		exprOffsets: ln.offsetMap(ep),
 	}
 	r.f.Definitions = append(r.f.Definitions, d)
-	d.leaked, d.file = r.f.Leak, r.f
+	d.leaked, d.file = r.f.Leak, r.stub
 	// libpcp's report of a rejected definition, built only for one.
 	pcpLines := func(caret int, msg string) []string {
 		header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)

@@ -130,7 +130,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	} else {
 		leak = prev.Leak
 	}
-	reader := &configReader{f: f, src: src[:ne], text: string(src[r:ne]), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	reader := &configReader{f: f, stub: &File{Path: prev.Path, Version: prev.Version}, src: src[:ne], text: string(src[r:ne]), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
 	f.Leak = leak
 	// The names the line may use, and what is known of them before it.
@@ -184,14 +184,6 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 		f.Leak = prev.Leak
 	}
 	lineDefs, lineAttrs, lineComments, lineDiags := f.Definitions, f.Attributes, f.Comments, f.Diagnostics
-	// The line's definitions need their file only for its release: a
-	// stub, so that no definition keeps a whole earlier text alive.
-	stub := &File{Path: f.Path, Version: f.Version}
-	// (Names, expressions and libpcp's messages are substrings of the
-	// reader's copy of the one line, which is all they keep.)
-	for _, d := range lineDefs {
-		d.file = stub
-	}
 	// The lines after the change are prev's: the same values, in the
 	// same places (only byte offsets moved, and positions hold none).
 	f.Definitions = splice(prev.Definitions, d0, d1, lineDefs)
