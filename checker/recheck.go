@@ -149,7 +149,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		var m *Metric
 		switch old := prevOf.metric(i, p, len(nd)-s, len(pd)-len(nd)); {
 		case old == nil || again[d.Name]:
-			m = &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
+			m = &Metric{Def: d, file: f}
 			fresh = append(fresh, m)
 		case i < p:
 			// Before the change: the same definition, the same metric
@@ -345,5 +345,6 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 	a := c.newAdvisor(ctx, src)
 	for _, m := range metrics {
 		a.advise(m)
+		m.dropNodes() // Report.NodesOf infers them again
 	}
 }
