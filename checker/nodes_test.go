@@ -190,3 +190,90 @@ func TestNodesOfConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesOfAfterRecheck: after edits that Recheck handles (a changed
+// operand, a line added, a line removed), NodesOf on the rechecked
+// report, for the metrics it checked again and those it carried over,
+// equals what a full check of the same file infers.
+func TestNodesOfAfterRecheck(t *testing.T) {
+	src := livePmcd(t)
+	// Generated definitions: the tables name PMDAs the test pmcd lacks,
+	// whose findings make every edit a full check.
+	g := exprgen.New(1919, append([]string{"t.c0", "t.c1", "t.c5", "no.such.metric", "sample.bad.unknown"}, genMetrics...))
+	g.BrokenShare = 0.05
+	var exprs []string
+	for range 1200 {
+		exprs = append(exprs, g.Next())
+	}
+	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+		g.PCP7 = v.Has(pcpver.Novalue)
+		var config strings.Builder
+		for i, e := range exprs {
+			fmt.Fprintf(&config, "t.c%d = %s\n", i, e)
+		}
+		text := config.String()
+		opts := Options{Version: v}
+		f := grammar.ParseConfig("r.conf", []byte(text), grammar.Options{Version: v})
+		prev, err := Check(context.Background(), []*grammar.File{f}, src, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs *Refs
+		rechecked := 0
+		// Edits within a line (what Reparse reads again alone): an
+		// expression replaced, one that others use replaced, a name
+		// changed, an operand made unknown.
+		exprOf := func(name string) (at, n int) {
+			at = strings.Index(text, "\n"+name+" = ") + len(name) + 4
+			return at, strings.Index(text[at:], "\n")
+		}
+		for step, edit := range []func() (at, cut int, with string){
+			func() (int, int, string) { at, n := exprOf("t.c600"); return at, n, "sample.long.one + 1" },
+			func() (int, int, string) { at, n := exprOf("t.c5"); return at, n, "sample.long.ten" },
+			func() (int, int, string) { at, _ := exprOf("t.c601"); return at - 3, 0, "x" },
+			func() (int, int, string) { at, _ := exprOf("t.c600"); return at + len("sample.long.one"), 0, "x" },
+		} {
+			at, cut, with := edit()
+			text = text[:at] + with + text[at+cut:]
+			nf, reparsed := grammar.Reparse(f, []byte(text), grammar.TextChange{Start: at, OldEnd: at + cut, NewEnd: at + len(with)}, grammar.Options{Version: v})
+			if !reparsed {
+				t.Logf("%s: edit %d: parsed whole", v, step)
+			}
+			rep, next, ok, err := Recheck(context.Background(), prev, refs, nf, src, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := Check(context.Background(), []*grammar.File{nf}, src, Options{Version: v, keepNodes: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				for _, d := range prev.Diagnostics[prev.Files[0]] {
+					if crossLine(d) {
+						t.Logf("%s: edit %d: a full check (%s: %s)", v, step, d.Code, d.Message)
+						break
+					}
+				}
+				// The change may reach further: a full check, as the
+				// server does (one that keeps no nodes, so that the next
+				// edit's carried-over metrics infer theirs).
+				if prev, err = Check(context.Background(), []*grammar.File{nf}, src, opts); err != nil {
+					t.Fatal(err)
+				}
+				f, refs = nf, nil
+				continue
+			}
+			rechecked++
+			for _, m := range full.Metrics {
+				got := rep.NodesOf(rep.ByName[m.Def.Name])
+				if diff := diffNodes(m.nodes, got); diff != "" {
+					t.Errorf("%s: edit %d: %s = %s: %s", v, step, m.Def.Name, m.Def.Expr, diff)
+				}
+			}
+			f, prev, refs = nf, rep, next
+		}
+		if rechecked < 2 {
+			t.Fatalf("%s: Recheck took only %d of the edits: the test no longer exercises it", v, rechecked)
+		}
+	}
+}
