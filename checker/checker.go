@@ -57,7 +57,7 @@ type Metric struct {
 	// (a ternary of two novalue()s); it has no values to compute.
 	Broken bool
 
-	file  *grammar.File // the file it is defined in
+	file  *grammar.File // the file it is defined in, until checked and advised
 	state checkState
 	// inferred: the check inferred the nodes' metadata (Report.NodesOf
 	// infers them again), which it keeps in nodes only while it checks
@@ -204,8 +204,10 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 		c.ensure(m)
 		adv.advise(m)
-		if !opts.keepNodes {
-			m.dropNodes()
+		nodes := m.nodes
+		m.release()
+		if opts.keepNodes {
+			m.nodes = nodes
 		}
 		if opts.FindingsOnly && m.nodes == nil {
 			m.Def.DropTree() // (kept nodes are of this tree)

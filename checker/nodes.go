@@ -37,7 +37,7 @@ func (r *Report) NodesOf(m *Metric) Nodes {
 		return nil
 	}
 	if m.nodes != nil {
-		return m.nodes // kept by the check (see dropNodes)
+		return m.nodes // kept by the check (see release)
 	}
 	if n, ok := r.nodes.Load(m); ok {
 		return n.(Nodes)
@@ -78,12 +78,16 @@ func (r *Report) InferNodes(m *Metric) Nodes {
 	return nodes
 }
 
-// dropNodes lets a metric's nodes go once it has been checked and
-// advised, unless its inference bound a derived metric whose own check
-// was still under way (itself, or another in a cycle): that one bound as
-// not (yet) valid, which inferring again, with every verdict known,
-// would not repeat; the few such metrics keep their nodes.
-func (m *Metric) dropNodes() {
+// release lets go what only a metric's check and advice needed, once
+// they are done: its file (a metric Recheck carries into the reports of
+// later versions would keep the whole text and every definition of the
+// version it was checked in alive), and its nodes, unless its inference
+// bound a derived metric whose own check was still under way (itself,
+// or another in a cycle): that one bound as not (yet) valid, which
+// inferring again, with every verdict known, would not repeat; the few
+// such metrics keep their nodes.
+func (m *Metric) release() {
+	m.file = nil
 	if !m.boundUnfinished {
 		m.nodes = nil
 	}

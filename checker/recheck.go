@@ -345,6 +345,6 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 	a := c.newAdvisor(ctx, src)
 	for _, m := range metrics {
 		a.advise(m)
-		m.dropNodes() // Report.NodesOf infers them again
+		m.release()
 	}
 }
