@@ -61,7 +61,7 @@ type Metric struct {
 	state checkState
 	// inferred: the check inferred the nodes' metadata (Report.NodesOf
 	// infers them again), which it keeps in nodes only while it checks
-	// and advises the metric (but see dropNodes); inference is how.
+	// and advises the metric (but see release); inference is how.
 	inferred, boundUnfinished bool
 	nodes                     Nodes
 	inference                 *inference
