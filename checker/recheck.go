@@ -158,7 +158,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		default:
 			// A copy in this file (the earlier one's text is not kept).
 			moved := *old
-			moved.Def, moved.file = d, f
+			moved.Def = d // (and no file: checked already, Metric.release)
 			m = &moved
 		}
 		rep.Metrics = append(rep.Metrics, m)
