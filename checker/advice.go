@@ -203,9 +203,9 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 		})
 	}
 	descOf := func(n grammar.Node) (pmapi.Desc, bool) {
-		ni := m.Nodes[grammar.Unwrap(n)]
+		ni := m.nodes[grammar.Unwrap(n)]
 		if ni == nil {
-			ni = m.Nodes[n]
+			ni = m.nodes[n]
 		}
 		if ni == nil {
 			return pmapi.Desc{}, false

@@ -48,8 +48,6 @@ type Metric struct {
 	Status Status
 	// Desc is the inferred descriptor (Valid and Masked metrics).
 	Desc pmapi.Desc
-	// Nodes holds the inferred metadata of every checked node.
-	Nodes map[grammar.Node]*NodeInfo
 	// Message is libpcp's semantic error text; Rendering the operand text
 	// libpcp prints with it.
 	Message, Rendering string
@@ -59,8 +57,14 @@ type Metric struct {
 	// (a ternary of two novalue()s); it has no values to compute.
 	Broken bool
 
-	file  *grammar.File // the file it is defined in
+	file  *grammar.File // the file it is defined in, until checked and advised
 	state checkState
+	// inferred: the check inferred the nodes' metadata (Report.NodesOf
+	// infers them again), which it keeps in nodes only while it checks
+	// and advises the metric (but see release); inference is how.
+	inferred, boundUnfinished bool
+	nodes                     Nodes
+	inference                 *inference
 }
 
 // checkState lets a metric be checked on demand when another one binds it
@@ -88,6 +92,8 @@ type Report struct {
 	// Version is the release whose rules the check followed; evaluation
 	// follows the same.
 	Version pcpver.Version
+
+	nodes sync.Map // *Metric → Nodes: NodesOf's
 }
 
 // Options tune a check.
@@ -99,10 +105,14 @@ type Options struct {
 	// releases have no equivalences.
 	InDoms *pmapi.InDomEquivalence
 	// FindingsOnly: the caller reads the findings and each metric's
-	// status and descriptor, never Metric.Nodes, so each metric's node
-	// metadata is dropped once it has been checked and advised (check
-	// of a big config keeps memory to a small multiple of the text).
+	// status and descriptor, never its syntax tree, so each tree is
+	// built a window at a time and dropped once its metric has been
+	// checked and advised (check of a big config keeps memory to a small
+	// multiple of the text). Report.NodesOf builds the tree again.
 	FindingsOnly bool
+	// keepNodes keeps every metric's nodes as the check inferred them
+	// (tests compare them with Report.NodesOf's).
+	keepNodes bool
 }
 
 // Check binds and checks every registered definition of the files against
@@ -142,7 +152,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			if !d.Registered {
 				continue
 			}
-			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
+			m := &Metric{Def: d, file: f}
 			c.report.Metrics = append(c.report.Metrics, m)
 			c.report.ByName.set(d.Name, m)
 			addName(d.Name) // to find masking real metrics
@@ -178,9 +188,10 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	names = nil
 	// Each metric is advised right after its check, in definition order
 	// (advice reads only the metric's own nodes, and which names exist),
-	// so that its node metadata can go at once (FindingsOnly), and with
-	// it its tree: the trees of the next window of metrics are built on
-	// all CPUs while the ones before are let go.
+	// so that its node metadata can go at once (Report.NodesOf infers it
+	// again when asked), and with it its tree (FindingsOnly): the trees of
+	// the next window of metrics are built on all CPUs while the ones
+	// before are let go.
 	c.checking = true
 	adv := c.newAdvisor(ctx, src)
 	var built <-chan struct{}
@@ -193,9 +204,13 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 		c.ensure(m)
 		adv.advise(m)
-		if opts.FindingsOnly {
-			m.Nodes = nil
-			m.Def.DropTree()
+		nodes := m.nodes
+		m.release()
+		if opts.keepNodes {
+			m.nodes = nodes
+		}
+		if opts.FindingsOnly && m.nodes == nil {
+			m.Def.DropTree() // (kept nodes are of this tree)
 		}
 	}
 	for _, f := range files {
@@ -260,6 +275,8 @@ type checkRun struct {
 	// instanceHints suggests instance names, one suggester per instance
 	// domain so each misspelt instance is looked up once per check.
 	instanceHints map[pmapi.InDom]*suggester
+	// inference is the check's settings for Report.NodesOf.
+	inference *inference
 }
 
 // ensure checks a metric once; a metric met again while it is being
@@ -313,19 +330,8 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 			fmt.Sprintf("pcp-derive-lsp could not build a syntax tree for this definition (please report): %v", err), nil)
 		return
 	}
-	in := &inferrer{
-		version: c.opts.Version,
-		equivalent: func(a, b pmapi.InDom) bool {
-			return c.opts.Version.Has(pcpver.EquivInDoms) && c.opts.InDoms.Equivalent(a, b)
-		},
-		nodes:       m.Nodes,
-		leaf:        func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
-		bound:       func(n *grammar.Metric) (pmapi.Desc, bool) { return c.leaf(n) },
-		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, c.bindable) },
-		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Version); return u, err },
-		convertible: func(a, b pmapi.Units) bool { _, _, err := ConvFactors(c.opts.Version)(a, b); return err == nil },
-		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Version.Has(pcpver.ExtraUnits)) },
-	}
+	m.nodes = Nodes{}
+	in := c.newInferrer(m, m.nodes)
 	// PCP 6.2.2+ refuses a derived metric inside another (but an alias,
 	// "x = other", is fine).
 	if c.opts.Version.Has(pcpver.NestedDerivedError) {
@@ -365,6 +371,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		c.reportUnbound(f, m, tree)
 		return
 	}
+	m.inferred, m.inference = true, c.inferenceOf()
 	desc, err := in.desc(tree)
 	var se *semErr
 	var um *unboundMeta
@@ -445,7 +452,7 @@ func (c *checkRun) operandsNote(m *Metric, n grammar.Node) string {
 	}
 	var parts []string
 	for _, op := range ops {
-		if ni := m.Nodes[op]; ni != nil {
+		if ni := m.nodes[op]; ni != nil {
 			parts = append(parts, fmt.Sprintf("%s is %s", grammar.Format(op), DescText(ni.Desc)))
 		}
 	}
@@ -789,7 +796,7 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 		// Counters combine after rate(); in pcp6 rate() takes a metric
 		// name only.
 		for _, x := range []grammar.Node{b.L, b.R} {
-			ni := m.Nodes[x]
+			ni := m.nodes[x]
 			if ni == nil || ni.Desc.Sem != pmapi.SemCounter {
 				continue
 			}
@@ -808,7 +815,7 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 	}
 	if strings.HasPrefix(se.msg, "Different units or scale") {
 		// Same dimension, other scale: rescale the second branch.
-		td, ed := m.Nodes[colon.t.Then], m.Nodes[colon.t.Else]
+		td, ed := m.nodes[colon.t.Then], m.nodes[colon.t.Else]
 		if td != nil && ed != nil && sameDims(td.Desc.Units, ed.Desc.Units) && td.Desc.Units.String() != "" {
 			text := fmt.Sprintf("rescale(%s, %q)", grammar.Format(grammar.Unwrap(colon.t.Else)), td.Desc.Units.Format(c.opts.Version.Has(pcpver.ExtraUnits)))
 			last.Fixes = append(last.Fixes, grammar.Fix{Title: "Rescale the second branch: " + text,
@@ -822,7 +829,7 @@ func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
 		lit, other = colon.t.Then, colon.t.Else
 	}
 	num, isNum := grammar.Unwrap(lit).(*grammar.Number)
-	od := m.Nodes[other]
+	od := m.nodes[other]
 	if !isNum || od == nil {
 		return
 	}

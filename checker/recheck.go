@@ -169,7 +169,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	var fresh []*Metric
 	made := map[string]bool{}
 	check := func(d *grammar.Definition) *Metric {
-		m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
+		m := &Metric{Def: d, file: f}
 		fresh = append(fresh, m)
 		rep.ByName.set(d.Name, m)
 		made[d.Name] = true
@@ -238,10 +238,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	for _, m := range fresh {
 		c.ensure(m)
 	}
-	c.adviseSome(ctx, src, fresh)
-	for _, m := range fresh {
-		m.file = nil // read only while checked: no version's text kept
-	}
+	c.adviseSome(ctx, src, fresh) // (and lets go of their file: Metric.release)
 	freshDiags := rep.Diagnostics[f]
 	for _, d := range freshDiags {
 		if crossLine(d) {
@@ -368,5 +365,6 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 	a := c.newAdvisor(ctx, src)
 	for _, m := range metrics {
 		a.advise(m)
+		m.release()
 	}
 }

@@ -39,8 +39,9 @@ type Evaluator struct {
 	src     pmclient.Source
 	version pcpver.Version // the release whose evaluation rules apply (the check's)
 	metrics []*checker.Metric
-	trees   []grammar.Node // each metric's expression
-	plans   [][]slot       // each metric's nodes, compiled at its first sample
+	rep     *checker.Report // the check's, which infers each metric's nodes to compile
+	trees   []grammar.Node  // each metric's expression
+	plans   [][]slot        // each metric's nodes, compiled at its first sample
 	pmids   map[string]pmapi.PMID
 	fetch   []pmapi.PMID // every operand's PMID, in a fixed order
 	descs   map[pmapi.PMID]pmapi.Desc
@@ -103,7 +104,7 @@ const matchCompact = 100
 // New prepares an evaluator for the valid metrics of a check report,
 // following the release the check followed.
 func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evaluator, error) {
-	e := &Evaluator{src: src, version: rep.Version, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, fetchAt: map[pmapi.PMID]int{}, state: map[grammar.Node]*nodeState{}}
+	e := &Evaluator{src: src, version: rep.Version, rep: rep, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, fetchAt: map[pmapi.PMID]int{}, state: map[grammar.Node]*nodeState{}}
 	var names, defNames []string
 	seen, defSeen := map[string]bool{}, map[string]bool{}
 	for _, m := range rep.Metrics {
@@ -260,7 +261,9 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 			continue
 		}
 		if e.plans[i] == nil {
-			e.plans[i] = e.compile(m, e.trees[i], nil)
+			// The check's node metadata, inferred for the plan only (kept
+			// with the report it would cost more than the config's text).
+			e.plans[i] = e.compile(e.rep.InferNodes(m), e.trees[i], nil)
 		}
 		run.m, run.plan = m, e.plans[i]
 		vals, err := run.eval(e.trees[i])
@@ -294,8 +297,9 @@ type slot struct {
 	constVal Value
 }
 
-// compile appends the slots of tree n (n's first) to plan.
-func (e *Evaluator) compile(m *checker.Metric, n grammar.Node, plan []slot) []slot {
+// compile appends the slots of tree n (n's first) to plan, with the
+// metadata the check inferred for its nodes.
+func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []slot {
 	st := e.state[n]
 	if st == nil {
 		st = &nodeState{}
@@ -303,7 +307,7 @@ func (e *Evaluator) compile(m *checker.Metric, n grammar.Node, plan []slot) []sl
 	}
 	id := len(plan)
 	sl := slot{mul: 1, div: 1, bind: checker.BindBoth, st: st, kids: [3]int32{-1, -1, -1}}
-	if ni := m.Nodes[n]; ni != nil {
+	if ni := nodes[n]; ni != nil {
 		sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
 	}
 	plan = append(plan, sl)
@@ -313,7 +317,7 @@ func (e *Evaluator) compile(m *checker.Metric, n grammar.Node, plan []slot) []sl
 			continue
 		}
 		kid := int32(len(plan))
-		plan = e.compile(m, c, plan)
+		plan = e.compile(nodes, c, plan)
 		plan[id].kids[i] = kid
 	}
 	return plan

@@ -130,7 +130,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 		if _, asked := want[name]; m.Status != checker.Valid || !asked {
 			continue
 		}
-		if garbageValue(m) {
+		if garbageValue(rep, m) {
 			continue
 		}
 		compared++
@@ -154,7 +154,7 @@ func comparable(rep *checker.Report) (valid []string, garbage map[string]bool) {
 	for _, m := range rep.Metrics {
 		if m.Status == checker.Valid {
 			valid = append(valid, m.Def.Name)
-			garbage[m.Def.Name] = garbageValue(m)
+			garbage[m.Def.Name] = garbageValue(rep, m)
 		}
 	}
 	return valid, garbage
@@ -163,20 +163,21 @@ func comparable(rep *checker.Report) (valid []string, garbage map[string]bool) {
 // garbageValue: metrics whose libpcp value is not meaningful (documented
 // deviations): !x of non-32-bit operands, strings through ?:, min/max of
 // nothing.
-func garbageValue(m *checker.Metric) bool {
+func garbageValue(rep *checker.Report, m *checker.Metric) bool {
 	if m.Broken {
 		return true // libpcp's value is whatever was left over, if any
 	}
 	bad := false
+	nodes := rep.NodesOf(m)
 	tree, _ := m.Def.Tree()
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		if u, ok := n.(*grammar.Unary); ok && u.Op == "!" {
-			if ni := m.Nodes[u.X]; ni != nil && ni.Desc.Type != 0 && ni.Desc.Type != 1 {
+			if ni := nodes[u.X]; ni != nil && ni.Desc.Type != 0 && ni.Desc.Type != 1 {
 				bad = true
 			}
 		}
 		if tr, ok := n.(*grammar.Ternary); ok {
-			if ni := m.Nodes[tr]; ni != nil && ni.Desc.Type == 6 {
+			if ni := nodes[tr]; ni != nil && ni.Desc.Type == 6 {
 				bad = true
 			}
 		}

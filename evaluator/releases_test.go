@@ -74,7 +74,7 @@ func TestValuesAcrossReleases(t *testing.T) {
 		compared, differ := 0, 0
 		for _, m := range rep.Metrics {
 			name := m.Def.Name
-			if _, asked := want[name]; m.Status != checker.Valid || !asked || garbageValue(m) || changing(m, rep) {
+			if _, asked := want[name]; m.Status != checker.Valid || !asked || garbageValue(rep, m) || changing(m, rep) {
 				continue
 			}
 			compared++

@@ -19,6 +19,7 @@ type analysis struct {
 	ctx     context.Context
 	x       *Explanation
 	m       *checker.Metric
+	nodes   checker.Nodes // m's, as the check inferred them
 	rep     *checker.Report
 	src     pmclient.Source
 	prev    map[grammar.Node]observation // the sample before, for delta() and rate()
@@ -44,7 +45,7 @@ func (a *analysis) staticBranches() {
 		if !ok || !n.Evaluated {
 			return
 		}
-		ni := a.m.Nodes[t]
+		ni := a.nodes[t]
 		if ni == nil || ni.Bind == checker.BindBoth {
 			return
 		}
@@ -150,7 +151,7 @@ func originOf(n *Node) *Node {
 
 func (a *analysis) ternaryVanish(n *Node) {
 	guard, then, els := n.Children[0], n.Children[1], n.Children[2]
-	if ni := a.m.Nodes[n.Syntax]; ni != nil && ni.Bind != checker.BindBoth {
+	if ni := a.nodes[n.Syntax]; ni != nil && ni.Bind != checker.BindBoth {
 		chosen := then
 		if ni.Bind == checker.BindElse {
 			chosen = els
@@ -353,7 +354,7 @@ func (a *analysis) skipped(p, n *Node) string {
 		return "not evaluated: the left operand failed"
 	case *grammar.Ternary:
 		guard := p.Children[0]
-		if ni := a.m.Nodes[syn]; ni != nil && ni.Bind != checker.BindBoth {
+		if ni := a.nodes[syn]; ni != nil && ni.Bind != checker.BindBoth {
 			side := "`then` branch"
 			if ni.Bind == checker.BindElse {
 				side = "`else` branch"
@@ -410,7 +411,7 @@ func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src
 			n.NotEvaluated = "not evaluated: libpcp does not evaluate this definition"
 		}
 	})
-	a := &analysis{x: x, m: m, rep: rep, src: src}
+	a := &analysis{x: x, m: m, nodes: rep.NodesOf(m), rep: rep, src: src}
 	walk(root, func(n *Node) { n.Explanation = a.phrase(n) })
 	a.collectOrigins()
 }

@@ -281,7 +281,8 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 		x.Name = *t.Name
 	}
 	byNode := map[grammar.Node]*Node{}
-	x.Root = build(tree, m, def.Expr, byNode)
+	nodes := t.Report.NodesOf(m)
+	x.Root = build(tree, nodes, def.Expr, byNode)
 	x.History = needsHistoryTree(m)
 	if m.Status != checker.Valid || m.Broken {
 		analyseUnusable(x, m, t.Report, src)
@@ -303,7 +304,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 			}
 		}
 	})
-	a := &analysis{ctx: ctx, x: x, m: m, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
+	a := &analysis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
 	a.run()
 	return x, nil
 }
@@ -481,7 +482,7 @@ func leaves(m *checker.Metric) []string {
 
 // build makes the explain tree of a syntax tree, parentheses removed,
 // with an explicit stack.
-func build(tree grammar.Node, m *checker.Metric, expr string, byNode map[grammar.Node]*Node) *Node {
+func build(tree grammar.Node, nodes checker.Nodes, expr string, byNode map[grammar.Node]*Node) *Node {
 	type item struct {
 		syn    grammar.Node
 		parent *Node
@@ -497,7 +498,7 @@ func build(tree grammar.Node, m *checker.Metric, expr string, byNode map[grammar
 		if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
 			n.src = expr[sp.Start:sp.End]
 		}
-		if ni := m.Nodes[syn]; ni != nil {
+		if ni := nodes[syn]; ni != nil {
 			d := ni.Desc
 			n.Desc = &d
 		}

@@ -116,7 +116,7 @@ func (a *analysis) what(n *Node) string {
 	case *grammar.Binary:
 		return a.binaryPhrase(n, syn)
 	case *grammar.Ternary:
-		if ni := a.m.Nodes[syn]; ni != nil && ni.Bind != checker.BindBoth {
+		if ni := a.nodes[syn]; ni != nil && ni.Bind != checker.BindBoth {
 			branch := kid(1)
 			if ni.Bind == checker.BindElse {
 				branch = kid(2)
@@ -218,7 +218,7 @@ func (a *analysis) binaryPhrase(n *Node, b *grammar.Binary) string {
 // scaleFactor is the factor libpcp applies to an operand to reconcile
 // unit scales with its sibling ("" for none).
 func (a *analysis) scaleFactor(n *Node) string {
-	ni := a.m.Nodes[n.Syntax]
+	ni := a.nodes[n.Syntax]
 	if ni == nil || ni.MulScale == 0 || ni.DivScale == 0 || ni.MulScale == ni.DivScale {
 		return ""
 	}

@@ -95,16 +95,23 @@ func (d *document) finish() {
 
 // documents are the open documents, under their own lock.
 type documents struct {
-	mu sync.Mutex
-	m  map[uri.URI]*document
+	mu   sync.Mutex
+	m    map[uri.URI]*document
+	size openSize // of the texts, told to Options.OpenDocuments
 }
 
-func newDocuments() *documents { return &documents{m: map[uri.URI]*document{}} }
+func newDocuments(sized func(bytes int64)) *documents {
+	return &documents{m: map[uri.URI]*document{}, size: openSize{told: -1, tell: sized}}
+}
 
 // open records a newly opened document.
 func (ds *documents) open(u uri.URI, version int32, text string) {
 	ds.mu.Lock()
+	if d := ds.m[u]; d != nil {
+		ds.size.add(-int64(len(d.text))) // opened again
+	}
 	ds.m[u] = &document{version: version, text: text, done: make(chan struct{}), memo: grammar.NewMemo()}
+	ds.size.add(int64(len(text)))
 	ds.mu.Unlock()
 }
 
@@ -149,6 +156,7 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 		d.edits = append(d.edits, versionEdit{from: d.seq, to: d.seq + 1, ch: all})
 		d.seq++
 	}
+	ds.size.add(int64(len(text) - len(d.text)))
 	d.text, d.version = text, version
 	return nil
 }
@@ -163,6 +171,7 @@ func (ds *documents) close(u uri.URI) {
 		}
 		d.gen++
 		d.finish()
+		ds.size.add(-int64(len(d.text)))
 	}
 	delete(ds.m, u)
 }

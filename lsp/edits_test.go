@@ -16,7 +16,7 @@ import (
 // version had it, and it knows the change since most recent versions.
 func TestChangeSinceDescribesEdits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	ds := newDocuments()
+	ds := newDocuments(func(int64) {})
 	u := uri.File("/tmp/edits.conf")
 	text := strings.Repeat("m.a = kernel.all.load + 1\n", 30)
 	ds.open(u, 1, text)

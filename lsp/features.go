@@ -145,7 +145,7 @@ func nodeInfoAt(d *snapshot, def *grammar.Definition, offset int) string {
 	if found == nil {
 		return ""
 	}
-	if ni := m.Nodes[found]; ni != nil {
+	if ni := d.report.NodesOf(m)[found]; ni != nil {
 		return checker.DescText(ni.Desc)
 	}
 	return ""

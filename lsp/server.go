@@ -35,6 +35,11 @@ type Options struct {
 	// links to (codeDescription.href is BASE/CODE.md); "" for the
 	// project's own (codes.DefaultDocsURL).
 	DocsURL string
+	// OpenDocuments, when set, is told the total size of the open
+	// documents when it changes by more than a little, so the binary
+	// can bound the server's memory to what they need (main sets a soft
+	// memory limit proportional to it). Tests leave it nil.
+	OpenDocuments func(bytes int64)
 }
 
 // Settings are what a client may set in initializationOptions or
@@ -118,7 +123,7 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 	if opts.RetryInterval <= 0 {
 		opts.RetryInterval = 5 * time.Second
 	}
-	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, session: newSession(), docs: newDocuments(),
+	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, session: newSession(), docs: newDocuments(opts.OpenDocuments),
 		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules(), explains: newExplainStore()}
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -23,6 +24,33 @@ const (
 	memoryPerInput = 20
 	memoryBase     = 16 << 20
 )
+
+// serverMemoryPerInput is memoryPerInput for the language server and the
+// documents it has open. Its live data is about twenty times their text
+// today (a version's parse, check and findings, and what the next
+// version shares with it; BenchmarkKeystroke100000Lines in lsp shows
+// it): a limit at twice that keeps the collector's usual room through
+// keystrokes and only bounds the peak of the first analysis of a big
+// document. A limit nearer the live data makes every keystroke collect
+// several times (measured: 20 times the text, 5 to 10 times slower
+// keystrokes). As the live data shrinks, so should this.
+const serverMemoryPerInput = 40
+
+// limitMemory sets the soft memory limit for analysing input bytes of
+// configs: perInput times the input plus memoryBase past bigGCInput,
+// none up to it (Go's default collector target keeps a small heap
+// small; a limit near a small live heap would make it collect all the
+// time). A GOMEMLIMIT the user set is theirs and stays.
+func limitMemory(perInput, input int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit := int64(math.MaxInt64) // the runtime's "no limit"
+	if input > bigGCInput {
+		limit = perInput*input + memoryBase
+	}
+	debug.SetMemoryLimit(limit)
+}
 
 // isTerminal reports whether f is a character device, as a terminal is.
 func isTerminal(f *os.File) bool {
@@ -46,9 +74,7 @@ func main() {
 				// A soft limit at what a check may cost (memoryPerInput
 				// times the text): near it the collector runs more often
 				// rather than let the heap double past the live data.
-				if os.Getenv("GOMEMLIMIT") == "" {
-					debug.SetMemoryLimit(memoryPerInput*input + memoryBase)
-				}
+				limitMemory(memoryPerInput, input)
 			}
 		}
 	}
@@ -56,6 +82,9 @@ func main() {
 	status := cli.Main(ctx, cli.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		InputsRead: tuneGC, StdinTerminal: isTerminal(os.Stdin), StdoutTerminal: isTerminal(os.Stdout),
+		// The server's memory is bounded the same way by the documents
+		// it has open, as they open, grow and close.
+		OpenDocuments: func(open int64) { limitMemory(serverMemoryPerInput, open) },
 	})
 	stop()
 	os.Exit(status)

@@ -82,6 +82,10 @@ type Env struct {
 	// runtime to the input (main trades memory for speed only on small
 	// inputs). Tests leave it nil.
 	InputsRead func(bytes int64)
+	// OpenDocuments, when set, is told the total size of the documents
+	// the language server has open as it changes (lsp.Options), so the
+	// binary can bound its memory to them. Tests leave it nil.
+	OpenDocuments func(bytes int64)
 	// StdinTerminal and StdoutTerminal say whether stdin and stdout are
 	// terminals: a bare command on a terminal prints help rather than
 	// starting a server, and text output is coloured on one.

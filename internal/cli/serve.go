@@ -65,7 +65,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, atom))
 	defer logger.Sync()
 	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))
-	err = lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version, MaxMessageSize: *maxMessage, DocsURL: *docsURL})
+	err = lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version, MaxMessageSize: *maxMessage, DocsURL: *docsURL, OpenDocuments: env.OpenDocuments})
 	switch {
 	case err == nil, ctx.Err() != nil:
 		return ExitOK
