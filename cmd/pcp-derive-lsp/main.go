@@ -26,15 +26,16 @@ const (
 )
 
 // serverMemoryPerInput is memoryPerInput for the language server and the
-// documents it has open. Its live data is about twenty times their text
-// today (a version's parse, check and findings, and what the next
-// version shares with it; BenchmarkKeystroke100000Lines in lsp shows
-// it): a limit at twice that keeps the collector's usual room through
-// keystrokes and only bounds the peak of the first analysis of a big
-// document. A limit nearer the live data makes every keystroke collect
-// several times (measured: 20 times the text, 5 to 10 times slower
-// keystrokes). As the live data shrinks, so should this.
-const serverMemoryPerInput = 40
+// documents it has open. Its live data is about twelve times their text
+// (a version's parse, check and findings, and what the next version
+// shares with it: node metadata is inferred on demand and the lines an
+// edit did not touch are the earlier version's): a limit at 22 times
+// keeps the peak of a 100,000-line document under the 20 times + 40 MB
+// of issue #12 (129 MB measured; 143 MB at 25 times) with room enough
+// that a keystroke does not collect again and again (at 20 times it
+// did, and took 3 times as long). As the live data shrinks, so should
+// this.
+const serverMemoryPerInput = 22
 
 // limitMemory sets the soft memory limit for analysing input bytes of
 // configs: perInput times the input plus memoryBase past bigGCInput,
