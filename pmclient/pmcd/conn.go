@@ -64,7 +64,8 @@ func Endpoints(spec string, getenv func(string) string) ([]Endpoint, error) {
 // conn is one connection to pmcd after a successful handshake.
 type conn struct {
 	nc       net.Conn
-	br       *bufio.Reader // a PDU usually arrives whole: one read call for it
+	sock     *sockIO       // nc's reads and writes (see sockIO)
+	br       *bufio.Reader // over sock: a PDU usually arrives whole, one read call for it
 	endpoint Endpoint
 	features uint16
 	timeout  time.Duration // for each PDU read or written
@@ -104,7 +105,8 @@ func dialOne(ctx context.Context, ep Endpoint, opts Options) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{nc: nc, br: bufio.NewReaderSize(nc, 16<<10), endpoint: ep, timeout: opts.RequestTimeout, deadline: opts.RequestDeadline, maxPDU: opts.MaxPDU}
+	sock := newSockIO(nc)
+	c := &conn{nc: nc, sock: sock, br: bufio.NewReaderSize(sock, 16<<10), endpoint: ep, timeout: opts.RequestTimeout, deadline: opts.RequestDeadline, maxPDU: opts.MaxPDU}
 	rq := c.begin(ctx)
 	defer rq.end()
 	if err := c.handshake(rq); err != nil {
@@ -222,7 +224,7 @@ func (c *conn) write(rq request, pdu []byte) error {
 		// deadline may have been overwritten.
 		return context.Cause(rq.ctx)
 	}
-	if _, err := c.nc.Write(pdu); err != nil {
+	if _, err := c.sock.Write(pdu); err != nil {
 		return c.ioError(rq, err)
 	}
 	return nil
