@@ -126,8 +126,10 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	c.report.Operands = c.descs
 	c.topNames = topNamesOf(ctx, src)
+	// Definitions of the same short text share one tree.
+	trees := grammar.NewTreeCache()
 	if !opts.FindingsOnly {
-		buildTrees(registered(files))
+		buildTrees(registered(files), trees)
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -145,20 +147,12 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			m := &Metric{Def: d, Nodes: map[grammar.Node]*NodeInfo{}, file: f}
 			c.report.Metrics = append(c.report.Metrics, m)
 			c.report.ByName[d.Name] = m
-			addName(d.Name) // to find masking real metrics
 			if opts.FindingsOnly {
 				// No trees yet (they are built a window at a time below):
-				// every word and string of the expression as the tree
-				// reads it, a superset of its operands (a spec value such
-				// as u32 is looked up for nothing).
-				for _, t := range grammar.Tokens(d.Expr, f.Version, false) {
-					switch t.Kind {
-					case grammar.TokName, grammar.TokString:
-						addName(t.Value)
-					}
-				}
+				// the words of the expressions, after this loop.
 				continue
 			}
+			addName(d.Name) // to find masking real metrics
 			tree, err := d.Tree()
 			if err != nil {
 				continue
@@ -169,6 +163,11 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 				}
 				return true
 			})
+		}
+	}
+	if opts.FindingsOnly {
+		for _, name := range wordsInOrder(c.report.Metrics) {
+			addName(name)
 		}
 	}
 	seen = nil
@@ -185,7 +184,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	adv := c.newAdvisor(ctx, src)
 	var built <-chan struct{}
 	if opts.FindingsOnly {
-		built = buildAhead(c.report.Metrics)
+		built = buildAhead(c.report.Metrics, trees)
 	}
 	for i, m := range c.report.Metrics {
 		if built != nil && i%treeWindow == 0 {
@@ -849,7 +848,7 @@ const treeWindow = 4096
 // which receives once per window when it is built. A tree asked for
 // before its window is built is simply built by the asker (Tree is safe
 // for concurrent use).
-func buildAhead(metrics []*Metric) <-chan struct{} {
+func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 	built := make(chan struct{}, 1)
 	go func() {
 		defer close(built)
@@ -859,7 +858,7 @@ func buildAhead(metrics []*Metric) <-chan struct{} {
 			for k, m := range window {
 				defs[k] = m.Def
 			}
-			buildTrees(defs)
+			buildTrees(defs, trees)
 			built <- struct{}{}
 		}
 	}()
@@ -880,8 +879,9 @@ func registered(files []*grammar.File) []*grammar.Definition {
 }
 
 // buildTrees parses the definitions' syntax trees on all CPUs (the
-// participle parse is the costliest step of a check).
-func buildTrees(defs []*grammar.Definition) {
+// participle parse is the costliest step of a check), a repeated short
+// text once (the cache).
+func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache) {
 	workers := min(runtime.NumCPU(), len(defs)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -889,7 +889,7 @@ func buildTrees(defs []*grammar.Definition) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(defs); i += workers {
-				defs[i].Tree()
+				trees.Tree(defs[i])
 			}
 		}()
 	}
