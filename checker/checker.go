@@ -126,10 +126,10 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	c.report.Operands = c.descs
 	c.topNames = topNamesOf(ctx, src)
-	// Definitions of the same short text share one tree.
-	trees := grammar.NewTreeCache()
 	if !opts.FindingsOnly {
-		buildTrees(registered(files), trees)
+		// Every metric its own tree: an evaluator keeps state by node
+		// (delta's previous values), which two metrics must not share.
+		buildTrees(registered(files), nil)
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -184,7 +184,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	adv := c.newAdvisor(ctx, src)
 	var built <-chan struct{}
 	if opts.FindingsOnly {
-		built = buildAhead(c.report.Metrics, trees)
+		// Definitions of the same short text share one tree: the
+		// trees are only checked, and dropped once checked.
+		built = buildAhead(c.report.Metrics, grammar.NewTreeCache())
 	}
 	for i, m := range c.report.Metrics {
 		if built != nil && i%treeWindow == 0 {
@@ -879,8 +881,8 @@ func registered(files []*grammar.File) []*grammar.Definition {
 }
 
 // buildTrees parses the definitions' syntax trees on all CPUs (the
-// participle parse is the costliest step of a check), a repeated short
-// text once (the cache).
+// participle parse is the costliest step of a check); through trees, if
+// not nil, a repeated short text once.
 func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache) {
 	workers := min(runtime.NumCPU(), len(defs)/64+1)
 	var wg sync.WaitGroup

@@ -16,7 +16,9 @@ import (
 // expression rarely repeats. Safe for concurrent use.
 //
 // Sharing is what a Memo does for an editor (definitions of one text use
-// one tree); the trees are read-only for everyone.
+// one tree); the trees are read-only for everyone. It is for a caller
+// that only reads the trees: one that keeps state by node for each
+// metric (the evaluator's delta() history) needs a tree per definition.
 type TreeCache struct {
 	mu sync.Mutex
 	m  map[treeCacheKey]*treeResult
