@@ -204,8 +204,8 @@ func (s *tokenStream) atomEnd(i int) int {
 // HeadParen or HeadCall, the others' in Parens and Calls in order.
 type pExpr struct {
 	Tokens     []lexer.Token
-	HeadCall   *pCall `parser:"( Atom | @@"`
-	HeadParen  *pExpr `parser:"  | '(' @@ ')' InstName?"`
+	HeadParen  *pExpr `parser:"( Atom | '(' @@ ')' InstName?"`
+	HeadCall   *pCall `parser:"  | @@"`
 	HeadPParen *pExpr `parser:"  | Prefix ( '(' @@ ')' InstName?"`
 	HeadPCall  *pCall `parser:"             | @@ ) )"`
 	// The tails: each a binary operator and its right operand (for "?:"
@@ -215,8 +215,8 @@ type pExpr struct {
 	// these lists in order; tails() reads the tokens to put them back
 	// together.
 	Thens   []*pExpr `parser:"( ( BinOp | Quest @@ ':' )"`
-	Calls   []*pCall `parser:"  ( Atom | @@"`
-	Parens  []*pExpr `parser:"    | '(' @@ ')' InstName?"`
+	Parens  []*pExpr `parser:"  ( Atom | '(' @@ ')' InstName?"`
+	Calls   []*pCall `parser:"    | @@"`
 	PParens []*pExpr `parser:"    | Prefix ( '(' @@ ')' InstName?"`
 	PCalls  []*pCall `parser:"               | @@ ) ) )*"`
 	node    Node
@@ -240,9 +240,10 @@ type tail struct {
 
 // operandAt reads the operand whose first participle token is e.Tokens[i],
 // taking its parenthesised expression or call from ops; it returns the
-// index after it. The alternatives are in order of frequency: an atom, a
-// call, a parenthesised expression, either of those after prefix
-// operators.
+// index after it. The alternatives are tried in this order: an atom (the
+// commonest), a parenthesised expression (one token decides it), a call
+// (its alternatives are tried one function family at a time), either of
+// those after prefix operators.
 func (b *builder) operandAt(e *pExpr, i int, ops *operands) (operand, int) {
 	toks := e.Tokens
 	start := i
@@ -311,8 +312,8 @@ func (b *builder) tails(e *pExpr) (operand, []tail) {
 // word to the closing parenthesis, and the word's token type says which
 // function it is: one that takes only a metric name in every version;
 // one of any expression (delta, rate and instant only since PCP 6.3.0:
-// the dialect check reports older use); rescale; matchinst; mkconst;
-// novalue. The argument of one of any expression that is a lone atom
+// the dialect check reports older use); mkconst; rescale; matchinst;
+// novalue (in order of frequency: each is an alternative tried). The argument of one of any expression that is a lone atom
 // (rate(a.b.c)) is read from its token, without a pExpr: that costs
 // participle a struct and the attempts at a tail; an argument that is more
 // costs it the one atom tried again. The specs of mkconst and novalue ("key=value", each three
@@ -320,9 +321,9 @@ func (b *builder) tails(e *pExpr) (operand, []tail) {
 type pCall struct {
 	Tokens  []lexer.Token
 	ExprArg *pExpr   `parser:"(  FuncName '(' Name ')' | FuncExpr '(' ( Atom ')' | @@ ')' )"`
+	Specs   struct{} `parser:" | Mkconst '(' Number ',' Keyword '=' ( String | Name | Number ) ( ',' Keyword '=' ( String | Name | Number ) )* ')'"`
 	Rescale *pExpr   `parser:" | Rescale '(' @@ ',' String ')'"`
 	MatchX  *pExpr   `parser:" | Matchinst '(' '!'? Pattern ',' @@ ')'"`
-	Specs   struct{} `parser:" | Mkconst '(' Number ',' Keyword '=' ( String | Name | Number ) ( ',' Keyword '=' ( String | Name | Number ) )* ')'"`
 	NSpecs  struct{} `parser:" | Novalue '(' ( Keyword '=' ( String | Name | Number ) ( ',' Keyword '=' ( String | Name | Number ) )* )? ')' )"`
 }
 
