@@ -137,7 +137,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	c.report.Operands = c.descs
 	c.topNames = topNamesOf(ctx, src)
 	if !opts.FindingsOnly {
-		buildTrees(registered(files))
+		// Every metric its own tree: an evaluator keeps state by node
+		// (delta's previous values), which two metrics must not share.
+		buildTrees(registered(files), nil)
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -155,20 +157,12 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			m := &Metric{Def: d, file: f}
 			c.report.Metrics = append(c.report.Metrics, m)
 			c.report.ByName.set(d.Name, m)
-			addName(d.Name) // to find masking real metrics
 			if opts.FindingsOnly {
 				// No trees yet (they are built a window at a time below):
-				// every word and string of the expression as the tree
-				// reads it, a superset of its operands (a spec value such
-				// as u32 is looked up for nothing).
-				for _, t := range grammar.Tokens(d.Expr, f.Version, false) {
-					switch t.Kind {
-					case grammar.TokName, grammar.TokString:
-						addName(t.Value)
-					}
-				}
+				// the words of the expressions, after this loop.
 				continue
 			}
+			addName(d.Name) // to find masking real metrics
 			tree, err := d.Tree()
 			if err != nil {
 				continue
@@ -179,6 +173,11 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 				}
 				return true
 			})
+		}
+	}
+	if opts.FindingsOnly {
+		for _, name := range wordsInOrder(c.report.Metrics) {
+			addName(name)
 		}
 	}
 	seen = nil
@@ -196,7 +195,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	adv := c.newAdvisor(ctx, src)
 	var built <-chan struct{}
 	if opts.FindingsOnly {
-		built = buildAhead(c.report.Metrics)
+		// Definitions of the same short text share one tree: the
+		// trees are only checked, and dropped once checked.
+		built = buildAhead(c.report.Metrics, grammar.NewTreeCache())
 	}
 	for i, m := range c.report.Metrics {
 		if built != nil && i%treeWindow == 0 {
@@ -856,7 +857,7 @@ const treeWindow = 4096
 // which receives once per window when it is built. A tree asked for
 // before its window is built is simply built by the asker (Tree is safe
 // for concurrent use).
-func buildAhead(metrics []*Metric) <-chan struct{} {
+func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 	built := make(chan struct{}, 1)
 	go func() {
 		defer close(built)
@@ -866,7 +867,7 @@ func buildAhead(metrics []*Metric) <-chan struct{} {
 			for k, m := range window {
 				defs[k] = m.Def
 			}
-			buildTrees(defs)
+			buildTrees(defs, trees)
 			built <- struct{}{}
 		}
 	}()
@@ -887,8 +888,9 @@ func registered(files []*grammar.File) []*grammar.Definition {
 }
 
 // buildTrees parses the definitions' syntax trees on all CPUs (the
-// participle parse is the costliest step of a check).
-func buildTrees(defs []*grammar.Definition) {
+// participle parse is the costliest step of a check); through trees, if
+// not nil, a repeated short text once.
+func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache) {
 	workers := min(runtime.NumCPU(), len(defs)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -896,7 +898,7 @@ func buildTrees(defs []*grammar.Definition) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(defs); i += workers {
-				defs[i].Tree()
+				trees.Tree(defs[i])
 			}
 		}()
 	}

@@ -99,3 +99,27 @@ func TestCheckAllocationBound(t *testing.T) {
 		t.Errorf("a check allocates %d bytes and %d allocations per definition; the bound is 32 KiB and 300", bytesPer, allocsPer)
 	}
 }
+
+// TestFullCheckTreesNotShared: only a FindingsOnly check shares the
+// trees of definitions of one text; a full check's metrics each have
+// their own, as an evaluator's state by node needs (two rate(x) must
+// each keep their previous values).
+func TestFullCheckTreesNotShared(t *testing.T) {
+	src := pmclient.NewCache(liveMetadata(t))
+	text := []byte("a = rate(sample.long.one)\nb = rate(sample.long.one)\n")
+	for _, findingsOnly := range []bool{false, true} {
+		f := grammar.ParseConfig("g.conf", text, grammar.Options{Version: pcpver.Latest})
+		rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.Latest, FindingsOnly: findingsOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if findingsOnly {
+			continue // the trees are dropped
+		}
+		ta, _ := rep.Metrics[0].Def.Tree()
+		tb, _ := rep.Metrics[1].Def.Tree()
+		if ta == tb {
+			t.Fatal("a full check shares one tree between two definitions")
+		}
+	}
+}

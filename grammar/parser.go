@@ -19,14 +19,18 @@ import (
 // operators, which a level-per-rule grammar expresses poorly.
 //
 // The grammar is shaped for participle's cost model, which is per struct
-// (a reflect.New, a position injected) and per alternative tried (a
-// branch of the parse context): the token stream gives each role its own
-// token type (a "-" after an operand is a binary operator, before one a
-// prefix; each family of function words has its own type), so most
-// choices are one token-type test; a primary is a sequence of captures in
-// its operand's struct rather than a struct of its own; and positions come
-// from the tokens each struct consumed (its Tokens field) rather than from
-// start and end positions, which participle boxes one allocation each.
+// (a reflect.New, a position injected), per capture, per token matched (a
+// boxed value) and per alternative or repetition tried (a branch of the
+// parse context, a heap object each): the token stream gives each role its
+// own token type (a "-" after an operand is a binary operator, before one
+// a prefix; each family of function words has its own type), so most
+// choices are one token-type test; the commonest operand, a metric name
+// or a number with its prefix operators and its instance filter, comes
+// as one token (an atom: the stream joins them, see tokenStream); a
+// primary is a sequence of captures in its expression's struct rather
+// than a struct of its own; and positions come from the tokens each
+// struct consumed (its Tokens field) rather than from start and end
+// positions, which participle boxes one allocation each.
 
 // Participle token types for our TokenKinds.
 const (
@@ -47,6 +51,7 @@ const (
 	ptQuest       // "?"
 	ptPunctuation // ( ) , = :
 	ptError
+	ptAtom // prefix operators, then a name and its filter or a number
 )
 
 type tokenDefinition struct{}
@@ -58,7 +63,7 @@ func (tokenDefinition) Symbols() map[string]lexer.TokenType {
 		"FuncExpr": ptFuncExpr, "Rescale": ptRescale, "Matchinst": ptMatchinst,
 		"Mkconst": ptMkconst, "Novalue": ptNovalue, "Keyword": ptKeyword,
 		"BinOp": ptBinOp, "Prefix": ptPrefix, "Quest": ptQuest,
-		"Punctuation": ptPunctuation, "Error": ptError,
+		"Punctuation": ptPunctuation, "Error": ptError, "Atom": ptAtom,
 	}
 }
 
@@ -84,24 +89,40 @@ var funcTypes = func() map[string]lexer.TokenType {
 	return m
 }()
 
-// tokenStream feeds our tokens to participle. A token's Value is its
-// text as written (quotes, brackets, slashes and escapes included), so
-// that its end is its offset plus the value's length; node() decodes.
+// tokenStream feeds our tokens to participle. A participle token stands
+// for one or more of ours: its position's Line is the index of its first
+// token in toks and its Column the index after its last (so the tree is
+// built from our tokens, see builder); its Value is its first token's
+// text as written and its Offset that token's.
+//
+// An atom is one participle token for what is, in operand position,
+// always an operand: prefix operators, then a metric name and its
+// instance filter or a number. The prefix operators before any other
+// operand (a parenthesised expression, a call) are one Prefix token. Where a bare name or number is the
+// grammar's (a name-only function's argument, mkconst's value, a spec's
+// value: the token after "name(" or "mkconst(" or after "="; and after
+// "matchinst(", where a "!" is the grammar's own) the tokens come one by
+// one, so that the grammar refuses a prefix or a filter there as before.
 type tokenStream struct {
 	toks []Token
 	i    int
 	prev TokenKind // the kind of the token before, for "-"'s role
+	// bare: the next token is where the grammar wants a bare name or
+	// number (see above).
+	bare bool
 }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
-	t := s.toks[s.i]
-	if s.i < len(s.toks)-1 {
-		s.i++
-	}
-	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: 1, Column: t.Offset + 1}}
+	i := s.i
+	t := s.toks[i]
+	end := i + 1
+	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: i, Column: end}}
+	bare := s.bare
+	s.bare = false
 	switch t.Kind {
 	case TokEOS:
 		pt.Type, pt.Pos.Offset, pt.Value = lexer.EOF, t.End, ""
+		return pt, nil // the end stays the end
 	case TokName:
 		pt.Type = ptName
 	case TokInteger, TokDouble:
@@ -129,11 +150,48 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 		pt.Type = ptQuest
 	case TokLParen, TokRParen, TokComma, TokAssign, TokColon:
 		pt.Type = ptPunctuation
+		switch {
+		case t.Kind == TokAssign:
+			s.bare = true
+		case t.Kind == TokLParen && i > 0 && s.prev == TokFunc:
+			ft := funcTypes[s.toks[i-1].Value]
+			s.bare = ft == ptFuncName || ft == ptMkconst || ft == ptMatchinst
+		}
 	default:
 		pt.Type = ptBinOp
 	}
-	s.prev = t.Kind
+	if !bare && (pt.Type == ptName || pt.Type == ptNumber || pt.Type == ptPrefix) {
+		if j := s.atomEnd(i); j > 0 {
+			pt.Type, end = ptAtom, j
+		} else {
+			end = -j // prefix operators before a "(" or a call: one token
+		}
+		pt.Pos.Column = end
+	}
+	s.prev = s.toks[end-1].Kind
+	s.i = end
 	return pt, nil
+}
+
+// atomEnd returns the index after the atom starting at token i, or, when
+// none starts there, minus the index of the first token after the prefix
+// operators from i on.
+func (s *tokenStream) atomEnd(i int) int {
+	toks := s.toks
+	j := i
+	for toks[j].Kind == TokNot || toks[j].Kind == TokMinus { // after a prefix, "-" is one too
+		j++
+	}
+	switch toks[j].Kind {
+	case TokName:
+		if toks[j+1].Kind == TokInstName {
+			return j + 2
+		}
+		return j + 1
+	case TokInteger, TokDouble:
+		return j + 1
+	}
+	return -j
 }
 
 // pExpr is an operator expression as participle sees it: a flat list of
@@ -141,20 +199,36 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 //
 // The structs capture only the structs below them: what a struct matched
 // is read from its Tokens (the token types say which alternative it was),
-// because every captured token costs participle several allocations.
+// because every captured token costs participle several allocations. The
+// first operand's parenthesised expression or call is captured in
+// HeadParen or HeadCall, the others' in Parens and Calls in order.
 type pExpr struct {
-	Tokens []lexer.Token
-	Head   *pOperand `parser:"@@"`
+	Tokens     []lexer.Token
+	HeadParen  *pExpr `parser:"( Atom | '(' @@ ')' InstName?"`
+	HeadCall   *pCall `parser:"  | @@"`
+	HeadPParen *pExpr `parser:"  | Prefix ( '(' @@ ')' InstName?"`
+	HeadPCall  *pCall `parser:"             | @@ ) )"`
 	// The tails: each a binary operator and its right operand (for "?:"
 	// the middle expression comes with the operator), with no struct of
 	// their own: a struct per tail cost participle several allocations,
 	// and one more for the attempt after the last. Their captures land in
 	// these lists in order; tails() reads the tokens to put them back
 	// together.
-	Thens  []*pExpr `parser:"( ( BinOp | Quest @@ ':' )"`
-	Parens []*pExpr `parser:"  Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
-	Calls  []*pCall `parser:"  | @@ ) )*"`
-	node   Node
+	Thens   []*pExpr `parser:"( ( BinOp | Quest @@ ':' )"`
+	Parens  []*pExpr `parser:"  ( Atom | '(' @@ ')' InstName?"`
+	Calls   []*pCall `parser:"    | @@"`
+	PParens []*pExpr `parser:"    | Prefix ( '(' @@ ')' InstName?"`
+	PCalls  []*pCall `parser:"               | @@ ) ) )*"`
+	node    Node
+}
+
+// operands are the parenthesised expressions and calls of a pExpr's
+// operands, by form (with prefix operators or without), and how many of
+// each have been read.
+type operands struct {
+	calls, pcalls            []*pCall
+	parens, pparens          []*pExpr
+	nCall, nPCall, nPar, nPP int
 }
 
 // tail is a binary operator and its right operand, from a pExpr.
@@ -164,13 +238,63 @@ type tail struct {
 	right operand
 }
 
+// operandAt reads the operand whose first participle token is e.Tokens[i],
+// taking its parenthesised expression or call from ops; it returns the
+// index after it. The alternatives are tried in this order: an atom (the
+// commonest), a parenthesised expression (one token decides it), a call
+// (its alternatives are tried one function family at a time), either of
+// those after prefix operators.
+func (b *builder) operandAt(e *pExpr, i int, ops *operands) (operand, int) {
+	toks := e.Tokens
+	start := i
+	var o operand
+	prefixed := toks[i].Type == ptPrefix
+	if prefixed {
+		i++
+	}
+	switch {
+	case toks[i].Type == ptAtom:
+		i++
+	case toks[i].Type == ptPunctuation: // "("
+		if prefixed {
+			o.Paren = ops.pparens[ops.nPP]
+			ops.nPP++
+		} else {
+			o.Paren = ops.parens[ops.nPar]
+			ops.nPar++
+		}
+		i += len(o.Paren.Tokens) + 2
+		if i < len(toks) && toks[i].Type == ptInstName {
+			i++ // a parenthesised expression's filter
+		}
+	default:
+		if prefixed {
+			o.Call = ops.pcalls[ops.nPCall]
+			ops.nPCall++
+		} else {
+			o.Call = ops.calls[ops.nCall]
+			ops.nCall++
+		}
+		i += len(o.Call.Tokens)
+	}
+	o.Tokens = b.ours(toks[start:i])
+	return o, i
+}
+
 // tails splits the tokens after the head into operators and operands,
 // taking the nested structs from Thens, Parens and Calls in order.
-func (e *pExpr) tails() []tail {
+func (b *builder) tails(e *pExpr) (operand, []tail) {
 	toks := e.Tokens
-	var out []tail
-	nt, np, nc := 0, 0, 0
-	for i := len(e.Head.Tokens); i < len(toks); {
+	hc, hpc := [1]*pCall{e.HeadCall}, [1]*pCall{e.HeadPCall}
+	hp, hpp := [1]*pExpr{e.HeadParen}, [1]*pExpr{e.HeadPParen}
+	head, i := b.operandAt(e, 0, &operands{calls: hc[:], pcalls: hpc[:], parens: hp[:], pparens: hpp[:]})
+	if i == len(toks) {
+		return head, nil
+	}
+	out := make([]tail, 0, 4)
+	ops := &operands{calls: e.Calls, pcalls: e.PCalls, parens: e.Parens, pparens: e.PParens}
+	nt := 0
+	for i < len(toks) {
 		t := tail{op: toks[i]}
 		i++
 		if t.op.Type == ptQuest {
@@ -178,61 +302,29 @@ func (e *pExpr) tails() []tail {
 			nt++
 			i += len(t.then.Tokens) + 1 // and ":"
 		}
-		start := i
-		for toks[i].Type == ptPrefix {
-			i++
-		}
-		switch toks[i].Type {
-		case ptName, ptNumber:
-			i++
-		case ptPunctuation: // "("
-			t.right.Paren = e.Parens[np]
-			np++
-			i += len(t.right.Paren.Tokens) + 2
-		default:
-			t.right.Call = e.Calls[nc]
-			nc++
-			i += len(t.right.Call.Tokens)
-		}
-		if t.right.Call == nil && i < len(toks) && toks[i].Type == ptInstName {
-			i++ // a metric's or a parenthesised expression's filter
-		}
-		t.right.Tokens = toks[start:i]
+		t.right, i = b.operandAt(e, i, ops)
 		out = append(out, t)
 	}
-	return out
-}
-
-// pOperand is a primary with its prefix operators: Tokens holds the
-// prefixes' tokens, then the primary's. The primary is one of the
-// alternatives, in order of frequency: a metric name and its instance
-// filter, a number, a parenthesised expression and its filter, a call.
-type pOperand struct {
-	Tokens []lexer.Token
-	Paren  *pExpr `parser:"Prefix* ( Name InstName? | Number | '(' @@ ')' InstName?"`
-	Call   *pCall `parser:"| @@ )"`
+	return head, out
 }
 
 // pCall is a function call; Tokens are its tokens, from the function
 // word to the closing parenthesis, and the word's token type says which
 // function it is: one that takes only a metric name in every version;
 // one of any expression (delta, rate and instant only since PCP 6.3.0:
-// the dialect check reports older use); rescale; matchinst; mkconst;
-// novalue.
+// the dialect check reports older use); mkconst; rescale; matchinst;
+// novalue (in order of frequency: each is an alternative tried). The argument of one of any expression that is a lone atom
+// (rate(a.b.c)) is read from its token, without a pExpr: that costs
+// participle a struct and the attempts at a tail; an argument that is more
+// costs it the one atom tried again. The specs of mkconst and novalue ("key=value", each three
+// tokens after "(" or ",") are read from the tokens.
 type pCall struct {
 	Tokens  []lexer.Token
-	ExprArg *pExpr   `parser:"(  FuncName '(' Name ')' | FuncExpr '(' @@ ')'"`
+	ExprArg *pExpr   `parser:"(  FuncName '(' Name ')' | FuncExpr '(' ( Atom ')' | @@ ')' )"`
+	Specs   struct{} `parser:" | Mkconst '(' Number ',' Keyword '=' ( String | Name | Number ) ( ',' Keyword '=' ( String | Name | Number ) )* ')'"`
 	Rescale *pExpr   `parser:" | Rescale '(' @@ ',' String ')'"`
 	MatchX  *pExpr   `parser:" | Matchinst '(' '!'? Pattern ',' @@ ')'"`
-	Specs   []*pSpec `parser:" | Mkconst '(' Number ',' @@ (',' @@)* ')'"`
-	NSpecs  []*pSpec `parser:" | Novalue '(' (@@ (',' @@)*)? ')' )"`
-}
-
-// pSpec is "key=value" of a mkconst or novalue spec list: Tokens are
-// the key, "=" and the value.
-type pSpec struct {
-	Tokens []lexer.Token
-	Value  struct{} `parser:"Keyword '=' (String | Name | Number)"`
+	NSpecs  struct{} `parser:" | Novalue '(' ( Keyword '=' ( String | Name | Number ) ( ',' Keyword '=' ( String | Name | Number ) )* )? ')' )"`
 }
 
 // The parser is built once and never changes.
@@ -264,27 +356,42 @@ func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
 	return binary, map[string]int{"!": level("!"), "-": level("-")}
 }
 
+// builder makes the syntax tree of a parse from our tokens: each
+// participle token says which of them it stands for (tokenStream).
+type builder struct {
+	toks []Token
+}
+
+// ours are our tokens that the participle tokens stand for.
+func (b *builder) ours(pts []lexer.Token) []Token {
+	if len(pts) == 0 {
+		return nil
+	}
+	return b.toks[pts[0].Pos.Line:pts[len(pts)-1].Pos.Column]
+}
+
 // climber applies precedence to a pExpr's flat operand/operator list.
 type climber struct {
-	e      *pExpr
+	b      *builder
+	head   operand
 	tails  []tail
-	i      int // next operand: 0 is Head, k is tails[k-1].right
+	i      int // next operand: 0 is the head, k is tails[k-1].right
 	prefix int // prefixes of operand i already consumed
 }
 
 func (c *climber) operand(i int) operand {
 	if i == 0 {
-		h := c.e.Head
-		return operand{h.Tokens, h.Paren, h.Call}
+		return c.head
 	}
 	return c.tails[i-1].right
 }
 
-func (e *pExpr) build() (Node, error) {
+func (b *builder) build(e *pExpr) (Node, error) {
 	if e.node != nil {
 		return e.node, nil
 	}
-	c := &climber{e: e, tails: e.tails()}
+	c := &climber{b: b}
+	c.head, c.tails = b.tails(e)
 	n, err := c.binary(1)
 	if err != nil {
 		return nil, err
@@ -309,7 +416,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 		c.prefix = 0
 		var then Node
 		if t.then != nil {
-			if then, err = t.then.build(); err != nil {
+			if then, err = c.b.build(t.then); err != nil {
 				return nil, err
 			}
 		}
@@ -318,7 +425,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 			// libpcp's rule is "expr ? expr : novalue": novalue() is not
 			// an expression, so it ends the ternary, and an operator
 			// after it applies to the whole ternary.
-			right, err = o.primary()
+			right, err = c.b.primary(o)
 		} else {
 			right, err = c.binary(prec + 1)
 		}
@@ -339,7 +446,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 func (c *climber) unary() (Node, error) {
 	o := c.operand(c.i)
 	if c.prefix < o.prefixes() {
-		op, at := o.Tokens[c.prefix].Value, o.Tokens[c.prefix].Pos.Offset
+		op, at := o.Tokens[c.prefix].Text, o.Tokens[c.prefix].Offset
 		c.prefix++
 		x, err := c.binary(prefixPrec[op] + 1)
 		if err != nil {
@@ -347,7 +454,7 @@ func (c *climber) unary() (Node, error) {
 		}
 		return &Unary{At: Span{at, x.Span().End}, Op: op, X: x}, nil
 	}
-	return o.primary()
+	return c.b.primary(o)
 }
 
 // tokenSpan is the span from the first token's start to the last one's
@@ -360,60 +467,69 @@ func tokenSpan(toks []lexer.Token) Span {
 	return Span{toks[0].Pos.Offset, last.Pos.Offset + len(last.Value)}
 }
 
-// instName is the instance filter of an "[name]" token.
-func instName(t lexer.Token) InstName {
-	return InstName{At: tokenSpan([]lexer.Token{t}), Name: unescape(t.Value[1 : len(t.Value)-1])}
+// textSpan is tokenSpan for our tokens.
+func textSpan(toks []Token) Span {
+	if len(toks) == 0 {
+		return Span{}
+	}
+	last := toks[len(toks)-1]
+	return Span{toks[0].Offset, last.Offset + len(last.Text)}
 }
 
-// operand is a primary with its prefix operators, from a pOperand or a
-// tail: its tokens, and the struct of its parenthesised expression or
-// call, if it is one.
+// instName is the instance filter of an "[name]" token.
+func instName(t Token) InstName {
+	return InstName{At: textSpan([]Token{t}), Name: unescape(t.Text[1 : len(t.Text)-1])}
+}
+
+// operand is a primary with its prefix operators: our tokens of both,
+// and the struct of its parenthesised expression or call, if it is one.
 type operand struct {
-	Tokens []lexer.Token
+	Tokens []Token
 	Paren  *pExpr
 	Call   *pCall
 }
 
-// prefixes is the number of prefix operators before the primary.
+// prefixes is the number of prefix operators before the primary (an
+// operand's leading "-" and "!" are all prefixes).
 func (o operand) prefixes() int {
 	n := 0
-	for n < len(o.Tokens) && o.Tokens[n].Type == ptPrefix {
+	for n < len(o.Tokens) && (o.Tokens[n].Kind == TokMinus || o.Tokens[n].Kind == TokNot) {
 		n++
 	}
 	return n
 }
 
 // primary is the operand's node without its prefix operators.
-func (o operand) primary() (Node, error) {
+func (b *builder) primary(o operand) (Node, error) {
 	toks := o.Tokens[o.prefixes():]
-	at := tokenSpan(toks)
+	at := textSpan(toks)
 	last := toks[len(toks)-1]
 	switch {
 	case o.Call != nil:
-		return o.Call.node()
+		return b.call(o.Call)
 	case o.Paren != nil:
-		x, err := o.Paren.build()
+		x, err := b.build(o.Paren)
 		if err != nil {
 			return nil, err
 		}
-		if last.Type != ptInstName {
+		if last.Kind != TokInstName {
 			return &Paren{At: at, X: x}, nil
 		}
 		return &Filter{At: at, X: x, Inst: instName(last)}, nil
-	case toks[0].Type == ptName:
-		m := &Metric{At: at, Name: toks[0].Value}
+	case toks[0].Kind == TokName:
+		m := &Metric{At: at, Name: toks[0].Text}
 		if len(toks) > 1 {
 			inst := instName(toks[1])
 			m.Inst = &inst
 		}
 		return m, nil
-	case toks[0].Type == ptNumber:
-		return &Number{At: at, Text: toks[0].Value, Double: strings.Contains(toks[0].Value, ".")}, nil
+	case toks[0].Kind == TokInteger || toks[0].Kind == TokDouble:
+		return &Number{At: at, Text: toks[0].Text, Double: strings.Contains(toks[0].Text, ".")}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty primary")
 }
 
-func (c *pCall) node() (Node, error) {
+func (b *builder) call(c *pCall) (Node, error) {
 	toks := c.Tokens
 	at := tokenSpan(toks)
 	fn := toks[0].Value
@@ -421,20 +537,28 @@ func (c *pCall) node() (Node, error) {
 	case ptFuncName:
 		return &Call{At: at, Func: fn, Arg: &Metric{At: tokenSpan(toks[2:3]), Name: toks[2].Value}}, nil
 	case ptFuncExpr:
-		arg, err := c.ExprArg.build()
+		var arg Node
+		var err error
+		if c.ExprArg == nil {
+			// A lone atom: no expression struct for it (the commonest
+			// argument; see pCall).
+			arg, err = (&climber{b: b, head: operand{Tokens: b.ours(toks[2:3])}}).binary(1)
+		} else {
+			arg, err = b.build(c.ExprArg)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return &Call{At: at, Func: fn, Arg: arg}, nil
 	case ptRescale:
-		x, err := c.Rescale.build()
+		x, err := b.build(c.Rescale)
 		if err != nil {
 			return nil, err
 		}
 		units := toks[len(toks)-2]
 		return &Rescale{At: at, X: x, Units: units.Value[1 : len(units.Value)-1], UnitsAt: Span{units.Pos.Offset, units.Pos.Offset}}, nil
 	case ptMatchinst:
-		x, err := c.MatchX.build()
+		x, err := b.build(c.MatchX)
 		if err != nil {
 			return nil, err
 		}
@@ -447,18 +571,26 @@ func (c *pCall) node() (Node, error) {
 			PatternAt: Span{pat.Pos.Offset, pat.Pos.Offset}, X: x}, nil
 	case ptMkconst:
 		v := toks[2].Value
-		return &Mkconst{At: at, Value: Number{At: tokenSpan(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: specs(c.Specs)}, nil
+		return &Mkconst{At: at, Value: Number{At: tokenSpan(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: specs(toks[3:])}, nil
 	case ptNovalue:
-		return &Novalue{At: at, Specs: specs(c.NSpecs)}, nil
+		return &Novalue{At: at, Specs: specs(toks[1:])}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty call")
 }
 
-func specs(ps []*pSpec) []Spec {
-	out := make([]Spec, len(ps))
-	for i, p := range ps {
-		v := p.Tokens[2]
-		out[i] = Spec{At: tokenSpan(p.Tokens), Key: p.Tokens[0].Value, Value: v.Value, ValueAt: tokenSpan(p.Tokens[2:3])}
+// specs reads the "key=value" specs of a mkconst or novalue call from its
+// tokens after the value (mkconst) or the word (novalue): each spec is the
+// three tokens after a "(" or ",".
+func specs(toks []lexer.Token) []Spec {
+	n := 0
+	for k := 0; k+3 < len(toks) && toks[k+1].Type == ptKeyword; k += 4 {
+		n++
+	}
+	out := make([]Spec, n)
+	for i := range out {
+		p := toks[4*i+1 : 4*i+4]
+		v := p[2]
+		out[i] = Spec{At: tokenSpan(p), Key: p[0].Value, Value: v.Value, ValueAt: tokenSpan(p[2:3])}
 		if v.Type == ptString {
 			out[i].Value, out[i].Quoted = v.Value[1:len(v.Value)-1], true
 		}
@@ -495,7 +627,7 @@ func parseTokens(toks []Token) (Node, error) {
 		}
 		return nil, err
 	}
-	tree, err := e.build()
+	tree, err := (&builder{toks: toks}).build(e)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func JSON(w io.Writer, r *Run) error {
 			jw.raw("      \"diagnostics\": [\n")
 			for k, d := range f.Diagnostics {
 				jw.raw("        ")
-				jw.value("        ", jsonDiagOf(f.File, d))
+				jw.diag("        ", jsonDiagOf(f.File, d))
 				jw.comma(k < len(f.Diagnostics)-1)
 			}
 			jw.raw("      ]\n")
@@ -97,6 +97,7 @@ func jsonDiagOf(file *grammar.File, d grammar.Diagnostic) jsonDiag {
 type jsonWriter struct {
 	w   *bufio.Writer
 	err error
+	buf []byte // diag's
 }
 
 func (j *jsonWriter) raw(s string) {
@@ -116,6 +117,16 @@ func (j *jsonWriter) value(prefix string, v any) {
 		return
 	}
 	_, j.err = j.w.Write(b)
+}
+
+// diag writes a finding as value would (appendDiag), through one buffer
+// reused for every finding.
+func (j *jsonWriter) diag(prefix string, d jsonDiag) {
+	if j.err != nil {
+		return
+	}
+	j.buf = appendDiag(j.buf[:0], prefix, &d)
+	_, j.err = j.w.Write(j.buf)
 }
 
 // field writes one "name": value member line of an object.

@@ -12,17 +12,19 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/cli"
 )
 
-// bigGCInput is the config size above which check and describe go back
-// to Go's default garbage collector target.
+// bigGCInput is the config size above which check and describe bound
+// their heap by a soft memory limit.
 const bigGCInput = 512 << 10
 
 // memoryPerInput and memoryBase make the soft memory limit of a check of
 // a big config: the live data of a check is under ten times its text
-// (TestCheckPeakRSS in internal/cli holds it to its bound), so the
-// collector has room and only works harder near the bound.
+// (TestCheckPeakRSS in internal/cli holds the peak RSS to 20 times the
+// text plus 40 MB), so the collector has room and only works harder near
+// the bound. The base leaves the runtime's own memory and the binary's
+// pages under the 40 MB.
 const (
 	memoryPerInput = 20
-	memoryBase     = 16 << 20
+	memoryBase     = 20 << 20
 )
 
 // serverMemoryPerInput is memoryPerInput for the language server and the
@@ -66,15 +68,17 @@ func main() {
 		// parse trees and exits: trading memory for fewer collections
 		// makes a 10,000-definition check about 10% faster. A heap of
 		// five times the live data is only acceptable for small inputs:
-		// past bigGCInput, Go's default keeps the peak near twice the
-		// live heap. The server keeps Go's default.
+		// past bigGCInput, the soft limit bounds it. The server keeps
+		// Go's default.
 		debug.SetGCPercent(400)
 		tuneGC = func(input int64) {
-			if input > bigGCInput {
-				debug.SetGCPercent(100)
+			if input > bigGCInput && os.Getenv("GOMEMLIMIT") == "" {
 				// A soft limit at what a check may cost (memoryPerInput
-				// times the text): near it the collector runs more often
-				// rather than let the heap double past the live data.
+				// times the text): the heap grows to it, and near it the
+				// collector runs as often as it must. Go's default target
+				// (twice the live data) collected several times as often
+				// for a bound the limit gives anyway: a third of a
+				// 100,000-definition check was the collector's.
 				limitMemory(memoryPerInput, input)
 			}
 		}

@@ -86,6 +86,8 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
 	var src sourceFlags
 	src.register(fs)
 	var ruleOpts ruleFlags
@@ -123,6 +125,16 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	prof, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+		return ExitUsage
+	}
+	defer func() {
+		if err := prof.stop(); err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+		}
+	}()
 	if fleetOpts.active() {
 		return checkFleet(ctx, env, paths, &fleetOpts, fleetRun{&version, &src, *format, threshold, *maxSize, rl, quiet})
 	}
@@ -171,8 +183,9 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 				fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: fixed %s in %s\n", plural(n, "finding"), plural(len(fixes), "file"))
 			}
 			// Report on the files as they are now: a fix can change
-			// other findings (a corrected suppression comment).
-			return runCheck(ctx, env, withoutFlag(args, "fix"))
+			// other findings (a corrected suppression comment). This
+			// run's profiles cover that check too.
+			return runCheck(ctx, env, withoutProfiles(withoutFlag(args, "fix")))
 		}
 	}
 	if err := runWriter(*format, useColor)(stdout, run); err != nil {
@@ -240,6 +253,27 @@ func withoutFlag(args []string, name string) []string {
 		}
 		flagName, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if strings.HasPrefix(a, "-") && flagName == name {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// withoutProfiles returns args without the -cpuprofile and -memprofile
+// flags and their values, up to "--".
+func withoutProfiles(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "cpuprofile" || name == "memprofile") {
+			if !hasValue {
+				i++ // the value is the next argument
+			}
 			continue
 		}
 		out = append(out, a)

@@ -1,0 +1,78 @@
+package checker
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// wordsInOrder lists, without repeats and in order of first appearance,
+// each metric's name and every word and string of its expression as the
+// tree reads it (a superset of its operands: a spec value such as u32 is
+// looked up for nothing), for a check that has no trees yet. The metrics
+// are lexed in contiguous chunks on all CPUs, each chunk listing its own
+// first appearances; joining the chunks' lists in order, without repeats,
+// gives the order of one pass over all of them.
+func wordsInOrder(metrics []*Metric) []string {
+	const minChunk = 2048
+	workers := min(runtime.NumCPU(), (len(metrics)+minChunk-1)/minChunk)
+	if workers < 1 {
+		workers = 1
+	}
+	lists := make([][]string, workers)
+	var wg sync.WaitGroup
+	per := (len(metrics) + workers - 1) / workers
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))])
+		}()
+	}
+	wg.Wait()
+	var words []string
+	seen := map[string]bool{}
+	for _, list := range lists {
+		for _, word := range list {
+			if !seen[word] {
+				seen[word] = true
+				words = append(words, word)
+			}
+		}
+	}
+	return words
+}
+
+// chunkWords is wordsInOrder for one chunk. An expression already lexed
+// in the chunk adds nothing new and is not lexed again (short ones are
+// remembered: configs repeat those).
+func chunkWords(metrics []*Metric) []string {
+	const shortExpr = 64
+	var words []string
+	seen := map[string]bool{}
+	lexed := map[string]bool{}
+	add := func(word string) {
+		if !seen[word] {
+			seen[word] = true
+			words = append(words, word)
+		}
+	}
+	for _, m := range metrics {
+		d := m.Def
+		add(d.Name) // to find masking real metrics
+		if len(d.Expr) <= shortExpr {
+			if lexed[d.Expr] {
+				continue
+			}
+			lexed[d.Expr] = true
+		}
+		grammar.EachToken(d.Expr, m.file.Version, false, func(t grammar.Token) {
+			switch t.Kind {
+			case grammar.TokName, grammar.TokString:
+				add(t.Value)
+			}
+		})
+	}
+	return words
+}
