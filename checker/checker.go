@@ -592,8 +592,19 @@ func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
 
 func (c *checkRun) leaf(n *grammar.Metric) (pmapi.Desc, bool) { return c.bindable(n.Name) }
 
+// maxGuardFixes and maxGuardedExpr bound the "Guard it" fixes of a
+// definition: each rewrites the whole expression, so one for each of a
+// hostile line's ten thousand unknown names cost gigabytes (10,000 names:
+// 7 GB). An editor shows a few at a time anyway.
+const (
+	maxGuardFixes  = 8
+	maxGuardedExpr = 64 << 10
+)
+
 func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) {
 	first := true
+	guards := 0
+	var body string // the guarded expression, formatted once
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		if call, ok := n.(*grammar.Call); ok && (call.Func == "defined" || call.Func == "anon") {
 			if name, bad := c.brokenDerivedInDefined(call); bad {
@@ -628,12 +639,15 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 			return true
 		}
 		c.diag(f, m, rg, "unknown-metric", msg, pcp)
-		if c.opts.Version.Has(pcpver.Novalue) {
+		if c.opts.Version.Has(pcpver.Novalue) && guards < maxGuardFixes && len(m.Def.Expr) <= maxGuardedExpr {
 			// PCP 6.2.2+: a metric that may be missing is guarded, and the
 			// derived metric simply has no value where it is.
-			body := grammar.Format(tree)
-			if _, isTernary := grammar.Unwrap(tree).(*grammar.Ternary); isTernary {
-				body = "(" + body + ")"
+			guards++
+			if body == "" {
+				body = grammar.Format(tree)
+				if _, isTernary := grammar.Unwrap(tree).(*grammar.Ternary); isTernary {
+					body = "(" + body + ")"
+				}
 			}
 			text := fmt.Sprintf("defined(%s) ? %s : novalue()", mt.Name, body)
 			diags := c.report.Diagnostics[f]
