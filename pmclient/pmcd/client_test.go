@@ -187,7 +187,14 @@ func formatValue(t pmapi.Type, v pmapi.Value) string {
 // fakePmcd serves one scripted connection on 127.0.0.1.
 func fakePmcd(t *testing.T, script func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return serveOne(t, "tcp", "127.0.0.1:0", script).Addr().String()
+}
+
+// serveOne listens on network/address and runs script on the first
+// connection accepted.
+func serveOne(t *testing.T, network, address string, script func(net.Conn)) net.Listener {
+	t.Helper()
+	ln, err := net.Listen(network, address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +207,7 @@ func fakePmcd(t *testing.T, script func(net.Conn)) string {
 		defer c.Close()
 		script(c)
 	}()
-	return ln.Addr().String()
+	return ln
 }
 
 func greeting(c net.Conn) {

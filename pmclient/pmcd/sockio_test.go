@@ -19,19 +19,7 @@ func fakePmcdOn(t *testing.T, network string, script func(net.Conn)) string {
 		return fakePmcd(t, script)
 	}
 	path := filepath.Join(t.TempDir(), "pmcd.socket")
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		script(c)
-	}()
+	serveOne(t, "unix", path, script)
 	return "unix:" + path
 }
 
