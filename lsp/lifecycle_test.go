@@ -61,7 +61,13 @@ func buildServer(tb testing.TB) string {
 		goTool = "go"
 	}
 	bin := filepath.Join(tb.TempDir(), "pcp-derive-lsp")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../cmd/pcp-derive-lsp").CombinedOutput(); err != nil {
+	// Static, as released (CGO_ENABLED=0): a cgo build links glibc, whose
+	// malloc reserves 64 MB of address space per thread, and under the
+	// address-space limit of TestOversizedBodyUnderMemoryLimit a busy
+	// machine's extra threads made the server die at initialize.
+	build := exec.Command(goTool, "build", "-o", bin, "../cmd/pcp-derive-lsp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		tb.Fatalf("building the server: %v\n%s", err, out)
 	}
 	return bin

@@ -20,7 +20,9 @@ func TestNeovim(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "pcp-derive-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/pcp-derive-lsp").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, "../cmd/pcp-derive-lsp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as released
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	conf := filepath.Join(dir, "test.conf")
@@ -54,7 +56,9 @@ func TestNeovimPlugin(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "pcp-derive-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/pcp-derive-lsp").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, "../cmd/pcp-derive-lsp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as released
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	confDir := filepath.Join(dir, "pcp", "config", "derived")
