@@ -36,7 +36,16 @@ type Config struct {
 	// then drops as it goes (checker.Options.FindingsOnly): check of a
 	// big config in CI.
 	FindingsOnly bool
+	// MaxPerCode lists at most that many checker findings of one code
+	// in a file, and one stand-in for the rest (checker.Options.MaxPerCode;
+	// DefaultMaxPerCode for the editor and check); 0 lists all.
+	MaxPerCode int
 }
+
+// DefaultMaxPerCode is how many findings of one code a file lists before
+// the rest are counted in one: a screenful of one repeated finding is
+// enough to act on, and editors show no more (VS Code keeps 1,000 a file).
+const DefaultMaxPerCode = 1000
 
 // Options change how inputs are grouped and parsed.
 type Options struct {
@@ -187,7 +196,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	r := *parsed
 	r.Files = append([]File(nil), parsed.Files...)
 	r.generation = sourceGeneration(src)
-	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly}
+	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly, MaxPerCode: r.Config.MaxPerCode}
 	var reports []*checker.Report
 	for _, idx := range r.groups {
 		files := make([]*grammar.File, len(idx))

@@ -95,7 +95,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 		return Check(ctx, parsed)
 	}
 	f := parsed.Files[0].File
-	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms}
+	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms, MaxPerCode: parsed.Config.MaxPerCode}
 	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs, f, src, opts)
 	switch {
 	case err != nil:

@@ -73,41 +73,58 @@ func TestIncrementalEqualsRun(t *testing.T) {
 	}
 	cache := pmclient.NewCache(src)
 	ctx := context.Background()
-	reparsed, rechecked, steps := 0, 0, 0
-	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
-		cfg := Config{Version: VersionChoice{Version: v, Reason: "test"}, Source: cache}
-		for seed := uint64(1); seed <= 8; seed++ {
-			rng := rand.New(rand.NewPCG(seed, 3))
-			g := exprgen.New(seed, []string{"kernel.all.load", "disk.dev.read", "mem.util.used", "hinv.ncpu", "no.such.metric"})
-			text := incrementalConfig(rng, g, 40)
-			memo := grammar.NewMemo()
-			opts := Options{Memo: memo}
-			checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, opts)
-			parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
-			for step := 0; step < 60; step++ {
-				text = keystroke(rng, text)
-				var ok bool
-				parsed, ok = Reparse(parsed, "t.conf", []byte(text), cfg, opts)
-				if ok {
-					reparsed++
-				}
-				next := Recheck(ctx, checked, parsed)
-				if next.refs != nil && next.Report != nil && ok {
-					rechecked++
-				}
-				checked = next
-				steps++
-				want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
-				if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
-					t.Fatalf("%s seed %d step %d: incremental findings differ from a fresh run\ntext:\n%s\ngot  %+v\nwant %+v", v, seed, step, text, got, exp)
-				}
-				if got, exp := registeredNames(checked), registeredNames(want); !reflect.DeepEqual(got, exp) {
-					t.Fatalf("%s seed %d step %d: the report's metrics by name differ from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
+	reparsed, rechecked, steps, capped := 0, 0, 0, 0
+	// Also with a cap of 3 findings a code (Config.MaxPerCode), which the
+	// generated configs pass: Recheck leaves those to a full check.
+	for _, limit := range []int{0, 3} {
+		for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+			cfg := Config{Version: VersionChoice{Version: v, Reason: "test"}, Source: cache, MaxPerCode: limit}
+			for seed := uint64(1); seed <= 8; seed++ {
+				rng := rand.New(rand.NewPCG(seed, 3))
+				g := exprgen.New(seed, []string{"kernel.all.load", "disk.dev.read", "mem.util.used", "hinv.ncpu", "no.such.metric"})
+				text := incrementalConfig(rng, g, 40)
+				memo := grammar.NewMemo()
+				opts := Options{Memo: memo}
+				checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+				parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+				for step := 0; step < 60; step++ {
+					text = keystroke(rng, text)
+					var ok bool
+					parsed, ok = Reparse(parsed, "t.conf", []byte(text), cfg, opts)
+					next := Recheck(ctx, checked, parsed)
+					switch {
+					case limit > 0:
+						for _, d := range next.Files[0].Unfiltered() {
+							if d.More > 0 {
+								capped++
+								break
+							}
+						}
+					default:
+						if ok {
+							reparsed++
+						}
+						if next.refs != nil && next.Report != nil && ok {
+							rechecked++
+						}
+						steps++
+					}
+					checked = next
+					want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
+					if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
+						t.Fatalf("%s seed %d step %d: incremental findings differ from a fresh run\ntext:\n%s\ngot  %+v\nwant %+v", v, seed, step, text, got, exp)
+					}
+					if got, exp := registeredNames(checked), registeredNames(want); !reflect.DeepEqual(got, exp) {
+						t.Fatalf("%s seed %d step %d: the report's metrics by name differ from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
+					}
 				}
 			}
 		}
 	}
-	t.Logf("%d keystrokes: %d parsed again incrementally, %d checked incrementally", steps, reparsed, rechecked)
+	t.Logf("%d keystrokes: %d parsed again incrementally, %d checked incrementally; %d capped analyses", steps, reparsed, rechecked, capped)
+	if capped < 100 {
+		t.Errorf("only %d analyses with a stand-in for capped findings", capped)
+	}
 	if reparsed < steps/6 || rechecked < steps/6 {
 		t.Errorf("too few incremental analyses: %d reparsed, %d rechecked of %d", reparsed, rechecked, steps)
 	}

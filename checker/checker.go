@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,6 +112,13 @@ type Options struct {
 	// checked and advised (check of a big config keeps memory to a small
 	// multiple of the text). Report.NodesOf builds the tree again.
 	FindingsOnly bool
+	// MaxPerCode, when positive, lists at most that many findings of one
+	// code in a file; the rest are counted in one stand-in finding
+	// (grammar.Diagnostic.More) where the first of them is. A generated
+	// config of 800,000 definitions with one finding each costs a few
+	// hundred bytes a finding in memory and in the output; nobody reads
+	// past the first screens of one repeated finding. 0 lists all.
+	MaxPerCode int
 	// keepNodes keeps every metric's nodes as the check inferred them
 	// (tests compare them with Report.NodesOf's).
 	keepNodes bool
@@ -214,6 +223,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			m.Def.DropTree() // (kept nodes are of this tree)
 		}
 	}
+	c.addStandIns()
 	for _, f := range files {
 		diags := c.report.Diagnostics[f]
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
@@ -251,8 +261,12 @@ func metaNames(specs []grammar.Spec) []string {
 type checkRun struct {
 	opts   Options
 	report *Report
-	descs  map[string]pmapi.Desc // real metrics by name
-	known  map[string]bool
+	// listed counts the findings of each file and code listed, omitted
+	// the stand-ins for those past Options.MaxPerCode.
+	listed  map[fileCode]int
+	omitted map[fileCode]*grammar.Diagnostic
+	descs   map[string]pmapi.Desc // real metrics by name
+	known   map[string]bool
 	// noDesc are names in the namespace without a descriptor.
 	noDesc map[string]bool
 	// mapToNovalue is "#control option_novalue=1" (PCP 7.1.1+): an
@@ -325,6 +339,12 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		return
 	}
 	tree, err := d.Tree()
+	var deep *grammar.TooDeepError
+	if errors.As(err, &deep) {
+		c.diagAs(f, m, d.Range, grammar.SeverityError, "libpcp-crash",
+			fmt.Sprintf("this expression is %d operators deep: libpcp binds, checks and fetches expressions recursively and overflows its stack on one this deep, crashing the tool that loads it with a segmentation fault (every release past about 26000 levels with the default 8 MB stack); split the expression, or keep each chain of operators under %d", deep.Depth, grammar.MaxTreeDepth), nil)
+		return
+	}
 	if err != nil {
 		// Accepted by libpcp's parser but not by ours: report, don't guess.
 		c.diag(f, m, d.Range, "internal",
@@ -702,12 +722,63 @@ func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg 
 // diagAs reports a finding with a severity of its own: the cases the
 // registry notes (codes.Info.SeverityNote).
 func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
-	if code == "unknown-metric" {
+	if code == "unknown-metric" && (c.opts.MaxPerCode <= 0 || c.listed[fileCode{f, code}] < c.opts.MaxPerCode) {
 		if def := f.DefinitionAtPos(rg.Start); def != nil {
 			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f]))
 		}
 	}
-	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+	c.add(f, grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+}
+
+// add lists a finding of f, or counts it in its code's stand-in once
+// Options.MaxPerCode of the code are listed.
+func (c *checkRun) add(f *grammar.File, d grammar.Diagnostic) {
+	if c.opts.MaxPerCode > 0 {
+		k := fileCode{f, d.Code}
+		if c.listed[k] >= c.opts.MaxPerCode {
+			c.countOmitted(k, d)
+			return
+		}
+		if c.listed == nil {
+			c.listed = map[fileCode]int{}
+		}
+		c.listed[k]++
+	}
+	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], d)
+}
+
+// fileCode keys the findings of one code in one file.
+type fileCode struct {
+	f    *grammar.File
+	code string
+}
+
+// countOmitted counts d in the stand-in of its file and code: at the
+// first omitted finding's place, with the most severe omitted severity.
+func (c *checkRun) countOmitted(k fileCode, d grammar.Diagnostic) {
+	if c.omitted == nil {
+		c.omitted = map[fileCode]*grammar.Diagnostic{}
+	}
+	s := c.omitted[k]
+	if s == nil {
+		s = &grammar.Diagnostic{Range: d.Range, Severity: d.Severity, Code: d.Code}
+		c.omitted[k] = s
+	}
+	s.More++
+	if d.Range.Start.Before(s.Range.Start) {
+		s.Range = d.Range
+	}
+	s.Severity = min(s.Severity, d.Severity) // 1 is an error
+}
+
+// addStandIns lists each stand-in for omitted findings, in code order.
+func (c *checkRun) addStandIns() {
+	keys := slices.SortedFunc(maps.Keys(c.omitted), func(a, b fileCode) int { return strings.Compare(a.code, b.code) })
+	for _, k := range keys {
+		s := c.omitted[k]
+		s.Message = fmt.Sprintf("%d more %s findings in this file are not listed (%d of a code are): check --max-per-code 0 lists every one", s.More, s.Code, c.opts.MaxPerCode)
+		c.report.Diagnostics[k.f] = append(c.report.Diagnostics[k.f], *s)
+	}
 }
 
 // exprRange maps an expression span to a file range.

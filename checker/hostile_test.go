@@ -3,11 +3,13 @@ package checker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -44,5 +46,103 @@ func TestManyUnknownNamesOneLine(t *testing.T) {
 			t.Errorf("%s: the check of %d unknown names in %d bytes allocated %d MB, over %d MB", v, len(names), len(text), allocated>>20, bound>>20)
 		}
 		t.Logf("%s: %d unknown names, %d bytes: %d findings, %.1f MB allocated", v, len(names), len(text), len(rep.Diagnostics[f]), float64(allocated)/(1<<20))
+	}
+}
+
+// TestTooDeepCrashesLibpcp: a chain of operators past grammar.MaxTreeDepth
+// crashes every release's pminfo (libpcp walks the tree recursively and
+// overflows the default 8 MB stack), and the checker says so as an error
+// without building the tree; a chain under the limit crashes none and
+// gets no such finding.
+func TestTooDeepCrashesLibpcp(t *testing.T) {
+	src := pmclient.NewCache(liveMetadata(t))
+	chain := func(terms int) string {
+		return strings.Repeat("sample.long.one + ", terms-1) + "sample.long.one"
+	}
+	for _, r := range oracle.ReleasesFor(t) {
+		for _, tc := range []struct {
+			terms int
+			crash bool
+		}{{20000, false}, {45000, true}} {
+			config := "deep = " + chain(tc.terms) + "\n"
+			crashed, err := r.Crashes(context.Background(), config, "deep")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if crashed != tc.crash {
+				t.Errorf("%s: pminfo -f of a chain of %d operators crashed = %v, want %v", r, tc.terms-1, crashed, tc.crash)
+			}
+			f := grammar.ParseConfig("deep.conf", []byte(config), grammar.Options{Version: r.Version})
+			rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: r.Version, FindingsOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := false
+			for _, d := range rep.Diagnostics[f] {
+				if d.Code == "libpcp-crash" && d.Severity == grammar.SeverityError {
+					said = true
+				}
+			}
+			if said != tc.crash {
+				t.Errorf("%s: a chain of %d operators: libpcp-crash error = %v, want %v (findings %v)", r, tc.terms-1, said, tc.crash, rep.Diagnostics[f])
+			}
+		}
+	}
+}
+
+// TestMaxPerCode: past Options.MaxPerCode findings of one code in a file,
+// the rest are counted in one stand-in where the first of them is, with
+// the most severe of their severities; other codes are listed as before,
+// and the counts add up to the uncapped check's.
+func TestMaxPerCode(t *testing.T) {
+	src := pmclient.NewCache(liveMetadata(t))
+	var config strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&config, "u%d = no.such.metric%d\n", i, i)
+	}
+	config.WriteString("r0 = rate(hinv.ncpu)\nr1 = rate(hinv.ncpu)\n")
+	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+		count := func(limit int) (map[string]int, []grammar.Diagnostic) {
+			f := grammar.ParseConfig("cap.conf", []byte(config.String()), grammar.Options{Version: v})
+			rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: v, FindingsOnly: true, MaxPerCode: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := map[string]int{}
+			for _, d := range rep.Diagnostics[f] {
+				n[d.Code] += d.Count()
+			}
+			return n, rep.Diagnostics[f]
+		}
+		all, uncapped := count(0)
+		if all["unknown-metric"] != 30 || all["rate-of-instant"] != 2 {
+			t.Fatalf("%s: uncapped counts %v", v, all)
+		}
+		capped, diags := count(10)
+		if !maps.Equal(capped, all) {
+			t.Errorf("%s: capped counts %v, want %v", v, capped, all)
+		}
+		var listed, standIns []grammar.Diagnostic
+		for _, d := range diags {
+			if d.Code != "unknown-metric" {
+				continue
+			}
+			if d.More > 0 {
+				standIns = append(standIns, d)
+			} else {
+				listed = append(listed, d)
+			}
+		}
+		if len(listed) != 10 || len(standIns) != 1 {
+			t.Fatalf("%s: %d listed and %d stand-ins, want 10 and 1", v, len(listed), len(standIns))
+		}
+		s := standIns[0]
+		first := uncapped[10] // the first finding not listed
+		if s.More != 20 || s.Range != first.Range || s.Severity != first.Severity || !strings.Contains(s.Message, "20 more unknown-metric findings") {
+			t.Errorf("%s: stand-in %+v, want 20 more at %v (%v)", v, s, first.Range, first.Severity)
+		}
+		if len(diags) != 10+1+2 {
+			t.Errorf("%s: %d findings listed, want 13", v, len(diags))
+		}
 	}
 }

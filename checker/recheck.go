@@ -274,6 +274,9 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	}
 	sortFindings(freshDiags)
 	out = mergeFindings(out, freshDiags)
+	if overCap(out, opts.MaxPerCode) {
+		return nil, nil, false, nil // Check makes the stand-in
+	}
 	if len(out) > 0 {
 		rep.Diagnostics[f] = out
 	}
@@ -319,7 +322,7 @@ func metricIndex(metrics []*Metric, defs []*grammar.Definition, i int) (int, boo
 // crossLine says whether a finding depends on other definitions' places
 // (a missing PMDA reported once per file, a cycle of derived metrics).
 func crossLine(d grammar.Diagnostic) bool {
-	return d.Code == "pmda-missing" || (d.Code == "libpcp-crash" && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
+	return d.More > 0 || d.Code == "pmda-missing" || (d.Code == "libpcp-crash" && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
 }
 
 // sameDefinition says whether b, read again, is a: the same text,
@@ -367,4 +370,19 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 		a.advise(m)
 		m.release()
 	}
+}
+
+// overCap reports whether diags have more than limit findings of one code
+// (limit > 0): Check would list limit of them and stand one in for the rest.
+func overCap(diags []grammar.Diagnostic, limit int) bool {
+	if limit <= 0 || len(diags) <= limit {
+		return false
+	}
+	n := map[string]int{}
+	for _, d := range diags {
+		if n[d.Code]++; n[d.Code] > limit {
+			return true
+		}
+	}
+	return false
 }

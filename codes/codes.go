@@ -358,9 +358,9 @@ var registry = []Info{
 	},
 	{
 		Code: "libpcp-crash", Kind: Advice, Severity: SevWarning,
-		SeverityNote: "an error for a metric that depends on itself, which crashes libpcp as soon as it binds",
+		SeverityNote: "an error for a metric that depends on itself, which crashes libpcp as soon as it binds, and for an expression too deep for libpcp's stack",
 		Summary:      "the target release of libpcp crashes on this expression",
-		Behaviour:    "Some expressions crash the tool that fetches them with the libpcp of older releases: `(expr)[instance]` and `scalar()` of an expression with no values (fixed in 6.1.1), and derived metrics that depend on themselves through others (before 6.2.2). The config loads; `pmval`, `pmrep` or `pmlogger` die later.",
+		Behaviour:    "Some expressions crash the tool that fetches them with the libpcp of older releases: `(expr)[instance]` and `scalar()` of an expression with no values (fixed in 6.1.1), and derived metrics that depend on themselves through others (before 6.2.2). The config loads; `pmval`, `pmrep` or `pmlogger` die later. Every release crashes on an expression more than about 26,000 operators deep (a generated `a + b + c + ...` of that many terms): its parser takes any length of chain, but binding, checking and fetching walk the tree recursively and overflow the default 8 MB stack; past 25,000 levels the checker reports that as an error and does not check the expression further.",
 		Example:      "vda.reads = (disk.dev.read)[vda]\n",
 		Release:      "6.0",
 		Fix:          "vda.reads = disk.dev.read[vda]\n",

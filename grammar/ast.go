@@ -179,3 +179,35 @@ func Operands(n Node) (kids [3]Node, k int) {
 	}
 	return kids, 0
 }
+
+// Depth is how many levels of operators a tree has above its deepest
+// leaf, not counting parentheses (libpcp keeps no node for them). It walks
+// with an explicit stack: a left-associative chain (a + b + c + ...) is as
+// deep as it is long, with no parser limit on its length.
+func Depth(n Node) int {
+	type level struct {
+		n     Node
+		depth int
+	}
+	deepest := 0
+	stack := []level{{n, 0}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if top.n == nil {
+			continue
+		}
+		kids, k := Operands(top.n)
+		below := top.depth + 1
+		if _, paren := top.n.(*Paren); paren {
+			below = top.depth
+		}
+		if k == 0 {
+			deepest = max(deepest, top.depth)
+		}
+		for i := range k {
+			stack = append(stack, level{kids[i], below})
+		}
+	}
+	return deepest
+}

@@ -77,6 +77,18 @@ type Diagnostic struct {
 	Related []Related
 	// Fixes are edits that would resolve it (quick fixes in an editor).
 	Fixes []Fix
+	// More, when positive, makes this finding a stand-in for More
+	// findings of its code in the file that are not listed one by one
+	// (checker.Options.MaxPerCode); it sits where the first of them is.
+	More int
+}
+
+// Count is how many findings d stands for: one, or More for a stand-in.
+func (d *Diagnostic) Count() int {
+	if d.More > 0 {
+		return d.More
+	}
+	return 1
 }
 
 // Related is a location and a note about it.

@@ -615,6 +615,10 @@ func parseTokens(toks []Token) (Node, error) {
 	if at, deep := tooDeep(toks, lalr.MaxDepth); deep {
 		return nil, &SyntaxError{Offset: at, Msg: fmt.Sprintf("expression nested more than %d deep (libpcp's parser stack limit)", lalr.MaxDepth)}
 	}
+	if depth := chainDepth(toks); depth > MaxTreeDepth {
+		// Refused before participle builds a parse of a million nodes.
+		return nil, &TooDeepError{Depth: depth}
+	}
 	lex, err := lexer.Upgrade(&tokenStream{toks: toks})
 	if err != nil {
 		return nil, err
@@ -631,7 +635,31 @@ func parseTokens(toks []Token) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if depth := Depth(tree); depth > MaxTreeDepth {
+		return nil, &TooDeepError{Depth: depth}
+	}
 	return tree, nil
+}
+
+// MaxTreeDepth is the deepest tree the parser builds. libpcp's parser
+// takes a left-associative chain of any length (a + b + c + ...: its
+// stack does not grow), but libpcp then binds, checks and evaluates the
+// tree recursively, and with the default 8 MB stack every release
+// crashes (SIGSEGV) somewhere past 26,000 levels (measured with pminfo
+// on PCP 5.2.6, 6.0.3, 6.3.8 and 7.2.2: 26,232 to 43,731 levels, by
+// release and by whether the metric is only described or fetched).
+// Refusing deeper trees keeps every walk of a tree here bounded too.
+const MaxTreeDepth = 25000
+
+// TooDeepError is a tree parse refused at MaxTreeDepth. libpcp's own
+// parser accepts the text (the verdict says so); the checker reports
+// the crash that follows.
+type TooDeepError struct {
+	Depth int
+}
+
+func (e *TooDeepError) Error() string {
+	return fmt.Sprintf("expression %d operators deep (more than %d)", e.Depth, MaxTreeDepth)
 }
 
 // SyntaxError is a parse failure at a byte offset of the expression.
@@ -685,6 +713,45 @@ func tooDeep(toks []Token, limit int) (offset int, deep bool) {
 		prev = t.Kind
 	}
 	return 0, false
+}
+
+// chainDepth is a lower bound of the tree's Depth from the tokens alone:
+// the longest run of binary operators of one precedence at one level of
+// parentheses, with no operator binding looser between them. Such a run
+// is a left-associative chain, each operator the left operand of the
+// next, so the tree is at least that deep.
+func chainDepth(toks []Token) int {
+	// runs[p] is the length of the current run of precedence p; levels
+	// keeps the enclosing parentheses' runs. libpcp has a handful of
+	// precedence levels (TestChainDepthBoundsDepth checks they fit).
+	type runs [8]int
+	var levels []runs
+	var top runs
+	longest := 0
+	prev := TokLParen
+	for _, t := range toks {
+		switch t.Kind {
+		case TokLParen:
+			levels = append(levels, top)
+			top = runs{}
+		case TokRParen:
+			if n := len(levels); n > 0 {
+				top, levels = levels[n-1], levels[:n-1]
+			}
+		case TokQuest, TokColon, TokComma:
+			top = runs{}
+		case TokPlus, TokMinus, TokStar, TokSlash, TokLT, TokLEQ, TokEQ, TokGEQ, TokGT, TokNEQ, TokAnd, TokOr:
+			if t.Kind == TokMinus && prefixPosition(prev) {
+				break
+			}
+			p := binaryPrec[t.Text]
+			clear(top[p+1:]) // a looser operator ends the tighter runs
+			top[p]++
+			longest = max(longest, top[p])
+		}
+		prev = t.Kind
+	}
+	return longest
 }
 
 // prefixPosition reports whether a "-" or "!" after a token of kind k is

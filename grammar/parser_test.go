@@ -3,10 +3,12 @@ package grammar
 import (
 	"errors"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -194,21 +196,35 @@ func TestLibpcpRendering(t *testing.T) {
 // TestParseExprDepthBound: the recursive tree parse refuses what is nested
 // past libpcp's parser limit, at the token where it passes it, instead of
 // recursing without bound (200,000 levels overflowed the Go stack), and
-// still builds trees up to the limit.
+// still builds trees up to the limit. A left-associative chain has no
+// parser limit, but past MaxTreeDepth it is refused too (libpcp crashes on
+// it; TestTooDeepCrashesLibpcp in the checker): before 800,000 operators
+// took 1 GB and 90 s of garbage collection scanning a stack as deep.
 func TestParseExprDepthBound(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		expr     string
-		wantDeep bool
+		name      string
+		expr      string
+		wantDeep  bool
+		wantChain int  // the TooDeepError's depth, 0 for none
+		afterTree bool // refused by the tree's depth, not the tokens'
 	}{
-		{"parens at the limit", strings.Repeat("(", 9996) + "1" + strings.Repeat(")", 9996), false},
-		{"hostile parens", strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000), true},
-		{"hostile prefix", strings.Repeat("-", 200000) + "1", true},
-		{"hostile ternary chain", strings.Repeat("1 ? 2 : ", 20000) + "3", true},
-		{"long but flat", strings.Repeat("-1 + ", 50000) + "1", false},
+		{"parens at the limit", strings.Repeat("(", 9996) + "1" + strings.Repeat(")", 9996), false, 0, false},
+		{"hostile parens", strings.Repeat("(", 200000) + "1" + strings.Repeat(")", 200000), true, 0, false},
+		{"hostile prefix", strings.Repeat("-", 200000) + "1", true, 0, false},
+		{"hostile ternary chain", strings.Repeat("1 ? 2 : ", 20000) + "3", true, 0, false},
+		{"long chain under the limit", strings.Repeat("-1 + ", 20000) + "1", false, 0, false},
+		{"chain at the limit", strings.Repeat("1 + ", MaxTreeDepth) + "1", false, 0, false},
+		{"chain past the limit", strings.Repeat("1 + ", MaxTreeDepth+1) + "1", false, MaxTreeDepth + 1, false},
+		{"hostile chain", strings.Repeat("a.b * ", 800000) + "1", false, 800000, false},
+		{"chain of mixed operators", strings.Repeat("a.b * 2 - ", 30000) + "1", false, 30000, false},
+		{"deep through a function", "rate(" + strings.Repeat("1 + ", MaxTreeDepth) + "1)", false, MaxTreeDepth + 1, true},
+		{"wide in parentheses", strings.Repeat("(1 + 2 + 3) * ", 20000) + "1", false, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseExpr(tc.expr, pcpver.Latest)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			tree, err := ParseExpr(tc.expr, pcpver.Latest)
+			runtime.ReadMemStats(&after)
 			var serr *SyntaxError
 			deep := errors.As(err, &serr) && strings.Contains(serr.Msg, "nested more than")
 			if deep != tc.wantDeep {
@@ -217,11 +233,67 @@ func TestParseExprDepthBound(t *testing.T) {
 			if deep && (serr.Offset <= 0 || serr.Offset >= len(tc.expr)) {
 				t.Errorf("offset %d outside the expression", serr.Offset)
 			}
-			if !deep && err != nil {
+			var chain *TooDeepError
+			switch {
+			case errors.As(err, &chain):
+				if chain.Depth != tc.wantChain {
+					t.Errorf("refused as %d deep, want %d", chain.Depth, tc.wantChain)
+				}
+				// Refused from the tokens, before participle's parse:
+				// about 60 bytes a byte of text today, 1 KB before.
+				if alloc := after.TotalAlloc - before.TotalAlloc; !tc.afterTree && alloc > 200*uint64(len(tc.expr)) {
+					t.Errorf("refusing %d bytes allocated %d MB", len(tc.expr), alloc>>20)
+				}
+			case tc.wantChain != 0:
+				t.Errorf("err %v, want a TooDeepError", err)
+			case !deep && err != nil:
 				t.Errorf("unexpected error: %v", err)
+			case !deep && Depth(tree) > MaxTreeDepth:
+				t.Errorf("built a tree %d deep", Depth(tree))
 			}
 		})
 	}
+}
+
+// TestChainDepthBoundsDepth: the depth read from the tokens is never more
+// than the tree's (it refuses only what the tree would), over the starter
+// table and generated expressions; and libpcp's precedence levels fit its
+// array.
+func TestChainDepthBoundsDepth(t *testing.T) {
+	for op, p := range binaryPrec {
+		if p < 0 || p >= 8 {
+			t.Fatalf("operator %s has precedence %d: chainDepth's runs hold 0..7", op, p)
+		}
+	}
+	exprs := loadStarterSeeds()
+	for _, c := range loadStarter(t) {
+		exprs = append(exprs, c.Expr)
+	}
+	g := exprgen.New(20261126, []string{"sample.long.one", "sample.bin", "kernel.all.load"})
+	for range 5000 {
+		exprs = append(exprs, g.Next())
+	}
+	exprs = append(exprs, "a - -b - c * d * e", "-a * b * c + d", "a * -b * c * d", "a < b + c + d", "a ? b + c + d : e + f")
+	compared, exact := 0, 0
+	for _, expr := range exprs {
+		toks := Tokens(expr, pcpver.Latest, false)
+		tree, err := parseTokens(toks)
+		if err != nil {
+			continue
+		}
+		compared++
+		bound, depth := chainDepth(toks), Depth(tree)
+		if bound > depth {
+			t.Errorf("%q: chainDepth %d > Depth %d", expr, bound, depth)
+		}
+		if bound == depth {
+			exact++
+		}
+	}
+	if compared < 3000 {
+		t.Fatalf("only %d expressions compared", compared)
+	}
+	t.Logf("%d expressions: the bound is the depth for %d", compared, exact)
 }
 
 // TestSpansCoverTheirText: every node's span is exactly its own text,

@@ -347,7 +347,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 		return
 	}
 	cfg := s.session.config()
-	ac := analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, Rules: s.rulesFor(u)}
+	ac := analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, Rules: s.rulesFor(u), MaxPerCode: analysis.DefaultMaxPerCode}
 	if s.session.down() {
 		ac.Source = nil // syntax only until the source answers again
 	}

@@ -81,6 +81,9 @@ type jsonDiag struct {
 	Code     string    `json:"code"`
 	Message  string    `json:"message"`
 	PCP      []string  `json:"pcp,omitempty"`
+	// More: the finding stands for this many not listed (check
+	// --max-per-code).
+	More int `json:"more,omitempty"`
 }
 
 // jsonDiagOf is d, a finding about file, as the JSON report gives it.
@@ -88,7 +91,7 @@ func jsonDiagOf(file *grammar.File, d grammar.Diagnostic) jsonDiag {
 	conv := func(p grammar.Pos) jsonPos { return jsonPos{p.Line, p.Col, file.OffsetOf(p), p.Col16} }
 	return jsonDiag{
 		Range:    jsonRange{conv(d.Range.Start), conv(d.Range.End)},
-		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, PCP: d.PCP,
+		Severity: d.Severity.String(), Code: d.Code, Message: d.Message, PCP: d.PCP, More: d.More,
 	}
 }
 

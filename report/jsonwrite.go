@@ -33,6 +33,10 @@ func appendDiag(b []byte, prefix string, d *jsonDiag) []byte {
 		}
 		b = append(append(b, in1...), ']')
 	}
+	if d.More > 0 {
+		b = append(append(append(b, ",\n"...), in1...), "\"more\": "...)
+		b = strconv.AppendInt(b, int64(d.More), 10)
+	}
 	return append(append(append(b, '\n'), prefix...), '}')
 }
 

@@ -24,6 +24,9 @@ func TestAppendDiagIsMarshalIndent(t *testing.T) {
 			Range:    jsonRange{jsonPos{i, -i, 1 << 40, 0}, jsonPos{i + 1, 2, 3, 4}},
 			Severity: s, Code: strs[(i+1)%len(strs)], Message: s + strs[(i+2)%len(strs)],
 		}
+		if i%4 == 3 {
+			d.More = i * 1000
+		}
 		switch i % 3 {
 		case 1:
 			d.PCP = []string{s}

@@ -51,13 +51,13 @@ type Unread struct {
 func (r *Run) Counts() (errs, warnings, others int) {
 	for _, f := range r.Files {
 		for _, d := range f.Diagnostics {
-			switch d.Severity {
+			switch n := d.Count(); d.Severity {
 			case grammar.SeverityError:
-				errs++
+				errs += n
 			case grammar.SeverityWarning:
-				warnings++
+				warnings += n
 			default:
-				others++
+				others += n
 			}
 		}
 	}

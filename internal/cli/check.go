@@ -78,6 +78,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json, sarif, github (workflow annotations), checkstyle, junit or gitlab (code quality)")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
+	findingsCap := fs.Int("max-per-code", analysis.DefaultMaxPerCode, "list at most `N` findings of one code in a file, and count the rest in one finding (0 lists every one; --format pcp lists every one)")
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
 	fs.BoolVar(&quiet, "quiet", false, "same as -q")
@@ -144,7 +145,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	if version.isList() {
-		return checkAcross(ctx, env, paths, &version, &src, source, *format, threshold, *maxSize, rl)
+		return checkAcross(ctx, env, paths, &version, &src, source, *format, threshold, *maxSize, rl, *findingsCap)
 	}
 	choice, ok := version.resolve(ctx, env, "check", source)
 	if !ok {
@@ -152,7 +153,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	// The report needs the findings only: the check drops each metric's
 	// node metadata as it goes.
-	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true}
+	if *format == "pcp" {
+		*findingsCap = 0 // libpcp's own stderr prints every message
+	}
+	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
 	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage

@@ -139,7 +139,7 @@ func writeAcrossJSON(w io.Writer, defs []definitionAcross, versions []pcpver.Ver
 
 // checkAcross is check --pcp-version A,B,... (or all): the same inputs
 // checked for each release, reported per definition.
-func checkAcross(ctx context.Context, env Env, paths []string, version *versionFlag, src *sourceFlags, source pmclient.Source, format string, threshold grammar.Severity, maxSize int64, rl rules.Rules) int {
+func checkAcross(ctx context.Context, env Env, paths []string, version *versionFlag, src *sourceFlags, source pmclient.Source, format string, threshold grammar.Severity, maxSize int64, rl rules.Rules, perCode int) int {
 	value, flagName := version.value()
 	versions, err := pcpver.ParseList(value)
 	if err != nil {
@@ -150,7 +150,7 @@ func checkAcross(ctx context.Context, env Env, paths []string, version *versionF
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %s: with several PCP versions, want text or json\n", format)
 		return ExitUsage
 	}
-	cfg := analysis.Config{Source: source, InDoms: src.equivalence(env), Rules: rl}
+	cfg := analysis.Config{Source: source, InDoms: src.equivalence(env), Rules: rl, MaxPerCode: perCode}
 	ioErrors := 0
 	defs, runs := acrossReleases(versions, func(v pcpver.Version) (*report.Run, *checker.Report) {
 		c := cfg

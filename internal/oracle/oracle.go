@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -318,4 +319,31 @@ func (r Release) copyArchive(archive, dir string) error {
 		}
 	}
 	return nil
+}
+
+// Crashes loads a config with the release's pminfo, fetching name, under
+// the default 8 MB stack limit, and reports whether libpcp died of a
+// signal (the stack overflow of a too-deep expression is a SIGSEGV).
+func (r Release) Crashes(ctx context.Context, config, name string) (bool, error) {
+	path, cleanup, err := r.file("oracle.conf", []byte(config))
+	if err != nil {
+		return false, err
+	}
+	defer cleanup()
+	script := fmt.Sprintf("ulimit -s 8192 && exec pminfo -h 127.0.0.1 -c %q -f %q", path, name)
+	cmd := r.command(ctx, "sh", "-c", script)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return false, fmt.Errorf("%s: pminfo -f: %w", r, ctx.Err())
+	case errors.As(err, &exit):
+		if status, ok := exit.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+			return true, nil
+		}
+		return false, nil // exit status 1: the metric failed, no crash
+	case err != nil:
+		return false, fmt.Errorf("%s: pminfo -f: %w", r, err)
+	}
+	return false, nil
 }
