@@ -38,10 +38,14 @@ const (
 	Unbound
 	// Masked: a real metric of the same name exists; libpcp uses that.
 	Masked
+	// Crashes: libpcp registers the metric, but binding or fetching it
+	// crashes the tool (an expression too deep for its stack); Message
+	// says why.
+	Crashes
 )
 
 func (s Status) String() string {
-	return [...]string{"not registered", "valid", "semantic error", "unbound", "masked"}[s]
+	return [...]string{"not registered", "valid", "semantic error", "unbound", "masked", "crashes libpcp"}[s]
 }
 
 // Metric is the checker's verdict on one definition.
@@ -341,6 +345,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	tree, err := d.Tree()
 	var deep *grammar.TooDeepError
 	if errors.As(err, &deep) {
+		m.Status, m.Message = Crashes, fmt.Sprintf("the expression is %d operators deep: binding or fetching it overflows libpcp's stack", deep.Depth)
 		c.diagAs(f, m, d.Range, grammar.SeverityError, "libpcp-crash",
 			fmt.Sprintf("this expression is %d operators deep: libpcp binds, checks and fetches expressions recursively and overflows its stack on one this deep, crashing the tool that loads it with a segmentation fault (every release past about 26000 levels with the default 8 MB stack); split the expression, or keep each chain of operators under %d", deep.Depth, grammar.MaxTreeDepth), nil)
 		return

@@ -76,6 +76,8 @@ func FateOf(v pcpver.Version, d *grammar.Definition, rep *checker.Report) Fate {
 		f.Status, f.Message = "masked", "a real metric of this name hides it"
 	case checker.SemanticError:
 		f.Status, f.Message = "semantic", m.Rendering+": "+m.Message
+	case checker.Crashes:
+		f.Status, f.Message = "crashes", m.Message
 	case checker.Unbound:
 		f.Status, f.Message = "hidden", "unknown operand "+strings.Join(m.Unknown, ", ")
 		if v.Has(pcpver.UnknownOperandReported) {

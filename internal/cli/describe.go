@@ -97,6 +97,8 @@ func problemText(m *checker.Metric) string {
 		return fmt.Sprintf("unknown operand %v", m.Unknown)
 	case checker.Masked:
 		return "a real metric of this name hides it"
+	case checker.Crashes:
+		return m.Message
 	}
 	return ""
 }
