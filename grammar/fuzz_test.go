@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,11 +63,19 @@ func FuzzExpr(f *testing.F) {
 			v := LibpcpVerdict(expr, d, false)
 			LibpcpVerdict(expr, d, true)
 			root, err := ParseExpr(expr, d)
-			if v.OK && err != nil {
+			var deep *TooDeepError
+			if v.OK && err != nil && !errors.As(err, &deep) {
 				t.Fatalf("%q (%v): libpcp accepts, participle fails: %v", expr, d, err)
 			}
-			if v.OK && root == nil {
+			if v.OK && err == nil && root == nil {
 				t.Fatalf("%q: nil tree", expr)
+			}
+			if err == nil {
+				// The depth read from the tokens never exceeds the tree's:
+				// it refuses nothing the tree would accept.
+				if bound, depth := chainDepth(Tokens(expr, d, false)), Depth(root); bound > depth {
+					t.Fatalf("%q (%v): chainDepth %d > Depth %d", expr, d, bound, depth)
+				}
 			}
 			if !v.OK && (v.Caret < 0 || (len(expr) > 0 && v.Caret >= len(expr))) {
 				t.Fatalf("%q: caret %d outside the text", expr, v.Caret)

@@ -740,8 +740,14 @@ func chainDepth(toks []Token) int {
 			}
 		case TokQuest, TokColon, TokComma:
 			top = runs{}
+		case TokNot:
+			// A prefix operator takes as operand what binds tighter than
+			// it: a run of those starts again inside ("a * !b * c" is
+			// a * !(b * c)).
+			clear(top[prefixPrec["!"]+1:])
 		case TokPlus, TokMinus, TokStar, TokSlash, TokLT, TokLEQ, TokEQ, TokGEQ, TokGT, TokNEQ, TokAnd, TokOr:
 			if t.Kind == TokMinus && prefixPosition(prev) {
+				clear(top[prefixPrec["-"]+1:])
 				break
 			}
 			p := binaryPrec[t.Text]

@@ -273,7 +273,7 @@ func TestChainDepthBoundsDepth(t *testing.T) {
 	for range 5000 {
 		exprs = append(exprs, g.Next())
 	}
-	exprs = append(exprs, "a - -b - c * d * e", "-a * b * c + d", "a * -b * c * d", "a < b + c + d", "a ? b + c + d : e + f")
+	exprs = append(exprs, "a - -b - c * d * e", "-a * b * c + d", "a * -b * c * d", "a < b + c + d", "a ? b + c + d : e + f", "0*0*0*!0*0", "a && b && !c * d && e")
 	compared, exact := 0, 0
 	for _, expr := range exprs {
 		toks := Tokens(expr, pcpver.Latest, false)
