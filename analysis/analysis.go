@@ -197,6 +197,9 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	r.Files = append([]File(nil), parsed.Files...)
 	r.generation = sourceGeneration(src)
 	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly, MaxPerCode: r.Config.MaxPerCode}
+	if opts.MaxPerCode > 0 {
+		opts.Suppressed = suppressedIn(r.Files)
+	}
 	var reports []*checker.Report
 	for _, idx := range r.groups {
 		files := make([]*grammar.File, len(idx))

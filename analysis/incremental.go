@@ -85,7 +85,7 @@ func changeBetween(a, b []byte) grammar.TextChange {
 func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	src := parsed.Config.Source
 	if src == nil || prev == nil || prev.Report == nil || !prev.Checked || prev.CheckErr != nil || prev.Config.Source != src ||
-		prev.Config.InDoms != parsed.Config.InDoms || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
+		prev.Config.InDoms != parsed.Config.InDoms || prev.Config.MaxPerCode != parsed.Config.MaxPerCode || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
 		return Check(ctx, parsed)
 	}
 	gen := sourceGeneration(src)
@@ -96,6 +96,9 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	}
 	f := parsed.Files[0].File
 	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms, MaxPerCode: parsed.Config.MaxPerCode}
+	if opts.MaxPerCode > 0 {
+		opts.Suppressed = suppressedIn(parsed.Files)
+	}
 	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs, f, src, opts)
 	switch {
 	case err != nil:

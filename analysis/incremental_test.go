@@ -183,3 +183,46 @@ func TestRecheckAfterMetadataChange(t *testing.T) {
 		t.Errorf("after the change: %v, want no findings (b.two exists now)", next.Files[0].Findings)
 	}
 }
+
+// TestCappedFindings: with Config.MaxPerCode, a finding a suppression
+// comment turns off is not counted against the cap (the stand-in once sat
+// on a suppressed definition and vanished with it), and an edit that
+// pushes a code past the cap gets Check's stand-in from Recheck too (it
+// once returned the listed findings without one).
+func TestCappedFindings(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: 2}
+	count := func(r *Result) (n int) {
+		for _, d := range r.Files[0].Findings {
+			if d.Code == "unknown-metric" {
+				n += d.Count()
+			}
+		}
+		return n
+	}
+	text := "a = no.such.a\nb = no.such.b\n# pcp-derive-lsp: ignore[unknown-metric]\nc = no.such.c\nd = no.such.d\ne = no.such.e\n"
+	got := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
+	if n := count(got); n != 4 {
+		t.Errorf("suppressed one of five unknown names under a cap of 2: %d counted, want 4\n%+v", n, got.Files[0].Findings)
+	}
+
+	text = "a = no.such.a\n"
+	memo := grammar.NewMemo()
+	opts := Options{Memo: memo}
+	checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+	parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+	text += "b = x.a + x.b + x.c + x.d + x.e\n"
+	parsed, _ = Reparse(parsed, "t.conf", []byte(text), cfg, opts)
+	next := Recheck(ctx, checked, parsed)
+	want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
+	if g, w := view(next), view(want); !reflect.DeepEqual(g, w) {
+		t.Errorf("Recheck past the cap differs from a fresh run\ngot  %+v\nwant %+v", g, w)
+	}
+	if n := count(next); n != 6 {
+		t.Errorf("Recheck past the cap counts %d unknown names, want 6", n)
+	}
+}

@@ -33,21 +33,49 @@ func suppress(f *grammar.File, marked bool, diags []grammar.Diagnostic) []gramma
 	}
 	out := diags[:0:0]
 	for _, d := range diags {
-		first := d.Range.Start.Line
-		if def := f.DefinitionAtPos(d.Range.Start); def != nil {
-			first = def.Range.Start.Line
+		if !suppressed(f, d) {
+			out = append(out, d)
 		}
-		if m := ignoreRE.FindStringSubmatch(f.Line(first - 1)); m != nil {
-			ignored := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
-			if len(ignored) == 0 || slices.Contains(ignored, d.Code) {
-				continue
-			}
-		}
-		out = append(out, d)
 	}
 	out = append(out, directiveFindings(f)...)
 	sortByPosition(out)
 	return out
+}
+
+// suppressed reports whether a comment "# pcp-derive-lsp: ignore[...]"
+// on the line before d's definition turns d off.
+func suppressed(f *grammar.File, d grammar.Diagnostic) bool {
+	first := d.Range.Start.Line
+	if def := f.DefinitionAtPos(d.Range.Start); def != nil {
+		first = def.Range.Start.Line
+	}
+	m := ignoreRE.FindStringSubmatch(f.Line(first - 1))
+	if m == nil {
+		return false
+	}
+	ignored := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
+	return len(ignored) == 0 || slices.Contains(ignored, d.Code)
+}
+
+// suppressedIn is suppressed for the files among files whose text has
+// directiveMark (nil when none has), for the checker to leave findings
+// turned off out of its count of each code (checker.Options.Suppressed).
+func suppressedIn(files []File) func(*grammar.File, grammar.Diagnostic) bool {
+	var marked map[*grammar.File]bool
+	for _, f := range files {
+		if f.marks != 0 { // unknown (-1) or some: look
+			if marked == nil {
+				marked = map[*grammar.File]bool{}
+			}
+			marked[f.File] = true
+		}
+	}
+	if marked == nil {
+		return nil
+	}
+	return func(f *grammar.File, d grammar.Diagnostic) bool {
+		return marked[f] && suppressed(f, d)
+	}
 }
 
 // directiveFindings checks every "# pcp-derive-lsp:" comment of f.

@@ -5,6 +5,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,11 +119,15 @@ type Options struct {
 	FindingsOnly bool
 	// MaxPerCode, when positive, lists at most that many findings of one
 	// code in a file; the rest are counted in one stand-in finding
-	// (grammar.Diagnostic.More) where the first of them is. A generated
+	// (grammar.Diagnostic.More) where the first of them is, one for each
+	// severity of the code. A generated
 	// config of 800,000 definitions with one finding each costs a few
 	// hundred bytes a finding in memory and in the output; nobody reads
 	// past the first screens of one repeated finding. 0 lists all.
 	MaxPerCode int
+	// Suppressed reports a finding a suppression comment turns off: it is
+	// not counted against MaxPerCode (nil: none is).
+	Suppressed func(*grammar.File, grammar.Diagnostic) bool
 	// keepNodes keeps every metric's nodes as the check inferred them
 	// (tests compare them with Report.NodesOf's).
 	keepNodes bool
@@ -267,8 +272,8 @@ type checkRun struct {
 	report *Report
 	// listed counts the findings of each file and code listed, omitted
 	// the stand-ins for those past Options.MaxPerCode.
-	listed  map[fileCode]int
-	omitted map[fileCode]*grammar.Diagnostic
+	listed  map[findingKind]int
+	omitted map[findingKind]*grammar.Diagnostic
 	descs   map[string]pmapi.Desc // real metrics by name
 	known   map[string]bool
 	// noDesc are names in the namespace without a descriptor.
@@ -365,7 +370,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 			m.Status, m.Message, m.Rendering = SemanticError, "Illegal nested derived metric", "operand "+name
 			line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
 			c.diag(f, m, d.Range, "semantic",
-				fmt.Sprintf("%s is itself a derived metric: PCP 7 does not allow derived metrics inside others (define the expression again, or use it alone as an alias)", name), []string{line})
+				fmt.Sprintf("%s is itself a derived metric: PCP 6.2.2 and later do not allow derived metrics inside others (define the expression again, or use it alone as an alias)", name), []string{line})
 			return
 		}
 	}
@@ -384,6 +389,16 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	// Binding comes first in libpcp: any unknown operand (outside
 	// defined(), and in PCP 7 outside ?:) hides the metric before a check.
 	m.Unknown = c.unknownOperands(tree)
+	if name, ok := c.crashingOperand(m.Unknown); ok {
+		// Before 6.2.2 libpcp binds a derived operand, tree and all:
+		// one too deep for its stack crashes it here too (5.2.6 and
+		// 6.0.3 observed).
+		m.Unknown = nil
+		m.Status, m.Message = Crashes, fmt.Sprintf("it uses %s, whose expression is too deep for libpcp's stack", name)
+		c.diagAs(f, m, d.Range, grammar.SeverityError, "libpcp-crash",
+			fmt.Sprintf("%s uses %s, whose expression is too deep for libpcp's stack: binding %s binds %s and crashes the tool the same way", d.Name, name, d.Name, name), nil)
+		return
+	}
 	if len(m.Unknown) > 0 && c.noDesc[m.Unknown[0]] && c.opts.Version.Has(pcpver.UnknownOperandReported) {
 		// In the namespace, but pmLookupDesc fails (7.1+ says so).
 		m.Status, m.Message, m.Rendering = SemanticError, "Metadata for operand metric not available", "operand "+m.Unknown[0]
@@ -413,9 +428,10 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 			m.Rendering = renderNode(se.node)
 		}
 		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
-		c.diag(f, m, exprRange(f, d, se.node.Span()), "semantic",
-			fmt.Sprintf("%s: %s", m.Message, m.Rendering)+c.operandsNote(m, se.node), []string{line})
-		c.semanticFixes(f, m, se)
+		if listed := c.diag(f, m, exprRange(f, d, se.node.Span()), "semantic",
+			fmt.Sprintf("%s: %s", m.Message, m.Rendering)+c.operandsNote(m, se.node), []string{line}); listed != nil {
+			c.semanticFixes(listed, f, m, se)
+		}
 	case err != nil:
 		c.diag(f, m, d.Range, "internal", err.Error(), nil)
 	default:
@@ -592,6 +608,21 @@ func (c *checkRun) nestedDerived(m *Metric, tree grammar.Node) string {
 	return name
 }
 
+// crashingOperand returns the first of names that is a derived metric
+// libpcp crashes on (Crashes), where libpcp binds derived operands
+// (before 6.2.2).
+func (c *checkRun) crashingOperand(names []string) (string, bool) {
+	if c.opts.Version.Has(pcpver.NestedDerivedError) {
+		return "", false
+	}
+	for _, name := range names {
+		if m, ok := c.report.ByName.Lookup(name); ok && m.Status == Crashes {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // bindable resolves a name like pmLookupName + pmLookupDesc in a context
 // that has the config's derived metrics: real metrics first, then valid
 // derived metrics (nesting, which PCP 6 binds but cannot fetch).
@@ -663,8 +694,8 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 		if c.missingPMDA(f, m, mt.Name, rg, pcp) {
 			return true
 		}
-		c.diag(f, m, rg, "unknown-metric", msg, pcp)
-		if c.opts.Version.Has(pcpver.Novalue) && guards < maxGuardFixes && len(m.Def.Expr) <= maxGuardedExpr {
+		listed := c.diag(f, m, rg, "unknown-metric", msg, pcp)
+		if listed != nil && c.opts.Version.Has(pcpver.Novalue) && guards < maxGuardFixes && len(m.Def.Expr) <= maxGuardedExpr {
 			// PCP 6.2.2+: a metric that may be missing is guarded, and the
 			// derived metric simply has no value where it is.
 			guards++
@@ -675,9 +706,7 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 				}
 			}
 			text := fmt.Sprintf("defined(%s) ? %s : novalue()", mt.Name, body)
-			diags := c.report.Diagnostics[f]
-			last := &diags[len(diags)-1]
-			last.Fixes = append(last.Fixes, grammar.Fix{Title: "Guard it: " + text,
+			listed.Fixes = append(listed.Fixes, grammar.Fix{Title: "Guard it: " + text,
 				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, grammar.Span{Start: 0, End: len(m.Def.Expr)}), NewText: text}}})
 		}
 		return true
@@ -720,49 +749,60 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 }
 
 // diag reports a finding with its code's default severity (codes).
-func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg string, pcp []string) {
-	c.diagAs(f, m, rg, severity(code), code, msg, pcp)
+func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg string, pcp []string) *grammar.Diagnostic {
+	return c.diagAs(f, m, rg, severity(code), code, msg, pcp)
 }
 
 // diagAs reports a finding with a severity of its own: the cases the
-// registry notes (codes.Info.SeverityNote).
-func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) {
-	if code == "unknown-metric" && (c.opts.MaxPerCode <= 0 || c.listed[fileCode{f, code}] < c.opts.MaxPerCode) {
+// registry notes (codes.Info.SeverityNote). It returns the finding as
+// listed, for fixes to be attached, or nil when it is only counted in a
+// stand-in (Options.MaxPerCode).
+func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) *grammar.Diagnostic {
+	d := c.add(f, grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+	if d != nil && code == "unknown-metric" {
 		if def := f.DefinitionAtPos(rg.Start); def != nil {
-			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f]))
+			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f])-1)
 		}
 	}
-	c.add(f, grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+	return d
 }
 
-// add lists a finding of f, or counts it in its code's stand-in once
-// Options.MaxPerCode of the code are listed.
-func (c *checkRun) add(f *grammar.File, d grammar.Diagnostic) {
-	if c.opts.MaxPerCode > 0 {
-		k := fileCode{f, d.Code}
+// add lists a finding of f and returns it (valid until the next), or
+// counts it in the stand-in of its code and severity once
+// Options.MaxPerCode of them are listed and returns nil. A finding a
+// suppression comment turns off (Options.Suppressed) is listed and not
+// counted: the analysis drops it, and the cap is on what is shown.
+func (c *checkRun) add(f *grammar.File, d grammar.Diagnostic) *grammar.Diagnostic {
+	if c.opts.MaxPerCode > 0 && (c.opts.Suppressed == nil || !c.opts.Suppressed(f, d)) {
+		k := findingKind{f, d.Code, d.Severity}
 		if c.listed[k] >= c.opts.MaxPerCode {
 			c.countOmitted(k, d)
-			return
+			return nil
 		}
 		if c.listed == nil {
-			c.listed = map[fileCode]int{}
+			c.listed = map[findingKind]int{}
 		}
 		c.listed[k]++
 	}
-	c.report.Diagnostics[f] = append(c.report.Diagnostics[f], d)
+	diags := append(c.report.Diagnostics[f], d)
+	c.report.Diagnostics[f] = diags
+	return &diags[len(diags)-1]
 }
 
-// fileCode keys the findings of one code in one file.
-type fileCode struct {
+// findingKind keys the findings of one code and severity in one file
+// (pmda-missing is a warning once and hints for its repeats: a stand-in
+// of each keeps the counts by severity exact).
+type findingKind struct {
 	f    *grammar.File
 	code string
+	sev  grammar.Severity
 }
 
-// countOmitted counts d in the stand-in of its file and code: at the
-// first omitted finding's place, with the most severe omitted severity.
-func (c *checkRun) countOmitted(k fileCode, d grammar.Diagnostic) {
+// countOmitted counts d in the stand-in of its file, code and severity,
+// at the first omitted finding's place.
+func (c *checkRun) countOmitted(k findingKind, d grammar.Diagnostic) {
 	if c.omitted == nil {
-		c.omitted = map[fileCode]*grammar.Diagnostic{}
+		c.omitted = map[findingKind]*grammar.Diagnostic{}
 	}
 	s := c.omitted[k]
 	if s == nil {
@@ -773,12 +813,14 @@ func (c *checkRun) countOmitted(k fileCode, d grammar.Diagnostic) {
 	if d.Range.Start.Before(s.Range.Start) {
 		s.Range = d.Range
 	}
-	s.Severity = min(s.Severity, d.Severity) // 1 is an error
 }
 
-// addStandIns lists each stand-in for omitted findings, in code order.
+// addStandIns lists each stand-in for omitted findings, in code and
+// severity order.
 func (c *checkRun) addStandIns() {
-	keys := slices.SortedFunc(maps.Keys(c.omitted), func(a, b fileCode) int { return strings.Compare(a.code, b.code) })
+	keys := slices.SortedFunc(maps.Keys(c.omitted), func(a, b findingKind) int {
+		return cmp.Or(strings.Compare(a.code, b.code), cmp.Compare(a.sev, b.sev))
+	})
 	for _, k := range keys {
 		s := c.omitted[k]
 		s.Message = fmt.Sprintf("%d more %s findings in this file are not listed (%d of a code are): check --max-per-code 0 lists every one", s.More, s.Code, c.opts.MaxPerCode)
@@ -877,12 +919,7 @@ func (r *Report) SortedNames() []string {
 }
 
 // semanticFixes offers edits for semantic errors with an obvious cure.
-func (c *checkRun) semanticFixes(f *grammar.File, m *Metric, se *semErr) {
-	diags := c.report.Diagnostics[f]
-	if len(diags) == 0 {
-		return
-	}
-	last := &diags[len(diags)-1]
+func (c *checkRun) semanticFixes(last *grammar.Diagnostic, f *grammar.File, m *Metric, se *semErr) {
 	if b, ok := se.node.(*grammar.Binary); ok && strings.Contains(se.msg, "counter") {
 		// Counters combine after rate(); in pcp6 rate() takes a metric
 		// name only.

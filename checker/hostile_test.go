@@ -53,7 +53,8 @@ func TestManyUnknownNamesOneLine(t *testing.T) {
 // crashes every release's pminfo (libpcp walks the tree recursively and
 // overflows the default 8 MB stack), and the checker says so as an error
 // without building the tree; a chain under the limit crashes none and
-// gets no such finding.
+// gets no such finding. A metric using one crashes releases that bind
+// derived operands (before 6.2.2) and is an error of its own there.
 func TestTooDeepCrashesLibpcp(t *testing.T) {
 	src := pmclient.NewCache(liveMetadata(t))
 	chain := func(terms int) string {
@@ -64,7 +65,7 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 			terms int
 			crash bool
 		}{{20000, false}, {45000, true}} {
-			config := "deep = " + chain(tc.terms) + "\n"
+			config := "deep = " + chain(tc.terms) + "\nb = deep + 1\n"
 			crashed, err := r.Crashes(context.Background(), config, "deep")
 			if err != nil {
 				t.Fatal(err)
@@ -89,14 +90,29 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 			if m, _ := rep.ByName.Lookup("deep"); tc.crash && (m == nil || m.Status != Crashes || !strings.Contains(m.Message, "operators deep")) {
 				t.Errorf("%s: a chain of %d operators: metric %+v, want status %s with the reason", r, tc.terms-1, m, Crashes)
 			}
+			if !tc.crash {
+				continue
+			}
+			bCrashed, err := r.Crashes(context.Background(), config, "b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := !r.Version.Has(pcpver.NestedDerivedError); bCrashed != want {
+				t.Errorf("%s: pminfo -f of a metric using the deep one crashed = %v, want %v", r, bCrashed, want)
+			}
+			if m, _ := rep.ByName.Lookup("b"); m == nil || (m.Status == Crashes) != bCrashed {
+				t.Errorf("%s: the metric using the deep one: %+v, libpcp crashed = %v", r, m, bCrashed)
+			}
 		}
 	}
 }
 
-// TestMaxPerCode: past Options.MaxPerCode findings of one code in a file,
-// the rest are counted in one stand-in where the first of them is, with
-// the most severe of their severities; other codes are listed as before,
-// and the counts add up to the uncapped check's.
+// TestMaxPerCode: past Options.MaxPerCode findings of one code and
+// severity in a file, the rest are counted in one stand-in where the first
+// of them is; other codes are listed as before, the counts by code and
+// severity add up to the uncapped check's, and the fixes of a listed
+// finding are its own (the "Guard it" fix of an omitted one once landed
+// on the last listed finding).
 func TestMaxPerCode(t *testing.T) {
 	src := pmclient.NewCache(liveMetadata(t))
 	var config strings.Builder
@@ -104,6 +120,9 @@ func TestMaxPerCode(t *testing.T) {
 		fmt.Fprintf(&config, "u%d = no.such.metric%d\n", i, i)
 	}
 	config.WriteString("r0 = rate(hinv.ncpu)\nr1 = rate(hinv.ncpu)\n")
+	for i := range 5 { // a PMDA not installed: a warning, then hints
+		fmt.Fprintf(&config, "p%d = denki.rapl.x%d\n", i, i)
+	}
 	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
 		count := func(limit int) (map[string]int, []grammar.Diagnostic) {
 			f := grammar.ParseConfig("cap.conf", []byte(config.String()), grammar.Options{Version: v})
@@ -113,12 +132,19 @@ func TestMaxPerCode(t *testing.T) {
 			}
 			n := map[string]int{}
 			for _, d := range rep.Diagnostics[f] {
-				n[d.Code] += d.Count()
+				n[fmt.Sprint(d.Code, " ", d.Severity)] += d.Count()
+				for _, fix := range d.Fixes {
+					for _, e := range fix.Edits {
+						if e.Range.Start.Line != d.Range.Start.Line {
+							t.Errorf("%s: the finding on line %d has a fix for line %d", v, d.Range.Start.Line, e.Range.Start.Line)
+						}
+					}
+				}
 			}
 			return n, rep.Diagnostics[f]
 		}
 		all, uncapped := count(0)
-		if all["unknown-metric"] != 30 || all["rate-of-instant"] != 2 {
+		if all["unknown-metric error"]+all["unknown-metric warning"] != 30 || all["rate-of-instant warning"] != 2 || len(all) < 4 {
 			t.Fatalf("%s: uncapped counts %v", v, all)
 		}
 		capped, diags := count(10)
@@ -144,8 +170,8 @@ func TestMaxPerCode(t *testing.T) {
 		if s.More != 20 || s.Range != first.Range || s.Severity != first.Severity || !strings.Contains(s.Message, "20 more unknown-metric findings") {
 			t.Errorf("%s: stand-in %+v, want 20 more at %v (%v)", v, s, first.Range, first.Severity)
 		}
-		if len(diags) != 10+1+2 {
-			t.Errorf("%s: %d findings listed, want 13", v, len(diags))
+		if byOne, _ := count(1); !maps.Equal(byOne, all) {
+			t.Errorf("%s: counts with one listed a kind %v, want %v", v, byOne, all)
 		}
 	}
 }

@@ -15,7 +15,8 @@ type Fate struct {
 	// Status: "valid", "syntax" (rejected while loading), "semantic"
 	// (rejected while binding), "hidden" (an operand does not bind and
 	// libpcp drops the metric without a word), "masked" (a real metric
-	// of the name is used instead) or "not-registered".
+	// of the name is used instead), "crashes" (binding or fetching it
+	// crashes the tool: an expression too deep) or "not-registered".
 	Status  string `json:"status"`
 	Desc    string `json:"metadata,omitempty"`
 	Message string `json:"message,omitempty"`

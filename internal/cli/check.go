@@ -78,7 +78,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json, sarif, github (workflow annotations), checkstyle, junit or gitlab (code quality)")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
-	findingsCap := fs.Int("max-per-code", analysis.DefaultMaxPerCode, "list at most `N` findings of one code in a file, and count the rest in one finding (0 lists every one; --format pcp lists every one)")
+	findingsCap := fs.Int("max-per-code", analysis.DefaultMaxPerCode, "list at most `N` checker findings of one code and severity in a file, and count the rest in one finding (0 lists every one, as --format pcp, --fix and --diff do)")
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
 	fs.BoolVar(&quiet, "quiet", false, "same as -q")
@@ -153,8 +153,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	// The report needs the findings only: the check drops each metric's
 	// node metadata as it goes.
-	if *format == "pcp" {
-		*findingsCap = 0 // libpcp's own stderr prints every message
+	if *format == "pcp" || *fix || *diff {
+		// libpcp's own stderr prints every message; a fix applies to
+		// every finding.
+		*findingsCap = 0
 	}
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
 	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate}, *maxSize, *format == "pcp")
