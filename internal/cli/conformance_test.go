@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,10 +272,14 @@ func TestEvalMatchesPmrepAndPmval(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(conformanceConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	values, differ, missing, kept, unnamed := 0, 0, 0, 0, 0
+	values, differ, missing, kept, unnamed, pastEnd := 0, 0, 0, 0, 0, 0
 	discrete := map[string]bool{"hinv.ncpu": true, "sample.lights": true}
 	for _, path := range []string{recs.Mixed, recs.Merged} {
 		a, err := archive.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, err := a.End(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,6 +308,15 @@ func TestEvalMatchesPmrepAndPmval(t *testing.T) {
 			ours := append(append([]string{}, common...), "-Z", "UTC", "--pcp-version", "6.0.3", "--format", "csv", "-P", "6")
 			if w.pmrep {
 				want := pmrepTable(t, conf, append(common, "-r"), conformanceNames)
+				if !slices.Contains(w.args, "-T") {
+					// Without -T pmrep fetches until libpcp's end of
+					// archive, which allows a millisecond past the last
+					// record; eval takes pmval's count of whole intervals
+					// to the end (docs/eval.md). A sample in that
+					// millisecond (one run in a few hundred) is pmrep's
+					// alone.
+					pastEnd += dropAfter(t, want, end)
+				}
 				// pmrep's columns are the instances at its start (without
 				// --dynamic-header): later ones are left out of both.
 				got := cut(evalTable(t, append(append(ours, "-r", conf), conformanceNames...)...), want)
@@ -327,5 +341,22 @@ func TestEvalMatchesPmrepAndPmval(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d values compared with pmrep -a and pmval -a: %d differ, %d rows printed by one only; explained: %d discrete values pmrep's fetchgroup keeps through a gap, %d values of instances pmrep finds no name for", values, differ, missing, kept, unnamed)
+	t.Logf("%d values compared with pmrep -a and pmval -a: %d differ, %d rows printed by one only; explained: %d discrete values pmrep's fetchgroup keeps through a gap, %d values of instances pmrep finds no name for, %d rows pmrep fetched in libpcp's millisecond past the end", values, differ, missing, kept, unnamed, pastEnd)
+}
+
+// dropAfter removes the rows of t later than end and says how many.
+func dropAfter(t *testing.T, tab table, end time.Time) int {
+	t.Helper()
+	n := 0
+	for at := range tab {
+		when, err := time.Parse("2006-01-02 15:04:05.000000", at)
+		if err != nil {
+			t.Fatalf("row time %q: %v", at, err)
+		}
+		if when.After(end) {
+			delete(tab, at)
+			n++
+		}
+	}
+	return n
 }
