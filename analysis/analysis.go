@@ -42,6 +42,17 @@ type Config struct {
 	MaxPerCode int
 }
 
+// readOptions are the grammar's options for the config's files: its
+// release, and its cap on findings (the grammar's syntax findings are
+// capped as the checker's are).
+func (c Config) readOptions() grammar.Options {
+	o := grammar.Options{Version: c.Version.Version, MaxPerCode: c.MaxPerCode}
+	if c.MaxPerCode > 0 {
+		o.Suppressed = suppressedIfMarked()
+	}
+	return o
+}
+
 // DefaultMaxPerCode is how many findings of one code a file lists before
 // the rest are counted in one: a screenful of one repeated finding is
 // enough to act on, and editors show no more (VS Code keeps 1,000 a file).
@@ -159,12 +170,15 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		groups = append(groups, &group{}) // checked all the same: an empty config path
 	}
 	version := cfg.Version.Version
+	read := cfg.readOptions()
 	for _, g := range groups {
 		var files []*grammar.File
 		if len(g.srcs) == 1 && opts.Memo != nil {
-			files = []*grammar.File{grammar.ParseConfig(g.srcs[0].Path, g.srcs[0].Src, grammar.Options{Version: version, Memo: opts.Memo})}
+			o := read
+			o.Memo = opts.Memo
+			files = []*grammar.File{grammar.ParseConfig(g.srcs[0].Path, g.srcs[0].Src, o)}
 		} else {
-			files = grammar.ParseConfigs(g.srcs, version)
+			files = grammar.ParseConfigsWith(g.srcs, read)
 		}
 		var idx []int
 		for _, f := range files {

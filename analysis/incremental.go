@@ -29,7 +29,9 @@ func Reparse(prev *Result, path string, text []byte, cfg Config, opts Options) (
 	} else {
 		ch = changeBetween(old.Src, text)
 	}
-	f, reparsed := grammar.Reparse(old, text, ch, grammar.Options{Version: cfg.Version.Version, Memo: opts.Memo})
+	read := cfg.readOptions()
+	read.Memo = opts.Memo
+	f, reparsed := grammar.Reparse(old, text, ch, read)
 	r := &Result{Config: cfg, SourceName: NoSource, opts: opts, groups: [][]int{{0}}}
 	r.Files = []File{{File: f, syntax: f.Diagnostics, marks: marksAfter(prev.Files[0].marks, old.Src, text, ch)}}
 	r.finish()

@@ -78,6 +78,22 @@ func suppressedIn(files []File) func(*grammar.File, grammar.Diagnostic) bool {
 	}
 }
 
+// suppressedIfMarked is suppressed for files whose text has
+// directiveMark, each looked at once, for the grammar to leave findings
+// turned off out of its count of each code (grammar.Options.Suppressed).
+// It is for one parse: not safe for concurrent use.
+func suppressedIfMarked() func(*grammar.File, grammar.Diagnostic) bool {
+	marked := map[*grammar.File]bool{}
+	return func(f *grammar.File, d grammar.Diagnostic) bool {
+		m, seen := marked[f]
+		if !seen {
+			m = bytes.Contains(f.Src, directiveMark)
+			marked[f] = m
+		}
+		return m && suppressed(f, d)
+	}
+}
+
 // directiveFindings checks every "# pcp-derive-lsp:" comment of f.
 func directiveFindings(f *grammar.File) []grammar.Diagnostic {
 	var out []grammar.Diagnostic

@@ -5,13 +5,10 @@
 package checker
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -270,10 +267,10 @@ func metaNames(specs []grammar.Spec) []string {
 type checkRun struct {
 	opts   Options
 	report *Report
-	// listed counts the findings of each file and code listed, omitted
-	// the stand-ins for those past Options.MaxPerCode.
-	listed  map[findingKind]int
-	omitted map[findingKind]*grammar.Diagnostic
+	// capped counts each file's findings for Options.MaxPerCode;
+	// omitted says some were only counted.
+	capped  map[*grammar.File]*grammar.FindingCap
+	omitted bool
 	descs   map[string]pmapi.Desc // real metrics by name
 	known   map[string]bool
 	// noDesc are names in the namespace without a descriptor.
@@ -773,58 +770,29 @@ func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev gram
 // suppression comment turns off (Options.Suppressed) is listed and not
 // counted: the analysis drops it, and the cap is on what is shown.
 func (c *checkRun) add(f *grammar.File, d grammar.Diagnostic) *grammar.Diagnostic {
-	if c.opts.MaxPerCode > 0 && (c.opts.Suppressed == nil || !c.opts.Suppressed(f, d)) {
-		k := findingKind{f, d.Code, d.Severity}
-		if c.listed[k] >= c.opts.MaxPerCode {
-			c.countOmitted(k, d)
+	if c.opts.MaxPerCode > 0 {
+		fc := c.capped[f]
+		if fc == nil {
+			fc = &grammar.FindingCap{Max: c.opts.MaxPerCode, Suppressed: c.opts.Suppressed}
+			if c.capped == nil {
+				c.capped = map[*grammar.File]*grammar.FindingCap{}
+			}
+			c.capped[f] = fc
+		}
+		if fc.Omit(f, d) {
+			c.omitted = true
 			return nil
 		}
-		if c.listed == nil {
-			c.listed = map[findingKind]int{}
-		}
-		c.listed[k]++
 	}
 	diags := append(c.report.Diagnostics[f], d)
 	c.report.Diagnostics[f] = diags
 	return &diags[len(diags)-1]
 }
 
-// findingKind keys the findings of one code and severity in one file
-// (pmda-missing is a warning once and hints for its repeats: a stand-in
-// of each keeps the counts by severity exact).
-type findingKind struct {
-	f    *grammar.File
-	code string
-	sev  grammar.Severity
-}
-
-// countOmitted counts d in the stand-in of its file, code and severity,
-// at the first omitted finding's place.
-func (c *checkRun) countOmitted(k findingKind, d grammar.Diagnostic) {
-	if c.omitted == nil {
-		c.omitted = map[findingKind]*grammar.Diagnostic{}
-	}
-	s := c.omitted[k]
-	if s == nil {
-		s = &grammar.Diagnostic{Range: d.Range, Severity: d.Severity, Code: d.Code}
-		c.omitted[k] = s
-	}
-	s.More++
-	if d.Range.Start.Before(s.Range.Start) {
-		s.Range = d.Range
-	}
-}
-
-// addStandIns lists each stand-in for omitted findings, in code and
-// severity order.
+// addStandIns lists each file's stand-ins for omitted findings.
 func (c *checkRun) addStandIns() {
-	keys := slices.SortedFunc(maps.Keys(c.omitted), func(a, b findingKind) int {
-		return cmp.Or(strings.Compare(a.code, b.code), cmp.Compare(a.sev, b.sev))
-	})
-	for _, k := range keys {
-		s := c.omitted[k]
-		s.Message = fmt.Sprintf("%d more %s findings in this file are not listed (%d of a code are): check --max-per-code 0 lists every one", s.More, s.Code, c.opts.MaxPerCode)
-		c.report.Diagnostics[k.f] = append(c.report.Diagnostics[k.f], *s)
+	for f, fc := range c.capped {
+		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], fc.StandIns()...)
 	}
 }
 

@@ -274,7 +274,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	}
 	sortFindings(freshDiags)
 	out = mergeFindings(out, freshDiags)
-	if len(c.omitted) > 0 || overCap(out, opts.MaxPerCode, opts.Suppressed, f) {
+	if c.omitted || grammar.OverCap(f, out, opts.MaxPerCode, opts.Suppressed) {
 		return nil, nil, false, nil // Check makes the stand-ins
 	}
 	if len(out) > 0 {
@@ -370,28 +370,4 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 		a.advise(m)
 		m.release()
 	}
-}
-
-// overCap reports whether diags have more than limit findings of one
-// code and severity that count against it (limit > 0): Check would list
-// limit of them and stand one in for the rest.
-func overCap(diags []grammar.Diagnostic, limit int, suppressed func(*grammar.File, grammar.Diagnostic) bool, f *grammar.File) bool {
-	if limit <= 0 || len(diags) <= limit {
-		return false
-	}
-	type kind struct {
-		code string
-		sev  grammar.Severity
-	}
-	n := map[kind]int{}
-	for _, d := range diags {
-		if suppressed != nil && suppressed(f, d) {
-			continue
-		}
-		k := kind{d.Code, d.Severity}
-		if n[k]++; n[k] > limit {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,9 @@ package grammar
 import (
 	"cmp"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 )
 
 // Severity ranks a diagnostic. The values follow LSP's DiagnosticSeverity so
@@ -116,3 +119,87 @@ type Edit struct {
 
 // Within reports whether p lies inside r (inclusive of r's end).
 func (p Pos) Within(r Range) bool { return p.Compare(r.Start) >= 0 && p.Compare(r.End) <= 0 }
+
+// FindingCap counts a file's findings by code and severity, and past Max
+// of a kind keeps them only as a count in one stand-in (Diagnostic.More)
+// where the first of them is. Findings Suppressed reports (a suppression
+// comment turns them off) are not counted. The zero value caps nothing.
+type FindingCap struct {
+	Max        int // 0: no cap
+	Suppressed func(*File, Diagnostic) bool
+	listed     map[findingKind]int
+	omitted    map[findingKind]*Diagnostic
+}
+
+type findingKind struct {
+	code string
+	sev  Severity
+}
+
+// Omit reports whether d, a finding of f, is only counted (Max of its
+// kind are listed), and counts it.
+func (c *FindingCap) Omit(f *File, d Diagnostic) bool {
+	if c.Max <= 0 || (c.Suppressed != nil && c.Suppressed(f, d)) {
+		return false
+	}
+	k := findingKind{d.Code, d.Severity}
+	if c.listed[k] < c.Max {
+		if c.listed == nil {
+			c.listed = map[findingKind]int{}
+		}
+		c.listed[k]++
+		return false
+	}
+	if c.omitted == nil {
+		c.omitted = map[findingKind]*Diagnostic{}
+	}
+	s := c.omitted[k]
+	if s == nil {
+		s = &Diagnostic{Range: d.Range, Severity: d.Severity, Code: d.Code}
+		c.omitted[k] = s
+	}
+	s.More++
+	if d.Range.Start.Before(s.Range.Start) {
+		s.Range = d.Range
+	}
+	return true
+}
+
+// StandIns are the stand-ins for the omitted findings, by code and
+// severity.
+func (c *FindingCap) StandIns() []Diagnostic {
+	var out []Diagnostic
+	for _, k := range slices.SortedFunc(maps.Keys(c.omitted), func(a, b findingKind) int {
+		return cmp.Or(strings.Compare(a.code, b.code), cmp.Compare(a.sev, b.sev))
+	}) {
+		s := *c.omitted[k]
+		s.Message = fmt.Sprintf("%d more %s findings in this file are not listed (%d of a code are): check --max-per-code 0 lists every one", s.More, s.Code, c.Max)
+		out = append(out, s)
+	}
+	return out
+}
+
+// OverCap reports whether diags have more than max findings of one code
+// and severity that count against it (max > 0; suppressed may be nil):
+// a capped analysis would list max of them and stand one in for the rest.
+func OverCap(f *File, diags []Diagnostic, max int, suppressed func(*File, Diagnostic) bool) bool {
+	if max <= 0 || len(diags) <= max {
+		return false
+	}
+	n := map[findingKind]int{}
+	for _, d := range diags {
+		if suppressed != nil && suppressed(f, d) {
+			continue
+		}
+		k := findingKind{d.Code, d.Severity}
+		if n[k]++; n[k] > max {
+			return true
+		}
+	}
+	return false
+}
+
+// HasStandIn reports whether diags have a stand-in (More > 0).
+func HasStandIn(diags []Diagnostic) bool {
+	return slices.ContainsFunc(diags, func(d Diagnostic) bool { return d.More > 0 })
+}

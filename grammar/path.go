@@ -16,6 +16,13 @@ type Source struct {
 // single process loads them: names registered by earlier files count as
 // duplicates in later ones, and libpcp's lexer state carries over.
 func ParseConfigs(srcs []Source, v pcpver.Version) []*File {
+	return ParseConfigsWith(srcs, Options{Version: v})
+}
+
+// ParseConfigsWith is ParseConfigs with the options each file is read
+// with (Version, MaxPerCode, Suppressed; the rest are the path's own).
+func ParseConfigsWith(srcs []Source, opts Options) []*File {
+	v := opts.Version
 	registered := map[string]bool{}
 	leak := false
 	files := make([]*File, 0, len(srcs))
@@ -29,7 +36,7 @@ func ParseConfigs(srcs []Source, v pcpver.Version) []*File {
 		if total > 64<<10 {
 			pre = prefetchVerdicts(text, v)
 		}
-		f := parseConfig(s.Path, s.Src, text, Options{Version: v, Leak: leak, Registered: registered}, pre)
+		f := parseConfig(s.Path, s.Src, text, Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed}, pre)
 		for _, def := range f.Definitions {
 			if def.Registered {
 				registered[def.Name] = true

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -22,6 +23,14 @@ type Options struct {
 	Leak bool
 	// Registered holds derived names registered by earlier files.
 	Registered map[string]bool
+	// MaxPerCode, when positive, lists at most that many findings of
+	// one code and severity in a file and counts the rest in one
+	// stand-in (Diagnostic.More) where the first of them is, as the
+	// checker does (checker.Options.MaxPerCode): 800,000 lines a
+	// finding each cost 280 bytes a finding. Suppressed findings
+	// (Suppressed) are listed and not counted.
+	MaxPerCode int
+	Suppressed func(*File, Diagnostic) bool
 }
 
 // builtinDerived are registered by libpcp before any config is read.
@@ -51,8 +60,12 @@ func parseConfig(path string, src []byte, text string, opts Options, pre *prefet
 		registered[n] = true
 	}
 	r := &configReader{f: f, src: src, text: text, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
-		stub: &File{Path: path, Version: opts.Version}}
+		stub: &File{Path: path, Version: opts.Version}, capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
 	r.run()
+	if standIns := r.capped.StandIns(); len(standIns) > 0 {
+		f.Diagnostics = append(f.Diagnostics, standIns...)
+		sort.SliceStable(f.Diagnostics, func(i, j int) bool { return f.Diagnostics[i].Range.Start.Before(f.Diagnostics[j].Range.Start) })
+	}
 	return f
 }
 
@@ -93,6 +106,7 @@ type configReader struct {
 	memo       *Memo
 	pre        *prefetched    // verdicts computed beforehand, or nil
 	vs         verdictScratch // reused by every definition's verdict
+	capped     FindingCap     // Options.MaxPerCode's count
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
@@ -204,7 +218,11 @@ func (r *configReader) run() {
 }
 
 func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) {
-	r.f.Diagnostics = append(r.f.Diagnostics, Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+	d := Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp}
+	if r.capped.Omit(r.f, d) {
+		return
+	}
+	r.f.Diagnostics = append(r.f.Diagnostics, d)
 }
 
 func (r *configReader) prefix(kind string) string {

@@ -52,6 +52,9 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	if prev == nil || opts.Leak || len(opts.Registered) > 0 || opts.Version != prev.Version {
 		return nil
 	}
+	if HasStandIn(prev.Diagnostics) {
+		return nil // the stand-in counts findings of other lines
+	}
 	old := prev.Src
 	delta := ch.NewEnd - ch.OldEnd
 	// The text around the change is taken to be prev's, as ch says (it
@@ -190,6 +193,9 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	f.Attributes = splice(prev.Attributes, ai, a1, lineAttrs)
 	f.Comments = splice(prev.Comments, c0, c1, lineComments)
 	f.Diagnostics = splice(prev.Diagnostics, g0, g1, lineDiags)
+	if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
+		return nil // a full read makes the stand-in
+	}
 	if ix := names.edited(prev.Definitions[d0:d1], lineDefs, prev.Attributes[ai:a1], lineAttrs); ix != nil {
 		f.nameIx.Store(ix)
 	}

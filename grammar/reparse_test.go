@@ -123,32 +123,46 @@ func viewOf(f *File) fileView {
 // Reparse from the previous result, the file equals a fresh ParseConfig of
 // the same text, on each grammar.
 func TestReparseEqualsParse(t *testing.T) {
-	fast, steps := 0, 0
-	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
-		for seed := uint64(1); seed <= 12; seed++ {
-			rng := rand.New(rand.NewPCG(seed, 7))
-			g := exprgen.New(seed, []string{"kernel.all.load", "sample.bin", "disk.dev.read"})
-			text := editConfig(rng, g, 40)
-			memo := NewMemo()
-			opts := Options{Version: v, Memo: memo}
-			f := ParseConfig("t.conf", []byte(text), opts)
-			for step := 0; step < 150; step++ {
-				var ch TextChange
-				text, ch = randomEdit(rng, text)
-				var ok bool
-				f, ok = Reparse(f, []byte(text), ch, opts)
-				steps++
-				if ok {
-					fast++
+	fast, steps, capped := 0, 0, 0
+	// Also with a cap of 2 findings of a kind (Options.MaxPerCode), which
+	// the generated configs pass: Reparse leaves those to a full read.
+	for _, limit := range []int{0, 2} {
+		for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
+			for seed := uint64(1); seed <= 12; seed++ {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				g := exprgen.New(seed, []string{"kernel.all.load", "sample.bin", "disk.dev.read"})
+				text := editConfig(rng, g, 40)
+				memo := NewMemo()
+				opts := Options{Version: v, Memo: memo, MaxPerCode: limit}
+				f := ParseConfig("t.conf", []byte(text), opts)
+				for step := 0; step < 150; step++ {
+					var ch TextChange
+					text, ch = randomEdit(rng, text)
+					var ok bool
+					f, ok = Reparse(f, []byte(text), ch, opts)
+					switch {
+					case limit > 0:
+						if HasStandIn(f.Diagnostics) {
+							capped++
+						}
+					default:
+						steps++
+						if ok {
+							fast++
+						}
+					}
+					want := ParseConfig("t.conf", []byte(text), Options{Version: v, MaxPerCode: limit})
+					if got, exp := viewOf(f), viewOf(want); !reflect.DeepEqual(got, exp) {
+						t.Fatalf("%s seed %d step %d (incremental %v), change %+v: reparse differs from a fresh parse\ntext:\n%s\n%s",
+							v, seed, step, ok, ch, text, firstDifference(got, exp))
+					}
+					memo.Trim()
 				}
-				want := ParseConfig("t.conf", []byte(text), Options{Version: v})
-				if got, exp := viewOf(f), viewOf(want); !reflect.DeepEqual(got, exp) {
-					t.Fatalf("%s seed %d step %d (incremental %v), change %+v: reparse differs from a fresh parse\ntext:\n%s\n%s",
-						v, seed, step, ok, ch, text, firstDifference(got, exp))
-				}
-				memo.Trim()
 			}
 		}
+	}
+	if capped < 100 {
+		t.Errorf("only %d reads with a stand-in for capped findings", capped)
 	}
 	// Many keystrokes stay inside their line's meaning (the generated
 	// configs are dense with what makes a keystroke cost the whole file).
@@ -209,5 +223,38 @@ func TestTextChangeThen(t *testing.T) {
 			len(text)-total.NewEnd != len(orig)-total.OldEnd || orig[:total.Start] != text[:total.Start] || orig[total.OldEnd:] != text[total.NewEnd:] {
 			t.Fatalf("composed change %+v does not describe %q → %q", total, orig, text)
 		}
+	}
+}
+
+// TestFindingCap: past Options.MaxPerCode syntax findings of one code and
+// severity, a file lists one stand-in where the first of the rest is,
+// counting them; findings Options.Suppressed reports are listed and not
+// counted; with no cap every finding is listed.
+func TestFindingCap(t *testing.T) {
+	var b strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&b, "name%d\n", i) // missing "="
+	}
+	src := []byte(b.String())
+	all := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3}).Diagnostics
+	if len(all) != 30 || HasStandIn(all) {
+		t.Fatalf("uncapped: %d findings", len(all))
+	}
+	onLine5 := func(_ *File, d Diagnostic) bool { return d.Range.Start.Line == 5 }
+	capped := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3, MaxPerCode: 10, Suppressed: onLine5}).Diagnostics
+	total, standIns := 0, 0
+	for _, d := range capped {
+		total += d.Count()
+		if d.More > 0 {
+			standIns++
+			// Lines 1-11 are listed (line 5 is not counted): the rest
+			// start at line 12.
+			if d.More != 19 || d.Range.Start.Line != 12 || d.Code != "missing-equals" {
+				t.Errorf("stand-in %+v, want 19 more from line 12", d)
+			}
+		}
+	}
+	if len(capped) != 12 || standIns != 1 || total != 30 {
+		t.Errorf("capped: %d listed, %d stand-ins, %d counted; want 12, 1, 30", len(capped), standIns, total)
 	}
 }

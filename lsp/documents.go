@@ -421,7 +421,7 @@ func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
 	s.docs.mu.Unlock()
 	// Not parsed yet (within the debounce): parse now, without
 	// disturbing the scheduled analysis.
-	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u)}
+	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u), MaxPerCode: analysis.DefaultMaxPerCode}
 	return newSnapshot(cfg, u, version, seq, text, reparse(prev, u, text, change, ac, memo))
 }
 

@@ -78,7 +78,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json, sarif, github (workflow annotations), checkstyle, junit or gitlab (code quality)")
 	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
 	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
-	findingsCap := fs.Int("max-per-code", analysis.DefaultMaxPerCode, "list at most `N` checker findings of one code and severity in a file, and count the rest in one finding (0 lists every one, as --format pcp, --fix and --diff do)")
+	findingsCap := fs.Int("max-per-code", analysis.DefaultMaxPerCode, "list at most `N` findings of one code and severity in a file, and count the rest in one finding (0 lists every one, as --format pcp, --fix and --diff do)")
 	var quiet bool
 	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
 	fs.BoolVar(&quiet, "quiet", false, "same as -q")
