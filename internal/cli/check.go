@@ -113,6 +113,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --color %q: want auto, always or never\n", *color)
 		return ExitUsage
 	}
+	if *findingsCap < 0 {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --max-per-code %d: want a number of findings (0: every one)\n", *findingsCap)
+		return ExitUsage
+	}
 	if runWriter(*format, false) == nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json, sarif, github, checkstyle, junit or gitlab\n", *format)
 		return ExitUsage
