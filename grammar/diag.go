@@ -81,8 +81,9 @@ type Diagnostic struct {
 	// Fixes are edits that would resolve it (quick fixes in an editor).
 	Fixes []Fix
 	// More, when positive, makes this finding a stand-in for More
-	// findings of its code in the file that are not listed one by one
-	// (checker.Options.MaxPerCode); it sits where the first of them is.
+	// findings of its code and severity in the file that are not listed
+	// one by one (FindingCap: Options.MaxPerCode, and the checker's); it
+	// sits where the first of them is.
 	More int
 }
 
@@ -179,11 +180,12 @@ func (c *FindingCap) StandIns() []Diagnostic {
 	return out
 }
 
-// OverCap reports whether diags have more than max findings of one code
-// and severity that count against it (max > 0; suppressed may be nil):
-// a capped analysis would list max of them and stand one in for the rest.
-func OverCap(f *File, diags []Diagnostic, max int, suppressed func(*File, Diagnostic) bool) bool {
-	if max <= 0 || len(diags) <= max {
+// OverCap reports whether diags have more than limit findings of one
+// code and severity that count against it (limit > 0; suppressed may be
+// nil): a capped analysis would list limit of them and stand one in for
+// the rest.
+func OverCap(f *File, diags []Diagnostic, limit int, suppressed func(*File, Diagnostic) bool) bool {
+	if limit <= 0 || len(diags) <= limit {
 		return false
 	}
 	n := map[findingKind]int{}
@@ -192,7 +194,7 @@ func OverCap(f *File, diags []Diagnostic, max int, suppressed func(*File, Diagno
 			continue
 		}
 		k := findingKind{d.Code, d.Severity}
-		if n[k]++; n[k] > max {
+		if n[k]++; n[k] > limit {
 			return true
 		}
 	}
