@@ -615,9 +615,14 @@ func parseTokens(toks []Token) (Node, error) {
 	if at, deep := tooDeep(toks, lalr.MaxDepth); deep {
 		return nil, &SyntaxError{Offset: at, Msg: fmt.Sprintf("expression nested more than %d deep (libpcp's parser stack limit)", lalr.MaxDepth)}
 	}
-	if depth := chainDepth(toks); depth > MaxTreeDepth {
-		// Refused before participle builds a parse of a million nodes.
-		return nil, &TooDeepError{Depth: depth}
+	// A tree has at most a level per token: only a longer expression
+	// can be too deep, and only it pays for the two depth passes.
+	long := len(toks) > MaxTreeDepth
+	if long {
+		if depth := chainDepth(toks); depth > MaxTreeDepth {
+			// Refused before participle builds a parse of a million nodes.
+			return nil, &TooDeepError{Depth: depth}
+		}
 	}
 	lex, err := lexer.Upgrade(&tokenStream{toks: toks})
 	if err != nil {
@@ -635,8 +640,10 @@ func parseTokens(toks []Token) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if depth := Depth(tree); depth > MaxTreeDepth {
-		return nil, &TooDeepError{Depth: depth}
+	if long {
+		if depth := Depth(tree); depth > MaxTreeDepth {
+			return nil, &TooDeepError{Depth: depth}
+		}
 	}
 	return tree, nil
 }
