@@ -48,7 +48,7 @@ type Config struct {
 func (c Config) readOptions() grammar.Options {
 	o := grammar.Options{Version: c.Version.Version, MaxPerCode: c.MaxPerCode}
 	if c.MaxPerCode > 0 {
-		o.Suppressed = suppressedIfMarked()
+		o.Suppressed = suppressedIfMarked(nil)
 	}
 	return o
 }
@@ -212,7 +212,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	r.generation = sourceGeneration(src)
 	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly, MaxPerCode: r.Config.MaxPerCode}
 	if opts.MaxPerCode > 0 {
-		opts.Suppressed = suppressedIn(r.Files)
+		opts.Suppressed = suppressedIfMarked(r.Files)
 	}
 	var reports []*checker.Report
 	for _, idx := range r.groups {

@@ -99,7 +99,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	f := parsed.Files[0].File
 	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms, MaxPerCode: parsed.Config.MaxPerCode}
 	if opts.MaxPerCode > 0 {
-		opts.Suppressed = suppressedIn(parsed.Files)
+		opts.Suppressed = suppressedIfMarked(parsed.Files)
 	}
 	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs, f, src, opts)
 	switch {

@@ -57,33 +57,19 @@ func suppressed(f *grammar.File, d grammar.Diagnostic) bool {
 	return len(ignored) == 0 || slices.Contains(ignored, d.Code)
 }
 
-// suppressedIn is suppressed for the files among files whose text has
-// directiveMark (nil when none has), for the checker to leave findings
-// turned off out of its count of each code (checker.Options.Suppressed).
-func suppressedIn(files []File) func(*grammar.File, grammar.Diagnostic) bool {
-	var marked map[*grammar.File]bool
-	for _, f := range files {
-		if f.marks != 0 { // unknown (-1) or some: look
-			if marked == nil {
-				marked = map[*grammar.File]bool{}
-			}
-			marked[f.File] = true
+// suppressedIfMarked is suppressed for files whose text has
+// directiveMark, for the grammar and the checker to leave findings turned
+// off out of their count of each code (grammar.Options.Suppressed,
+// checker.Options.Suppressed). Whether a file has the mark is taken from
+// known (the analysis counts marks per file) or looked up once. It is for
+// one parse or check: not safe for concurrent use.
+func suppressedIfMarked(known []File) func(*grammar.File, grammar.Diagnostic) bool {
+	marked := map[*grammar.File]bool{}
+	for _, f := range known {
+		if f.marks >= 0 {
+			marked[f.File] = f.marks > 0
 		}
 	}
-	if marked == nil {
-		return nil
-	}
-	return func(f *grammar.File, d grammar.Diagnostic) bool {
-		return marked[f] && suppressed(f, d)
-	}
-}
-
-// suppressedIfMarked is suppressed for files whose text has
-// directiveMark, each looked at once, for the grammar to leave findings
-// turned off out of its count of each code (grammar.Options.Suppressed).
-// It is for one parse: not safe for concurrent use.
-func suppressedIfMarked() func(*grammar.File, grammar.Diagnostic) bool {
-	marked := map[*grammar.File]bool{}
 	return func(f *grammar.File, d grammar.Diagnostic) bool {
 		m, seen := marked[f]
 		if !seen {
