@@ -130,19 +130,42 @@ func readFile(path string, maxSize int64) Input {
 		return Input{Path: path, Err: err}
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Size() > maxSize {
-		return Input{Path: path, ProblemCode: "too-large",
-			Problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", info.Size(), maxSize)}
+	size := int64(0)
+	if info, err := f.Stat(); err == nil {
+		if info.Size() > maxSize {
+			return Input{Path: path, ProblemCode: "too-large",
+				Problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", info.Size(), maxSize)}
+		}
+		size = info.Size()
 	}
-	return readInput(path, f, maxSize)
+	return readSized(path, f, size, maxSize)
 }
 
 func readInput(path string, r io.Reader, maxSize int64) Input {
-	src, err := io.ReadAll(io.LimitReader(r, maxSize+1))
-	if err != nil {
-		return Input{Path: path, Err: err}
+	return readSized(path, r, 0, maxSize)
+}
+
+// readSized reads at most maxSize+1 bytes of r into a buffer made for
+// sizeHint bytes (a regular file's size), so that the text of a big
+// config is one allocation of its size: io.ReadAll grows its buffer by
+// copying, leaving garbage and spare capacity of up to a quarter more.
+func readSized(path string, r io.Reader, sizeHint, maxSize int64) Input {
+	buf := make([]byte, 0, max(min(sizeHint, maxSize)+1, 512))
+	lr := io.LimitReader(r, maxSize+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the file grew, or no hint: grow as append does
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Input{Path: path, Err: err}
+		}
 	}
-	return classify(path, src, maxSize)
+	return classify(path, buf, maxSize)
 }
 
 // classify refuses what is no config: more than maxSize bytes, or NUL

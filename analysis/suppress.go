@@ -49,7 +49,7 @@ func suppressed(f *grammar.File, d grammar.Diagnostic) bool {
 	if def := f.DefinitionAtPos(d.Range.Start); def != nil {
 		first = def.Range.Start.Line
 	}
-	m := ignoreRE.FindStringSubmatch(f.Line(first - 1))
+	m := ignoreRE.FindStringSubmatch(f.Line(int(first) - 1))
 	if m == nil {
 		return false
 	}

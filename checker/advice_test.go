@@ -86,7 +86,7 @@ func TestPCP7Semantics(t *testing.T) {
 		m := rep.ByName.Metric(tt.name)
 		got := m.Status.String()
 		if m.Status == SemanticError {
-			got += ": " + m.Rendering + ": " + m.Message
+			got += ": " + m.Rendering() + ": " + m.Message()
 		}
 		if got != tt.want {
 			t.Errorf("%q: got %q, want %q", tt.config, got, tt.want)

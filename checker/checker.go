@@ -21,7 +21,7 @@ import (
 )
 
 // Status is libpcp's fate for one derived metric.
-type Status int
+type Status uint8
 
 const (
 	// NotRegistered: libpcp rejected the definition (a syntax error, a
@@ -47,28 +47,105 @@ func (s Status) String() string {
 }
 
 // Metric is the checker's verdict on one definition.
+//
+// Its fields are laid out for size (72 bytes): a check of a big config
+// keeps one for each of up to a million definitions.
 type Metric struct {
-	Def    *grammar.Definition
-	Status Status
+	Def *grammar.Definition
 	// Desc is the inferred descriptor (Valid and Masked metrics).
 	Desc pmapi.Desc
-	// Message is libpcp's semantic error text; Rendering the operand text
-	// libpcp prints with it.
-	Message, Rendering string
-	// Unknown lists operand names the source does not know.
-	Unknown []string
-	// Broken: libpcp registers the metric without a usable expression
-	// (a ternary of two novalue()s); it has no values to compute.
-	Broken bool
+	// why is what libpcp says of a metric it does not make valid: nil
+	// for most metrics (Message, Rendering and Unknown read it).
+	why *why
 
-	file  *grammar.File // the file it is defined in, until checked and advised
-	state checkState
+	file *grammar.File // the file it is defined in, until checked and advised
 	// inferred: the check inferred the nodes' metadata (Report.NodesOf
 	// infers them again), which it keeps in nodes only while it checks
 	// and advises the metric (but see release); inference is how.
+	nodes     Nodes
+	inference *inference
+
+	Status Status
+	// Broken: libpcp registers the metric without a usable expression
+	// (a ternary of two novalue()s); it has no values to compute.
+	Broken                    bool
+	state                     checkState
 	inferred, boundUnfinished bool
-	nodes                     Nodes
-	inference                 *inference
+}
+
+// why is the rarely set part of a Metric, in 48 bytes: with PCP 6.2.2+
+// every metric of a chain of definitions has one.
+type why struct {
+	message string
+	// rendering is the operand text libpcp prints with message, or,
+	// when operand is set, the name it prints after "operand " (kept
+	// unjoined: the name is the definition's own text, the joined one a
+	// string a metric).
+	rendering string
+	unknown   *[]string
+	operand   bool
+}
+
+// Message is libpcp's error text for the metric: its semantic error
+// (Rendering is the operand text printed with it), or why it crashes
+// libpcp; "" for others.
+func (m *Metric) Message() string {
+	if m.why == nil {
+		return ""
+	}
+	return m.why.message
+}
+
+// Rendering is the operand text libpcp prints with a semantic error.
+func (m *Metric) Rendering() string {
+	switch {
+	case m.why == nil:
+		return ""
+	case m.why.operand:
+		return "operand " + m.why.rendering
+	}
+	return m.why.rendering
+}
+
+// Unknown lists operand names the source does not know.
+func (m *Metric) Unknown() []string {
+	if m.why == nil || m.why.unknown == nil {
+		return nil
+	}
+	return *m.why.unknown
+}
+
+// refuse records libpcp's message for the metric and the operand text
+// it renders with it ("" for none).
+func (m *Metric) refuse(status Status, message, rendering string) {
+	m.Status = status
+	m.setWhy(func(w *why) { w.message, w.rendering, w.operand = message, rendering, false })
+}
+
+// refuseOperand is refuse with the rendering "operand NAME".
+func (m *Metric) refuseOperand(status Status, message, name string) {
+	m.Status = status
+	m.setWhy(func(w *why) { w.message, w.rendering, w.operand = message, name, true })
+}
+
+// setUnknown records the operand names the source does not know.
+func (m *Metric) setUnknown(names []string) {
+	if names == nil && m.why == nil {
+		return
+	}
+	m.setWhy(func(w *why) {
+		w.unknown = nil
+		if names != nil {
+			w.unknown = &names
+		}
+	})
+}
+
+func (m *Metric) setWhy(set func(*why)) {
+	if m.why == nil {
+		m.why = &why{}
+	}
+	set(m.why)
 }
 
 // checkState lets a metric be checked on demand when another one binds it
@@ -347,7 +424,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	tree, err := d.Tree()
 	var deep *grammar.TooDeepError
 	if errors.As(err, &deep) {
-		m.Status, m.Message = Crashes, fmt.Sprintf("the expression is %d operators deep: binding or fetching it overflows libpcp's stack", deep.Depth)
+		m.refuse(Crashes, fmt.Sprintf("the expression is %d operators deep: binding or fetching it overflows libpcp's stack", deep.Depth), "")
 		c.diagAs(f, m, d.Range, grammar.SeverityError, "libpcp-crash",
 			fmt.Sprintf("this expression is %d operators deep: libpcp binds, checks and fetches expressions recursively and overflows its stack on one this deep, crashing the tool that loads it with a segmentation fault (every release past about 26000 levels with the default 8 MB stack); split the expression, or keep each chain of operators under %d", deep.Depth, grammar.MaxTreeDepth), nil)
 		return
@@ -364,8 +441,8 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	// "x = other", is fine).
 	if c.opts.Version.Has(pcpver.NestedDerivedError) {
 		if name := c.nestedDerived(m, tree); name != "" {
-			m.Status, m.Message, m.Rendering = SemanticError, "Illegal nested derived metric", "operand "+name
-			line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
+			m.refuseOperand(SemanticError, "Illegal nested derived metric", name)
+			line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering(), m.Message())
 			c.diag(f, m, d.Range, "semantic",
 				fmt.Sprintf("%s is itself a derived metric: PCP 6.2.2 and later do not allow derived metrics inside others (define the expression again, or use it alone as an alias)", name), []string{line})
 			return
@@ -385,26 +462,26 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	}
 	// Binding comes first in libpcp: any unknown operand (outside
 	// defined(), and in PCP 7 outside ?:) hides the metric before a check.
-	m.Unknown = c.unknownOperands(tree)
-	if name, ok := c.crashingOperand(m.Unknown); ok {
+	unknown := c.unknownOperands(tree)
+	if name, ok := c.crashingOperand(unknown); ok {
 		// Before 6.2.2 libpcp binds a derived operand, tree and all:
 		// one too deep for its stack crashes it here too (5.2.6 and
 		// 6.0.3 observed).
-		m.Unknown = nil
-		m.Status, m.Message = Crashes, fmt.Sprintf("it uses %s, whose expression is too deep for libpcp's stack", name)
+		m.refuse(Crashes, fmt.Sprintf("it uses %s, whose expression is too deep for libpcp's stack", name), "")
 		c.diagAs(f, m, d.Range, grammar.SeverityError, "libpcp-crash",
 			fmt.Sprintf("%s uses %s, whose expression is too deep for libpcp's stack: binding %s binds %s and crashes the tool the same way", d.Name, name, d.Name, name), nil)
 		return
 	}
-	if len(m.Unknown) > 0 && c.noDesc[m.Unknown[0]] && c.opts.Version.Has(pcpver.UnknownOperandReported) {
+	m.setUnknown(unknown)
+	if len(unknown) > 0 && c.noDesc[unknown[0]] && c.opts.Version.Has(pcpver.UnknownOperandReported) {
 		// In the namespace, but pmLookupDesc fails (7.1+ says so).
-		m.Status, m.Message, m.Rendering = SemanticError, "Metadata for operand metric not available", "operand "+m.Unknown[0]
-		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
+		m.refuseOperand(SemanticError, "Metadata for operand metric not available", unknown[0])
+		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering(), m.Message())
 		c.diag(f, m, d.Range, "semantic",
-			fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp reports \"Metadata for operand metric not available\" and hides %s", m.Unknown[0], d.Name), []string{line})
+			fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp reports \"Metadata for operand metric not available\" and hides %s", unknown[0], d.Name), []string{line})
 		return
 	}
-	if len(m.Unknown) > 0 {
+	if len(unknown) > 0 {
 		m.Status = Unbound
 		c.reportUnbound(f, m, tree)
 		return
@@ -415,18 +492,19 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 	var um *unboundMeta
 	switch {
 	case errors.As(err, &um):
-		m.Status, m.Unknown = Unbound, []string{um.name}
+		m.Status = Unbound
+		m.setUnknown([]string{um.name})
 		c.diag(f, m, exprRange(f, d, um.at), "unknown-metric",
 			fmt.Sprintf("unknown metric %s in meta=: libpcp silently hides %s", um.name, d.Name), nil)
 	case errors.As(err, &se):
-		m.Status, m.Message = SemanticError, se.msg
-		m.Rendering = se.rendering
-		if m.Rendering == "" {
-			m.Rendering = renderNode(se.node)
+		rendering := se.rendering
+		if rendering == "" {
+			rendering = renderNode(se.node)
 		}
-		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering, m.Message)
+		m.refuse(SemanticError, se.msg, rendering)
+		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, rendering, se.msg)
 		if listed := c.diag(f, m, exprRange(f, d, se.node.Span()), "semantic",
-			fmt.Sprintf("%s: %s", m.Message, m.Rendering)+c.operandsNote(m, se.node), []string{line}); listed != nil {
+			fmt.Sprintf("%s: %s", se.msg, rendering)+c.operandsNote(m, se.node), []string{line}); listed != nil {
 			c.semanticFixes(listed, f, m, se)
 		}
 	case err != nil:
@@ -739,7 +817,7 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, line, m.Def.Name), pcp)
 		return true
 	}
-	c.pmdaReported[f][root] = rg.Start.Line
+	c.pmdaReported[f][root] = int(rg.Start.Line)
 	c.diag(f, m, rg, "pmda-missing",
 		fmt.Sprintf("no %s.* metrics in %s: the %s PMDA is not installed there, so libpcp hides %s and every other metric that uses %s.*", root, c.report.Source, agent, m.Def.Name, root), pcp)
 	return true

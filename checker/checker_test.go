@@ -93,7 +93,7 @@ func TestStarterSetSemantics(t *testing.T) {
 		}
 		switch {
 		case c.Sem != "":
-			if got := m.Rendering + ": " + m.Message; m.Status != SemanticError || got != c.Sem {
+			if got := m.Rendering() + ": " + m.Message(); m.Status != SemanticError || got != c.Sem {
 				t.Errorf("%q: got %v %q, libpcp says %q", c.Expr, m.Status, got, c.Sem)
 			}
 		case c.Bind != "":
@@ -104,7 +104,7 @@ func TestStarterSetSemantics(t *testing.T) {
 			got := strings.Join(strings.Fields(PminfoDesc(m.Desc)), " ")
 			want := strings.Join(strings.Fields(c.OK), " ")
 			if m.Status != Valid || got != want {
-				t.Errorf("%q: got %v %q (%s), libpcp says %q", c.Expr, m.Status, got, m.Message, want)
+				t.Errorf("%q: got %v %q (%s), libpcp says %q", c.Expr, m.Status, got, m.Message(), want)
 			}
 		}
 	}

@@ -69,10 +69,10 @@ func ourDescribe(m *Metric, v pcpver.Version) string {
 	case Valid:
 		return PminfoDesc(m.Desc)
 	case SemanticError:
-		return "semantic: " + m.Rendering + ": " + m.Message
+		return "semantic: " + m.Rendering() + ": " + m.Message()
 	case Unbound:
-		if v.Has(pcpver.UnknownOperandReported) && len(m.Unknown) > 0 {
-			return "semantic: operand " + m.Unknown[0] + ": Unknown operand metric"
+		if v.Has(pcpver.UnknownOperandReported) && len(m.Unknown()) > 0 {
+			return "semantic: operand " + m.Unknown()[0] + ": Unknown operand metric"
 		}
 	}
 	return "absent"

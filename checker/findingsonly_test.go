@@ -51,7 +51,7 @@ func TestFindingsOnlySameFindings(t *testing.T) {
 		}
 		for i, m := range full.Metrics {
 			l := lean.Metrics[i]
-			if m.Status != l.Status || m.Desc != l.Desc || m.Message != l.Message || !reflect.DeepEqual(m.Unknown, l.Unknown) {
+			if m.Status != l.Status || m.Desc != l.Desc || m.Message() != l.Message() || !reflect.DeepEqual(m.Unknown(), l.Unknown()) {
 				t.Fatalf("%s: %s: full %v %v, lean %v %v", v, m.Def.Name, m.Status, m.Desc, l.Status, l.Desc)
 			}
 			if (l.nodes != nil || m.nodes != nil) && !m.boundUnfinished {

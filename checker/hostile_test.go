@@ -87,7 +87,7 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 			if said != tc.crash {
 				t.Errorf("%s: a chain of %d operators: libpcp-crash error = %v, want %v (findings %v)", r, tc.terms-1, said, tc.crash, rep.Diagnostics[f])
 			}
-			if m, _ := rep.ByName.Lookup("deep"); tc.crash && (m == nil || m.Status != Crashes || !strings.Contains(m.Message, "operators deep")) {
+			if m, _ := rep.ByName.Lookup("deep"); tc.crash && (m == nil || m.Status != Crashes || !strings.Contains(m.Message(), "operators deep")) {
 				t.Errorf("%s: a chain of %d operators: metric %+v, want status %s with the reason", r, tc.terms-1, m, Crashes)
 			}
 			if !tc.crash {

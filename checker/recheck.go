@@ -255,7 +255,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	}
 	// The findings: the earlier ones outside what was checked again (in
 	// the same places), and the fresh ones.
-	head, end := grammar.Pos{Line: math.MaxInt}, grammar.Pos{Line: math.MaxInt}
+	head, end := grammar.Pos{Line: math.MaxInt32}, grammar.Pos{Line: math.MaxInt32}
 	if p < len(pd) {
 		head = pd[p].Range.Start
 	}

@@ -348,7 +348,7 @@ func qaOurs(t *testing.T, path, config string) map[string]qaAnswer {
 	}
 	for _, m := range rep.Metrics {
 		if m.Status == checker.SemanticError {
-			out[m.Def.Name] = qaAnswer{kind: "semantic", text: m.Rendering + ": " + m.Message}
+			out[m.Def.Name] = qaAnswer{kind: "semantic", text: m.Rendering() + ": " + m.Message()}
 		}
 	}
 	for _, r := range s.Results {

@@ -385,7 +385,7 @@ func (a *analysis) collectOrigins() {
 func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src pmclient.Source) {
 	root := x.Root
 	unknown := map[string]bool{}
-	for _, u := range m.Unknown {
+	for _, u := range m.Unknown() {
 		unknown[u] = true
 	}
 	switch {
@@ -429,7 +429,7 @@ func unusableReason(x *Explanation, m *checker.Metric, src pmclient.Source) stri
 	case m.Broken:
 		return "libpcp registers this definition without an expression it can evaluate (both branches are `novalue()`): it never has values"
 	case m.Status == checker.SemanticError:
-		return fmt.Sprintf("libpcp refuses the definition: Semantic error: %s: %s", m.Rendering, m.Message)
+		return fmt.Sprintf("libpcp refuses the definition: Semantic error: %s: %s", m.Rendering(), m.Message())
 	case m.Status == checker.Masked:
 		return fmt.Sprintf("%s has a metric named `%s`: libpcp gives that one, not this definition", src.Describe(), m.Def.Name)
 	case m.Status == checker.Unbound:

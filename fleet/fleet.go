@@ -232,7 +232,7 @@ func (e *engine) parsed(v pcpver.Version) *parse {
 		p.files = grammar.ParseConfigs(e.srcs, v)
 		for _, f := range p.files {
 			for _, d := range f.Definitions {
-				p.keys = append(p.keys, Definition{Path: f.Path, Line: d.Range.Start.Line, Name: d.Name})
+				p.keys = append(p.keys, Definition{Path: f.Path, Line: int(d.Range.Start.Line), Name: d.Name})
 			}
 		}
 	})

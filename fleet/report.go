@@ -299,7 +299,7 @@ func (r *Result) Document(toolVersion string) JSON {
 					continue
 				}
 				jv.Findings = append(jv.Findings, JSONFinding{Code: f.Code, Severity: f.Severity.String(), Message: f.Message,
-					Line: f.Range.Start.Line, Column: f.Range.Start.Col})
+					Line: int(f.Range.Start.Line), Column: int(f.Range.Start.Col)})
 			}
 			jd.Verdicts = append(jd.Verdicts, jv)
 		}

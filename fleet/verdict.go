@@ -76,14 +76,14 @@ func FateOf(v pcpver.Version, d *grammar.Definition, rep *checker.Report) Fate {
 	case checker.Masked:
 		f.Status, f.Message = "masked", "a real metric of this name hides it"
 	case checker.SemanticError:
-		f.Status, f.Message = "semantic", m.Rendering+": "+m.Message
+		f.Status, f.Message = "semantic", m.Rendering()+": "+m.Message()
 	case checker.Crashes:
-		f.Status, f.Message = "crashes", m.Message
+		f.Status, f.Message = "crashes", m.Message()
 	case checker.Unbound:
-		f.Status, f.Message = "hidden", "unknown operand "+strings.Join(m.Unknown, ", ")
+		f.Status, f.Message = "hidden", "unknown operand "+strings.Join(m.Unknown(), ", ")
 		if v.Has(pcpver.UnknownOperandReported) {
 			f.Status = "semantic"
-			f.Message = "operand " + m.Unknown[0] + ": Unknown operand metric"
+			f.Message = "operand " + m.Unknown()[0] + ": Unknown operand metric"
 		}
 	default:
 		f.Status = m.Status.String()

@@ -174,7 +174,10 @@ func TestPosUTF16(t *testing.T) {
 	src := []byte("a = 1\n# é😀\xffx\n")
 	f := ParseConfig("u.conf", src, Options{Version: pcpver.Latest})
 	x := strings.IndexByte(string(src), 'x')
-	for _, tc := range []struct{ offset, line, col16 int }{
+	for _, tc := range []struct {
+		offset      int
+		line, col16 int32
+	}{
 		{0, 1, 0}, {4, 1, 4}, {6, 2, 0}, {8, 2, 2}, {10, 2, 3}, {14, 2, 5}, {x, 2, 6},
 	} {
 		if p := f.Pos(tc.offset); p.Line != tc.line || p.Col16 != tc.col16 {
@@ -195,10 +198,10 @@ func TestPosCheckpoints(t *testing.T) {
 	b.WriteString("\n" + strings.Repeat("b", 2*col16Step+3) + "\n\nz")
 	src := []byte(b.String())
 	f := ParseConfig("long.conf", src, Options{Version: pcpver.Latest})
-	naive := func(offset int) (line, col16 int) {
+	naive := func(offset int) (line, col16 int32) {
 		start := bytes.LastIndexByte(src[:offset], '\n') + 1
-		line = bytes.Count(src[:offset], []byte("\n")) + 1
-		return line, len(utf16.Encode([]rune(string(src[start:offset]))))
+		line = int32(bytes.Count(src[:offset], []byte("\n")) + 1)
+		return line, int32(len(utf16.Encode([]rune(string(src[start:offset])))))
 	}
 	for offset := 0; offset <= len(src); offset++ {
 		line, col16 := naive(offset)

@@ -41,9 +41,9 @@ func (s Severity) String() string {
 // and findings after an editor's keystroke are the earlier version's own
 // values, not copies moved by the change's length.
 type Pos struct {
-	Line  int
-	Col   int
-	Col16 int
+	Line  int32
+	Col   int32
+	Col16 int32
 }
 
 // Compare orders positions of one file: -1 when p is before q, 0 when

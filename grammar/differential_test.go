@@ -21,7 +21,7 @@ func libpcpVerdicts(t *testing.T, exprs []string) []Verdict {
 	}
 	verdicts := make([]Verdict, len(answers))
 	for i, a := range answers {
-		verdicts[i] = Verdict{OK: a.OK, Caret: a.Caret, Message: a.Msg}
+		verdicts[i] = Verdict{OK: a.OK, Caret: int32(a.Caret), Message: a.Msg}
 	}
 	return verdicts
 }

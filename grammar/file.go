@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"sort"
 	"sync/atomic"
 
@@ -35,32 +36,50 @@ type File struct {
 }
 
 // Definition is one "name = expression" line.
+//
+// Its fields are laid out for size (144 bytes): a big config has a
+// million definitions, and each is live for as long as its file.
 type Definition struct {
-	Name      string
-	NameRange Range
+	Name string
 	// Expr is the expression text libpcp parses: after "=", leading white
 	// space skipped (and, in pcp7, continuation backslash-newlines removed).
 	Expr string
 	// Verdict is what libpcp's parser does with Expr.
-	Verdict Verdict
+	Verdict   Verdict
+	NameRange Range
+	Range     Range // the whole definition, continuation lines included
+	Line      int32 // the line libpcp names in its messages
 	// Registered reports that libpcp registers the metric (it parses and
 	// the name is new). A file's final line without a newline is parsed but
 	// never registered: libpcp does not read it.
 	Registered bool
-	Range      Range // the whole definition, continuation lines included
-	Line       int   // the line libpcp names in its messages
 
-	// The fields below are laid out for size: a big config has a
-	// million definitions.
-	exprOffsets offsetMap  // where each byte of Expr is, from Range.Start
-	file        *File      // the file it is in (its release)
-	memo        *memoEntry // shared parse of the same text (Options.Memo)
-	tree        treeCell   // without a memo
-	leaked      bool       // Tokens were lexed in libpcp's leaked matchinst state
+	leaked  bool // Tokens were lexed in libpcp's leaked matchinst state
+	release packedVersion
+	// exprBase and exprRuns are where each byte of Expr is, from
+	// Range.Start (offsets, an offsetMap kept flat).
+	exprBase int32
+	exprRuns *[]offsetRun
+	memo     *memoEntry // shared parse of the same text (Options.Memo)
+	tree     treeCell   // without a memo
+}
+
+// offsets is where each byte of the definition's expression is.
+func (d *Definition) offsets() offsetMap { return offsetMap{int(d.exprBase), d.exprRuns} }
+
+// packedVersion is the release a definition was read by, in the six
+// bytes its record has spare (a pointer to it took eight more).
+type packedVersion [3]uint16
+
+func packVersion(v pcpver.Version) packedVersion {
+	c := func(n int) uint16 { return uint16(min(max(n, 0), math.MaxUint16)) }
+	return packedVersion{c(v.Major), c(v.Minor), c(v.Patch)}
 }
 
 // version is the release whose rules the definition was read by.
-func (d *Definition) version() pcpver.Version { return d.file.Version }
+func (d *Definition) version() pcpver.Version {
+	return pcpver.Version{Major: int(d.release[0]), Minor: int(d.release[1]), Patch: int(d.release[2])}
+}
 
 // treeCell holds a syntax tree once built: one pointer, where a sync.Once
 // and the tree beside it cost six words in every definition.
@@ -120,7 +139,7 @@ func (d *Definition) Tokens() []Token { return Tokens(d.Expr, d.version(), d.lea
 // is in (a definition kept across versions of an edited file has no
 // offset of its own: see Pos).
 func (f *File) ExprPos(d *Definition, i int) int {
-	return f.OffsetOf(d.Range.Start) + d.exprOffsets.fileOffset(i, len(d.Expr))
+	return f.OffsetOf(d.Range.Start) + d.offsets().fileOffset(i, len(d.Expr))
 }
 
 // ExprRange is the range of f covering the bytes [start, end) of d.Expr.
@@ -237,7 +256,7 @@ func (f *File) DefinitionAtPos(p Pos) *Definition {
 // ExprIndex converts an offset of f inside d's expression to an index
 // into d.Expr (-1 when outside).
 func (f *File) ExprIndex(d *Definition, offset int) int {
-	return d.exprOffsets.exprIndex(offset-f.OffsetOf(d.Range.Start), len(d.Expr))
+	return d.offsets().exprIndex(offset-f.OffsetOf(d.Range.Start), len(d.Expr))
 }
 
 // ValidMetricName reports whether libpcp accepts name for a derived metric.

@@ -39,7 +39,7 @@ func FuzzParseConfig(f *testing.F) {
 				r := diag.Range
 				// A position is on a line of the file, at most one past
 				// its end, and the range does not run backwards.
-				if r.Start.Line < 1 || r.End.Line > strings.Count(string(src), "\n")+1 || r.End.Before(r.Start) ||
+				if r.Start.Line < 1 || int(r.End.Line) > strings.Count(string(src), "\n")+1 || r.End.Before(r.Start) ||
 					file.OffsetOf(r.End) > len(src) || r.Start.Col < 1 || r.End.Col < 1 {
 					t.Fatalf("diagnostic %+v out of range for %d bytes", diag, len(src))
 				}
@@ -77,7 +77,7 @@ func FuzzExpr(f *testing.F) {
 					t.Fatalf("%q (%v): chainDepth %d > Depth %d", expr, d, bound, depth)
 				}
 			}
-			if !v.OK && (v.Caret < 0 || (len(expr) > 0 && v.Caret >= len(expr))) {
+			if !v.OK && (v.Caret < 0 || (len(expr) > 0 && int(v.Caret) >= len(expr))) {
 				t.Fatalf("%q: caret %d outside the text", expr, v.Caret)
 			}
 		}

@@ -10,12 +10,12 @@ import (
 
 // Verdict is what libpcp's pmRegisterDerived does with one expression.
 type Verdict struct {
-	// Caret is the byte offset libpcp points at (pmRegisterDerived's return
-	// value minus the expression start).
-	Caret int
 	// Message is pmDerivedErrStr(): "" when libpcp prints no detail line.
 	Message string
-	OK      bool
+	// Caret is the byte offset libpcp points at (pmRegisterDerived's return
+	// value minus the expression start).
+	Caret int32
+	OK    bool
 	// Leak reports that libpcp's matchinst lexer flag is still up after
 	// this expression, which changes how it lexes the next one.
 	Leak bool
@@ -60,7 +60,7 @@ func (vs *verdictScratch) verdict(expr string, v pcpver.Version, flag bool) Verd
 	if out.OK {
 		return out
 	}
-	out.Caret = run.lastOffset
+	out.Caret = int32(run.lastOffset)
 	switch {
 	case run.lexErr != "":
 		out.Message = run.lexErr

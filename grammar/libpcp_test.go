@@ -51,7 +51,7 @@ func TestLibpcpVerdictStarterSet(t *testing.T) {
 			t.Errorf("%q: accepted, libpcp rejects at %d with %q", c.Expr, *c.Caret, *c.Msg)
 			continue
 		}
-		if v.Caret != *c.Caret || v.Message != *c.Msg {
+		if int(v.Caret) != *c.Caret || v.Message != *c.Msg {
 			t.Errorf("%q: got caret %d %q, libpcp %d %q", c.Expr, v.Caret, v.Message, *c.Caret, *c.Msg)
 		}
 	}
@@ -101,7 +101,7 @@ func TestLibpcpVerdictPCP7(t *testing.T) {
 	}
 	for _, tt := range tests {
 		v := LibpcpVerdict(tt.expr, pcpver.Latest, false)
-		if v.OK != tt.ok || (!tt.ok && (v.Caret != tt.caret || v.Message != tt.msg)) {
+		if v.OK != tt.ok || (!tt.ok && (int(v.Caret) != tt.caret || v.Message != tt.msg)) {
 			t.Errorf("%q: got ok=%v caret=%d %q, want ok=%v caret=%d %q", tt.expr, v.OK, v.Caret, v.Message, tt.ok, tt.caret, tt.msg)
 		}
 	}

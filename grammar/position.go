@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"unicode/utf16"
@@ -45,7 +46,7 @@ func asciiRun(b []byte) int {
 }
 
 func lineStarts(src []byte) []int {
-	starts := []int{0}
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1) // no spare capacity: a big file has a million lines
 	for i, c := range src {
 		if c == '\n' {
 			starts = append(starts, i+1)
@@ -112,7 +113,7 @@ func (f *File) Pos(offset int) Pos {
 		col16 += units
 		i += size
 	}
-	return Pos{Line: line + 1, Col: offset - start + 1, Col16: col16}
+	return Pos{Line: int32(line + 1), Col: int32(offset - start + 1), Col16: int32(col16)}
 }
 
 // OffsetOf converts a position of the file to its byte offset (Pos keeps
@@ -121,10 +122,10 @@ func (f *File) OffsetOf(p Pos) int {
 	if p.Line < 1 || len(f.lineStarts) == 0 {
 		return 0
 	}
-	if p.Line > len(f.lineStarts) {
+	if int(p.Line) > len(f.lineStarts) {
 		return len(f.Src)
 	}
-	return min(f.lineStarts[p.Line-1]+p.Col-1, len(f.Src))
+	return min(f.lineStarts[p.Line-1]+int(p.Col)-1, len(f.Src))
 }
 
 // Covers reports whether offset lies in r, a range of the file, its end

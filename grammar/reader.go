@@ -60,7 +60,7 @@ func parseConfig(path string, src []byte, text string, opts Options, pre *prefet
 		registered[n] = true
 	}
 	r := &configReader{f: f, src: src, text: text, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
-		stub: &File{Path: path, Version: opts.Version}, capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
+		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
 	r.run()
 	if standIns := r.capped.StandIns(); len(standIns) > 0 {
 		f.Diagnostics = append(f.Diagnostics, standIns...)
@@ -90,14 +90,10 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 
 // configReader mirrors libpcp's character loop in __dminit_configfile.
 type configReader struct {
-	f      *File
-	src    []byte
-	text   string // src[textAt:] as a string: names and expressions are substrings of it
-	textAt int    // the offset of text in src (Reparse reads one line)
-	// stub is the file the definitions point to for their release: a
-	// File with no text or definitions, so that a definition kept by a
-	// later version of an edited document does not keep this one whole.
-	stub       *File
+	f          *File
+	src        []byte
+	text       string // src[textAt:] as a string: names and expressions are substrings of it
+	textAt     int    // the offset of text in src (Reparse reads one line)
 	pos        int
 	registered map[string]bool
 	attrs      map[string]map[string]bool // metric → attributes set
@@ -335,15 +331,16 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		expr = key
 	}
 	d := &Definition{
-		Name:        name,
-		NameRange:   nameRange,
-		Expr:        expr,
-		Range:       rg,
-		Line:        r.lineno,
-		exprOffsets: ln.offsetMap(ep),
+		Name:      name,
+		NameRange: nameRange,
+		Expr:      expr,
+		Range:     rg,
+		Line:      int32(r.lineno),
 	}
+	offsets := ln.offsetMap(ep)
+	d.exprBase, d.exprRuns = int32(offsets.base), offsets.more
 	r.f.Definitions = append(r.f.Definitions, d)
-	d.leaked, d.file = r.f.Leak, r.stub
+	d.leaked, d.release = r.f.Leak, packVersion(r.f.Version)
 	// libpcp's report of a rejected definition, built only for one.
 	pcpLines := func(caret int, msg string) []string {
 		header := r.prefix("Error") + fmt.Sprintf("pmRegisterDerived(%s, ...) syntax error", name)
@@ -383,7 +380,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		r.registered[name] = true
 		return
 	}
-	caret := d.Verdict.Caret
+	caret := int(d.Verdict.Caret)
 	near, end := tokensAtCaret(d, caret)
 	msg := d.Verdict.Message
 	if msg == "" {

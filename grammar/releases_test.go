@@ -41,7 +41,7 @@ func TestSyntaxAcrossReleases(t *testing.T) {
 			if want[i].OK {
 				accepted++
 			}
-			if got.OK == want[i].OK && (got.OK || (got.Caret == want[i].Caret && got.Message == want[i].Msg)) {
+			if got.OK == want[i].OK && (got.OK || (int(got.Caret) == want[i].Caret && got.Message == want[i].Msg)) {
 				continue
 			}
 			if _, ok := dev[e]; ok && got.OK == want[i].OK {

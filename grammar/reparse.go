@@ -133,7 +133,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	} else {
 		leak = prev.Leak
 	}
-	reader := &configReader{f: f, stub: &File{Path: prev.Path, Version: prev.Version}, src: src[:ne], text: string(src[r:ne]), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	reader := &configReader{f: f, src: src[:ne], text: string(src[r:ne]), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
 	f.Leak = leak
 	// The names the line may use, and what is known of them before it.

@@ -98,7 +98,7 @@ func viewOf(f *File) fileView {
 	}
 	for _, d := range f.Definitions {
 		dv := defView{Name: d.Name, Expr: d.Expr, NameRange: d.NameRange, Range: d.Range, Tokens: d.Tokens(), Verdict: d.Verdict,
-			Registered: d.Registered, Line: d.Line, Leaked: d.leaked}
+			Registered: d.Registered, Line: int(d.Line), Leaked: d.leaked}
 		for i := -1; i <= len(d.Expr); i++ {
 			dv.ExprPos = append(dv.ExprPos, f.ExprPos(d, i))
 		}

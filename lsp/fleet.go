@@ -206,7 +206,7 @@ func fleetDiagnosticsOf(res *fleet.Result, file *grammar.File) []protocol.Diagno
 	var out []protocol.Diagnostic
 	defs := map[fleet.Definition]*grammar.Definition{}
 	for _, d := range file.Definitions {
-		defs[fleet.Definition{Path: file.Path, Line: d.Range.Start.Line, Name: d.Name}] = d
+		defs[fleet.Definition{Path: file.Path, Line: int(d.Range.Start.Line), Name: d.Name}] = d
 	}
 	for _, row := range res.Rows() {
 		def := defs[row.Definition]

@@ -165,7 +165,7 @@ func encodeTokens(f *grammar.File, toks []semToken) []uint32 {
 				lineEnd = t.start + nl
 			}
 			q := f.Pos(lineEnd)
-			emit(p.Line-1, p.Col16, q.Col16-p.Col16, t.typ, t.mods)
+			emit(int(p.Line)-1, int(p.Col16), int(q.Col16-p.Col16), t.typ, t.mods)
 			t.start = lineEnd + 1
 		}
 	}

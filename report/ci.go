@@ -62,8 +62,8 @@ func ghProperty(s string) string {
 // an <error> per finding.
 func Checkstyle(w io.Writer, r *Run) error {
 	type cError struct {
-		Line     int    `xml:"line,attr"`
-		Column   int    `xml:"column,attr"`
+		Line     int32  `xml:"line,attr"`
+		Column   int32  `xml:"column,attr"`
 		Severity string `xml:"severity,attr"`
 		Message  string `xml:"message,attr"`
 		Source   string `xml:"source,attr"`
@@ -126,7 +126,7 @@ func JUnit(w io.Writer, r *Run) error {
 			where := fmt.Sprintf("%s:%d:%d", f.File.Path, d.Range.Start.Line, d.Range.Start.Col)
 			s.Testcases = append(s.Testcases, testcase{
 				Name: where + " " + d.Code, Classname: f.File.Path,
-				Failure: &failure{Message: d.Message, Type: d.Severity.String(), Text: fmt.Sprintf("%s: %s: %s [%s]\n%s", where, d.Severity, d.Message, d.Code, f.File.Line(d.Range.Start.Line))},
+				Failure: &failure{Message: d.Message, Type: d.Severity.String(), Text: fmt.Sprintf("%s: %s: %s [%s]\n%s", where, d.Severity, d.Message, d.Code, f.File.Line(int(d.Range.Start.Line)))},
 			})
 			s.Failures++
 		}
@@ -159,8 +159,8 @@ func writeXML(w io.Writer, doc any) error {
 // runs and line moves: the code, the file and the text of the line.
 func GitLab(w io.Writer, r *Run) error {
 	type position struct {
-		Line   int `json:"line"`
-		Column int `json:"column"`
+		Line   int32 `json:"line"`
+		Column int32 `json:"column"`
 	}
 	type location struct {
 		Path      string `json:"path"`
@@ -181,7 +181,7 @@ func GitLab(w io.Writer, r *Run) error {
 	for _, f := range r.Files {
 		for _, d := range f.Diagnostics {
 			sev := levelName(d.Severity, "major", "minor", "info")
-			key := d.Code + "\x00" + f.File.Path + "\x00" + f.File.Line(d.Range.Start.Line) + "\x00" + d.Message
+			key := d.Code + "\x00" + f.File.Path + "\x00" + f.File.Line(int(d.Range.Start.Line)) + "\x00" + d.Message
 			seen[key]++
 			sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d", key, seen[key])))
 			is := issue{Description: d.Message, CheckName: "pcp-derive-lsp/" + d.Code, Fingerprint: hex.EncodeToString(sum[:16]), Severity: sev}

@@ -64,10 +64,10 @@ func JSON(w io.Writer, r *Run) error {
 }
 
 type jsonPos struct {
-	Line   int `json:"line"`
-	Column int `json:"column"`
-	Offset int `json:"offset"`
-	UTF16  int `json:"utf16Column"`
+	Line   int32 `json:"line"`
+	Column int32 `json:"column"`
+	Offset int   `json:"offset"`
+	UTF16  int32 `json:"utf16Column"`
 }
 
 type jsonRange struct {

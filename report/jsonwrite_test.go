@@ -21,7 +21,7 @@ func TestAppendDiagIsMarshalIndent(t *testing.T) {
 	}
 	for i, s := range strs {
 		d := jsonDiag{
-			Range:    jsonRange{jsonPos{i, -i, 1 << 40, 0}, jsonPos{i + 1, 2, 3, 4}},
+			Range:    jsonRange{jsonPos{int32(i), -int32(i), 1 << 40, 0}, jsonPos{int32(i) + 1, 2, 3, 4}},
 			Severity: s, Code: strs[(i+1)%len(strs)], Message: s + strs[(i+2)%len(strs)],
 		}
 		if i%4 == 3 {

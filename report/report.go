@@ -121,8 +121,8 @@ func TextWith(w io.Writer, r *Run, opts TextOptions) error {
 			if _, err := fmt.Fprintf(bw, "%s %s: %s %s\n", paint(c, ansiBold, where), paint(c, severityColor(d.Severity), d.Severity.String()), d.Message, paint(c, ansiDim, "["+d.Code+"]")); err != nil {
 				return err
 			}
-			if start.Line != lineNo {
-				lineNo, line = start.Line, f.File.Line(start.Line)
+			if int(start.Line) != lineNo {
+				lineNo, line = int(start.Line), f.File.Line(int(start.Line))
 			}
 			if line == "" {
 				continue
@@ -152,7 +152,7 @@ func excerpt(line string, rg grammar.Range, width int) (text, mark string) {
 	if len(line) <= width {
 		return line, marker(line, rg)
 	}
-	startCol := min(max(rg.Start.Col-1, 0), len(line))
+	startCol := min(max(int(rg.Start.Col)-1, 0), len(line))
 	from := max(startCol-width/4, 0)
 	for from > 0 && !utf8.RuneStart(line[from]) {
 		from--
@@ -163,12 +163,12 @@ func excerpt(line string, rg grammar.Range, width int) (text, mark string) {
 	}
 	window := line[from:to]
 	shifted := grammar.Range{
-		Start: grammar.Pos{Line: rg.Start.Line, Col: rg.Start.Col - from},
-		End:   grammar.Pos{Line: rg.End.Line, Col: rg.End.Col - from},
+		Start: grammar.Pos{Line: rg.Start.Line, Col: rg.Start.Col - int32(from)},
+		End:   grammar.Pos{Line: rg.End.Line, Col: rg.End.Col - int32(from)},
 	}
-	if rg.End.Line != rg.Start.Line || rg.End.Col-1 > to {
+	if rg.End.Line != rg.Start.Line || int(rg.End.Col)-1 > to {
 		// The range runs past the window: underline to its edge.
-		shifted.End = grammar.Pos{Line: rg.Start.Line, Col: len(window) + 1}
+		shifted.End = grammar.Pos{Line: rg.Start.Line, Col: int32(len(window) + 1)}
 	}
 	text, mark = window, marker(window, shifted)
 	if from > 0 {
@@ -184,10 +184,10 @@ func excerpt(line string, rg grammar.Range, width int) (text, mark string) {
 // marker underlines a range on its first line: "^" then "~" to its end,
 // keeping tabs so the marker lines up with the source.
 func marker(line string, rg grammar.Range) string {
-	startCol := rg.Start.Col - 1
+	startCol := int(rg.Start.Col) - 1
 	endCol := len(line)
 	if rg.End.Line == rg.Start.Line {
-		endCol = rg.End.Col - 1
+		endCol = int(rg.End.Col) - 1
 	}
 	startCol = min(max(startCol, 0), len(line))
 	endCol = min(max(endCol, startCol+1), len(line)+1)

@@ -12,7 +12,7 @@ import (
 )
 
 func span(line, startCol, endCol int) grammar.Range {
-	return grammar.Range{Start: grammar.Pos{Line: line, Col: startCol}, End: grammar.Pos{Line: line, Col: endCol}}
+	return grammar.Range{Start: grammar.Pos{Line: int32(line), Col: int32(startCol)}, End: grammar.Pos{Line: int32(line), Col: int32(endCol)}}
 }
 
 func TestExcerpt(t *testing.T) {

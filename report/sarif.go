@@ -17,10 +17,10 @@ import (
 // makes artifact URIs relative (uriBaseId %SRCROOT%).
 func SARIF(w io.Writer, r *Run, baseDir string) error {
 	type region struct {
-		StartLine   int `json:"startLine"`
-		StartColumn int `json:"startColumn"`
-		EndLine     int `json:"endLine"`
-		EndColumn   int `json:"endColumn"`
+		StartLine   int32 `json:"startLine"`
+		StartColumn int32 `json:"startColumn"`
+		EndLine     int32 `json:"endLine"`
+		EndColumn   int32 `json:"endColumn"`
 	}
 	type artifactLocation struct {
 		URI       string `json:"uri"`
@@ -155,7 +155,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 				end.Col16 = d.Range.Start.Col16 + 1
 				end.Line = d.Range.Start.Line
 			}
-			sum := sha256.Sum256([]byte(d.Code + "\x00" + uri + "\x00" + f.File.Line(d.Range.Start.Line)))
+			sum := sha256.Sum256([]byte(d.Code + "\x00" + uri + "\x00" + f.File.Line(int(d.Range.Start.Line))))
 			out.Results = append(out.Results, result{
 				RuleID:  d.Code,
 				Level:   sarifLevel(d.Severity),

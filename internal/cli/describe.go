@@ -92,13 +92,13 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 func problemText(m *checker.Metric) string {
 	switch m.Status {
 	case checker.SemanticError:
-		return m.Rendering + ": " + m.Message
+		return m.Rendering() + ": " + m.Message()
 	case checker.Unbound:
-		return fmt.Sprintf("unknown operand %v", m.Unknown)
+		return fmt.Sprintf("unknown operand %v", m.Unknown())
 	case checker.Masked:
 		return "a real metric of this name hides it"
 	case checker.Crashes:
-		return m.Message
+		return m.Message()
 	}
 	return ""
 }

@@ -152,8 +152,8 @@ func hunks(ff fileFix, old, new []string) []string {
 	var spans []span
 	shift := 0
 	for _, e := range ff.edits {
-		from, to := e.Range.Start.Line-1, e.Range.End.Line // lines the edit touches
-		added := strings.Count(e.NewText, "\n") - (e.Range.End.Line - e.Range.Start.Line)
+		from, to := int(e.Range.Start.Line)-1, int(e.Range.End.Line) // lines the edit touches
+		added := strings.Count(e.NewText, "\n") - int(e.Range.End.Line-e.Range.Start.Line)
 		if n := len(spans); n > 0 && from < spans[n-1].oldTo {
 			// Another edit on a line already changed: one change.
 			shift += added

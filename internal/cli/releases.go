@@ -47,7 +47,7 @@ func acrossReleases(versions []pcpver.Version, run func(pcpver.Version) (*report
 		runs = append(runs, r)
 		for _, rf := range r.Files {
 			for _, d := range rf.File.Definitions {
-				line := d.Range.Start.Line // d.Line is libpcp's count, which differs by release
+				line := int(d.Range.Start.Line) // d.Line is libpcp's count, which differs by release
 				key := fmt.Sprintf("%s:%d:%s", rf.File.Path, line, d.Name)
 				i, ok := index[key]
 				if !ok {
