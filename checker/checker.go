@@ -230,8 +230,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	c.topNames = topNamesOf(ctx, src)
 	if !opts.FindingsOnly {
 		// Every metric its own tree: an evaluator keeps state by node
-		// (delta's previous values), which two metrics must not share.
-		buildTrees(registered(files), nil)
+		// (delta's previous values), which two metrics must not share
+		// (their parses by shape they may).
+		buildTrees(registered(files), nil, grammar.NewShapes())
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -268,9 +269,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	if opts.FindingsOnly {
-		for _, name := range wordsInOrder(c.report.Metrics) {
-			addName(name)
-		}
+		// Already without repeats, in order: no second set of a
+		// million names.
+		names = wordsInOrder(c.report.Metrics)
 	}
 	seen = nil
 	if err := c.lookup(ctx, src, names); err != nil {
@@ -1040,7 +1041,7 @@ func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 			for k, m := range window {
 				defs[k] = m.Def
 			}
-			buildTrees(defs, trees)
+			buildTrees(defs, trees, nil)
 			built <- struct{}{}
 		}
 	}()
@@ -1062,8 +1063,8 @@ func registered(files []*grammar.File) []*grammar.Definition {
 
 // buildTrees parses the definitions' syntax trees on all CPUs (the
 // participle parse is the costliest step of a check); through trees, if
-// not nil, a repeated short text once.
-func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache) {
+// not nil, a repeated short text once, else through shapes.
+func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache, shapes *grammar.Shapes) {
 	workers := min(runtime.NumCPU(), len(defs)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -1071,7 +1072,11 @@ func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(defs); i += workers {
-				trees.Tree(defs[i])
+				if trees != nil {
+					trees.Tree(defs[i])
+				} else {
+					defs[i].TreeWith(shapes)
+				}
 			}
 		}()
 	}

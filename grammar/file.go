@@ -90,37 +90,35 @@ type treeResult struct {
 	err  error
 }
 
-// get returns the cell's tree, building it first if no one has. Two
-// callers racing may both build it; both get the one stored first, so a
-// definition's nodes are the same for everyone (the checker keys its
-// findings by them).
-func (c *treeCell) get(build func() (Node, error)) (Node, error) {
-	if r := c.p.Load(); r != nil {
-		return r.tree, r.err
-	}
-	tree, err := build()
-	c.p.CompareAndSwap(nil, &treeResult{tree, err})
-	r := c.p.Load()
-	return r.tree, r.err
-}
-
 // Tree returns the expression's syntax tree, built on first use (the
 // participle parse costs more than the rest of reading a file). The error
 // says where parsing stopped when the expression is broken.
-func (d *Definition) Tree() (Node, error) {
+func (d *Definition) Tree() (Node, error) { return d.TreeWith(nil) }
+
+// TreeWith is Tree taking participle's parse, if it builds the tree, from
+// shapes: from an earlier definition of the same shape (Shapes).
+//
+// Two callers racing may both build the tree; both get the one stored
+// first, so a definition's nodes are the same for everyone (the checker
+// keys its findings by them).
+func (d *Definition) TreeWith(shapes *Shapes) (Node, error) {
+	cell := &d.tree
 	if d.memo != nil {
-		return d.memo.tree.get(d.buildTree)
+		cell = &d.memo.tree
 	}
-	return d.tree.get(d.buildTree)
+	if r := cell.p.Load(); r != nil {
+		return r.tree, r.err
+	}
+	tree, err := d.buildTree(shapes)
+	cell.p.CompareAndSwap(nil, &treeResult{tree, err})
+	r := cell.p.Load()
+	return r.tree, r.err
 }
 
-func (d *Definition) buildTree() (Node, error) {
-	if d.leaked {
-		// The tree describes the text; libpcp's leaked lexer state is
-		// reported by the verdict.
-		return ParseExpr(d.Expr, d.version())
-	}
-	return parseTokens(d.Tokens())
+func (d *Definition) buildTree(shapes *Shapes) (Node, error) {
+	// The tree describes the text; libpcp's leaked lexer state is
+	// reported by the verdict.
+	return parseShared(Tokens(d.Expr, d.version(), false), shapes)
 }
 
 // DropTree forgets the tree built by Tree (the next call builds it

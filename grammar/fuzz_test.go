@@ -2,8 +2,11 @@ package grammar
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +74,7 @@ func FuzzExpr(f *testing.F) {
 				t.Fatalf("%q: nil tree", expr)
 			}
 			if err == nil {
+				checkSharedShape(t, expr, d, root)
 				// The depth read from the tokens never exceeds the tree's:
 				// it refuses nothing the tree would accept.
 				if bound, depth := chainDepth(Tokens(expr, d, false)), Depth(root); bound > depth {
@@ -82,6 +86,34 @@ func FuzzExpr(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkSharedShape: the tree of expr built from participle's parse of
+// another expression of the same shape (other names and numbers), taken
+// from a Shapes, is the tree built from its own parse.
+func checkSharedShape(t *testing.T, expr string, v pcpver.Version, want Node) {
+	t.Helper()
+	toks := Tokens(expr, v, false)
+	twin := slices.Clone(toks)
+	for i := range twin {
+		switch twin[i].Kind {
+		case TokName:
+			twin[i].Text, twin[i].Value = fmt.Sprintf("other%d.m", i), fmt.Sprintf("other%d.m", i)
+		case TokInteger:
+			twin[i].Text, twin[i].Value = "987", "987"
+		}
+	}
+	shapes := NewShapes()
+	if _, err := parseShared(twin, shapes); err != nil {
+		return // not remembered: nothing shared
+	}
+	got, err := parseShared(toks, shapes)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q (%v): tree through a shared parse differs (err %v):\n got %s\nwant %s", expr, v, err, Format(got), Format(want))
+	}
+	if again, _ := parseShared(toks, shapes); !reflect.DeepEqual(again, want) {
+		t.Fatalf("%q (%v): a shared parse changed by its first use", expr, v)
+	}
 }
 
 func loadStarterSeeds() []string {

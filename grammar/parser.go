@@ -219,7 +219,6 @@ type pExpr struct {
 	Calls   []*pCall `parser:"    | @@"`
 	PParens []*pExpr `parser:"    | Prefix ( '(' @@ ')' InstName?"`
 	PCalls  []*pCall `parser:"               | @@ ) ) )*"`
-	node    Node
 }
 
 // operands are the parenthesised expressions and calls of a pExpr's
@@ -233,7 +232,7 @@ type operands struct {
 
 // tail is a binary operator and its right operand, from a pExpr.
 type tail struct {
-	op    lexer.Token
+	op    int    // the operator: the index of our token
 	then  *pExpr // for "?", the middle expression
 	right operand
 }
@@ -291,13 +290,14 @@ func (b *builder) tails(e *pExpr) (operand, []tail) {
 	if i == len(toks) {
 		return head, nil
 	}
-	out := make([]tail, 0, 4)
+	out := make([]tail, 0, 2) // most expressions have one or two
 	ops := &operands{calls: e.Calls, pcalls: e.PCalls, parens: e.Parens, pparens: e.PParens}
 	nt := 0
 	for i < len(toks) {
-		t := tail{op: toks[i]}
+		t := tail{op: toks[i].Pos.Line}
+		quest := toks[i].Type == ptQuest
 		i++
-		if t.op.Type == ptQuest {
+		if quest {
 			t.then = e.Thens[nt]
 			nt++
 			i += len(t.then.Tokens) + 1 // and ":"
@@ -386,19 +386,21 @@ func (c *climber) operand(i int) operand {
 	return c.tails[i-1].right
 }
 
+// build makes the nodes of e from the builder's tokens. It reads e only
+// for its structure and the indexes of its tokens, never their text or
+// offsets, and changes nothing in it: a parse is shared by expressions
+// of the same shape (Shapes).
 func (b *builder) build(e *pExpr) (Node, error) {
-	if e.node != nil {
-		return e.node, nil
-	}
 	c := &climber{b: b}
 	c.head, c.tails = b.tails(e)
-	n, err := c.binary(1)
-	if err != nil {
-		return nil, err
-	}
-	e.node = n
-	return n, nil
+	return c.binary(1)
 }
+
+// tok is our token a participle token stands for (its first).
+func (b *builder) tok(pt lexer.Token) Token { return b.toks[pt.Pos.Line] }
+
+// span is the span of our tokens participle's stand for.
+func (b *builder) span(pts []lexer.Token) Span { return textSpan(b.ours(pts)) }
 
 func (c *climber) binary(minPrec int) (Node, error) {
 	left, err := c.unary()
@@ -407,7 +409,8 @@ func (c *climber) binary(minPrec int) (Node, error) {
 	}
 	for c.i < len(c.tails) {
 		t := c.tails[c.i]
-		op := t.op.Value
+		opTok := c.b.toks[t.op]
+		op := opTok.Text
 		prec := binaryPrec[op]
 		if prec < minPrec {
 			break
@@ -436,7 +439,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 		if t.then != nil {
 			left = &Ternary{At: at, Cond: left, Then: then, Else: right}
 		} else {
-			opAt := t.op.Pos.Offset
+			opAt := opTok.Offset
 			left = &Binary{At: at, Op: op, OpAt: Span{opAt, opAt + len(op)}, L: left, R: right}
 		}
 	}
@@ -457,17 +460,8 @@ func (c *climber) unary() (Node, error) {
 	return c.b.primary(o)
 }
 
-// tokenSpan is the span from the first token's start to the last one's
+// textSpan is the span from the first token's start to the last one's
 // end.
-func tokenSpan(toks []lexer.Token) Span {
-	if len(toks) == 0 {
-		return Span{}
-	}
-	last := toks[len(toks)-1]
-	return Span{toks[0].Pos.Offset, last.Pos.Offset + len(last.Value)}
-}
-
-// textSpan is tokenSpan for our tokens.
 func textSpan(toks []Token) Span {
 	if len(toks) == 0 {
 		return Span{}
@@ -531,11 +525,11 @@ func (b *builder) primary(o operand) (Node, error) {
 
 func (b *builder) call(c *pCall) (Node, error) {
 	toks := c.Tokens
-	at := tokenSpan(toks)
-	fn := toks[0].Value
+	at := b.span(toks)
+	fn := b.tok(toks[0]).Text
 	switch toks[0].Type {
 	case ptFuncName:
-		return &Call{At: at, Func: fn, Arg: &Metric{At: tokenSpan(toks[2:3]), Name: toks[2].Value}}, nil
+		return &Call{At: at, Func: fn, Arg: &Metric{At: b.span(toks[2:3]), Name: b.tok(toks[2]).Text}}, nil
 	case ptFuncExpr:
 		var arg Node
 		var err error
@@ -555,25 +549,25 @@ func (b *builder) call(c *pCall) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		units := toks[len(toks)-2]
-		return &Rescale{At: at, X: x, Units: units.Value[1 : len(units.Value)-1], UnitsAt: Span{units.Pos.Offset, units.Pos.Offset}}, nil
+		units := b.tok(toks[len(toks)-2])
+		return &Rescale{At: at, X: x, Units: units.Text[1 : len(units.Text)-1], UnitsAt: Span{units.Offset, units.Offset}}, nil
 	case ptMatchinst:
 		x, err := b.build(c.MatchX)
 		if err != nil {
 			return nil, err
 		}
-		invert := toks[2].Value == "!"
-		pat := toks[2]
+		invert := b.tok(toks[2]).Text == "!"
+		pat := b.tok(toks[2])
 		if invert {
-			pat = toks[3]
+			pat = b.tok(toks[3])
 		}
-		return &Matchinst{At: at, Invert: invert, Pattern: unescape(pat.Value[1 : len(pat.Value)-1]),
-			PatternAt: Span{pat.Pos.Offset, pat.Pos.Offset}, X: x}, nil
+		return &Matchinst{At: at, Invert: invert, Pattern: unescape(pat.Text[1 : len(pat.Text)-1]),
+			PatternAt: Span{pat.Offset, pat.Offset}, X: x}, nil
 	case ptMkconst:
-		v := toks[2].Value
-		return &Mkconst{At: at, Value: Number{At: tokenSpan(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: specs(toks[3:])}, nil
+		v := b.tok(toks[2]).Text
+		return &Mkconst{At: at, Value: Number{At: b.span(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: b.specs(toks[3:])}, nil
 	case ptNovalue:
-		return &Novalue{At: at, Specs: specs(toks[1:])}, nil
+		return &Novalue{At: at, Specs: b.specs(toks[1:])}, nil
 	}
 	return nil, fmt.Errorf("grammar: empty call")
 }
@@ -581,7 +575,7 @@ func (b *builder) call(c *pCall) (Node, error) {
 // specs reads the "key=value" specs of a mkconst or novalue call from its
 // tokens after the value (mkconst) or the word (novalue): each spec is the
 // three tokens after a "(" or ",".
-func specs(toks []lexer.Token) []Spec {
+func (b *builder) specs(toks []lexer.Token) []Spec {
 	n := 0
 	for k := 0; k+3 < len(toks) && toks[k+1].Type == ptKeyword; k += 4 {
 		n++
@@ -589,10 +583,10 @@ func specs(toks []lexer.Token) []Spec {
 	out := make([]Spec, n)
 	for i := range out {
 		p := toks[4*i+1 : 4*i+4]
-		v := p[2]
-		out[i] = Spec{At: tokenSpan(p), Key: p[0].Value, Value: v.Value, ValueAt: tokenSpan(p[2:3])}
-		if v.Type == ptString {
-			out[i].Value, out[i].Quoted = v.Value[1:len(v.Value)-1], true
+		v := b.tok(p[2]).Text
+		out[i] = Spec{At: b.span(p), Key: b.tok(p[0]).Text, Value: v, ValueAt: b.span(p[2:3])}
+		if p[2].Type == ptString {
+			out[i].Value, out[i].Quoted = v[1:len(v)-1], true
 		}
 	}
 	return out
@@ -606,7 +600,12 @@ func ParseExpr(src string, v pcpver.Version) (Node, error) {
 	return parseTokens(Tokens(src, v, false))
 }
 
-func parseTokens(toks []Token) (Node, error) {
+func parseTokens(toks []Token) (Node, error) { return parseShared(toks, nil) }
+
+// parseShared is parseTokens taking participle's parse from shapes when
+// an expression of the same shape was parsed before, and leaving it
+// there for the next.
+func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 	for _, t := range toks {
 		if t.Kind == TokError {
 			return nil, &SyntaxError{Offset: t.Offset, Msg: t.Err}
@@ -624,17 +623,27 @@ func parseTokens(toks []Token) (Node, error) {
 			return nil, &TooDeepError{Depth: depth}
 		}
 	}
-	lex, err := lexer.Upgrade(&tokenStream{toks: toks})
-	if err != nil {
-		return nil, err
+	var keyBuf [shapeMaxTokens * 2]byte
+	key, keyed := shapeKey(keyBuf[:0], toks)
+	e := (*pExpr)(nil)
+	if keyed {
+		e = shapes.get(key)
 	}
-	e, err := exprParser.ParseFromLexer(lex)
-	if err != nil {
-		var perr participle.Error
-		if errors.As(err, &perr) {
-			return nil, &SyntaxError{Offset: perr.Position().Offset, Msg: perr.Message()}
+	if e == nil {
+		lex, err := lexer.Upgrade(&tokenStream{toks: toks})
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		if e, err = exprParser.ParseFromLexer(lex); err != nil {
+			var perr participle.Error
+			if errors.As(err, &perr) {
+				return nil, &SyntaxError{Offset: perr.Position().Offset, Msg: perr.Message()}
+			}
+			return nil, err
+		}
+		if keyed {
+			shapes.put(key, e)
+		}
 	}
 	tree, err := (&builder{toks: toks}).build(e)
 	if err != nil {

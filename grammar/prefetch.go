@@ -32,23 +32,14 @@ type prefetchedLine struct {
 // same expression text and the flag down; anything else it computes
 // itself.
 func prefetchVerdicts(text string, v pcpver.Version) *prefetched {
-	p := &prefetched{}
-	for start := 0; start < len(text); {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
-		}
-		line := text[start:end]
-		if eq := strings.IndexByte(line, '='); eq >= 0 && !strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
-			strings.IndexByte(line[:eq], '(') < 0 {
-			if expr := strings.TrimLeft(line[eq+1:], " \t"); expr != "" {
-				p.lines = append(p.lines, prefetchedLine{start: start, expr: expr})
-			}
-		}
-		start = end + 1
-	}
+	// Counted first, then listed into a list of that size: grown by
+	// append, the list of a million definitions was copied twenty times.
+	n := 0
+	definitionLines(text, func(int, string) { n++ })
+	p := &prefetched{lines: make([]prefetchedLine, 0, n)}
+	definitionLines(text, func(start int, expr string) {
+		p.lines = append(p.lines, prefetchedLine{start: start, expr: expr})
+	})
 	workers := min(runtime.NumCPU(), len(p.lines)/256+1)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -63,6 +54,27 @@ func prefetchVerdicts(text string, v pcpver.Version) *prefetched {
 	}
 	wg.Wait()
 	return p
+}
+
+// definitionLines calls each with the start and the expression of each
+// line of text that reads as a one-line definition.
+func definitionLines(text string, each func(start int, expr string)) {
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		line := text[start:end]
+		if eq := strings.IndexByte(line, '='); eq >= 0 && !strings.HasPrefix(strings.TrimLeft(line, " \t"), "#") &&
+			strings.IndexByte(line[:eq], '(') < 0 {
+			if expr := strings.TrimLeft(line[eq+1:], " \t"); expr != "" {
+				each(start, expr)
+			}
+		}
+		start = end + 1
+	}
 }
 
 // verdict returns the prefetched verdict of the expression of the line

@@ -19,9 +19,13 @@ import (
 // one tree); the trees are read-only for everyone. It is for a caller
 // that only reads the trees: one that keeps state by node for each
 // metric (the evaluator's delta() history) needs a tree per definition.
+//
+// A tree it builds takes participle's parse from the definitions of the
+// same shape before it (Shapes), long expressions too.
 type TreeCache struct {
-	mu sync.Mutex
-	m  map[treeCacheKey]*treeResult
+	mu     sync.Mutex
+	m      map[treeCacheKey]*treeResult
+	shapes *Shapes
 }
 
 type treeCacheKey struct {
@@ -38,15 +42,20 @@ const (
 )
 
 // NewTreeCache makes an empty cache.
-func NewTreeCache() *TreeCache { return &TreeCache{m: map[treeCacheKey]*treeResult{}} }
+func NewTreeCache() *TreeCache {
+	return &TreeCache{m: map[treeCacheKey]*treeResult{}, shapes: NewShapes()}
+}
 
 // Tree returns the definition's syntax tree as Definition.Tree does,
 // taking it from an earlier definition of the same text when the cache
 // has one. The definition keeps the tree as if it had built it (DropTree
 // forgets it). A nil cache just builds.
 func (c *TreeCache) Tree(d *Definition) (Node, error) {
-	if c == nil || d.memo != nil || len(d.Expr) > treeCacheMaxExpr {
+	if c == nil {
 		return d.Tree()
+	}
+	if d.memo != nil || len(d.Expr) > treeCacheMaxExpr {
+		return d.TreeWith(c.shapes)
 	}
 	if r := d.tree.p.Load(); r != nil {
 		return r.tree, r.err
@@ -62,7 +71,7 @@ func (c *TreeCache) Tree(d *Definition) (Node, error) {
 		r = d.tree.p.Load()
 		return r.tree, r.err
 	}
-	tree, err := d.Tree()
+	tree, err := d.TreeWith(c.shapes)
 	r = d.tree.p.Load()
 	c.mu.Lock()
 	if _, ok := c.m[k]; !ok && len(c.m) < treeCacheEntries {
