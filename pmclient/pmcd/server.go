@@ -504,7 +504,13 @@ func (s *Server) fetch(ctx context.Context, req []byte) []byte {
 	if err != nil {
 		return errorPDU(codeOf(err))
 	}
-	now := time.Now()
+	return resultPDU(time.Now(), metrics, descs, derrs)
+}
+
+// resultPDU is a RESULT of metrics, whose values are encoded by the types
+// in descs (a metric with an error in its MetricValues or in derrs gets
+// the error's code).
+func resultPDU(now time.Time, metrics []pmclient.MetricValues, descs []pmapi.Desc, derrs []error) []byte {
 	var head, blocks builder
 	head.i32(int32(now.Unix()))
 	head.i32(int32(now.Nanosecond() / 1000))

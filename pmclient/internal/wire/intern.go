@@ -1,5 +1,7 @@
 package wire
 
+import "github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+
 // Interning bounds: the strings a Decoder keeps for sharing, in number and
 // in bytes. Past them new strings are copied as usual.
 const (
@@ -36,4 +38,30 @@ func (d *Decoder) string(b []byte) string {
 		in.bytes += len(s)
 	}
 	return s
+}
+
+// maxBoxedErrors bounds the error codes a Decoder keeps boxed.
+const maxBoxedErrors = 16
+
+// boxedError is an error code and the error value made of it once.
+type boxedError struct {
+	code int32
+	err  error
+}
+
+// errorOf is pmclient.Error(code) as an error. Storing a code in an error
+// interface allocates, and a metric that has no values (PM_ERR_VALUE,
+// PM_ERR_AGAIN) usually has the same code fetch after fetch: the codes
+// seen, a handful, are boxed once and shared.
+func (d *Decoder) errorOf(code int32) error {
+	for _, e := range d.errs {
+		if e.code == code {
+			return e.err
+		}
+	}
+	err := error(pmclient.Error(code))
+	if len(d.errs) < maxBoxedErrors {
+		d.errs = append(d.errs, boxedError{code, err})
+	}
+	return err
 }

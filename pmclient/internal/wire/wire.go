@@ -24,9 +24,9 @@ func DecodeVsets(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type) ([]pmcli
 // Decoder decodes value sets, keeping what one decode learns for the
 // next: the value type of the metric at each position (records of one
 // logger, and fetches of one client, repeat their layout), the strings
-// seen (interned, within a bound), and the buffers themselves when the
-// caller asks for reuse. The zero Decoder is ready; it is not safe for
-// concurrent use.
+// seen (interned, within a bound), the error codes met (boxed once), and
+// the buffers themselves when the caller asks for reuse. The zero Decoder
+// is ready; it is not safe for concurrent use.
 //
 // Nothing stops a sender from pointing many values at one value block, or
 // at overlapping blocks. Decoding each reference into its own copy would
@@ -55,6 +55,7 @@ type Decoder struct {
 	budget   int64
 
 	strings interner
+	errs    []boxedError // see errorOf
 }
 
 // decodedBlock is a value block decoded already in this call.
@@ -116,7 +117,7 @@ func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, 
 		off += 8
 		mv := pmclient.MetricValues{PMID: pmid}
 		if numval < 0 {
-			mv.Err = pmclient.Error(numval)
+			mv.Err = d.errorOf(numval)
 		} else if numval > 0 {
 			t := d.typeOf(pmid, types)
 			valfmt := binary.BigEndian.Uint32(p[off:])
