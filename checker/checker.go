@@ -213,7 +213,7 @@ type Options struct {
 func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
 	c := &checkRun{
 		opts:      opts,
-		report:    &Report{Files: files, ByName: newMetricNames(), Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
+		report:    &Report{Files: files, ByName: newMetricNamesFor(definitionCount(files)), Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
 		descs:     map[string]pmapi.Desc{},
 		known:     map[string]bool{},
 		noDesc:    map[string]bool{},
@@ -1046,6 +1046,16 @@ func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 		}
 	}()
 	return built
+}
+
+// definitionCount is the number of definitions of the files, registered
+// or not: room enough for the metrics' names.
+func definitionCount(files []*grammar.File) int {
+	n := 0
+	for _, f := range files {
+		n += len(f.Definitions)
+	}
+	return n
 }
 
 // registered lists the files' registered definitions.

@@ -17,7 +17,12 @@ type MetricNames struct {
 // makes one map of them again (a copy every that many changed names).
 const maxNameLayer = 1024
 
-func newMetricNames() MetricNames { return MetricNames{base: map[string]*Metric{}} }
+func newMetricNames() MetricNames { return newMetricNamesFor(0) }
+
+// newMetricNamesFor is newMetricNames with room for n metrics.
+func newMetricNamesFor(n int) MetricNames {
+	return MetricNames{base: make(map[string]*Metric, n)}
+}
 
 // Lookup returns the metric registered under name.
 func (x MetricNames) Lookup(name string) (*Metric, bool) {

@@ -31,8 +31,12 @@ func wordsInOrder(metrics []*Metric) []string {
 		}()
 	}
 	wg.Wait()
-	var words []string
-	seen := map[string]bool{}
+	total := 0
+	for _, list := range lists {
+		total += len(list)
+	}
+	words := make([]string, 0, total)
+	seen := make(map[string]bool, total)
 	for _, list := range lists {
 		for _, word := range list {
 			if !seen[word] {
@@ -49,9 +53,11 @@ func wordsInOrder(metrics []*Metric) []string {
 // remembered: configs repeat those).
 func chunkWords(metrics []*Metric) []string {
 	const shortExpr = 64
-	var words []string
-	seen := map[string]bool{}
-	lexed := map[string]bool{}
+	// Sized for a name and a word or two a metric: grown one at a time,
+	// the sets of a million words were rehashed again and again.
+	words := make([]string, 0, 2*len(metrics))
+	seen := make(map[string]bool, 2*len(metrics))
+	lexed := make(map[string]bool, len(metrics))
 	add := func(word string) {
 		if !seen[word] {
 			seen[word] = true

@@ -37,9 +37,11 @@ func ParseConfigsWith(srcs []Source, opts Options) []*File {
 			pre = prefetchVerdicts(text, v)
 		}
 		f := parseConfig(s.Path, s.Src, text, Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed}, pre)
-		for _, def := range f.Definitions {
-			if def.Registered {
-				registered[def.Name] = true
+		if len(files) < len(srcs)-1 { // another file follows: it sees these names
+			for _, def := range f.Definitions {
+				if def.Registered {
+					registered[def.Name] = true
+				}
 			}
 		}
 		leak = f.Leak

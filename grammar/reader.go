@@ -52,14 +52,17 @@ func parseConfig(path string, src []byte, text string, opts Options, pre *prefet
 	f := &File{Path: path, Src: src, Version: opts.Version, Leak: opts.Leak}
 	f.lineStarts = lineStarts(src)
 	f.col16At = col16Marks(src)
-	registered := map[string]bool{}
+	// Sized for the definitions the prefetch saw: grown one at a time,
+	// a million names were rehashed again and again.
+	expected := 0
+	if pre != nil {
+		expected = len(pre.lines)
+	}
+	registered := make(map[string]bool, expected+len(builtinDerived))
 	for _, n := range builtinDerived {
 		registered[n] = true
 	}
-	for n := range opts.Registered {
-		registered[n] = true
-	}
-	r := &configReader{f: f, src: src, text: text, registered: registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
+	r := &configReader{f: f, src: src, text: text, registered: registered, earlier: opts.Registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
 		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
 	r.run()
 	if standIns := r.capped.StandIns(); len(standIns) > 0 {
@@ -88,6 +91,12 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 	return string(ln.buf[a:b])
 }
 
+// isRegistered reports whether libpcp has a derived metric of the name
+// when it reads the line: libpcp's own, or one defined before.
+func (r *configReader) isRegistered(name string) bool {
+	return r.registered[name] || r.earlier[name]
+}
+
 // configReader mirrors libpcp's character loop in __dminit_configfile.
 type configReader struct {
 	f          *File
@@ -95,8 +104,12 @@ type configReader struct {
 	text       string // src[textAt:] as a string: names and expressions are substrings of it
 	textAt     int    // the offset of text in src (Reparse reads one line)
 	pos        int
-	registered map[string]bool
-	attrs      map[string]map[string]bool // metric → attributes set
+	registered map[string]bool // names this file registers (and libpcp's own)
+	// earlier holds the names earlier files of the path registered
+	// (Options.Registered), read only: copied into registered, they made
+	// a path of many files cost the square of its names.
+	earlier map[string]bool
+	attrs   map[string]map[string]bool // metric → attributes set
 	lineno     int                        // libpcp's line counter
 	clineno    int                        // pcp7: continuation lines pending
 	memo       *Memo
@@ -347,7 +360,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return pcpSyntaxLines(header, r.str(ln, ln.eq+1, len(ln.buf)), ep-ln.eq-1+caret, msg)
 	}
 	exprRange := func(a, b int) Range { return r.f.ExprRange(d, a, b) }
-	if r.registered[name] {
+	if r.isRegistered(name) {
 		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
 		if !ln.finalLine {
 			r.diag(nameRange, SeverityError, "duplicate-name",
@@ -529,7 +542,7 @@ func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
 	}
 	var problem, pcp string
 	switch {
-	case !r.registered[name]:
+	case !r.isRegistered(name):
 		problem = fmt.Sprintf("cannot set %s: derived metric %s is not defined before this line", attr, name)
 		pcp = fmt.Sprintf("pmLoadDerivedConfig: cannot set attribute, derived metric (%s) not defined", name)
 	case attr != "oneline" && attr != "helptext":
@@ -540,7 +553,7 @@ func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
 		pcp = fmt.Sprintf("pmLoadDerivedConfig: duplicate value for attribute (%s) of metric (%s)", attr, name)
 	}
 	if problem != "" {
-		code := map[bool]string{true: "attr-undefined-metric", false: "attr-invalid"}[!r.registered[name]]
+		code := map[bool]string{true: "attr-undefined-metric", false: "attr-invalid"}[!r.isRegistered(name)]
 		r.diag(a.Range, SeverityError, code, problem, []string{r.prefix("Error") + pcp, text})
 		return
 	}
