@@ -110,12 +110,12 @@ type configReader struct {
 	// a path of many files cost the square of its names.
 	earlier map[string]bool
 	attrs   map[string]map[string]bool // metric → attributes set
-	lineno     int                        // libpcp's line counter
-	clineno    int                        // pcp7: continuation lines pending
-	memo       *Memo
-	pre        *prefetched    // verdicts computed beforehand, or nil
-	vs         verdictScratch // reused by every definition's verdict
-	capped     FindingCap     // Options.MaxPerCode's count
+	lineno  int                        // libpcp's line counter
+	clineno int                        // pcp7: continuation lines pending
+	memo    *Memo
+	pre     *prefetched    // verdicts computed beforehand, or nil
+	vs      verdictScratch // reused by every definition's verdict
+	capped  FindingCap     // Options.MaxPerCode's count
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
