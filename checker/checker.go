@@ -376,6 +376,9 @@ type checkRun struct {
 	instanceHints map[pmapi.InDom]*suggester
 	// inference is the check's settings for Report.NodesOf.
 	inference *inference
+	// baseInferrer is what every inferrer of the check shares
+	// (inferrerBase).
+	baseInferrer *inferrer
 }
 
 // ensure checks a metric once; a metric met again while it is being

@@ -109,19 +109,28 @@ func (c *checkRun) newInferrer(m *Metric, nodes Nodes) *inferrer {
 		}
 	}
 	leaf := func(n *grammar.Metric) (pmapi.Desc, bool) { return bindable(n.Name) }
-	return &inferrer{
-		version: c.opts.Version,
-		equivalent: func(a, b pmapi.InDom) bool {
-			return c.opts.Version.Has(pcpver.EquivInDoms) && c.opts.InDoms.Equivalent(a, b)
-		},
-		nodes:       nodes,
-		leaf:        leaf,
-		bound:       leaf,
-		constDesc:   func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, bindable) },
-		unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Version); return u, err },
-		convertible: func(a, b pmapi.Units) bool { _, _, err := ConvFactors(c.opts.Version)(a, b); return err == nil },
-		unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Version.Has(pcpver.ExtraUnits)) },
+	in := c.inferrerBase()
+	in.nodes, in.leaf, in.bound = nodes, leaf, leaf
+	in.constDesc = func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, bindable) }
+	return &in
+}
+
+// inferrerBase is the part of every inferrer of the check that binds no
+// name: made once, its functions shared (a check of a million metrics
+// made four million of them).
+func (c *checkRun) inferrerBase() inferrer {
+	if c.baseInferrer == nil {
+		c.baseInferrer = &inferrer{
+			version: c.opts.Version,
+			equivalent: func(a, b pmapi.InDom) bool {
+				return c.opts.Version.Has(pcpver.EquivInDoms) && c.opts.InDoms.Equivalent(a, b)
+			},
+			unitsOf:     func(s string) (pmapi.Units, error) { u, _, err := grammar.ParseUnits(s, c.opts.Version); return u, err },
+			convertible: func(a, b pmapi.Units) bool { _, _, err := ConvFactors(c.opts.Version)(a, b); return err == nil },
+			unitsText:   func(u pmapi.Units) string { return u.Format(c.opts.Version.Has(pcpver.ExtraUnits)) },
+		}
 	}
+	return *c.baseInferrer
 }
 
 // inferenceOf is the check's inference settings, made once.

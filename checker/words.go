@@ -21,43 +21,43 @@ func wordsInOrder(metrics []*Metric) []string {
 		workers = 1
 	}
 	lists := make([][]string, workers)
+	seens := make([]map[string]bool, workers)
 	var wg sync.WaitGroup
 	per := (len(metrics) + workers - 1) / workers
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lists[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))])
+			lists[w], seens[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))])
 		}()
 	}
 	wg.Wait()
-	total := 0
-	for _, list := range lists {
-		total += len(list)
-	}
-	words := make([]string, 0, total)
-	seen := make(map[string]bool, total)
-	for _, list := range lists {
-		for _, word := range list {
+	// The first chunk's list and set grow by the others' new words: a
+	// third set of every word would be the biggest thing alive.
+	words, seen := lists[0], seens[0]
+	for w := 1; w < workers; w++ {
+		for _, word := range lists[w] {
 			if !seen[word] {
 				seen[word] = true
 				words = append(words, word)
 			}
 		}
+		lists[w], seens[w] = nil, nil
 	}
 	return words
 }
 
-// chunkWords is wordsInOrder for one chunk. An expression already lexed
-// in the chunk adds nothing new and is not lexed again (short ones are
-// remembered: configs repeat those).
-func chunkWords(metrics []*Metric) []string {
+// chunkWords is wordsInOrder for one chunk, and the set of its words. An
+// expression already lexed in the chunk adds nothing new and is not
+// lexed again (short ones are remembered: configs repeat those).
+func chunkWords(metrics []*Metric) ([]string, map[string]bool) {
 	const shortExpr = 64
-	// Sized for a name and a word or two a metric: grown one at a time,
-	// the sets of a million words were rehashed again and again.
-	words := make([]string, 0, 2*len(metrics))
-	seen := make(map[string]bool, 2*len(metrics))
-	lexed := make(map[string]bool, len(metrics))
+	// Sized for a new word a metric (its name; its operands are mostly
+	// names seen before): grown one at a time, the sets of a million
+	// words were rehashed again and again.
+	words := make([]string, 0, len(metrics))
+	seen := make(map[string]bool, len(metrics))
+	lexed := map[string]bool{}
 	add := func(word string) {
 		if !seen[word] {
 			seen[word] = true
@@ -80,5 +80,5 @@ func chunkWords(metrics []*Metric) []string {
 			}
 		})
 	}
-	return words
+	return words, seen
 }
