@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,6 +179,23 @@ func TestVersionRequestPick(t *testing.T) {
 		v, name := VersionRequest{PCPVersion: tc.pcp, Dialect: tc.dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}.Pick()
 		if v != tc.want || name != tc.name {
 			t.Errorf("%q/%q: %q (%s), want %q (%s)", tc.pcp, tc.dialect, v, name, tc.want, tc.name)
+		}
+	}
+}
+
+// TestReadInputsLargestLimit: a size limit past MaxSupportedSize (the
+// largest int64 once overflowed the read's limit of maxSize+1, and the
+// file was read as empty) reads a file whole.
+func TestReadInputsLargestLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.conf")
+	text := "a = sample.long.one\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{MaxSupportedSize, math.MaxInt64} {
+		in := ReadInputs([]string{path}, nil, limit)
+		if len(in) != 1 || string(in[0].Src) != text || in[0].Err != nil || in[0].Problem != "" {
+			t.Errorf("limit %d: read %+v, want the file's %d bytes", limit, in, len(text))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +16,11 @@ import (
 // DefaultMaxSize is the largest config read by default (check's
 // --max-size, and every editor buffer).
 const DefaultMaxSize = 64 << 20
+
+// MaxSupportedSize is the largest config that can be read at all (the
+// most --max-size takes): positions in a file are 32-bit (grammar.Pos),
+// so a bigger one would wrap them.
+const MaxSupportedSize = math.MaxInt32
 
 // Input is one config file to analyse, or why it could not be read.
 type Input struct {
@@ -44,6 +50,7 @@ func Buffer(path string, src []byte) Input {
 // list ("a.conf:b.conf:dir") as its parts. Symbolic link loops are
 // skipped; FIFOs and devices are refused (only "-" reads a stream).
 func ReadInputs(paths []string, stdin io.Reader, maxSize int64) []Input {
+	maxSize = min(maxSize, MaxSupportedSize) // (and maxSize+1 cannot overflow)
 	var out []Input
 	for i, arg := range paths {
 		for _, in := range readArg(arg, stdin, maxSize) {

@@ -113,6 +113,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --color %q: want auto, always or never\n", *color)
 		return ExitUsage
 	}
+	if *maxSize < 0 || *maxSize > analysis.MaxSupportedSize {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --max-size %d: want a number of bytes up to %d (positions in a file are 32-bit)\n", *maxSize, int64(analysis.MaxSupportedSize))
+		return ExitUsage
+	}
 	if *findingsCap < 0 {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --max-per-code %d: want a number of findings (0: every one)\n", *findingsCap)
 		return ExitUsage
