@@ -75,6 +75,7 @@ func FuzzExpr(f *testing.F) {
 			}
 			if err == nil {
 				checkSharedShape(t, expr, d, root)
+				checkCallAtoms(t, expr, d, root)
 				// The depth read from the tokens never exceeds the tree's:
 				// it refuses nothing the tree would accept.
 				if bound, depth := chainDepth(Tokens(expr, d, false)), Depth(root); bound > depth {
@@ -113,6 +114,22 @@ func checkSharedShape(t *testing.T, expr string, v pcpver.Version, want Node) {
 	}
 	if again, _ := parseShared(toks, shapes); !reflect.DeepEqual(again, want) {
 		t.Fatalf("%q (%v): a shared parse changed by its first use", expr, v)
+	}
+}
+
+// checkCallAtoms: the tree of expr, whose commonest calls reach
+// participle as one token each (tokenStream), is the tree of the same
+// expression fed to participle token by token.
+func checkCallAtoms(t *testing.T, expr string, v pcpver.Version, want Node) {
+	t.Helper()
+	toks := Tokens(expr, v, false)
+	e, err := participleParse(&tokenStream{toks: toks, plainCalls: true})
+	if err != nil {
+		t.Fatalf("%q (%v): accepted with call atoms, refused token by token: %v", expr, v, err)
+	}
+	got, err := (&builder{toks: toks}).build(e)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q (%v): tree with call atoms differs from the tree token by token (err %v):\n with %s\n without %s", expr, v, err, Format(want), Format(got))
 	}
 }
 

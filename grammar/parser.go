@@ -97,7 +97,10 @@ var funcTypes = func() map[string]lexer.TokenType {
 //
 // An atom is one participle token for what is, in operand position,
 // always an operand: prefix operators, then a metric name and its
-// instance filter or a number. The prefix operators before any other
+// instance filter, a number, or a call of a name-only function of a
+// name (avg(a.b)) or of an expression function of a name or number
+// (rate(a.b), delta(-x[i])): the commonest calls are then one token to
+// participle, which tries its alternatives token by token. The prefix operators before any other
 // operand (a parenthesised expression, a call) are one Prefix token. Where a bare name or number is the
 // grammar's (a name-only function's argument, mkconst's value, a spec's
 // value: the token after "name(" or "mkconst(" or after "="; and after
@@ -110,6 +113,8 @@ type tokenStream struct {
 	// bare: the next token is where the grammar wants a bare name or
 	// number (see above).
 	bare bool
+	// plainCalls: no call is an atom (tests compare the trees).
+	plainCalls bool
 }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
@@ -160,10 +165,11 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	default:
 		pt.Type = ptBinOp
 	}
-	if !bare && (pt.Type == ptName || pt.Type == ptNumber || pt.Type == ptPrefix) {
-		if j := s.atomEnd(i); j > 0 {
+	if !bare && (pt.Type == ptName || pt.Type == ptNumber || pt.Type == ptPrefix || t.Kind == TokFunc) {
+		switch j := s.atomEnd(i); {
+		case j > 0:
 			pt.Type, end = ptAtom, j
-		} else {
+		case t.Kind != TokFunc:
 			end = -j // prefix operators before a "(" or a call: one token
 		}
 		pt.Pos.Column = end
@@ -190,8 +196,49 @@ func (s *tokenStream) atomEnd(i int) int {
 		return j + 1
 	case TokInteger, TokDouble:
 		return j + 1
+	case TokFunc:
+		if end := s.callAtomEnd(j); end > 0 && !s.plainCalls {
+			return end
+		}
 	}
 	return -j
+}
+
+// callAtomEnd returns the index after the call at token j when it is an
+// atom (see tokenStream), else 0. An expression function's argument must
+// be an atom without a call: "rate(avg(x))" is a call of the atom
+// avg(x), so no run of nested calls is scanned more than twice.
+func (s *tokenStream) callAtomEnd(j int) int {
+	toks := s.toks
+	if toks[j+1].Kind != TokLParen {
+		return 0
+	}
+	switch funcTypes[toks[j].Value] {
+	case ptFuncName:
+		if toks[j+2].Kind == TokName && toks[j+3].Kind == TokRParen {
+			return j + 4
+		}
+	case ptFuncExpr:
+		k := j + 2
+		for toks[k].Kind == TokNot || toks[k].Kind == TokMinus {
+			k++
+		}
+		switch toks[k].Kind {
+		case TokName:
+			k++
+			if toks[k].Kind == TokInstName {
+				k++
+			}
+		case TokInteger, TokDouble:
+			k++
+		default:
+			return 0
+		}
+		if toks[k].Kind == TokRParen {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // pExpr is an operator expression as participle sees it: a flat list of
@@ -519,6 +566,8 @@ func (b *builder) primary(o operand) (Node, error) {
 		return m, nil
 	case toks[0].Kind == TokInteger || toks[0].Kind == TokDouble:
 		return &Number{At: at, Text: toks[0].Text, Double: strings.Contains(toks[0].Text, ".")}, nil
+	case toks[0].Kind == TokFunc:
+		return b.callAtom(toks)
 	}
 	return nil, fmt.Errorf("grammar: empty primary")
 }
@@ -572,6 +621,21 @@ func (b *builder) call(c *pCall) (Node, error) {
 	return nil, fmt.Errorf("grammar: empty call")
 }
 
+// callAtom is the node of a call that came to participle as one atom
+// (tokenStream.callAtomEnd): the node call() makes of the same call
+// parsed token by token.
+func (b *builder) callAtom(toks []Token) (Node, error) {
+	at, fn := textSpan(toks), toks[0].Text
+	if funcTypes[toks[0].Value] == ptFuncName {
+		return &Call{At: at, Func: fn, Arg: &Metric{At: textSpan(toks[2:3]), Name: toks[2].Text}}, nil
+	}
+	arg, err := (&climber{b: b, head: operand{Tokens: toks[2 : len(toks)-1]}}).binary(1)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{At: at, Func: fn, Arg: arg}, nil
+}
+
 // specs reads the "key=value" specs of a mkconst or novalue call from its
 // tokens after the value (mkconst) or the word (novalue): each spec is the
 // three tokens after a "(" or ",".
@@ -602,6 +666,23 @@ func ParseExpr(src string, v pcpver.Version) (Node, error) {
 
 func parseTokens(toks []Token) (Node, error) { return parseShared(toks, nil) }
 
+// participleParse is participle's parse of a stream of our tokens.
+func participleParse(stream *tokenStream) (*pExpr, error) {
+	lex, err := lexer.Upgrade(stream)
+	if err != nil {
+		return nil, err
+	}
+	e, err := exprParser.ParseFromLexer(lex)
+	if err != nil {
+		var perr participle.Error
+		if errors.As(err, &perr) {
+			return nil, &SyntaxError{Offset: perr.Position().Offset, Msg: perr.Message()}
+		}
+		return nil, err
+	}
+	return e, nil
+}
+
 // parseShared is parseTokens taking participle's parse from shapes when
 // an expression of the same shape was parsed before, and leaving it
 // there for the next.
@@ -630,15 +711,8 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 		e = shapes.get(key)
 	}
 	if e == nil {
-		lex, err := lexer.Upgrade(&tokenStream{toks: toks})
-		if err != nil {
-			return nil, err
-		}
-		if e, err = exprParser.ParseFromLexer(lex); err != nil {
-			var perr participle.Error
-			if errors.As(err, &perr) {
-				return nil, &SyntaxError{Offset: perr.Position().Offset, Msg: perr.Message()}
-			}
+		var err error
+		if e, err = participleParse(&tokenStream{toks: toks}); err != nil {
 			return nil, err
 		}
 		if keyed {
