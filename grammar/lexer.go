@@ -250,9 +250,9 @@ func (s *scanner) next(flag bool, pending *[]Token) Token {
 			s.restart(start, flag)
 			continue
 		}
-		tok, split := classify(kind, s.src[start:end], start, s.version)
-		if split != nil {
-			*pending = append(*pending, *split)
+		tok, split, glued := classify(kind, s.src[start:end], start, s.version)
+		if glued {
+			*pending = append(*pending, split)
 		}
 		return tok
 	}
@@ -275,8 +275,9 @@ var opKinds = map[string]TokenKind{
 }
 
 // classify turns one participle token into a libpcp token; a word glued to
-// "(" becomes the word and, in split, its parenthesis.
-func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, split *Token) {
+// "(" becomes the word and, in split, its parenthesis (glued says so; a
+// value, not a pointer: a pointer cost an allocation per call).
+func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, split Token, glued bool) {
 	tok = Token{Text: text, Value: text, Offset: off, End: off + len(text)}
 	switch kind {
 	case lxWord:
@@ -294,9 +295,9 @@ func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, s
 			default:
 				tok.Kind = TokFunc
 			}
-			return tok, &paren
+			return tok, paren, true
 		}
-		return classifyName(tok, v), nil
+		return classifyName(tok, v), Token{}, false
 	case lxNumber:
 		if strings.Contains(text, ".") {
 			tok.Kind = TokDouble
@@ -320,7 +321,7 @@ func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, s
 	default:
 		tok.Kind, tok.Err = TokError, "Illegal character"
 	}
-	return tok, nil
+	return tok, Token{}, false
 }
 
 // classifyName makes a word a NAME or one of the reserved words.

@@ -95,10 +95,11 @@ func oracleTokens(t *testing.T, src string, v pcpver.Version, flag bool) []Token
 					restart(off, flag)
 					continue
 				}
-				var split *Token
-				tok, split = classify(oracleKinds[rule], pt.Value, off, v)
-				if split != nil {
-					pending = append(pending, *split)
+				var split Token
+				var glued bool
+				tok, split, glued = classify(oracleKinds[rule], pt.Value, off, v)
+				if glued {
+					pending = append(pending, split)
 				}
 				break
 			}
