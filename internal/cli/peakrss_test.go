@@ -22,14 +22,7 @@ import (
 // 5.9 MB config). It measured 205 and 540 MB (text format) before the
 // check's memory was made proportional to the input; 73 and 134 MB after.
 func TestCheckPeakRSS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and checks 100,000 definitions")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("maxrss in kilobytes is Linux's")
-	}
-	dir := t.TempDir()
-	bin := buildStatic(t, dir)
+	bin, dir := peakRSSBinary(t, "100,000 definitions")
 	// The config bench/check.sh generates (genconfig -valid): valid for
 	// libpcp 6, so every definition is checked.
 	metrics := strings.Split("sample.long.one,sample.long.ten,sample.ulong.hundred,sample.double.one,sample.bin,sample.part_bin,sample.byte_ctr,sample.kbyte_ctr,sample.milliseconds,kernel.all.load,disk.dev.read,disk.dev.read_bytes,mem.util.used,hinv.ncpu", ",")
@@ -70,14 +63,7 @@ func TestCheckPeakRSS(t *testing.T) {
 // release families, with room for a busy machine's collector (20 times
 // is the goal: about 195 MB measured for 220 MB allowed).
 func TestChainedCheckPeakRSS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and checks 400,000 definitions")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("maxrss in kilobytes is Linux's")
-	}
-	dir := t.TempDir()
-	bin := buildStatic(t, dir)
+	bin, dir := peakRSSBinary(t, "400,000 definitions")
 	var sb strings.Builder
 	sb.WriteString("m0 = sample.long.one\n")
 	for i := 1; i < 400000; i++ {
@@ -101,16 +87,25 @@ func TestChainedCheckPeakRSS(t *testing.T) {
 	}
 }
 
-// buildStatic builds the binary as released (no cgo) into dir.
-func buildStatic(t *testing.T, dir string) string {
+// peakRSSBinary skips a peak-RSS test where it cannot run (-short, or
+// not Linux) and builds the binary as released (no cgo) into a fresh
+// directory, which it returns too.
+func peakRSSBinary(t *testing.T, checks string) (bin, dir string) {
 	t.Helper()
-	bin := filepath.Join(dir, "pcp-derive-lsp")
+	if testing.Short() {
+		t.Skip("builds the binary and checks " + checks)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("maxrss in kilobytes is Linux's")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "pcp-derive-lsp")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/pcp-derive-lsp")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return bin
+	return bin, dir
 }
 
 // checkPeakRSS runs the binary with args, which must report findings or
