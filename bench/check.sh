@@ -6,7 +6,8 @@
 # its own round trips) in the same run. pminfo -c takes about 100 s at
 # 100,000 definitions: it is measured at 10,000 and 20,000 and its
 # 100,000 figures extrapolated linearly from those two (said in the
-# table's note). Needs scripts/pcp-testenv.sh.
+# table's note). Each side counts its best of three runs (two at
+# 1,000,000). Needs scripts/pcp-testenv.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -29,9 +30,25 @@ timed() {
 	awk -v t=$((t1 - t0)) -v kb="$(tail -n 1 "$dir/rss" | grep -E '^[0-9]+$' || echo 0)" -v stopped=$((rc == 124)) 'BEGIN { printf "%.4f %.1f %d\n", t / 1e9, kb / 1024, stopped }'
 }
 
+# best CMD...: timed three times (runs=N to change), the shortest time
+# and the highest peak RSS of the runs (stopped if any was): on a shared
+# 2-core machine one run of either side varied by half from one minute
+# to the next; both sides are measured so.
+best() {
+	local i out t r s bt= br=0 bs=0
+	for ((i = 0; i < ${runs:-3}; i++)); do
+		out=$(timed "$@")
+		read -r t r s <<<"$out"
+		if [ -z "$bt" ] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then bt=$t; fi
+		br=$(awk -v a="$r" -v b="$br" 'BEGIN { print (a > b ? a : b) }')
+		[ "$s" = 1 ] && bs=1
+	done
+	echo "$bt $br $bs"
+}
+
 declare -A lib
 for n in 10000 20000; do
-	lib[$n]=$(PCP_DERIVED_CONFIG= limit=600 timed pminfo -h 127.0.0.1 -c "$dir/gen$n.conf")
+	lib[$n]=$(PCP_DERIVED_CONFIG= limit=600 best pminfo -h 127.0.0.1 -c "$dir/gen$n.conf")
 	set -- ${lib[$n]}
 	printf "libpcp (pminfo -c, binds all), %7d definitions: %8.2f s, peak RSS %6.1f MB\n" "$n" "$1" "$2"
 done
@@ -47,7 +64,8 @@ awk -v t10="$l10" -v t20="$l20" -v r10="$r10" -v r20="$r20" 'BEGIN {
 echo "NOTE pminfo -c at 100,000 definitions is extrapolated linearly from runs at 10,000 and 20,000 (a run takes about 100 s)"
 
 for n in $sizes; do
-	read -r t r stopped <<<"$(timed "$dir/pcp-derive-lsp" check --dialect pcp6 --host 127.0.0.1 --format json "$dir/gen$n.conf")"
+	# Three runs up to 100,000 definitions, as pminfo's; two of a million.
+	read -r t r stopped <<<"$(runs=$([ "$n" -gt 100000 ] && echo 2 || echo 3) best "$dir/pcp-derive-lsp" check --dialect pcp6 --host 127.0.0.1 --format json "$dir/gen$n.conf")"
 	mb=$(awk -v b="$(wc -c <"$dir/gen$n.conf")" 'BEGIN { printf "%.2f", b / 1e6 }')
 	printf "pcp-derive-lsp check --host, %7d definitions (%s MB): %8.2f s, peak RSS %6.1f MB%s\n" "$n" "$mb" "$t" "$r" "$([ "$stopped" = 1 ] && echo " (stopped at the ${limit} s limit)")"
 	printf "RESULT check_%d_s %s s\nRESULT check_%d_rss_mb %s MB\nRESULT config_%d_mb %s MB\nRESULT check_%d_stopped %d flag\n" "$n" "$t" "$n" "$r" "$n" "$mb" "$n" "$stopped"
