@@ -103,20 +103,24 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	// when Reparse read only the changed line, equal ones when it read
 	// the whole text again.
 	pd, nd := pf.Definitions, f.Definitions
-	p := 0
-	for p < min(len(pd), len(nd)) && pd[p] == nd[p] {
-		p++
-	}
-	s, suffixShared := 0, true
-	for s < min(len(pd), len(nd))-p {
-		a, b := pd[len(pd)-1-s], nd[len(nd)-1-s]
-		if a != b {
-			if !sameDefinition(a, b) {
-				break
-			}
-			suffixShared = false
+	p, s, suffixShared := 0, 0, true
+	if from, oldTo, _, ok := f.ReplacedDefinitions(pf); ok {
+		// Reparse says what it replaced: no pass over the lists.
+		p, s = from, len(pd)-oldTo
+	} else {
+		for p < min(len(pd), len(nd)) && pd[p] == nd[p] {
+			p++
 		}
-		s++
+		for s < min(len(pd), len(nd))-p {
+			a, b := pd[len(pd)-1-s], nd[len(nd)-1-s]
+			if a != b {
+				if !sameDefinition(a, b) {
+					break
+				}
+				suffixShared = false
+			}
+			s++
+		}
 	}
 	oldChanged, newChanged := pd[p:len(pd)-s], nd[p:len(nd)-s]
 	// The metrics to check again: the changed ones and, transitively,

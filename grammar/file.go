@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"sync/atomic"
+	"weak"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -33,6 +34,32 @@ type File struct {
 	// nameIx is the index of names Reparse reads (names.go), built on
 	// first use or carried over from the version before an edit.
 	nameIx atomic.Pointer[nameIndex]
+	// replaced is, for a file Reparse made by reading one line again,
+	// which of its previous version's definitions the line's replaced
+	// (ReplacedDefinitions); nil otherwise.
+	replaced *replacedDefinitions
+}
+
+// replacedDefinitions says prev.Definitions[from:oldTo] became
+// Definitions[from:newTo], every other definition being prev's own.
+// prev is weak: a strong one would keep every earlier version of an
+// edited document alive, each through the next.
+type replacedDefinitions struct {
+	prev               weak.Pointer[File]
+	from, oldTo, newTo int
+}
+
+// ReplacedDefinitions reports, for a file Reparse made from prev by
+// reading the edited line again, that prev.Definitions[from:oldTo] became
+// f.Definitions[from:newTo] and that every other definition is prev's
+// own, so that a caller finds what changed without comparing the lists
+// (ok is false for any other file, or another prev).
+func (f *File) ReplacedDefinitions(prev *File) (from, oldTo, newTo int, ok bool) {
+	r := f.replaced
+	if r == nil || prev == nil || r.prev.Value() != prev {
+		return 0, 0, 0, false
+	}
+	return r.from, r.oldTo, r.newTo, true
 }
 
 // Definition is one "name = expression" line.

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"sort"
+	"weak"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -190,6 +191,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 	// The lines after the change are prev's: the same values, in the
 	// same places (only byte offsets moved, and positions hold none).
 	f.Definitions = splice(prev.Definitions, d0, d1, lineDefs)
+	f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: d0, oldTo: d1, newTo: d0 + len(lineDefs)}
 	f.Attributes = splice(prev.Attributes, ai, a1, lineAttrs)
 	f.Comments = splice(prev.Comments, c0, c1, lineComments)
 	f.Diagnostics = splice(prev.Diagnostics, g0, g1, lineDiags)

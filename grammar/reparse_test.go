@@ -139,7 +139,9 @@ func TestReparseEqualsParse(t *testing.T) {
 					var ch TextChange
 					text, ch = randomEdit(rng, text)
 					var ok bool
+					prev := f
 					f, ok = Reparse(f, []byte(text), ch, opts)
+					checkReplaced(t, prev, f, ok)
 					switch {
 					case limit > 0:
 						if HasStandIn(f.Diagnostics) {
@@ -256,5 +258,39 @@ func TestFindingCap(t *testing.T) {
 	}
 	if len(capped) != 12 || standIns != 1 || total != 30 {
 		t.Errorf("capped: %d listed, %d stand-ins, %d counted; want 12, 1, 30", len(capped), standIns, total)
+	}
+}
+
+// checkReplaced: what ReplacedDefinitions says of a file Reparse read
+// incrementally is so (every definition outside the range is prev's
+// own), and it says nothing of a file read whole or of another prev.
+func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
+	t.Helper()
+	from, oldTo, newTo, ok := f.ReplacedDefinitions(prev)
+	switch {
+	case !incremental && ok:
+		t.Fatalf("a file read whole reports replaced definitions [%d, %d) → [%d, %d)", from, oldTo, from, newTo)
+	case incremental && f != prev && !ok:
+		t.Fatalf("an incremental reparse reports no replaced definitions")
+	}
+	if !ok {
+		return
+	}
+	pd, nd := prev.Definitions, f.Definitions
+	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
+		t.Fatalf("replaced range [%d, %d) → [%d, %d) does not fit %d and %d definitions", from, oldTo, from, newTo, len(pd), len(nd))
+	}
+	for i := 0; i < from; i++ {
+		if pd[i] != nd[i] {
+			t.Fatalf("definition %d before the replaced range is not prev's own", i)
+		}
+	}
+	for i := 0; i < len(pd)-oldTo; i++ {
+		if pd[oldTo+i] != nd[newTo+i] {
+			t.Fatalf("definition %d after the replaced range is not prev's own", newTo+i)
+		}
+	}
+	if _, _, _, other := f.ReplacedDefinitions(&File{}); other {
+		t.Fatalf("ReplacedDefinitions answers for another file")
 	}
 }
