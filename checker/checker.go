@@ -59,17 +59,18 @@ type Metric struct {
 	why *why
 
 	file *grammar.File // the file it is defined in, until checked and advised
-	// inferred: the check inferred the nodes' metadata (Report.NodesOf
-	// infers them again), which it keeps in nodes only while it checks
-	// and advises the metric (but see release); inference is how.
+	// nodes are the metadata the check inferred for the tree's nodes,
+	// kept only while it checks and advises the metric (but see
+	// release); inference is how (Report.NodesOf infers them again).
 	nodes     Nodes
 	inference *inference
 
 	Status Status
 	// Broken: libpcp registers the metric without a usable expression
 	// (a ternary of two novalue()s); it has no values to compute.
-	Broken                    bool
-	state                     checkState
+	Broken bool
+	state  checkState
+	// inferred: the check inferred the nodes' metadata.
 	inferred, boundUnfinished bool
 }
 
@@ -119,33 +120,31 @@ func (m *Metric) Unknown() []string {
 // it renders with it ("" for none).
 func (m *Metric) refuse(status Status, message, rendering string) {
 	m.Status = status
-	m.setWhy(func(w *why) { w.message, w.rendering, w.operand = message, rendering, false })
+	w := m.whyOf()
+	w.message, w.rendering, w.operand = message, rendering, false
 }
 
 // refuseOperand is refuse with the rendering "operand NAME".
 func (m *Metric) refuseOperand(status Status, message, name string) {
-	m.Status = status
-	m.setWhy(func(w *why) { w.message, w.rendering, w.operand = message, name, true })
+	m.refuse(status, message, name)
+	m.why.operand = true
 }
 
 // setUnknown records the operand names the source does not know.
 func (m *Metric) setUnknown(names []string) {
-	if names == nil && m.why == nil {
-		return
+	if names != nil {
+		m.whyOf().unknown = &names
+	} else if m.why != nil {
+		m.why.unknown = nil
 	}
-	m.setWhy(func(w *why) {
-		w.unknown = nil
-		if names != nil {
-			w.unknown = &names
-		}
-	})
 }
 
-func (m *Metric) setWhy(set func(*why)) {
+// whyOf is the metric's why, made on first use.
+func (m *Metric) whyOf() *why {
 	if m.why == nil {
 		m.why = &why{}
 	}
-	set(m.why)
+	return m.why
 }
 
 // checkState lets a metric be checked on demand when another one binds it
