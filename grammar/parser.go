@@ -183,25 +183,36 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 // none starts there, minus the index of the first token after the prefix
 // operators from i on.
 func (s *tokenStream) atomEnd(i int) int {
+	end, j := s.plainAtomEnd(i)
+	if end == 0 && s.toks[j].Kind == TokFunc && !s.plainCalls {
+		end = s.callAtomEnd(j)
+	}
+	if end > 0 {
+		return end
+	}
+	return -j
+}
+
+// plainAtomEnd returns the index after the prefix operators from i on
+// and the name (and its filter) or number after them, or 0 when no name
+// or number follows, and the index of the first token after the
+// operators.
+func (s *tokenStream) plainAtomEnd(i int) (end, j int) {
 	toks := s.toks
-	j := i
+	j = i
 	for toks[j].Kind == TokNot || toks[j].Kind == TokMinus { // after a prefix, "-" is one too
 		j++
 	}
 	switch toks[j].Kind {
 	case TokName:
 		if toks[j+1].Kind == TokInstName {
-			return j + 2
+			return j + 2, j
 		}
-		return j + 1
+		return j + 1, j
 	case TokInteger, TokDouble:
-		return j + 1
-	case TokFunc:
-		if end := s.callAtomEnd(j); end > 0 && !s.plainCalls {
-			return end
-		}
+		return j + 1, j
 	}
-	return -j
+	return 0, j
 }
 
 // callAtomEnd returns the index after the call at token j when it is an
@@ -219,23 +230,8 @@ func (s *tokenStream) callAtomEnd(j int) int {
 			return j + 4
 		}
 	case ptFuncExpr:
-		k := j + 2
-		for toks[k].Kind == TokNot || toks[k].Kind == TokMinus {
-			k++
-		}
-		switch toks[k].Kind {
-		case TokName:
-			k++
-			if toks[k].Kind == TokInstName {
-				k++
-			}
-		case TokInteger, TokDouble:
-			k++
-		default:
-			return 0
-		}
-		if toks[k].Kind == TokRParen {
-			return k + 1
+		if end, _ := s.plainAtomEnd(j + 2); end > 0 && toks[end].Kind == TokRParen {
+			return end + 1
 		}
 	}
 	return 0
@@ -578,17 +574,14 @@ func (b *builder) call(c *pCall) (Node, error) {
 	fn := b.tok(toks[0]).Text
 	switch toks[0].Type {
 	case ptFuncName:
-		return &Call{At: at, Func: fn, Arg: &Metric{At: b.span(toks[2:3]), Name: b.tok(toks[2]).Text}}, nil
+		return b.simpleCall(at, fn, ptFuncName, b.ours(toks[2:3]))
 	case ptFuncExpr:
-		var arg Node
-		var err error
 		if c.ExprArg == nil {
 			// A lone atom: no expression struct for it (the commonest
 			// argument; see pCall).
-			arg, err = (&climber{b: b, head: operand{Tokens: b.ours(toks[2:3])}}).binary(1)
-		} else {
-			arg, err = b.build(c.ExprArg)
+			return b.simpleCall(at, fn, ptFuncExpr, b.ours(toks[2:3]))
 		}
+		arg, err := b.build(c.ExprArg)
 		if err != nil {
 			return nil, err
 		}
@@ -625,15 +618,21 @@ func (b *builder) call(c *pCall) (Node, error) {
 // (tokenStream.callAtomEnd): the node call() makes of the same call
 // parsed token by token.
 func (b *builder) callAtom(toks []Token) (Node, error) {
-	at, fn := textSpan(toks), toks[0].Text
-	if funcTypes[toks[0].Value] == ptFuncName {
-		return &Call{At: at, Func: fn, Arg: &Metric{At: textSpan(toks[2:3]), Name: toks[2].Text}}, nil
+	return b.simpleCall(textSpan(toks), toks[0].Text, funcTypes[toks[0].Value], toks[2:len(toks)-1])
+}
+
+// simpleCall is the node of a call of a name-only function (family
+// ptFuncName) of a name, or of an expression function of an atom: arg
+// are our tokens between its parentheses.
+func (b *builder) simpleCall(at Span, fn string, family lexer.TokenType, arg []Token) (Node, error) {
+	if family == ptFuncName {
+		return &Call{At: at, Func: fn, Arg: &Metric{At: textSpan(arg), Name: arg[0].Text}}, nil
 	}
-	arg, err := (&climber{b: b, head: operand{Tokens: toks[2 : len(toks)-1]}}).binary(1)
+	x, err := (&climber{b: b, head: operand{Tokens: arg}}).binary(1)
 	if err != nil {
 		return nil, err
 	}
-	return &Call{At: at, Func: fn, Arg: arg}, nil
+	return &Call{At: at, Func: fn, Arg: x}, nil
 }
 
 // specs reads the "key=value" specs of a mkconst or novalue call from its
@@ -705,7 +704,11 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 		}
 	}
 	var keyBuf [shapeMaxTokens * 2]byte
-	key, keyed := shapeKey(keyBuf[:0], toks)
+	var key []byte
+	keyed := false
+	if shapes != nil {
+		key, keyed = shapeKey(keyBuf[:0], toks)
+	}
 	e := (*pExpr)(nil)
 	if keyed {
 		e = shapes.get(key)
