@@ -163,7 +163,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		case in.Problem != "":
 			g.problems = append(g.problems, in)
 		default:
-			g.srcs = append(g.srcs, grammar.Source{Path: in.Path, Src: in.Src})
+			g.srcs = append(g.srcs, grammar.Source{Path: in.Path, Src: in.Src, Text: in.text})
 		}
 	}
 	if len(groups) == 0 && !opts.Separate {
@@ -176,7 +176,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		if len(g.srcs) == 1 && opts.Memo != nil {
 			o := read
 			o.Memo = opts.Memo
-			files = []*grammar.File{grammar.ParseConfig(g.srcs[0].Path, g.srcs[0].Src, o)}
+			files = []*grammar.File{grammar.ParseText(g.srcs[0].Path, g.srcs[0].AsText(), o)}
 		} else {
 			files = grammar.ParseConfigsWith(g.srcs, read)
 		}
@@ -245,7 +245,7 @@ func (r *Result) finish() {
 	for i := range r.Files {
 		f := &r.Files[i]
 		if f.marks < 0 {
-			f.marks = bytes.Count(f.File.Src, directiveMark)
+			f.marks = bytes.Count(f.File.Text.Bytes(), directiveMark)
 		}
 		f.Findings = r.Config.Rules.Apply(suppress(f.File, f.marks > 0, mergeByPosition(f.syntax, f.checked)))
 	}
@@ -256,7 +256,7 @@ func (r *Result) finish() {
 // with their own problems, then the project's rules. It is the one place
 // both are applied, for a single analysis and for each host of a fleet.
 func Filter(f *grammar.File, diags []grammar.Diagnostic, r rules.Rules) []grammar.Diagnostic {
-	return r.Apply(suppress(f, bytes.Contains(f.Src, directiveMark), diags))
+	return r.Apply(suppress(f, bytes.Contains(f.Text.Bytes(), directiveMark), diags))
 }
 
 // mergeByPosition merges two lists sorted by start offset into one

@@ -13,27 +13,24 @@ import (
 // again only the lines that changed when it can (grammar.Reparse), and
 // its findings equal Parse's for text. reparsed says whether it could;
 // otherwise it parsed text whole.
-func Reparse(prev *Result, path string, text []byte, cfg Config, opts Options) (_ *Result, reparsed bool) {
+func Reparse(prev *Result, path string, text *grammar.Text, cfg Config, opts Options) (_ *Result, reparsed bool) {
 	if prev == nil || len(prev.Files) != 1 || len(prev.groups) != 1 || len(prev.groups[0]) != 1 || len(prev.IOErrors) > 0 ||
-		prev.Config.Version.Version != cfg.Version.Version || prev.Files[0].File.Path != path || opts.Separate {
-		return Parse([]Input{Buffer(path, text)}, cfg, opts), false
+		prev.Config.Version.Version != cfg.Version.Version || prev.Files[0].File.Path != path || opts.Separate || bufferProblem(text) {
+		return Parse([]Input{BufferText(path, text)}, cfg, opts), false
 	}
-	old := prev.Files[0].File
-	if in := Buffer(path, text); in.Problem != "" || in.Err != nil {
-		return Parse([]Input{in}, cfg, opts), false
-	}
+	old := prev.Files[0].File.Text
 	var ch grammar.TextChange
-	if c := opts.Change; c != nil && c.Start >= 0 && c.Start <= c.OldEnd && c.OldEnd <= len(old.Src) && c.Start <= c.NewEnd &&
-		c.NewEnd <= len(text) && len(text)-c.NewEnd == len(old.Src)-c.OldEnd {
+	if c := opts.Change; c != nil && c.Start >= 0 && c.Start <= c.OldEnd && c.OldEnd <= old.Len() && c.Start <= c.NewEnd &&
+		c.NewEnd <= text.Len() && text.Len()-c.NewEnd == old.Len()-c.OldEnd {
 		ch = *c
 	} else {
-		ch = changeBetween(old.Src, text)
+		ch = changeBetween(old.Bytes(), text.Bytes())
 	}
 	read := cfg.readOptions()
 	read.Memo = opts.Memo
-	f, reparsed := grammar.Reparse(old, text, ch, read)
+	f, reparsed := grammar.Reparse(prev.Files[0].File, text, ch, read)
 	r := &Result{Config: cfg, SourceName: NoSource, opts: opts, groups: [][]int{{0}}}
-	r.Files = []File{{File: f, syntax: f.Diagnostics, marks: marksAfter(prev.Files[0].marks, old.Src, text, ch)}}
+	r.Files = []File{{File: f, syntax: f.Diagnostics, marks: marksAfter(prev.Files[0].marks, old, text, ch)}}
 	r.finish()
 	return r, reparsed
 }
@@ -41,17 +38,14 @@ func Reparse(prev *Result, path string, text []byte, cfg Config, opts Options) (
 // marksAfter counts directiveMark in text, made of old (which has marks
 // of them, or -1 when not counted) by ch: the count changes only in the
 // lines the change touches, since the mark has no newline.
-func marksAfter(marks int, old, text []byte, ch grammar.TextChange) int {
+func marksAfter(marks int, old, text *grammar.Text, ch grammar.TextChange) int {
 	if marks < 0 {
 		return -1
 	}
-	lines := func(src []byte, start, end int) []byte {
-		from := bytes.LastIndexByte(src[:start], '\n') + 1
-		to := len(src)
-		if k := bytes.IndexByte(src[end:], '\n'); k >= 0 {
-			to = end + k
-		}
-		return src[from:to]
+	lines := func(t *grammar.Text, start, end int) []byte {
+		_, from := t.LineOf(start)
+		last, _ := t.LineOf(end)
+		return t.Slice(from, t.LineStart(last+1))
 	}
 	return marks - bytes.Count(lines(old, ch.Start, ch.OldEnd), directiveMark) + bytes.Count(lines(text, ch.Start, ch.NewEnd), directiveMark)
 }

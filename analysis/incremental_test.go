@@ -90,7 +90,7 @@ func TestIncrementalEqualsRun(t *testing.T) {
 				for step := 0; step < 60; step++ {
 					text = keystroke(rng, text)
 					var ok bool
-					parsed, ok = Reparse(parsed, "t.conf", []byte(text), cfg, opts)
+					parsed, ok = Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
 					next := Recheck(ctx, checked, parsed)
 					switch {
 					case limit > 0:
@@ -174,7 +174,7 @@ func TestRecheckAfterMetadataChange(t *testing.T) {
 	swap.Source = snap(one + "," + two) // the PMDA of b.two installed
 	cache.Flush()                       // as after pmcd's change notice
 	text = "x = a.one + 12\ny = b.two * 2\n"
-	parsed, ok := Reparse(checked, "t.conf", []byte(text), cfg, Options{})
+	parsed, ok := Reparse(checked, "t.conf", grammar.NewText([]byte(text)), cfg, Options{})
 	if !ok {
 		t.Fatal("a keystroke inside one line was not parsed incrementally")
 	}
@@ -216,7 +216,7 @@ func TestCappedFindings(t *testing.T) {
 	checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, opts)
 	parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
 	text += "b = x.a + x.b + x.c + x.d + x.e\n"
-	parsed, _ = Reparse(parsed, "t.conf", []byte(text), cfg, opts)
+	parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
 	next := Recheck(ctx, checked, parsed)
 	want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
 	if g, w := view(next), view(want); !reflect.DeepEqual(g, w) {

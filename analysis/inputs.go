@@ -26,6 +26,8 @@ const MaxSupportedSize = math.MaxInt32
 type Input struct {
 	Path string
 	Src  []byte
+	// text is Src as an editor's grammar.Text (BufferText), or nil.
+	text *grammar.Text
 	// Group is the index of the PATH argument the input came from (a
 	// directory gives several inputs of one group): Options.Separate
 	// analyses each group as a config path of its own.
@@ -42,6 +44,22 @@ type Input struct {
 // the same findings in the editor and in check.
 func Buffer(path string, src []byte) Input {
 	return classify(path, src, DefaultMaxSize)
+}
+
+// BufferText is Buffer of a grammar.Text, which the parse then keeps (no
+// second index of the same lines).
+func BufferText(path string, text *grammar.Text) Input {
+	in := classify(path, text.Bytes(), DefaultMaxSize)
+	if in.Problem == "" && in.Err == nil {
+		in.text = text
+	}
+	return in
+}
+
+// bufferProblem is whether Buffer of text has a problem, without making
+// text one slice.
+func bufferProblem(text *grammar.Text) bool {
+	return int64(text.Len()) > DefaultMaxSize || bytes.IndexByte(text.Slice(0, 8192), 0) >= 0
 }
 
 // ReadInputs expands PATH arguments in order: files as given,

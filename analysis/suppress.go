@@ -73,7 +73,7 @@ func suppressedIfMarked(known []File) func(*grammar.File, grammar.Diagnostic) bo
 	return func(f *grammar.File, d grammar.Diagnostic) bool {
 		m, seen := marked[f]
 		if !seen {
-			m = bytes.Contains(f.Src, directiveMark)
+			m = bytes.Contains(f.Text.Bytes(), directiveMark)
 			marked[f] = m
 		}
 		return m && suppressed(f, d)
@@ -83,7 +83,7 @@ func suppressedIfMarked(known []File) func(*grammar.File, grammar.Diagnostic) bo
 // directiveFindings checks every "# pcp-derive-lsp:" comment of f.
 func directiveFindings(f *grammar.File) []grammar.Diagnostic {
 	var out []grammar.Diagnostic
-	src := f.Src
+	src := f.Text.Bytes()
 	for start := 0; start < len(src); {
 		end := bytes.IndexByte(src[start:], '\n')
 		if end < 0 {

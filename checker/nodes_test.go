@@ -235,7 +235,7 @@ func TestNodesOfAfterRecheck(t *testing.T) {
 		} {
 			at, cut, with := edit()
 			text = text[:at] + with + text[at+cut:]
-			nf, reparsed := grammar.Reparse(f, []byte(text), grammar.TextChange{Start: at, OldEnd: at + cut, NewEnd: at + len(with)}, grammar.Options{Version: v})
+			nf, reparsed := grammar.Reparse(f, grammar.NewText([]byte(text)), grammar.TextChange{Start: at, OldEnd: at + cut, NewEnd: at + len(with)}, grammar.Options{Version: v})
 			if !reparsed {
 				t.Logf("%s: edit %d: parsed whole", v, step)
 			}

@@ -11,8 +11,11 @@ import (
 
 // File is one parsed derived-metric config file (pmLoadDerivedConfig).
 type File struct {
-	Path        string
-	Src         []byte
+	Path string
+	// Text is the file's bytes. An editor's version made by Reparse
+	// shares all but the edited piece with the version before; Bytes
+	// makes them one slice, once.
+	Text        *Text
 	Version     pcpver.Version
 	Definitions []*Definition
 	Attributes  []*Attribute
@@ -25,12 +28,6 @@ type File struct {
 	// (PCP 7.1.1+), nil when it has none.
 	OptionNovalue *bool
 
-	lineStarts []int
-	// col16At holds UTF-16 columns at checkpoints, so Pos scans at most
-	// col16Step bytes of a line instead of the whole line up to the
-	// offset (a 10 MB single-line file has tens of thousands of
-	// findings, each needing a position).
-	col16At []col16Mark
 	// nameIx is the index of names Reparse reads (names.go), built on
 	// first use or carried over from the version before an edit.
 	nameIx atomic.Pointer[nameIndex]

@@ -10,6 +10,17 @@ import (
 type Source struct {
 	Path string
 	Src  []byte
+	// Text is Src as a Text when the caller has one (an editor's
+	// buffer), which the File then keeps; nil otherwise.
+	Text *Text
+}
+
+// AsText is the source as a Text: the caller's, or one made of Src.
+func (s Source) AsText() *Text {
+	if s.Text != nil {
+		return s.Text
+	}
+	return NewText(s.Src)
 }
 
 // ParseConfigs parses the files of one config path in order, the way a
@@ -36,7 +47,7 @@ func ParseConfigsWith(srcs []Source, opts Options) []*File {
 		if total > 64<<10 {
 			pre = prefetchVerdicts(text, v)
 		}
-		f := parseConfig(s.Path, s.Src, text, Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed}, pre)
+		f := parseConfig(s.Path, s.AsText(), Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed}, pre)
 		if len(files) < len(srcs)-1 { // another file follows: it sees these names
 			for _, def := range f.Definitions {
 				if def.Registered {

@@ -9,8 +9,8 @@ import (
 
 func TestParseConfigsCarriesState(t *testing.T) {
 	files := ParseConfigs([]Source{
-		{"a.conf", []byte("m.x = 1\nm.y = matchinst(/a/, x\n")},
-		{"b.conf", []byte("m.x = 2\nm.z = 4 / 2\n")},
+		{Path: "a.conf", Src: []byte("m.x = 1\nm.y = matchinst(/a/, x\n")},
+		{Path: "b.conf", Src: []byte("m.x = 2\nm.z = 4 / 2\n")},
 	}, pcpver.V6_0_3)
 	var codes []string
 	for _, d := range files[1].Diagnostics {

@@ -78,38 +78,32 @@ func col16Marks(src []byte) []col16Mark {
 
 // Pos converts a file offset to a position.
 func (f *File) Pos(offset int) Pos {
-	offset = max(0, min(offset, len(f.Src)))
-	line := 0
-	lo, hi := 0, len(f.lineStarts)-1
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		if f.lineStarts[mid] <= offset {
-			line, lo = mid, mid+1
-		} else {
-			hi = mid - 1
-		}
-	}
-	start := f.lineStarts[line]
-	from, col16 := start, 0
-	if k := offset / col16Step; k < len(f.col16At) {
+	t := f.Text
+	offset = max(0, min(offset, t.size))
+	line, start := t.LineOf(offset)
+	k := t.pieceAt(start)
+	p, base := t.pieces[k], t.offs[k]
+	rel, from, col16 := offset-base, start-base, 0
+	if step := rel / col16Step; step < len(p.marks) {
 		// The checkpoint of offset's step, or the one before when that
 		// one lies past offset (it moved to a rune start); only a
 		// checkpoint on offset's own line helps.
-		m := f.col16At[k]
-		if m.offset > offset && k > 0 {
-			m = f.col16At[k-1]
+		m := p.marks[step]
+		if m.offset > rel && step > 0 {
+			m = p.marks[step-1]
 		}
-		if m.offset >= start && m.offset <= offset {
+		if m.offset >= from && m.offset <= rel {
 			from, col16 = m.offset, m.col16
 		}
 	}
-	for i := from; i < offset; {
-		if n := asciiRun(f.Src[i:offset]); n > 0 {
+	b := p.b[:rel]
+	for i := from; i < rel; {
+		if n := asciiRun(b[i:]); n > 0 {
 			col16 += n // one unit a byte
 			i += n
 			continue
 		}
-		units, size := char16(f.Src[i:offset])
+		units, size := char16(b[i:])
 		col16 += units
 		i += size
 	}
@@ -119,13 +113,13 @@ func (f *File) Pos(offset int) Pos {
 // OffsetOf converts a position of the file to its byte offset (Pos keeps
 // none: see Pos), clamped to the text.
 func (f *File) OffsetOf(p Pos) int {
-	if p.Line < 1 || len(f.lineStarts) == 0 {
+	if p.Line < 1 {
 		return 0
 	}
-	if int(p.Line) > len(f.lineStarts) {
-		return len(f.Src)
+	if int(p.Line) > f.Text.LineCount() {
+		return f.Text.size
 	}
-	return min(f.lineStarts[p.Line-1]+int(p.Col)-1, len(f.Src))
+	return min(f.Text.LineStart(int(p.Line)-1)+int(p.Col)-1, f.Text.size)
 }
 
 // Covers reports whether offset lies in r, a range of the file, its end
@@ -140,35 +134,33 @@ func (f *File) Offsets(r Range) (start, end int) { return f.OffsetOf(r.Start), f
 
 // Line returns the text of a 1-based line without its newline.
 func (f *File) Line(n int) string {
-	if n < 1 || n > len(f.lineStarts) {
-		return ""
-	}
-	start := f.lineStarts[n-1]
-	end := len(f.Src)
-	if n < len(f.lineStarts) {
-		end = f.lineStarts[n] - 1
-	}
-	return strings.TrimSuffix(string(f.Src[start:end]), "\r")
+	b := f.Text.LineBytes(n - 1)
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return strings.TrimSuffix(string(b), "\r")
 }
 
 // Offset converts a 0-based line and UTF-16 column (an LSP position) to a
 // byte offset, clamped to the line.
-func (f *File) Offset(line0, col16 int) int {
+func (f *File) Offset(line0, col16 int) int { return f.Text.Offset(line0, col16) }
+
+// Offset converts a 0-based line and UTF-16 column (an LSP position) to a
+// byte offset, clamped to the line: 0 before the text, its end past it.
+func (t *Text) Offset(line0, col16 int) int {
 	if line0 < 0 {
 		return 0
 	}
-	if line0 >= len(f.lineStarts) {
-		return len(f.Src)
+	if line0 >= t.LineCount() {
+		return t.size
 	}
-	off := f.lineStarts[line0]
-	end := len(f.Src)
-	if line0+1 < len(f.lineStarts) {
-		end = f.lineStarts[line0+1] - 1
-	}
+	k, off, end := t.lineAt(line0)
+	b := t.pieces[k].b
 	for n := 0; off < end && n < col16; {
-		units, size := char16(f.Src[off:end])
+		units, size := char16(b[off:end])
 		n += units
 		off += size
 	}
-	return off
+	return t.offs[k] + off
 }
+
+// Len is the file's size in bytes.
+func (f *File) Len() int { return f.Text.size }

@@ -42,16 +42,22 @@ var builtinDerived = []string{"event.flags", "event.missed"}
 // The File keeps src, and its names and expressions are substrings of it:
 // src must not change afterwards.
 func ParseConfig(path string, src []byte, opts Options) *File {
-	return parseConfig(path, src, textOf(src), opts, nil)
+	return parseConfig(path, NewText(src), opts, nil)
 }
 
-// parseConfig is ParseConfig with src as a string too, and the verdicts
+// ParseText is ParseConfig of a Text (an editor's buffer): the File
+// keeps it.
+func ParseText(path string, text *Text, opts Options) *File {
+	return parseConfig(path, text, opts, nil)
+}
+
+// parseConfig is ParseText with the verdicts
 // of the file's one-line definitions computed beforehand
 // (prefetchVerdicts), or nil.
-func parseConfig(path string, src []byte, text string, opts Options, pre *prefetched) *File {
-	f := &File{Path: path, Src: src, Version: opts.Version, Leak: opts.Leak}
-	f.lineStarts = lineStarts(src)
-	f.col16At = col16Marks(src)
+func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
+	f := &File{Path: path, Text: t, Version: opts.Version, Leak: opts.Leak}
+	src := t.Bytes()
+	text := textOf(src)
 	// Sized for the definitions the prefetch saw: grown one at a time,
 	// a million names were rehashed again and again.
 	expected := 0
@@ -97,11 +103,18 @@ func (r *configReader) isRegistered(name string) bool {
 	return r.registered[name] || r.earlier[name]
 }
 
+// end is the offset past the last byte the reader has.
+func (r *configReader) end() int { return r.srcAt + len(r.src) }
+
+// at is the byte at file offset i.
+func (r *configReader) at(i int) byte { return r.src[i-r.srcAt] }
+
 // configReader mirrors libpcp's character loop in __dminit_configfile.
 type configReader struct {
 	f          *File
-	src        []byte
-	text       string // src[textAt:] as a string: names and expressions are substrings of it
+	src        []byte // the file's bytes from srcAt on (all of them, or the line Reparse reads)
+	srcAt      int
+	text       string // the file's bytes from textAt as a string: names and expressions are substrings of it
 	textAt     int    // the offset of text in src (Reparse reads one line)
 	pos        int
 	registered map[string]bool // names this file registers (and libpcp's own)
@@ -179,8 +192,8 @@ func (r *configReader) run() {
 	continuation := r.f.Version.Has(pcpver.Continuation)
 	ln := logicalLine{eq: -1, lp: -1, rp: -1}
 	lastc := byte(0)
-	for r.pos < len(r.src) {
-		c := r.src[r.pos]
+	for r.pos < r.end() {
+		c := r.at(r.pos)
 		i := r.pos
 		r.pos++
 		if len(ln.buf) == 0 {
@@ -219,8 +232,8 @@ func (r *configReader) run() {
 		lastc = c
 	}
 	if len(ln.buf) > 0 {
-		ln.end, ln.finalLine = len(r.src), true
-		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(len(r.src))}, SeverityWarning, "no-final-newline",
+		ln.end, ln.finalLine = r.end(), true
+		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(r.end())}, SeverityWarning, "no-final-newline",
 			"the last line has no newline: libpcp never reads it, so this definition is ignored", nil)
 		r.line(&ln)
 	}
@@ -240,7 +253,7 @@ func (r *configReader) prefix(kind string) string {
 
 func (r *configReader) lineRange(ln *logicalLine) Range {
 	end := ln.end
-	if end > ln.start && end <= len(r.src) && r.src[end-1] == '\n' {
+	if end > ln.start && end <= r.end() && r.at(end-1) == '\n' {
 		end--
 	}
 	return Range{r.f.Pos(ln.start), r.f.Pos(end)}
@@ -581,8 +594,8 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 			c, rest = rest[0], rest[1:]
 		case xtralines == 0:
 			c = '\n'
-		case r.pos < len(r.src):
-			c = r.src[r.pos]
+		case r.pos < r.end():
+			c = r.at(r.pos)
 			r.pos++
 		default:
 			eof = true
@@ -613,7 +626,7 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 		r.lineno += xtralines - 1
 	}
 	if eof {
-		a.Range.End = r.f.Pos(len(r.src))
+		a.Range.End = r.f.Pos(r.end())
 		r.diag(a.Range, SeverityError, "attr-unterminated",
 			fmt.Sprintf("the %c quoted value never ends: libpcp reads to the end of the file and loses every line after this one", delim),
 			[]string{r.prefix("Error") + fmt.Sprintf("pmLoadDerivedConfig: missing termination (%c) for value", delim)})
@@ -627,11 +640,11 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 		// The value ended on a later line: libpcp reads the rest of that
 		// line itself and (quirk) never looks at its first character.
 		start := r.pos
-		for r.pos < len(r.src) && r.src[r.pos] != '\n' {
+		for r.pos < r.end() && r.at(r.pos) != '\n' {
 			r.pos++
 		}
-		tail := r.src[start:r.pos]
-		if r.pos < len(r.src) {
+		tail := r.src[start-r.srcAt : r.pos-r.srcAt]
+		if r.pos < r.end() {
 			r.pos++
 		}
 		a.Range.End = r.f.Pos(r.pos)
@@ -686,7 +699,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // it, or the whole expression and the first grammar that accepts it.
 func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct, bool) {
 	v := r.f.Version
-	if !v.Has(pcpver.Continuation) && strings.HasSuffix(d.Expr, "\\") && r.pos < len(r.src) {
+	if !v.Has(pcpver.Continuation) && strings.HasSuffix(d.Expr, "\\") && r.pos < r.end() {
 		n := len(d.Expr)
 		return NewerConstruct{"a backslash-newline continuation line", pcpver.Continuation, Span{n - 1, n}}, true
 	}

@@ -26,56 +26,55 @@ func (c TextChange) Then(next TextChange) TextChange {
 	}
 }
 
-// Reparse returns what ParseConfig(prev.Path, src, opts) returns, for src
-// made from prev.Src by one change, reading again only the logical lines
+// Reparse returns what ParseText(prev.Path, text, opts) returns, for text
+// made from prev.Text by one change, reading again only the logical lines
 // the change touches when it can (an editor's keystroke): the lines
 // before and after them are prev's (the same *Definition and *Attribute
 // values and findings: positions are lines and columns, which a change
-// within one line leaves as they were elsewhere), so the cost does not
-// grow with the file beyond its line index. It reads the
-// whole text again (ParseConfig) when the change may alter the meaning of
+// within one line leaves as they were elsewhere), and text shares prev's
+// pieces but the edited one (Text.Replace), so the cost does not grow
+// with the file beyond the per-piece index. It reads the
+// whole text again (ParseText) when the change may alter the meaning of
 // other lines: it adds or removes lines, defines, renames or removes a
 // definition or an attribute, touches a #control line, leaves libpcp's
 // matchinst lexer flag different after it, or spans continuation lines or
 // a quoted value over several lines. reparsed says which of the two it
-// did. ch must be the change that made src of prev.Src (the bytes
+// did. ch must be the change that made text of prev.Text (the bytes
 // around it the same in both); opts must be those prev was parsed with;
 // a config path of several files (opts.Leak, opts.Registered) is always
 // read again.
-func Reparse(prev *File, src []byte, ch TextChange, opts Options) (f *File, reparsed bool) {
-	if f := reparse(prev, src, ch, opts); f != nil {
+func Reparse(prev *File, text *Text, ch TextChange, opts Options) (f *File, reparsed bool) {
+	if f := reparse(prev, text, ch, opts); f != nil {
 		return f, true
 	}
-	return ParseConfig(prev.Path, src, opts), false
+	return ParseText(prev.Path, text, opts), false
 }
 
-func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
+func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	if prev == nil || opts.Leak || len(opts.Registered) > 0 || opts.Version != prev.Version {
 		return nil
 	}
 	if HasStandIn(prev.Diagnostics) {
 		return nil // the stand-in counts findings of other lines
 	}
-	old := prev.Src
+	old := prev.Text
 	delta := ch.NewEnd - ch.OldEnd
 	// The text around the change is taken to be prev's, as ch says (it
 	// is not compared: that would cost a pass over the whole text).
-	if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > len(old) || ch.NewEnd < ch.Start || len(src) != len(old)+delta {
+	if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > old.Len() || ch.NewEnd < ch.Start || text.Len() != old.Len()+delta {
 		return nil
 	}
 	// Same number of lines, no line joined or split: positions after the
 	// change keep their lines and columns.
-	if bytes.IndexByte(old[ch.Start:ch.OldEnd], '\n') >= 0 || bytes.IndexByte(src[ch.Start:ch.NewEnd], '\n') >= 0 {
+	if bytes.IndexByte(old.Slice(ch.Start, ch.OldEnd), '\n') >= 0 || bytes.IndexByte(text.Slice(ch.Start, ch.NewEnd), '\n') >= 0 {
 		return nil
 	}
 	// The physical line of the change, in the old text: [r, e).
-	r := bytes.LastIndexByte(old[:ch.Start], '\n') + 1
-	e := len(old)
-	if k := bytes.IndexByte(old[ch.OldEnd:], '\n'); k >= 0 {
-		e = ch.OldEnd + k + 1
-	}
+	lineIdx, r := old.LineOf(ch.Start)
+	oldLine := old.LineBytes(lineIdx)
+	e := r + len(oldLine)
 	ne := e + delta
-	oldLine, newLine := old[r:e], src[r:ne]
+	newLine := text.Slice(r, ne)
 	// Lines that are not whole logical lines on their own, or that
 	// change how later lines are read, are read again with the file.
 	for _, line := range [][]byte{oldLine, newLine} {
@@ -84,7 +83,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 			return nil
 		}
 	}
-	if r > 0 && prev.Version.Has(pcpver.Continuation) && r >= 2 && old[r-2] == '\\' {
+	if prev.Version.Has(pcpver.Continuation) && r >= 2 && old.Slice(r-2, r-1)[0] == '\\' {
 		return nil // the line continues the one before it
 	}
 	// Where the line is: positions hold lines and columns, no offsets,
@@ -117,24 +116,14 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 
 	// libpcp's state at the start of the line: its line number, the
 	// matchinst flag, the names registered and attributes set before.
-	f := &File{Path: prev.Path, Src: src, Version: prev.Version, OptionNovalue: prev.OptionNovalue}
-	f.lineStarts = prev.lineStarts // same lines; those after the change move below
-	lineIdx := sort.SearchInts(prev.lineStarts, r+1) - 1
-	if delta != 0 {
-		f.lineStarts = make([]int, len(prev.lineStarts))
-		copy(f.lineStarts, prev.lineStarts[:lineIdx+1])
-		for i := lineIdx + 1; i < len(prev.lineStarts); i++ {
-			f.lineStarts[i] = prev.lineStarts[i] + delta
-		}
-	}
-	f.col16At = shiftMarks(prev.col16At, r, e, delta)
+	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue}
 	leak := false
 	if d0 < len(prev.Definitions) {
 		leak = prev.Definitions[d0].leaked
 	} else {
 		leak = prev.Leak
 	}
-	reader := &configReader{f: f, src: src[:ne], text: string(src[r:ne]), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	reader := &configReader{f: f, src: newLine, srcAt: r, text: string(newLine), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
 	f.Leak = leak
 	// The names the line may use, and what is known of them before it.
@@ -158,7 +147,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 		}
 	}
 	for _, d := range f.Diagnostics {
-		if (d.Code == "no-final-newline" || d.Code == "attr-unterminated") && ne < len(src) {
+		if (d.Code == "no-final-newline" || d.Code == "attr-unterminated") && ne < text.Len() {
 			return nil
 		}
 	}
@@ -167,7 +156,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 			return nil
 		}
 	}
-	if ne < len(src) && f.Leak != leakAfter(prev, d1) {
+	if ne < text.Len() && f.Leak != leakAfter(prev, d1) {
 		return nil
 	}
 	if changed := changedNames(prev.Definitions[d0:d1], prev.Attributes[ai:a1], f.Definitions, f.Attributes); len(changed) > 0 {
@@ -182,7 +171,7 @@ func reparse(prev *File, src []byte, ch TextChange, opts Options) *File {
 			}
 		}
 	}
-	if ne == len(src) {
+	if ne == text.Len() {
 		// The last line: its lexer flag is the file's.
 	} else {
 		f.Leak = prev.Leak
@@ -283,23 +272,6 @@ func leakAfter(prev *File, d int) bool {
 		return prev.Definitions[d].leaked
 	}
 	return prev.Leak
-}
-
-// shiftMarks moves the UTF-16 checkpoints after the line [r, e) by delta
-// and drops those in it (Pos then counts from the line's start).
-func shiftMarks(marks []col16Mark, r, e, delta int) []col16Mark {
-	out := make([]col16Mark, len(marks))
-	for i, m := range marks {
-		switch {
-		case m.offset < r:
-			out[i] = m
-		case m.offset < e:
-			out[i] = col16Mark{offset: -1}
-		default:
-			out[i] = col16Mark{offset: m.offset + delta, col16: m.col16}
-		}
-	}
-	return out
 }
 
 // splice is prev with [i, k) replaced by line: prev itself, shared,

@@ -113,7 +113,7 @@ func viewOf(f *File) fileView {
 	for _, a := range f.Attributes {
 		v.Attributes = append(v.Attributes, *a)
 	}
-	for off := 0; off <= len(f.Src); off += 1 + off%7 {
+	for off := 0; off <= f.Len(); off += 1 + off%7 {
 		v.Positions = append(v.Positions, f.Pos(off))
 	}
 	return v
@@ -131,16 +131,31 @@ func TestReparseEqualsParse(t *testing.T) {
 			for seed := uint64(1); seed <= 12; seed++ {
 				rng := rand.New(rand.NewPCG(seed, 7))
 				g := exprgen.New(seed, []string{"kernel.all.load", "sample.bin", "disk.dev.read"})
-				text := editConfig(rng, g, 40)
+				// The last seeds' texts are of several Text pieces.
+				lines := 40
+				if seed > 10 {
+					lines = 200
+				}
+				text := editConfig(rng, g, lines)
 				memo := NewMemo()
 				opts := Options{Version: v, Memo: memo, MaxPerCode: limit}
 				f := ParseConfig("t.conf", []byte(text), opts)
+				doc := f.Text
 				for step := 0; step < 150; step++ {
 					var ch TextChange
 					text, ch = randomEdit(rng, text)
+					// The editor's way (the pieces of the text before
+					// shared), and now and then a text read whole.
+					doc = doc.Replace(ch.Start, ch.OldEnd, []byte(text[ch.Start:ch.NewEnd]))
+					if step%10 == 9 {
+						doc = NewText([]byte(text))
+					}
+					if doc.String() != text {
+						t.Fatalf("step %d: the edited Text differs from the text", step)
+					}
 					var ok bool
 					prev := f
-					f, ok = Reparse(f, []byte(text), ch, opts)
+					f, ok = Reparse(f, doc, ch, opts)
 					checkReplaced(t, prev, f, ok)
 					switch {
 					case limit > 0:

@@ -83,7 +83,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 	if prev.Kind != grammar.TokComma && !(fn == "novalue" && prev.Kind == grammar.TokLParen) {
 		return nil, fn == "mkconst" && arg > 0
 	}
-	start := wordBefore(a.file.Src, off)
+	start := wordStart(a.file, off)
 	rg := toRange(grammar.Range{Start: a.file.Pos(start), End: a.file.Pos(off)})
 	keys := []struct{ key, snippet, doc string }{
 		{"type", "type=${1|32,u32,64,u64,float,double|}", "the constant's data type"},

@@ -3,10 +3,8 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"go.lsp.dev/protocol"
@@ -27,7 +25,10 @@ import (
 type document struct {
 	version int32
 	seq     uint64 // edits made since open: versions as the server counts them
-	text    string
+	// text is the latest text: an edit makes a new Text sharing all but
+	// the pieces it touches, so a keystroke copies kilobytes, not the
+	// document. Texts are compared by identity: one per version.
+	text    *grammar.Text
 	checked *snapshot     // the latest complete analysis
 	syntax  *snapshot     // the parse of the latest analysed text, before its check
 	gen     int           // bumped by every edit; an analysis of an older gen is dropped
@@ -79,7 +80,7 @@ func (d *document) changeSince(prev *snapshot) (ch grammar.TextChange, ok bool) 
 		ch = ch.Then(d.edits[k].ch)
 	}
 	last := d.edits[len(d.edits)-1]
-	if last.to != d.seq || len(d.text)-len(prev.text) != ch.NewEnd-ch.OldEnd {
+	if last.to != d.seq || d.text.Len()-prev.text.Len() != ch.NewEnd-ch.OldEnd {
 		return ch, false
 	}
 	return ch, true
@@ -108,9 +109,9 @@ func newDocuments(sized func(bytes int64)) *documents {
 func (ds *documents) open(u uri.URI, version int32, text string) {
 	ds.mu.Lock()
 	if d := ds.m[u]; d != nil {
-		ds.size.add(-int64(len(d.text))) // opened again
+		ds.size.add(-int64(d.text.Len())) // opened again
 	}
-	ds.m[u] = &document{version: version, text: text, done: make(chan struct{}), memo: grammar.NewMemo()}
+	ds.m[u] = &document{version: version, text: grammar.NewText(textBytes(text)), done: make(chan struct{}), memo: grammar.NewMemo()}
 	ds.size.add(int64(len(text)))
 	ds.mu.Unlock()
 }
@@ -129,18 +130,12 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 		var one grammar.TextChange
 		switch c := ch.(type) {
 		case *protocol.TextDocumentContentChangeWholeDocument:
-			one = grammar.TextChange{Start: 0, OldEnd: len(text), NewEnd: len(c.Text)}
-			text = c.Text
+			one = grammar.TextChange{Start: 0, OldEnd: text.Len(), NewEnd: len(c.Text)}
+			text = grammar.NewText(textBytes(c.Text))
 		case *protocol.TextDocumentContentChangePartial:
-			offset := func(p protocol.Position) int { return offsetIn(text, p) }
-			if parsed := d.syntax; parsed != nil && parsed.text == text {
-				// The latest parse is of this text: its line index
-				// answers without counting the lines before.
-				offset = func(p protocol.Position) int { return parsed.file.Offset(int(p.Line), int(p.Character)) }
-			}
-			start := offset(c.Range.Start)
-			end := max(offset(c.Range.End), start)
-			text = text[:start] + c.Text + text[end:]
+			start := text.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character))
+			end := max(text.Offset(int(c.Range.End.Line), int(c.Range.End.Character)), start)
+			text = text.Replace(start, end, textBytes(c.Text))
 			one = grammar.TextChange{Start: start, OldEnd: end, NewEnd: start + len(c.Text)}
 		}
 		if i == 0 {
@@ -156,7 +151,7 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 		d.edits = append(d.edits, versionEdit{from: d.seq, to: d.seq + 1, ch: all})
 		d.seq++
 	}
-	ds.size.add(int64(len(text) - len(d.text)))
+	ds.size.add(int64(text.Len() - d.text.Len()))
 	d.text, d.version = text, version
 	return nil
 }
@@ -171,7 +166,7 @@ func (ds *documents) close(u uri.URI) {
 		}
 		d.gen++
 		d.finish()
-		ds.size.add(-int64(len(d.text)))
+		ds.size.add(-int64(d.text.Len()))
 	}
 	delete(ds.m, u)
 }
@@ -219,12 +214,12 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 
 // begin returns what the analysis of generation gen reads, ok false when
 // the document moved on or closed.
-func (ds *documents) begin(u uri.URI, gen int) (text string, version int32, seq uint64, memo *grammar.Memo, prev, prevChecked *snapshot, change *grammar.TextChange, ok bool) {
+func (ds *documents) begin(u uri.URI, gen int) (text *grammar.Text, version int32, seq uint64, memo *grammar.Memo, prev, prevChecked *snapshot, change *grammar.TextChange, ok bool) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
 	if d == nil || d.gen != gen {
-		return "", 0, 0, nil, nil, nil, nil, false
+		return nil, 0, 0, nil, nil, nil, nil, false
 	}
 	if ch, ok := d.changeSince(d.parseBase); ok {
 		change = &ch
@@ -425,24 +420,23 @@ func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
 	return newSnapshot(cfg, u, version, seq, text, reparse(prev, u, text, change, ac, memo))
 }
 
-// textBytes is a document's text as the bytes the analysis reads,
-// without a copy: a keystroke in a 5 MB document would otherwise copy it
-// whole, and leave as much garbage. Nothing writes to a parsed file's
-// text (grammar.File.Src), and the string is never changed either.
+// textBytes is a client's text as the bytes of a grammar.Text, without a
+// copy: a 5 MB document would otherwise be copied on open. Nothing
+// writes to a Text's bytes, and the string is never changed either.
 func textBytes(text string) []byte { return unsafe.Slice(unsafe.StringData(text), len(text)) }
 
 // reparse parses a document's text, reading again only what changed since
 // prev (the parse of an earlier text, nil for none) when it can; change
 // is what the edits since changed, when the document knows. The memo is
 // trimmed to the lines of a text parsed whole.
-func reparse(prev *snapshot, u uri.URI, text string, change *grammar.TextChange, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
+func reparse(prev *snapshot, u uri.URI, text *grammar.Text, change *grammar.TextChange, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
 	opts := analysis.Options{Memo: memo, Change: change}
 	if prev == nil {
-		res := analysis.Parse([]analysis.Input{analysis.Buffer(fileName(u), textBytes(text))}, ac, opts)
+		res := analysis.Parse([]analysis.Input{analysis.BufferText(fileName(u), text)}, ac, opts)
 		memo.Trim()
 		return res
 	}
-	res, incremental := analysis.Reparse(prev.res, fileName(u), textBytes(text), ac, opts)
+	res, incremental := analysis.Reparse(prev.res, fileName(u), text, ac, opts)
 	if !incremental {
 		memo.Trim()
 	}
@@ -496,40 +490,4 @@ func (s *server) current(ctx context.Context, u uri.URI) *snapshot {
 			return stale
 		}
 	}
-}
-
-// offsetIn converts an LSP position (UTF-16 columns) to a byte offset.
-func offsetIn(text string, p protocol.Position) int {
-	line, off := uint32(0), 0
-	// Whole blocks of lines before p's at once: a vectorised count per
-	// block instead of a search per line (a keystroke in the middle of a
-	// 100,000-line document would otherwise cost 50,000 searches).
-	const block = 4096
-	for off+block <= len(text) {
-		n := uint32(strings.Count(text[off:off+block], "\n"))
-		if line+n >= p.Line {
-			break
-		}
-		line += n
-		off += block
-	}
-	for line < p.Line {
-		i := strings.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return len(text)
-		}
-		off += i + 1
-		line++
-	}
-	col := uint32(0)
-	for off < len(text) && text[off] != '\n' && col < p.Character {
-		r, size := utf8.DecodeRuneInString(text[off:])
-		if r >= 0x10000 {
-			col += 2
-		} else {
-			col++
-		}
-		off += size
-	}
-	return off
 }

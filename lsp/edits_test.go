@@ -20,13 +20,13 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 	u := uri.File("/tmp/edits.conf")
 	text := strings.Repeat("m.a = kernel.all.load + 1\n", 30)
 	ds.open(u, 1, text)
-	snaps := []*snapshot{{version: 1, seq: 0, text: text}}
+	snaps := []*snapshot{{version: 1, seq: 0, text: ds.m[u].text}}
 	version := int32(1)
 	known, asked := 0, 0
 	for step := range 3000 {
 		d := ds.m[u]
 		var changes []protocol.TextDocumentContentChangeEvent
-		cur := d.text
+		cur := d.text.String()
 		for range 1 + rng.IntN(3) {
 			if rng.IntN(40) == 0 {
 				cur = strings.Repeat("n.b = 2\n", 1+rng.IntN(20))
@@ -51,7 +51,7 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 		if err := ds.edit(u, version, changes); err != nil {
 			t.Fatal(err)
 		}
-		if d.text != cur {
+		if d.text.String() != cur {
 			t.Fatalf("step %d: the document's text is not the edits applied", step)
 		}
 		snaps = append(snaps, &snapshot{version: version, seq: d.seq, text: d.text})
@@ -63,8 +63,9 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 				continue
 			}
 			known++
-			if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > len(p.text) || ch.NewEnd > len(d.text) ||
-				p.text[:ch.Start] != d.text[:ch.Start] || p.text[ch.OldEnd:] != d.text[ch.NewEnd:] {
+			was, now := p.text.String(), d.text.String()
+			if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > len(was) || ch.NewEnd > len(now) ||
+				was[:ch.Start] != now[:ch.Start] || was[ch.OldEnd:] != now[ch.NewEnd:] {
 				t.Fatalf("step %d: change %+v since version %d does not describe the edits", step, ch, p.version)
 			}
 		}

@@ -222,6 +222,14 @@ func metricHover(ctx context.Context, src pmclient.Source, name string) string {
 	return b.String()
 }
 
+// wordStart is where the dotted metric-name prefix ending at file offset
+// off starts. A name has no newline: only off's line is read (a copy of
+// the whole text would cost a keystroke's completion the document).
+func wordStart(f *grammar.File, off int) int {
+	_, lineStart := f.Text.LineOf(off)
+	return lineStart + wordBefore(f.Text.Slice(lineStart, off), off-lineStart)
+}
+
 // wordBefore returns the dotted metric-name prefix ending at offset.
 func wordBefore(src []byte, off int) int {
 	start := off
@@ -256,11 +264,11 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol.Position) (protocol.CompletionResult, error) {
 	src := d.source()
 	off := d.file.Offset(int(pos.Line), int(pos.Character))
-	src8 := d.file.Src
 	// Inside "[...]": the instances of the metric before the bracket
 	// (on the cursor's line: a bracket does not span lines).
-	lineStart := bytes.LastIndexByte(src8[:off], '\n') + 1
-	if open := bytes.LastIndexByte(src8[lineStart:off], '['); open >= 0 && bytes.IndexByte(src8[lineStart+open:off], ']') < 0 && src != nil {
+	_, lineStart := d.file.Text.LineOf(off)
+	before := d.file.Text.Slice(lineStart, off)
+	if open := bytes.LastIndexByte(before, '['); open >= 0 && bytes.IndexByte(before[open:], ']') < 0 && src != nil {
 		return completeInstances(ctx, d, src, lineStart+open, off)
 	}
 	if def := d.file.DefinitionAt(off); def != nil {
@@ -268,8 +276,8 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 			return &protocol.CompletionList{Items: items}, nil
 		}
 	}
-	start := wordBefore(src8, off)
-	word := string(src8[start:off])
+	start := lineStart + wordBefore(before, len(before))
+	word := string(before[start-lineStart:])
 	parent, partial := "", word
 	if i := strings.LastIndexByte(word, '.'); i >= 0 {
 		parent, partial = word[:i], word[i+1:]
@@ -390,8 +398,8 @@ func resolveCompletion(ctx context.Context, cfg *config, item *protocol.Completi
 }
 
 func completeInstances(ctx context.Context, d *snapshot, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
-	nameStart := wordBefore(d.file.Src, open)
-	name := strings.TrimSpace(string(d.file.Src[nameStart:open]))
+	nameStart := wordStart(d.file, open)
+	name := strings.TrimSpace(string(d.file.Text.Slice(nameStart, open)))
 	found, err := pmclient.Resolve(ctx, src, []string{name})
 	if err != nil || len(found) == 0 || found[0].Desc.InDom == pmapi.InDomNull {
 		return nil, nil
@@ -465,7 +473,7 @@ func formatting(d *snapshot) []protocol.TextEdit {
 		}
 		want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
 		start, end := d.file.Offsets(def.Range)
-		got := string(d.file.Src[start:end])
+		got := string(d.file.Text.Slice(start, end))
 		if got != want && !strings.ContainsRune(got, '\r') {
 			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})
 		}

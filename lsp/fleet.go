@@ -83,10 +83,10 @@ type fleetChecks struct {
 }
 
 type fleetDoc struct {
-	text    string        // the text res is for
+	text    *grammar.Text // the text res is for
 	res     *fleet.Result // nil until a check of text ends
 	running bool
-	next    string // text to check when the running check ends
+	next    *grammar.Text // text to check when the running check ends, or nil
 	gen     int
 }
 
@@ -127,7 +127,7 @@ func (s *server) fleetDiagnostics(snap *snapshot) []protocol.Diagnostic {
 	case fd.running:
 		fd.next = snap.text
 	default:
-		fd.running, fd.next = true, ""
+		fd.running, fd.next = true, nil
 		go s.runFleet(u, fd, snap.text, snap.cfg)
 	}
 	f.mu.Unlock()
@@ -136,7 +136,7 @@ func (s *server) fleetDiagnostics(snap *snapshot) []protocol.Diagnostic {
 
 // runFleet checks text across the fleet, stores the result and publishes
 // the document's diagnostics again if the text is still the current one.
-func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, cfg *config) {
+func (s *server) runFleet(u uri.URI, fd *fleetDoc, text *grammar.Text, cfg *config) {
 	defer s.survive("fleet check of " + string(u))
 	for {
 		res, err := s.checkFleet(u, text, cfg)
@@ -150,12 +150,12 @@ func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, cfg *config) {
 			return // the fleet settings changed meanwhile
 		}
 		fd.text, fd.res = text, res
-		if fd.next == "" || fd.next == text {
-			fd.running, fd.next = false, ""
+		if fd.next == nil || fd.next == text {
+			fd.running, fd.next = false, nil
 			f.mu.Unlock()
 			break
 		}
-		text, fd.next = fd.next, ""
+		text, fd.next = fd.next, nil
 		f.mu.Unlock()
 	}
 	s.docs.mu.Lock()
@@ -171,7 +171,7 @@ func (s *server) runFleet(u uri.URI, fd *fleetDoc, text string, cfg *config) {
 	}
 }
 
-func (s *server) checkFleet(u uri.URI, text string, cfg *config) (*fleet.Result, error) {
+func (s *server) checkFleet(u uri.URI, text *grammar.Text, cfg *config) (*fleet.Result, error) {
 	st := cfg.settings
 	targets, err := st.Fleet.targets()
 	if err != nil {
@@ -187,7 +187,7 @@ func (s *server) checkFleet(u uri.URI, text string, cfg *config) (*fleet.Result,
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	return fleet.Check(ctx, []grammar.Source{{Path: fileName(u), Src: []byte(text)}}, targets, fleet.Options{
+	return fleet.Check(ctx, []grammar.Source{{Path: fileName(u), Src: text.Bytes(), Text: text}}, targets, fleet.Options{
 		Concurrency: st.Fleet.Concurrency, HostTimeout: timeout, Version: requested, VersionFlag: what,
 		InDoms: indoms, Getenv: s.opts.Getenv,
 		// Suppression comments and the project's rules, as for the

@@ -13,8 +13,14 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
-// TestOffsetInEqualsLineScan: the block-wise line search gives the offset
-// a line-by-line scan gives, on texts whose lines end on, before and
+// offsetIn converts an LSP position (UTF-16 columns) to a byte offset of
+// text, as a document's edit does (grammar.Text.Offset).
+func offsetIn(text string, p protocol.Position) int {
+	return grammar.NewText([]byte(text)).Offset(int(p.Line), int(p.Character))
+}
+
+// TestOffsetInEqualsLineScan: a Text's line index gives the offset a
+// line-by-line scan gives, on texts whose lines end on, before and
 // after block boundaries, with multi-byte characters and positions past
 // a line's end or the text's.
 func TestOffsetInEqualsLineScan(t *testing.T) {

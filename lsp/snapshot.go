@@ -22,7 +22,7 @@ type snapshot struct {
 	uri     uri.URI
 	version int32
 	seq     uint64 // the document's edit count at text (document.edits)
-	text    string
+	text    *grammar.Text
 	res     *analysis.Result
 	file    *grammar.File   // res.Files[0].File
 	report  *checker.Report // nil when the syntax only was analysed, or no source answered
@@ -32,7 +32,7 @@ type snapshot struct {
 }
 
 // newSnapshot wraps the shared analysis of one version of a document.
-func newSnapshot(cfg *config, u uri.URI, version int32, seq uint64, text string, res *analysis.Result) *snapshot {
+func newSnapshot(cfg *config, u uri.URI, version int32, seq uint64, text *grammar.Text, res *analysis.Result) *snapshot {
 	s := &snapshot{cfg: cfg, uri: u, version: version, seq: seq, text: text, res: res, report: res.Report}
 	if len(res.Files) > 0 {
 		s.file, s.findings = res.Files[0].File, res.Files[0].Findings

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"sort"
 	"strings"
@@ -111,7 +112,7 @@ func fileTokens(f *grammar.File) []semToken {
 // attributeTokens splits "name(attr) = value" into its parts.
 func attributeTokens(f *grammar.File, at *grammar.Attribute) []semToken {
 	start, end := f.Offsets(at.Range)
-	text := string(f.Src[start:min(end, len(f.Src))])
+	text := string(f.Text.Slice(start, end))
 	open := strings.IndexByte(text, '(')
 	closing := strings.IndexByte(text, ')')
 	if open <= 0 || closing < open {
@@ -161,7 +162,7 @@ func encodeTokens(f *grammar.File, toks []semToken) []uint32 {
 		for t.start < t.end {
 			p := f.Pos(t.start)
 			lineEnd := t.end
-			if nl := strings.IndexByte(string(f.Src[t.start:t.end]), '\n'); nl >= 0 {
+			if nl := bytes.IndexByte(f.Text.Slice(t.start, t.end), '\n'); nl >= 0 {
 				lineEnd = t.start + nl
 			}
 			q := f.Pos(lineEnd)

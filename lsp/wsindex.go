@@ -57,7 +57,8 @@ func indexFile(f *grammar.File) *fileIndex {
 	ix := b.ix
 	ix.defs = make([]occurrence, 0, len(f.Definitions))
 	ix.uses = make([]occurrence, 0, countUses(f))
-	uses := posCursor{src: f.Src}
+	src := f.Text.Bytes()
+	uses := posCursor{src: src}
 	for _, def := range f.Definitions {
 		ix.defs = append(ix.defs, occurrence{toRange(def.NameRange), b.id(def.Name)})
 		for _, t := range def.Tokens() {
@@ -69,7 +70,7 @@ func indexFile(f *grammar.File) *fileIndex {
 			ix.uses = append(ix.uses, occurrence{protocol.Range{Start: start, End: end}, b.id(t.Value)})
 		}
 	}
-	attrs := posCursor{src: f.Src}
+	attrs := posCursor{src: src}
 	for _, at := range f.Attributes {
 		off := f.OffsetOf(at.Range.Start)
 		start := attrs.at(off)

@@ -60,7 +60,7 @@ func safeFixes(run *report.Run) []fileFix {
 // apply returns the file's text with the edits made (sorted, disjoint).
 func (ff fileFix) apply() []byte {
 	var b bytes.Buffer
-	src := ff.file.Src
+	src := ff.file.Text.Bytes()
 	at := 0
 	for _, e := range ff.edits {
 		start, end := ff.file.Offsets(e.Range)
@@ -114,7 +114,7 @@ func dropFixed(fixes []fileFix, run *report.Run) {
 // lines of context), as patch and git apply read it.
 func writeDiff(w io.Writer, fixes []fileFix) error {
 	for _, ff := range fixes {
-		old := splitLines(ff.file.Src)
+		old := splitLines(ff.file.Text.Bytes())
 		newText := ff.apply()
 		if _, err := fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", strings.TrimPrefix(ff.file.Path, "/"), strings.TrimPrefix(ff.file.Path, "/")); err != nil {
 			return err
