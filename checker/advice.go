@@ -51,11 +51,18 @@ func (s *suggester) suggest(unknown string) []string {
 	}
 	limit := max(2, len(unknown)/4)
 	var cands []cand
+	distance := func(n string) int { return s.editDistance(unknown, n, limit) }
+	if len(unknown) > 0 && len(unknown) <= 64 {
+		// The namespace is thousands of names, scanned again on every
+		// keystroke that leaves a name unknown: a column of the table a
+		// machine word (bitPattern) instead of a cell at a time.
+		distance = newBitPattern(unknown).distance
+	}
 	for _, n := range s.names() {
 		if abs(len(n)-len(unknown)) > limit {
 			continue
 		}
-		if d := s.editDistance(unknown, n, limit); d <= limit {
+		if d := distance(n); d <= limit {
 			cands = append(cands, cand{n, d})
 		}
 	}
@@ -106,6 +113,49 @@ func (s *suggester) editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// bitPattern is a name of at most 64 bytes prepared for bit-parallel
+// Levenshtein distance (Myers' algorithm, in Hyyrö's form for whole
+// strings): match[c] has bit i set where the name's byte i is c.
+type bitPattern struct {
+	match [256]uint64
+	last  uint64 // the bit of the name's last byte
+	n     int
+}
+
+func newBitPattern(name string) *bitPattern {
+	p := &bitPattern{last: 1 << (len(name) - 1), n: len(name)}
+	for i := 0; i < len(name); i++ {
+		p.match[name[i]] |= 1 << i
+	}
+	return p
+}
+
+// distance is the Levenshtein distance (bytes) from the pattern's name
+// to b: the table's column for each byte of b is kept as bit vectors of
+// its vertical differences (+1 in pv, -1 in mv), and the distance moves
+// with the difference in the last row.
+func (p *bitPattern) distance(b string) int {
+	pv, mv, score := ^uint64(0), uint64(0), p.n
+	for j := 0; j < len(b); j++ {
+		eq := p.match[b[j]]
+		xv := eq | mv
+		xh := (((eq & pv) + pv) ^ pv) | eq
+		ph := mv | ^(xh | pv)
+		mh := pv & xh
+		switch {
+		case ph&p.last != 0:
+			score++
+		case mh&p.last != 0:
+			score--
+		}
+		ph = ph<<1 | 1 // row 0 grows by one a byte of b
+		mh <<= 1
+		pv = mh | ^(xv | ph)
+		mv = ph & xv
+	}
+	return score
 }
 
 // advisor adds warnings about valid metrics and hints for failing ones,
