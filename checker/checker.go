@@ -242,7 +242,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	for _, f := range files {
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			if !d.Registered {
 				continue
 			}
@@ -1055,7 +1055,7 @@ func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 func definitionCount(files []*grammar.File) int {
 	n := 0
 	for _, f := range files {
-		n += len(f.Definitions)
+		n += f.Definitions.Len()
 	}
 	return n
 }
@@ -1064,7 +1064,7 @@ func definitionCount(files []*grammar.File) int {
 func registered(files []*grammar.File) []*grammar.Definition {
 	var defs []*grammar.Definition
 	for _, f := range files {
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			if d.Registered {
 				defs = append(defs, d)
 			}

@@ -111,7 +111,7 @@ func TestGeneratedAgainstLibpcp(t *testing.T) {
 		if got != want[name] {
 			differ++
 			if differ <= 25 {
-				t.Errorf("%s = %s\n  libpcp: %q\n  ours:   %q", name, f.Definitions[i].Expr, want[name], got)
+				t.Errorf("%s = %s\n  libpcp: %q\n  ours:   %q", name, f.Definitions.At(i).Expr, want[name], got)
 			}
 		}
 	}
@@ -135,7 +135,7 @@ func TestShippedConfigs(t *testing.T) {
 		}
 		f := grammar.ParseConfig(path, text, grammar.Options{Version: pcpver.V6_0_3})
 		var names []string
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			if d.Registered {
 				names = append(names, d.Name)
 			}

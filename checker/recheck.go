@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -106,13 +107,13 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	p, s, suffixShared := 0, 0, true
 	if from, oldTo, _, ok := f.ReplacedDefinitions(pf); ok {
 		// Reparse says what it replaced: no pass over the lists.
-		p, s = from, len(pd)-oldTo
+		p, s = from, pd.Len()-oldTo
 	} else {
-		for p < min(len(pd), len(nd)) && pd[p] == nd[p] {
+		for p < min(pd.Len(), nd.Len()) && pd.At(p) == nd.At(p) {
 			p++
 		}
-		for s < min(len(pd), len(nd))-p {
-			a, b := pd[len(pd)-1-s], nd[len(nd)-1-s]
+		for s < min(pd.Len(), nd.Len())-p {
+			a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s)
 			if a != b {
 				if !sameDefinition(a, b) {
 					break
@@ -122,7 +123,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 			s++
 		}
 	}
-	oldChanged, newChanged := pd[p:len(pd)-s], nd[p:len(nd)-s]
+	oldChanged, newChanged := pd.Slice(p, pd.Len()-s), nd.Slice(p, nd.Len()-s)
 	// The metrics to check again: the changed ones and, transitively,
 	// those that use a changed name.
 	again := map[string]bool{}
@@ -149,7 +150,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	// prev's metrics of the definitions before the change, and of those
 	// after it (Metrics has one per registered definition, in order).
 	k0, ok0 := metricIndex(prev.Metrics, pd, p)
-	k1, ok1 := metricIndex(prev.Metrics, pd, len(pd)-s)
+	k1, ok1 := metricIndex(prev.Metrics, pd, pd.Len()-s)
 	if !ok0 || !ok1 {
 		return nil, nil, false, nil
 	}
@@ -192,7 +193,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		// Read again whole: prev's verdicts, for the new definitions.
 		k := tail
 		for j := range s {
-			a, b := pd[len(pd)-s+j], nd[len(nd)-s+j]
+			a, b := pd.At(pd.Len()-s+j), nd.At(nd.Len()-s+j)
 			if !a.Registered {
 				continue
 			}
@@ -260,11 +261,11 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	// The findings: the earlier ones outside what was checked again (in
 	// the same places), and the fresh ones.
 	head, end := grammar.Pos{Line: math.MaxInt32}, grammar.Pos{Line: math.MaxInt32}
-	if p < len(pd) {
-		head = pd[p].Range.Start
+	if p < pd.Len() {
+		head = pd.At(p).Range.Start
 	}
 	if s > 0 {
-		end = pd[len(pd)-s].Range.Start
+		end = pd.At(pd.Len() - s).Range.Start
 	}
 	var out []grammar.Diagnostic
 	for _, d := range prev.Diagnostics[pf] {
@@ -305,17 +306,17 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 // metricIndex is the index in metrics (one per registered definition of
 // defs, in order) of the first metric of defs[i:], found by position; ok
 // is false when metrics are not in that order.
-func metricIndex(metrics []*Metric, defs []*grammar.Definition, i int) (int, bool) {
-	if i >= len(defs) {
+func metricIndex(metrics []*Metric, defs pvec.Vec[*grammar.Definition], i int) (int, bool) {
+	if i >= defs.Len() {
 		return len(metrics), true
 	}
-	at := defs[i].Range.Start
+	at := defs.At(i).Range.Start
 	k, _ := slices.BinarySearchFunc(metrics, at, func(m *Metric, at grammar.Pos) int { return m.Def.Range.Start.Compare(at) })
 	if k < len(metrics) {
 		// The metric found is of a registered definition at or after
 		// defs[i], none of defs[i:] before it registered.
-		for _, d := range defs[i:] {
-			if d.Registered {
+		for j := i; j < defs.Len(); j++ {
+			if d := defs.At(j); d.Registered {
 				return k, metrics[k].Def == d
 			}
 		}

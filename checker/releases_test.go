@@ -134,7 +134,7 @@ func TestShippedConfigsAcrossReleases(t *testing.T) {
 		for name, text := range configs {
 			f := grammar.ParseConfig(name, text, grammar.Options{Version: r.Version})
 			var names []string
-			for _, d := range f.Definitions {
+			for _, d := range f.Definitions.All() {
 				if d.Registered {
 					names = append(names, d.Name)
 				}

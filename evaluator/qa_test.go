@@ -336,7 +336,7 @@ func qaOurs(t *testing.T, path, config string) map[string]qaAnswer {
 		t.Fatal(err)
 	}
 	out := map[string]qaAnswer{}
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		out[d.Name] = qaAnswer{kind: "absent"}
 	}
 	for _, diag := range f.Diagnostics {

@@ -231,7 +231,7 @@ func (e *engine) parsed(v pcpver.Version) *parse {
 	p.once.Do(func() {
 		p.files = grammar.ParseConfigs(e.srcs, v)
 		for _, f := range p.files {
-			for _, d := range f.Definitions {
+			for _, d := range f.Definitions.All() {
 				p.keys = append(p.keys, Definition{Path: f.Path, Line: int(d.Range.Start.Line), Name: d.Name})
 			}
 		}
@@ -334,7 +334,7 @@ func (e *engine) checkHost(ctx context.Context, t Target) *Host {
 				byDef[def] = append(byDef[def], Finding{Code: d.Code, Severity: d.Severity, Message: msg, Range: d.Range})
 			}
 		}
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			vec = append(vec, e.intern(Verdict{Fate: FateOf(h.PCP.Version, d, rep), Findings: byDef[d]}))
 		}
 	}

@@ -53,7 +53,7 @@ func TestTreeAllocationBound(t *testing.T) {
 	res := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			for _, d := range f.Definitions {
+			for _, d := range f.Definitions.All() {
 				d.DropTree()
 				d.Tree()
 			}

@@ -45,7 +45,7 @@ func BenchmarkLibpcpVerdict10k(b *testing.B) {
 	f := ParseConfig("bench.conf", benchConfig(b), Options{Version: pcpver.V6_0_3})
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			LibpcpVerdict(d.Expr, pcpver.V6_0_3, false)
 		}
 	}
@@ -53,8 +53,8 @@ func BenchmarkLibpcpVerdict10k(b *testing.B) {
 
 func benchExprs(b *testing.B) []string {
 	f := ParseConfig("bench.conf", benchConfig(b), Options{Version: pcpver.V6_0_3})
-	exprs := make([]string, len(f.Definitions))
-	for i, d := range f.Definitions {
+	exprs := make([]string, f.Definitions.Len())
+	for i, d := range f.Definitions.All() {
 		exprs[i] = d.Expr
 	}
 	return exprs
@@ -95,7 +95,7 @@ func BenchmarkParseConfigWithTrees10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		f := ParseConfig("bench.conf", src, Options{Version: pcpver.V6_0_3})
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			d.Tree()
 		}
 	}

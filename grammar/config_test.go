@@ -80,13 +80,13 @@ func TestConfigStructure(t *testing.T) {
 	src := []byte("# c\nm.a = 1\nm.x = 1 +\n  2\nm.a(oneline) = 'one\nline'\nm.b = m.a\nlast = 1")
 	f := ParseConfig("x.conf", src, Options{Version: pcpver.V6_0_3})
 	var names []string
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		names = append(names, d.Name)
 	}
 	if got := strings.Join(names, ","); got != "m.a,m.x,m.b,last" {
 		t.Errorf("definitions %s", got)
 	}
-	last := f.Definitions[3]
+	last := f.Definitions.At(3)
 	if last.Registered || !last.Verdict.OK {
 		t.Errorf("final line without newline: registered=%v ok=%v", last.Registered, last.Verdict.OK)
 	}
@@ -119,7 +119,7 @@ func TestContinuationLinesPCP7(t *testing.T) {
 	if len(f.Diagnostics) != 0 {
 		t.Fatalf("diagnostics %+v", f.Diagnostics)
 	}
-	d := f.Definitions[0]
+	d := f.Definitions.At(0)
 	if d.Expr != "1 +    2" {
 		t.Errorf("joined expression %q", d.Expr)
 	}
@@ -127,8 +127,8 @@ func TestContinuationLinesPCP7(t *testing.T) {
 	if p := f.Pos(f.ExprPos(d, 7)); p.Line != 2 || p.Col != 4 {
 		t.Errorf("offset maps to %v", p)
 	}
-	if f.Definitions[1].Line != 3 {
-		t.Errorf("next definition reported on line %d", f.Definitions[1].Line)
+	if f.Definitions.At(1).Line != 3 {
+		t.Errorf("next definition reported on line %d", f.Definitions.At(1).Line)
 	}
 }
 
@@ -140,8 +140,8 @@ func TestMemo(t *testing.T) {
 	first := ParseConfig("m.conf", src, Options{Version: pcpver.Latest, Memo: memo})
 	plain := ParseConfig("m.conf", src, Options{Version: pcpver.Latest})
 	second := ParseConfig("m.conf", src, Options{Version: pcpver.Latest, Memo: memo})
-	for i, d := range plain.Definitions {
-		for _, other := range []*Definition{first.Definitions[i], second.Definitions[i]} {
+	for i, d := range plain.Definitions.All() {
+		for _, other := range []*Definition{first.Definitions.At(i), second.Definitions.At(i)} {
 			if other.Verdict != d.Verdict || len(other.Tokens()) != len(d.Tokens()) || other.Registered != d.Registered {
 				t.Errorf("%s: memo changed the parse: %+v vs %+v", d.Name, other.Verdict, d.Verdict)
 			}
@@ -155,8 +155,8 @@ func TestMemo(t *testing.T) {
 	if fmt.Sprint(first.Diagnostics) != fmt.Sprint(plain.Diagnostics) || fmt.Sprint(second.Diagnostics) != fmt.Sprint(plain.Diagnostics) {
 		t.Errorf("diagnostics differ with a memo:\n%v\n%v", second.Diagnostics, plain.Diagnostics)
 	}
-	t1, _ := first.Definitions[0].Tree()
-	t2, _ := second.Definitions[0].Tree()
+	t1, _ := first.Definitions.At(0).Tree()
+	t2, _ := second.Definitions.At(0).Tree()
 	if t1 != t2 {
 		t.Error("an unchanged expression was parsed again")
 	}
@@ -239,10 +239,10 @@ func TestFormatDefinition(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
 		}
 		f := ParseConfig("f.conf", []byte(got+"\n"), Options{Version: tc.d})
-		if len(f.Definitions) != 1 || !f.Definitions[0].Verdict.OK {
+		if f.Definitions.Len() != 1 || !f.Definitions.At(0).Verdict.OK {
 			t.Fatalf("%q does not read back: %+v", got, f.Diagnostics)
 		}
-		back, _ := f.Definitions[0].Tree()
+		back, _ := f.Definitions.At(0).Tree()
 		if Format(back) != Format(tree) {
 			t.Errorf("%q reads back as %q", got, Format(back))
 		}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"weak"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -15,9 +16,12 @@ type File struct {
 	// Text is the file's bytes. An editor's version made by Reparse
 	// shares all but the edited piece with the version before; Bytes
 	// makes them one slice, once.
-	Text        *Text
-	Version     pcpver.Version
-	Definitions []*Definition
+	Text    *Text
+	Version pcpver.Version
+	// Definitions are in file order. A version Reparse made shares all
+	// but the edited line's with the version before (pvec.Vec.Splice):
+	// a keystroke copied 100,000 pointers at 100,000 lines.
+	Definitions pvec.Vec[*Definition]
 	Attributes  []*Attribute
 	Comments    []Range
 	Diagnostics []Diagnostic
@@ -268,9 +272,9 @@ func (f *File) DefinitionAt(offset int) *Definition {
 // DefinitionAtPos returns the definition whose range contains p.
 func (f *File) DefinitionAtPos(p Pos) *Definition {
 	// Definitions are in file order and do not overlap.
-	i := sort.Search(len(f.Definitions), func(i int) bool { return f.Definitions[i].Range.End.Compare(p) >= 0 })
-	if i < len(f.Definitions) && f.Definitions[i].Range.Start.Compare(p) <= 0 {
-		return f.Definitions[i]
+	i := f.Definitions.Search(func(d *Definition) bool { return d.Range.End.Compare(p) >= 0 })
+	if i < f.Definitions.Len() && f.Definitions.At(i).Range.Start.Compare(p) <= 0 {
+		return f.Definitions.At(i)
 	}
 	return nil
 }

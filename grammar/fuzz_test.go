@@ -47,7 +47,7 @@ func FuzzParseConfig(f *testing.F) {
 					t.Fatalf("diagnostic %+v out of range for %d bytes", diag, len(src))
 				}
 			}
-			for _, def := range file.Definitions {
+			for _, def := range file.Definitions.All() {
 				if tree, err := def.Tree(); def.Verdict.OK && (err != nil || tree == nil) {
 					t.Fatalf("%q: libpcp verdict accepts but no syntax tree: %v", def.Expr, err)
 				}

@@ -54,7 +54,7 @@ type nameFacts struct {
 const maxNameOverlay = 256
 
 func buildNameIndex(f *File) *nameIndex {
-	ix := &nameIndex{base: &nameBase{m: make(map[string]*nameFacts, len(f.Definitions))}}
+	ix := &nameIndex{base: &nameBase{m: make(map[string]*nameFacts, f.Definitions.Len())}}
 	facts := func(name string) *nameFacts {
 		nf := ix.base.m[name]
 		if nf == nil {
@@ -63,7 +63,7 @@ func buildNameIndex(f *File) *nameIndex {
 		}
 		return nf
 	}
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		if d.Registered {
 			facts(d.Name).registered = d
 		}

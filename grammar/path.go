@@ -49,7 +49,7 @@ func ParseConfigsWith(srcs []Source, opts Options) []*File {
 		}
 		f := parseConfig(s.Path, s.AsText(), Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed}, pre)
 		if len(files) < len(srcs)-1 { // another file follows: it sees these names
-			for _, def := range f.Definitions {
+			for _, def := range f.Definitions.All() {
 				if def.Registered {
 					registered[def.Name] = true
 				}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -71,6 +72,7 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	r := &configReader{f: f, src: src, text: text, registered: registered, earlier: opts.Registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
 		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
 	r.run()
+	f.Definitions = pvec.Of(r.defs)
 	if standIns := r.capped.StandIns(); len(standIns) > 0 {
 		f.Diagnostics = append(f.Diagnostics, standIns...)
 		sort.SliceStable(f.Diagnostics, func(i, j int) bool { return f.Diagnostics[i].Range.Start.Before(f.Diagnostics[j].Range.Start) })
@@ -117,6 +119,7 @@ type configReader struct {
 	text       string // the file's bytes from textAt as a string: names and expressions are substrings of it
 	textAt     int    // the offset of text in src (Reparse reads one line)
 	pos        int
+	defs       []*Definition   // the definitions read, in order
 	registered map[string]bool // names this file registers (and libpcp's own)
 	// earlier holds the names earlier files of the path registered
 	// (Options.Registered), read only: copied into registered, they made
@@ -365,7 +368,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	}
 	offsets := ln.offsetMap(ep)
 	d.exprBase, d.exprRuns = int32(offsets.base), offsets.more
-	r.f.Definitions = append(r.f.Definitions, d)
+	r.defs = append(r.defs, d)
 	d.leaked, d.release = r.f.Leak, packVersion(r.f.Version)
 	// libpcp's report of a rejected definition, built only for one.
 	pcpLines := func(caret int, msg string) []string {

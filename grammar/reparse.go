@@ -103,8 +103,8 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 		return nil
 	}
 	// What prev made of the old line.
-	d0 := sort.Search(len(prev.Definitions), func(i int) bool { return at(prev.Definitions[i].Range.Start) >= 0 })
-	d1 := sort.Search(len(prev.Definitions), func(i int) bool { return past(prev.Definitions[i].Range.Start) >= 0 })
+	d0 := prev.Definitions.Search(func(d *Definition) bool { return at(d.Range.Start) >= 0 })
+	d1 := prev.Definitions.Search(func(d *Definition) bool { return past(d.Range.Start) >= 0 })
 	a1 := sort.Search(len(prev.Attributes), func(i int) bool { return past(prev.Attributes[i].Range.Start) >= 0 })
 	c0 := sort.Search(len(prev.Comments), func(i int) bool { return at(prev.Comments[i].Start) >= 0 })
 	c1 := sort.Search(len(prev.Comments), func(i int) bool { return past(prev.Comments[i].Start) >= 0 })
@@ -118,8 +118,8 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	// matchinst flag, the names registered and attributes set before.
 	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue}
 	leak := false
-	if d0 < len(prev.Definitions) {
-		leak = prev.Definitions[d0].leaked
+	if d0 < prev.Definitions.Len() {
+		leak = prev.Definitions.At(d0).leaked
 	} else {
 		leak = prev.Leak
 	}
@@ -159,9 +159,10 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	if ne < text.Len() && f.Leak != leakAfter(prev, d1) {
 		return nil
 	}
-	if changed := changedNames(prev.Definitions[d0:d1], prev.Attributes[ai:a1], f.Definitions, f.Attributes); len(changed) > 0 {
-		for _, d := range prev.Definitions[d1:] {
-			if changed[d.Name] {
+	oldDefs := prev.Definitions.Slice(d0, d1)
+	if changed := changedNames(oldDefs, prev.Attributes[ai:a1], reader.defs, f.Attributes); len(changed) > 0 {
+		for i, d := range prev.Definitions.All() {
+			if i >= d1 && changed[d.Name] {
 				return nil
 			}
 		}
@@ -176,10 +177,10 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	} else {
 		f.Leak = prev.Leak
 	}
-	lineDefs, lineAttrs, lineComments, lineDiags := f.Definitions, f.Attributes, f.Comments, f.Diagnostics
+	lineDefs, lineAttrs, lineComments, lineDiags := reader.defs, f.Attributes, f.Comments, f.Diagnostics
 	// The lines after the change are prev's: the same values, in the
 	// same places (only byte offsets moved, and positions hold none).
-	f.Definitions = splice(prev.Definitions, d0, d1, lineDefs)
+	f.Definitions = prev.Definitions.Splice(d0, d1, lineDefs)
 	f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: d0, oldTo: d1, newTo: d0 + len(lineDefs)}
 	f.Attributes = splice(prev.Attributes, ai, a1, lineAttrs)
 	f.Comments = splice(prev.Comments, c0, c1, lineComments)
@@ -187,7 +188,7 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
 		return nil // a full read makes the stand-in
 	}
-	if ix := names.edited(prev.Definitions[d0:d1], lineDefs, prev.Attributes[ai:a1], lineAttrs); ix != nil {
+	if ix := names.edited(oldDefs, lineDefs, prev.Attributes[ai:a1], lineAttrs); ix != nil {
 		f.nameIx.Store(ix)
 	}
 	return f
@@ -268,8 +269,8 @@ func lineNames(lines ...[]byte) []string {
 
 // leakAfter is libpcp's matchinst flag before definition index d of prev.
 func leakAfter(prev *File, d int) bool {
-	if d < len(prev.Definitions) {
-		return prev.Definitions[d].leaked
+	if d < prev.Definitions.Len() {
+		return prev.Definitions.At(d).leaked
 	}
 	return prev.Leak
 }

@@ -96,7 +96,7 @@ func viewOf(f *File) fileView {
 	if len(f.Diagnostics) > 0 {
 		v.Diagnostics = f.Diagnostics
 	}
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		dv := defView{Name: d.Name, Expr: d.Expr, NameRange: d.NameRange, Range: d.Range, Tokens: d.Tokens(), Verdict: d.Verdict,
 			Registered: d.Registered, Line: int(d.Line), Leaked: d.leaked}
 		for i := -1; i <= len(d.Expr); i++ {
@@ -294,7 +294,7 @@ func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
 	if !ok {
 		return
 	}
-	pd, nd := prev.Definitions, f.Definitions
+	pd, nd := prev.Definitions.Collect(), f.Definitions.Collect()
 	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
 		t.Fatalf("replaced range [%d, %d) → [%d, %d) does not fit %d and %d definitions", from, oldTo, from, newTo, len(pd), len(nd))
 	}

@@ -27,8 +27,8 @@ func TestTreeCacheShares(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(f.Definitions); i += 4 {
-				if _, err := c.Tree(f.Definitions[i]); err != nil {
+			for i := w; i < f.Definitions.Len(); i += 4 {
+				if _, err := c.Tree(f.Definitions.At(i)); err != nil {
 					t.Error(err)
 				}
 			}
@@ -42,7 +42,7 @@ func TestTreeCacheShares(t *testing.T) {
 		cached[k.expr] = r.tree
 	}
 	first := map[string]Node{}
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		tree, err := d.Tree()
 		if err != nil {
 			t.Fatal(err)

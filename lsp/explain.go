@@ -85,11 +85,11 @@ func (e *explainStore) recorded(a *snapshot) map[*checker.Metric]bool {
 	e.mu.Lock()
 	rg, seen := e.visible[a.uri]
 	e.mu.Unlock()
-	if !seen && len(a.file.Definitions) > maxRecordedDefinitions {
+	if !seen && a.file.Definitions.Len() > maxRecordedDefinitions {
 		return nil
 	}
 	out := map[*checker.Metric]bool{}
-	for _, def := range a.file.Definitions {
+	for _, def := range a.file.Definitions.All() {
 		line := uint32(max(def.Range.Start.Line-1, 0))
 		end := uint32(max(def.Range.End.Line-1, 0))
 		if seen && (end < rg.Start.Line || line > rg.End.Line) {
@@ -184,7 +184,7 @@ func historyPending(o *explain.Node, x *explain.Explanation) bool {
 }
 
 func fileHas(f *grammar.File, def *grammar.Definition) bool {
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		if d == def {
 			return true
 		}

@@ -431,7 +431,7 @@ func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 	var syms protocol.DocumentSymbolSlice
 	index := map[string]int{}
-	for _, def := range d.file.Definitions {
+	for _, def := range d.file.Definitions.All() {
 		detail := def.Expr
 		index[def.Name] = len(syms)
 		syms = append(syms, protocol.DocumentSymbol{Name: def.Name, Detail: &detail, Kind: protocol.SymbolKindVariable,
@@ -466,7 +466,7 @@ func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormat
 // canonical form of the snapshot's release.
 func formatting(d *snapshot) []protocol.TextEdit {
 	var edits []protocol.TextEdit
-	for _, def := range d.file.Definitions {
+	for _, def := range d.file.Definitions.All() {
 		tree, err := def.Tree()
 		if err != nil || !def.Verdict.OK {
 			continue

@@ -205,7 +205,7 @@ func (s *server) checkFleet(u uri.URI, text *grammar.Text, cfg *config) (*fleet.
 func fleetDiagnosticsOf(res *fleet.Result, file *grammar.File) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
 	defs := map[fleet.Definition]*grammar.Definition{}
-	for _, d := range file.Definitions {
+	for _, d := range file.Definitions.All() {
 		defs[fleet.Definition{Path: file.Path, Line: int(d.Range.Start.Line), Name: d.Name}] = d
 	}
 	for _, row := range res.Rows() {

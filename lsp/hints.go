@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -55,8 +54,9 @@ func inlayHints(a *snapshot, values map[string]shownValues, rg protocol.Range) [
 	// or after its start (definitions are in file order), until one
 	// starts past its end.
 	defs := a.file.Definitions
-	first := sort.Search(len(defs), func(i int) bool { return uint32(max(defs[i].Range.End.Line-1, 0)) >= rg.Start.Line })
-	for _, def := range defs[first:] {
+	first := defs.Search(func(d *grammar.Definition) bool { return uint32(max(d.Range.End.Line-1, 0)) >= rg.Start.Line })
+	for i := first; i < defs.Len(); i++ {
+		def := defs.At(i)
 		if uint32(max(def.Range.Start.Line-1, 0)) > rg.End.Line {
 			break
 		}
@@ -107,7 +107,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 // its latest values when there are some.
 func codeLenses(a *snapshot, values map[string]shownValues) []protocol.CodeLens {
 	var out []protocol.CodeLens
-	for _, def := range a.file.Definitions {
+	for _, def := range a.file.Definitions.All() {
 		m, ok := a.report.ByName.Lookup(def.Name)
 		if !ok || m.Def != def || m.Status != checker.Valid {
 			continue

@@ -217,7 +217,7 @@ func foldingRanges(a *snapshot) []protocol.FoldingRange {
 			out = append(out, protocol.FoldingRange{StartLine: uint32(r.Start.Line - 1), EndLine: uint32(end - 1), Kind: kind})
 		}
 	}
-	for _, def := range a.file.Definitions {
+	for _, def := range a.file.Definitions.All() {
 		span(def.Range, protocol.FoldingRangeKindRegion)
 	}
 	for _, at := range a.file.Attributes {

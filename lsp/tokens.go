@@ -63,10 +63,10 @@ func fileTokens(f *grammar.File) []semToken {
 		toks = append(toks, semToken{start, end, ttComment, 0})
 	}
 	derived := map[string]bool{}
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		derived[d.Name] = true
 	}
-	for _, d := range f.Definitions {
+	for _, d := range f.Definitions.All() {
 		start, end := f.Offsets(d.NameRange)
 		toks = append(toks, semToken{start, end, ttVariable, tmDeclaration})
 		for _, t := range d.Tokens() {

@@ -55,11 +55,11 @@ func (ix *fileIndex) lookup(name string) (uint32, bool) {
 func indexFile(f *grammar.File) *fileIndex {
 	b := indexBuilder{ix: &fileIndex{}, ids: map[string]uint32{}}
 	ix := b.ix
-	ix.defs = make([]occurrence, 0, len(f.Definitions))
+	ix.defs = make([]occurrence, 0, f.Definitions.Len())
 	ix.uses = make([]occurrence, 0, countUses(f))
 	src := f.Text.Bytes()
 	uses := posCursor{src: src}
-	for _, def := range f.Definitions {
+	for _, def := range f.Definitions.All() {
 		ix.defs = append(ix.defs, occurrence{toRange(def.NameRange), b.id(def.Name)})
 		for _, t := range def.Tokens() {
 			if t.Kind != grammar.TokName {
@@ -83,7 +83,7 @@ func indexFile(f *grammar.File) *fileIndex {
 // countUses is how many use occurrences f has, to size the index once.
 func countUses(f *grammar.File) int {
 	n := len(f.Attributes)
-	for _, def := range f.Definitions {
+	for _, def := range f.Definitions.All() {
 		for _, t := range def.Tokens() {
 			if t.Kind == grammar.TokName {
 				n++

@@ -31,10 +31,10 @@ func TestIndexPositions(t *testing.T) {
 		f := grammar.ParseConfig("x.conf", []byte(src), grammar.Options{Version: v})
 		ix := indexFile(f)
 		var want, got []string
-		for _, def := range f.Definitions {
+		for _, def := range f.Definitions.All() {
 			want = append(want, fmt.Sprint("def ", def.Name, toRange(def.NameRange)))
 		}
-		for _, def := range f.Definitions {
+		for _, def := range f.Definitions.All() {
 			for _, tk := range def.Tokens() {
 				if tk.Kind == grammar.TokName {
 					r := grammar.Range{Start: f.Pos(f.ExprPos(def, tk.Offset)), End: f.Pos(f.ExprPos(def, tk.End-1) + 1)}

@@ -152,7 +152,7 @@ func findDefinition(env Env, rep *checker.Report, name string, paths []string, e
 		if expr && f.Path != "-e" {
 			continue
 		}
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			if d.Name != name {
 				continue
 			}
@@ -185,7 +185,7 @@ func isExprFile(rep *checker.Report, m *checker.Metric) bool {
 		if f.Path != "-e" {
 			continue
 		}
-		for _, d := range f.Definitions {
+		for _, d := range f.Definitions.All() {
 			if d == m.Def {
 				return true
 			}

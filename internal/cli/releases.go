@@ -46,7 +46,7 @@ func acrossReleases(versions []pcpver.Version, run func(pcpver.Version) (*report
 		}
 		runs = append(runs, r)
 		for _, rf := range r.Files {
-			for _, d := range rf.File.Definitions {
+			for _, d := range rf.File.Definitions.All() {
 				line := int(d.Range.Start.Line) // d.Line is libpcp's count, which differs by release
 				key := fmt.Sprintf("%s:%d:%s", rf.File.Path, line, d.Name)
 				i, ok := index[key]
