@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -224,5 +225,35 @@ func TestCappedFindings(t *testing.T) {
 	}
 	if n := count(next); n != 6 {
 		t.Errorf("Recheck past the cap counts %d unknown names, want 6", n)
+	}
+}
+
+// TestReparseBinaryBuffer: an edit that puts a NUL byte in a buffer's
+// first 8 KB (here in its second Text piece) makes the buffer binary, as
+// Parse of the same text says, and one that takes it out again makes it
+// a config.
+func TestReparseBinaryBuffer(t *testing.T) {
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}}
+	var b strings.Builder
+	for i := range 700 {
+		fmt.Fprintf(&b, "m.a%d = 1 + 2\n", i) // 10 KB
+	}
+	text := grammar.NewText([]byte(b.String()))
+	prev := Parse([]Input{BufferText("t.conf", text)}, cfg, Options{})
+	codes := func(r *Result) (out []string) {
+		for _, d := range r.Files[0].Findings {
+			out = append(out, d.Code)
+		}
+		return out
+	}
+	nul := text.Replace(6000, 6001, []byte{0})
+	got, _ := Reparse(prev, "t.conf", nul, cfg, Options{})
+	want := Parse([]Input{Buffer("t.conf", nul.Bytes())}, cfg, Options{})
+	if !slices.Equal(codes(got), codes(want)) || !slices.Contains(codes(got), "binary-file") {
+		t.Fatalf("with a NUL: %v, want %v (binary-file)", codes(got), codes(want))
+	}
+	again, _ := Reparse(got, "t.conf", text, cfg, Options{})
+	if len(codes(again)) != 0 {
+		t.Fatalf("without it: %v, want none", codes(again))
 	}
 }

@@ -59,7 +59,7 @@ func BufferText(path string, text *grammar.Text) Input {
 // bufferProblem is whether Buffer of text has a problem, without making
 // text one slice.
 func bufferProblem(text *grammar.Text) bool {
-	return int64(text.Len()) > DefaultMaxSize || bytes.IndexByte(text.Slice(0, 8192), 0) >= 0
+	return int64(text.Len()) > DefaultMaxSize || text.HasByte(0, 0, 8192)
 }
 
 // ReadInputs expands PATH arguments in order: files as given,

@@ -197,6 +197,19 @@ func (t *Text) Slice(from, to int) []byte {
 	return out
 }
 
+// HasByte reports whether c is among bytes [from, to) (clamped to the
+// text), read in place.
+func (t *Text) HasByte(c byte, from, to int) bool {
+	from, to = max(0, min(from, t.size)), max(0, min(to, t.size))
+	for k := t.pieceAt(from); k < len(t.pieces) && t.offs[k] < to; k++ {
+		p := t.pieces[k].b
+		if bytes.IndexByte(p[max(0, from-t.offs[k]):min(len(p), to-t.offs[k])], c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Replace is the text with bytes [start, end) replaced by ins (start and
 // end clamped to the text, end at least start). It copies the pieces the
 // change touches, and the per-piece offsets.

@@ -55,6 +55,14 @@ func checkText(t *testing.T, got *Text, want []byte) {
 			t.Fatalf("Slice(%d, %d) = %q, want %q", a, b, g, want[a:b])
 		}
 	}
+	for range 20 {
+		a := rand.Intn(len(want) + 1)
+		b := a + rand.Intn(len(want)-a+1)
+		c := "\nxaé"[rand.Intn(4)]
+		if g, w := got.HasByte(c, a, b), bytes.IndexByte(want[a:b], c) >= 0; g != w {
+			t.Fatalf("HasByte(%q, %d, %d) = %v, want %v", c, a, b, g, w)
+		}
+	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Fatalf("Bytes differ")
 	}
