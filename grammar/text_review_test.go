@@ -400,3 +400,32 @@ func TestTextBytesConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestTextEqual(t *testing.T) {
+	src := []byte(strings.Repeat("m1 = sample.long.one + 1\n", 2000))
+	a := NewText(src)
+	undone := a.Replace(30000, 30000, []byte("x")).Replace(30000, 30001, nil)
+	if undone == a || !undone.Equal(a) || !a.Equal(undone) {
+		t.Fatal("an edit and its undo: not Equal")
+	}
+	if !NewText(append([]byte(nil), src...)).Equal(a) {
+		t.Fatal("the same bytes read twice: not Equal")
+	}
+	// Same bytes cut differently into pieces.
+	split := NewText(src[:20000]).Replace(20000, 20000, src[20000:])
+	if !split.Equal(a) || !a.Equal(split) {
+		t.Fatal("the same bytes in other pieces: not Equal")
+	}
+	for _, off := range []int{0, 4095, 4096, 30000, len(src) - 1} {
+		other := a.Replace(off, off+1, []byte("Z"))
+		if other.Equal(a) || a.Equal(other) {
+			t.Fatalf("a change at %d: Equal", off)
+		}
+	}
+	if a.Equal(a.Replace(0, 0, []byte("x"))) || a.Equal(nil) || !(*Text)(nil).Equal(nil) {
+		t.Fatal("sizes or nil")
+	}
+	if !NewText(nil).Equal(NewText([]byte{})) || !NewText([]byte("a\n")).Replace(2, 2, nil).Equal(NewText([]byte("a\n"))) {
+		t.Fatal("empty last pieces")
+	}
+}
