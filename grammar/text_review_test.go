@@ -352,7 +352,7 @@ func TestTextRandomEditsDeep(t *testing.T) {
 		}
 		return strings.Repeat("ab", rng.Intn(40))
 	}
-	for round := range 12 {
+	for round := range 6 {
 		var b strings.Builder
 		for range rng.Intn(40) {
 			b.WriteString(line())
