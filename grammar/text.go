@@ -260,3 +260,37 @@ func (t *Text) Replace(start, end int, ins []byte) *Text {
 	}
 	return n
 }
+
+// Equal reports whether t and u hold the same bytes, without making
+// either one slice: pieces the two share (an edit and its undo share all
+// but the edited one) are skipped, the rest compared. Two Texts of the
+// same content are different values, so identity alone answers "is this
+// the text that was checked" wrongly after an edit that left the text as
+// it was (a keystroke undone).
+func (t *Text) Equal(u *Text) bool {
+	if t == u {
+		return true
+	}
+	if t == nil || u == nil || t.size != u.size {
+		return false
+	}
+	i, j, ai, bj := 0, 0, 0, 0 // pieces, and offsets in them, at the same text offset
+	for i < len(t.pieces) && j < len(u.pieces) {
+		a, b := t.pieces[i], u.pieces[j]
+		if ai == 0 && bj == 0 && a == b {
+			i, j = i+1, j+1
+			continue
+		}
+		n := min(len(a.b)-ai, len(b.b)-bj)
+		if !bytes.Equal(a.b[ai:ai+n], b.b[bj:bj+n]) {
+			return false
+		}
+		if ai += n; ai == len(a.b) {
+			i, ai = i+1, 0
+		}
+		if bj += n; bj == len(b.b) {
+			j, bj = j+1, 0
+		}
+	}
+	return true
+}

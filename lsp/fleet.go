@@ -82,6 +82,9 @@ type fleetChecks struct {
 	docs map[uri.URI]*fleetDoc
 }
 
+// fleetDoc is one document's fleet check. Its texts are compared by
+// content (grammar.Text.Equal), not identity: an edit undone makes a new
+// Text of the bytes res is for.
 type fleetDoc struct {
 	text    *grammar.Text // the text res is for
 	res     *fleet.Result // nil until a check of text ends
@@ -120,7 +123,7 @@ func (s *server) fleetDiagnostics(snap *snapshot) []protocol.Diagnostic {
 		f.docs[u] = fd
 	}
 	switch {
-	case fd.res != nil && fd.text == snap.text:
+	case fd.res != nil && fd.text.Equal(snap.text):
 		res := fd.res
 		f.mu.Unlock()
 		return fleetDiagnosticsOf(res, snap.file)
@@ -150,7 +153,7 @@ func (s *server) runFleet(u uri.URI, fd *fleetDoc, text *grammar.Text, cfg *conf
 			return // the fleet settings changed meanwhile
 		}
 		fd.text, fd.res = text, res
-		if fd.next == nil || fd.next == text {
+		if fd.next == nil || fd.next.Equal(text) {
 			fd.running, fd.next = false, nil
 			f.mu.Unlock()
 			break
@@ -162,7 +165,7 @@ func (s *server) runFleet(u uri.URI, fd *fleetDoc, text *grammar.Text, cfg *conf
 	d := s.docs.m[u]
 	var gen int
 	var snap *snapshot
-	if d != nil && d.checked != nil && d.checked.text == text {
+	if d != nil && d.checked != nil && d.checked.text.Equal(text) {
 		gen, snap = d.gen, d.checked
 	}
 	s.docs.mu.Unlock()

@@ -1,0 +1,431 @@
+package grammar
+
+import (
+	"bytes"
+	"math/rand"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// checkTextDeep is checkText plus the invariants checkText leaves out:
+// every piece but the last is non-empty, lines[] follows the pieces'
+// line counts, and Offset and Pos agree with a count over the flat bytes.
+// Offsets are sampled (every byte for small texts) so a 10 MB text stays
+// cheap.
+func checkTextDeep(t *testing.T, got *Text, want []byte) {
+	t.Helper()
+	if len(got.pieces) == 0 || len(got.offs) != len(got.pieces) || len(got.lines) != len(got.pieces) {
+		t.Fatalf("%d pieces, %d offs, %d lines", len(got.pieces), len(got.offs), len(got.lines))
+	}
+	if got.offs[0] != 0 || got.lines[0] != 0 {
+		t.Fatalf("first piece at %d, line %d", got.offs[0], got.lines[0])
+	}
+	for i, p := range got.pieces {
+		last := i == len(got.pieces)-1
+		if !last && len(p.b) == 0 {
+			t.Fatalf("piece %d of %d is empty", i, len(got.pieces))
+		}
+		if !last && !endsLine(p.b) || last && endsLine(p.b) {
+			t.Fatalf("piece %d of %d ends %q", i, len(got.pieces), p.b[max(0, len(p.b)-3):])
+		}
+		if i > 0 {
+			if got.offs[i] != got.offs[i-1]+len(got.pieces[i-1].b) {
+				t.Fatalf("piece %d at %d, after %d bytes at %d", i, got.offs[i], len(got.pieces[i-1].b), got.offs[i-1])
+			}
+			if got.lines[i] != got.lines[i-1]+len(got.pieces[i-1].starts) {
+				t.Fatalf("piece %d at line %d, after %d lines at %d", i, got.lines[i], len(got.pieces[i-1].starts), got.lines[i-1])
+			}
+		}
+		// starts: 0 and after every newline short of the piece's end.
+		want := []int32{0}
+		for j, c := range p.b {
+			if c == '\n' && j+1 < len(p.b) {
+				want = append(want, int32(j+1))
+			}
+		}
+		if len(p.starts) != len(want) {
+			t.Fatalf("piece %d: %d starts, want %d", i, len(p.starts), len(want))
+		}
+		for j := range want {
+			if p.starts[j] != want[j] {
+				t.Fatalf("piece %d: starts[%d] = %d, want %d", i, j, p.starts[j], want[j])
+			}
+		}
+	}
+	if last := got.pieces[len(got.pieces)-1]; got.offs[len(got.offs)-1]+len(last.b) != len(want) {
+		t.Fatalf("pieces end at %d, text is %d bytes", got.offs[len(got.offs)-1]+len(last.b), len(want))
+	}
+	if got.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", got.Len(), len(want))
+	}
+	starts := lineStarts(want)
+	if got.LineCount() != len(starts) {
+		t.Fatalf("LineCount %d, want %d", got.LineCount(), len(starts))
+	}
+	lineEnd := func(line int) int { // past the newline
+		if line+1 < len(starts) {
+			return starts[line+1]
+		}
+		return len(want)
+	}
+	for line, s := range starts {
+		if g := got.LineStart(line); g != s {
+			t.Fatalf("LineStart(%d) = %d, want %d", line, g, s)
+		}
+		if g := got.LineBytes(line); !bytes.Equal(g, want[s:lineEnd(line)]) {
+			t.Fatalf("LineBytes(%d) = %q, want %q", line, trunc(g), trunc(want[s:lineEnd(line)]))
+		}
+	}
+	for _, line := range []int{-1, len(starts), len(starts) + 5} {
+		if g := got.LineBytes(line); g != nil {
+			t.Fatalf("LineBytes(%d) = %q past the text", line, trunc(g))
+		}
+	}
+	if g := got.LineStart(-3); g != 0 {
+		t.Fatalf("LineStart(-3) = %d", g)
+	}
+	if g := got.LineStart(len(starts) + 2); g != len(want) {
+		t.Fatalf("LineStart past the end = %d, want %d", g, len(want))
+	}
+	f := &File{Text: got}
+	offsets := sampleOffsets(want)
+	col16At := naiveCols(want)
+	for _, off := range offsets {
+		line := searchLine(starts, off)
+		if l, s := got.LineOf(off); l != line || s != starts[line] {
+			t.Fatalf("LineOf(%d) = %d, %d; want %d, %d", off, l, s, line, starts[line])
+		}
+		wantPos := Pos{Line: int32(line + 1), Col: int32(off - starts[line] + 1), Col16: int32(col16At(off))}
+		if g := f.Pos(off); g != wantPos {
+			t.Fatalf("Pos(%d) = %+v, want %+v", off, g, wantPos)
+		}
+		if g := f.OffsetOf(wantPos); g != off {
+			t.Fatalf("OffsetOf(%+v) = %d, want %d", wantPos, g, off)
+		}
+	}
+	// Offset: an LSP position (line, UTF-16 column) to a byte offset,
+	// clamped to the line (before its '\n'). Offset counts from the
+	// line's start (no checkpoints): a sample only on a big text.
+	checks := 100
+	if len(want) > 1<<20 {
+		checks = 8
+	}
+	for i, off := range offsets {
+		if i%(len(offsets)/checks+1) != 0 {
+			continue
+		}
+		line := searchLine(starts, off)
+		end := lineEnd(line)
+		if end > starts[line] && want[end-1] == '\n' {
+			end--
+		}
+		for _, c := range []int{0, 1, col16At(off), 1 << 40} {
+			if g, w := got.Offset(line, c), naiveOffset(want[starts[line]:end], c)+starts[line]; g != w {
+				t.Fatalf("Offset(%d, %d) = %d, want %d", line, c, g, w)
+			}
+		}
+	}
+	if g := got.Offset(-1, 4); g != 0 {
+		t.Fatalf("Offset(-1, 4) = %d", g)
+	}
+	if g := got.Offset(len(starts), 0); g != len(want) {
+		t.Fatalf("Offset past the lines = %d, want %d", g, len(want))
+	}
+	rng := rand.New(rand.NewSource(int64(len(want))))
+	for range 40 {
+		a := rng.Intn(len(want) + 1)
+		b := a + rng.Intn(len(want)-a+1)
+		if g := got.Slice(a, b); !bytes.Equal(g, want[a:b]) {
+			t.Fatalf("Slice(%d, %d) differs", a, b)
+		}
+	}
+	if g := got.Slice(-5, len(want)+5); !bytes.Equal(g, want) {
+		t.Fatalf("Slice clamped differs")
+	}
+	if !bytes.Equal(got.Bytes(), want) || got.String() != string(want) {
+		t.Fatalf("Bytes differ")
+	}
+}
+
+func trunc(b []byte) []byte {
+	if len(b) > 40 {
+		return b[:40]
+	}
+	return b
+}
+
+// sampleOffsets is every offset of a small text, and of a big one those
+// around every 4096-byte step, every newline and a random sample.
+func sampleOffsets(b []byte) []int {
+	if len(b) <= 3*pieceSize {
+		out := make([]int, len(b)+1)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	seen := map[int]bool{}
+	var out []int
+	add := func(o int) {
+		if o >= 0 && o <= len(b) && !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	for s := 0; s <= len(b); s += col16Step {
+		for d := -5; d <= 5; d++ {
+			add(s + d)
+		}
+	}
+	for i, c := range b {
+		if c == '\n' {
+			add(i - 1)
+			add(i)
+			add(i + 1)
+		}
+		if len(out) > 20000 {
+			break
+		}
+	}
+	rng := rand.New(rand.NewSource(3))
+	for range 2000 {
+		add(rng.Intn(len(b) + 1))
+	}
+	add(len(b))
+	return out
+}
+
+func searchLine(starts []int, off int) int {
+	lo, hi := 0, len(starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// naiveCols is the UTF-16 column of every offset of b counted the plain
+// way, in one pass: a valid rune is one or two units, every byte of an
+// invalid sequence one, and an offset inside a rune counts the rune's
+// bytes before it as one unit each (a cut sequence is invalid).
+func naiveCols(b []byte) func(off int) int {
+	col := make([]int32, len(b)+1)
+	runeStart := make([]int32, len(b)+1)
+	n := int32(0)
+	for i := 0; i < len(b); {
+		if b[i] == '\n' {
+			col[i], runeStart[i] = n, int32(i)
+			n = 0
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		for j := i; j < i+size; j++ {
+			col[j], runeStart[j] = n, int32(i)
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	col[len(b)], runeStart[len(b)] = n, int32(len(b))
+	return func(off int) int { return int(col[off]) + off - int(runeStart[off]) }
+}
+
+// naiveOffset is the byte offset in line (no newline) of UTF-16 column
+// c, clamped to the line, a column inside a character rounded past it.
+func naiveOffset(line []byte, c int) int {
+	off, n := 0, 0
+	for off < len(line) && n < c {
+		r, size := utf8.DecodeRune(line[off:])
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		off += size
+	}
+	return off
+}
+
+// editAndCheck applies one edit to text and want, checks the new text
+// and that the old one is unchanged.
+func editAndCheck(t *testing.T, text *Text, want []byte, start, end int, ins string) (*Text, []byte) {
+	t.Helper()
+	prev, before := text, append([]byte(nil), want...)
+	text = text.Replace(start, end, []byte(ins))
+	s, e := max(0, min(start, len(want))), 0
+	e = max(s, min(end, len(want)))
+	want = append(append(append([]byte(nil), want[:s]...), ins...), want[e:]...)
+	checkTextDeep(t, text, want)
+	checkTextDeep(t, prev, before)
+	return text, want
+}
+
+func TestTextEdgeEdits(t *testing.T) {
+	many := strings.Repeat("m1 = sample.long.one + 1\n", 2000) // ~50 KB, a dozen pieces
+	cases := []struct {
+		name string
+		src  string
+		edit func(n int) (start, end int, ins string)
+	}{
+		{"empty insert", "", func(n int) (int, int, string) { return 0, 0, "a" }},
+		{"empty insert newline", "", func(n int) (int, int, string) { return 0, 0, "\n" }},
+		{"empty insert newlines", "", func(n int) (int, int, string) { return 0, 0, strings.Repeat("\n", 20000) }},
+		{"newline only delete", "\n", func(n int) (int, int, string) { return 0, 1, "" }},
+		{"delete final newline", many, func(n int) (int, int, string) { return n - 1, n, "" }},
+		{"delete final newline no-nl", many + "tail", func(n int) (int, int, string) { return n - 5, n - 4, "" }},
+		{"append at end", many, func(n int) (int, int, string) { return n, n, "x = 1" }},
+		{"append at end no-nl", many + "tail", func(n int) (int, int, string) { return n, n, "\nmore\n" }},
+		{"insert at 0", many, func(n int) (int, int, string) { return 0, 0, "first\n" }},
+		{"insert at 0 no newline", many, func(n int) (int, int, string) { return 0, 0, "x" }},
+		{"delete first line", many, func(n int) (int, int, string) { return 0, 25, "" }},
+		{"delete across pieces", many, func(n int) (int, int, string) { return 100, n - 100, "" }},
+		{"delete across pieces keep nl", many, func(n int) (int, int, string) { return 100, n - 100, "\n" }},
+		{"delete all", many, func(n int) (int, int, string) { return 0, n, "" }},
+		{"delete all but last nl", many, func(n int) (int, int, string) { return 0, n - 1, "" }},
+		{"replace all", many, func(n int) (int, int, string) { return 0, n, "only" }},
+		{"insert many newlines", many, func(n int) (int, int, string) { return n / 2, n / 2, strings.Repeat("\n", 50000) }},
+		{"insert many lines", many, func(n int) (int, int, string) { return n / 3, n / 3, strings.Repeat("ab\n", 30000) }},
+		{"join at piece boundary", many, func(n int) (int, int, string) { return 4096*2 - 1, 4096*2 + 1, "" }},
+		{"crlf", strings.Repeat("a = b.c\r\n", 3000), func(n int) (int, int, string) { return 9*100 + 7, 9*1500 + 8, "\r" }},
+		{"crlf split", strings.Repeat("a = b.c\r\n", 3000), func(n int) (int, int, string) { return 9*700 + 8, 9*700 + 8, "x\r\ny" }},
+		{"clamped", many, func(n int) (int, int, string) { return -10, 10, "z" }},
+		{"clamped end", many, func(n int) (int, int, string) { return n - 10, n + 100, "" }},
+		{"end before start", many, func(n int) (int, int, string) { return 500, 20, "q" }},
+		{"multibyte long line", strings.Repeat("é", 5000) + "\n" + strings.Repeat("😀", 3000), func(n int) (int, int, string) { return 10001, 10001, "€" }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := []byte(c.src)
+			text := NewText(want)
+			checkTextDeep(t, text, want)
+			start, end, ins := c.edit(len(want))
+			text, want = editAndCheck(t, text, want, start, end, ins)
+			// and a second edit on the result, at both ends
+			text, want = editAndCheck(t, text, want, 0, min(3, len(want)), "")
+			editAndCheck(t, text, want, len(want), len(want), "\n")
+		})
+	}
+}
+
+// TestTextHostileLine: a single 10 MB line, and edits within it.
+func TestTextHostileLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 MB")
+	}
+	var b strings.Builder
+	for b.Len() < 10<<20 {
+		b.WriteString("a+é€😀x") // 1+2+3+4+1 bytes: runes cross every step boundary somewhere
+	}
+	want := []byte(b.String())
+	text := NewText(want)
+	checkTextDeep(t, text, want)
+	text, want = editAndCheck(t, text, want, 5<<20, 5<<20+7, "\n")
+	text, want = editAndCheck(t, text, want, 5<<20, 5<<20+1, "")
+	editAndCheck(t, text, want, len(want)-1, len(want), "\n")
+}
+
+// TestTextRandomEditsDeep is TestTextEdits' random walk under the deeper
+// checks, with multi-byte runes on long lines and CRLF.
+func TestTextRandomEditsDeep(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	line := func() string {
+		switch rng.Intn(8) {
+		case 0:
+			return ""
+		case 1:
+			return strings.Repeat("x", rng.Intn(3*pieceSize))
+		case 2:
+			return strings.Repeat("é€😀", rng.Intn(1500)) // long, multi-byte
+		case 3:
+			return "a = b\r"
+		case 4:
+			return strings.Repeat("\xff\xe2\x82", rng.Intn(2000)) // invalid
+		}
+		return strings.Repeat("ab", rng.Intn(40))
+	}
+	for round := range 6 {
+		var b strings.Builder
+		for range rng.Intn(40) {
+			b.WriteString(line())
+			b.WriteByte('\n')
+		}
+		if round%2 == 0 {
+			b.WriteString(line())
+		}
+		want := []byte(b.String())
+		text := NewText(want)
+		checkTextDeep(t, text, want)
+		for range 15 {
+			start := rng.Intn(len(want) + 1)
+			end := start + rng.Intn(min(len(want)-start, 5*pieceSize)+1)
+			var ins string
+			switch rng.Intn(5) {
+			case 0:
+			case 1:
+				ins = "\n"
+			case 2:
+				ins = line() + "\n" + line()
+			case 3:
+				ins = strings.Repeat("\n", rng.Intn(3000))
+			default:
+				ins = "é"
+			}
+			text, want = editAndCheck(t, text, want, start, end, ins)
+		}
+	}
+}
+
+// TestTextBytesConcurrent: Bytes made by several goroutines at once, on
+// an edited Text (no flat slice yet), under -race.
+func TestTextBytesConcurrent(t *testing.T) {
+	src := []byte(strings.Repeat("m = a.b + 1\n", 5000))
+	text := NewText(src).Replace(100, 101, []byte("z"))
+	want := string(text.Slice(0, text.Len()))
+	done := make(chan string, 8)
+	for range 8 {
+		go func() { done <- text.String() }()
+	}
+	for range 8 {
+		if g := <-done; g != want {
+			t.Fatal("Bytes differ between goroutines")
+		}
+	}
+}
+
+func TestTextEqual(t *testing.T) {
+	src := []byte(strings.Repeat("m1 = sample.long.one + 1\n", 2000))
+	a := NewText(src)
+	undone := a.Replace(30000, 30000, []byte("x")).Replace(30000, 30001, nil)
+	if undone == a || !undone.Equal(a) || !a.Equal(undone) {
+		t.Fatal("an edit and its undo: not Equal")
+	}
+	if !NewText(append([]byte(nil), src...)).Equal(a) {
+		t.Fatal("the same bytes read twice: not Equal")
+	}
+	// Same bytes cut differently into pieces.
+	split := NewText(src[:20000]).Replace(20000, 20000, src[20000:])
+	if !split.Equal(a) || !a.Equal(split) {
+		t.Fatal("the same bytes in other pieces: not Equal")
+	}
+	for _, off := range []int{0, 4095, 4096, 30000, len(src) - 1} {
+		other := a.Replace(off, off+1, []byte("Z"))
+		if other.Equal(a) || a.Equal(other) {
+			t.Fatalf("a change at %d: Equal", off)
+		}
+	}
+	if a.Equal(a.Replace(0, 0, []byte("x"))) || a.Equal(nil) || !(*Text)(nil).Equal(nil) {
+		t.Fatal("sizes or nil")
+	}
+	if !NewText(nil).Equal(NewText([]byte{})) || !NewText([]byte("a\n")).Replace(2, 2, nil).Equal(NewText([]byte("a\n"))) {
+		t.Fatal("empty last pieces")
+	}
+}
