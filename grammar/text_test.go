@@ -90,7 +90,11 @@ func TestTextEdits(t *testing.T) {
 		}
 		return strings.Repeat("ab", rng.Intn(40))
 	}
-	for round := range 40 {
+	rounds := 40
+	if raceDetector {
+		rounds = 10
+	}
+	for round := range rounds {
 		var b strings.Builder
 		for range rng.Intn(60) {
 			b.WriteString(line())

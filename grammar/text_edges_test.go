@@ -316,20 +316,22 @@ func TestTextEdgeEdits(t *testing.T) {
 	}
 }
 
-// TestTextHostileLine: a single 10 MB line, and edits within it.
+// TestTextHostileLine: a single 10 MB line (1 MB under -short or -race),
+// and edits within it.
 func TestTextHostileLine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("10 MB")
+	size := 10 << 20
+	if testing.Short() || raceDetector {
+		size = 1 << 20 // still a line of 256 checkpoints
 	}
 	var b strings.Builder
-	for b.Len() < 10<<20 {
+	for b.Len() < size {
 		b.WriteString("a+é€😀x") // 1+2+3+4+1 bytes: runes cross every step boundary somewhere
 	}
 	want := []byte(b.String())
 	text := NewText(want)
 	checkTextDeep(t, text, want)
-	text, want = editAndCheck(t, text, want, 5<<20, 5<<20+7, "\n")
-	text, want = editAndCheck(t, text, want, 5<<20, 5<<20+1, "")
+	text, want = editAndCheck(t, text, want, size/2, size/2+7, "\n")
+	text, want = editAndCheck(t, text, want, size/2, size/2+1, "")
 	editAndCheck(t, text, want, len(want)-1, len(want), "\n")
 }
 
@@ -352,7 +354,11 @@ func TestTextRandomEditsDeep(t *testing.T) {
 		}
 		return strings.Repeat("ab", rng.Intn(40))
 	}
-	for round := range 6 {
+	rounds, edits := 6, 15
+	if raceDetector {
+		rounds, edits = 2, 4
+	}
+	for round := range rounds {
 		var b strings.Builder
 		for range rng.Intn(40) {
 			b.WriteString(line())
@@ -364,7 +370,7 @@ func TestTextRandomEditsDeep(t *testing.T) {
 		want := []byte(b.String())
 		text := NewText(want)
 		checkTextDeep(t, text, want)
-		for range 15 {
+		for range edits {
 			start := rng.Intn(len(want) + 1)
 			end := start + rng.Intn(min(len(want)-start, 5*pieceSize)+1)
 			var ins string
