@@ -118,6 +118,9 @@ func TestIncrementalEqualsRun(t *testing.T) {
 					if got, exp := registeredNames(checked), registeredNames(want); !reflect.DeepEqual(got, exp) {
 						t.Fatalf("%s seed %d step %d: the report's metrics by name differ from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
 					}
+					if got, exp := metricsInOrder(t, checked), metricsInOrder(t, want); !reflect.DeepEqual(got, exp) {
+						t.Fatalf("%s seed %d step %d: the report's list of metrics differs from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
+					}
 				}
 			}
 		}
@@ -142,6 +145,24 @@ func registeredNames(r *Result) []string {
 		out = append(out, fmt.Sprintf("%s@%d:%s", name, m.Def.Range.Start.Line, m.Def.Expr))
 	}
 	sort.Strings(out)
+	return out
+}
+
+// metricsInOrder lists a report's metrics in their order (Recheck
+// splices them into the earlier list), failing when one is not the one
+// its name looks up.
+func metricsInOrder(t *testing.T, r *Result) []string {
+	t.Helper()
+	if r.Report == nil {
+		return nil
+	}
+	var out []string
+	for m := range r.Report.Metrics.Values() {
+		if got, ok := r.Report.ByName.Lookup(m.Def.Name); !ok || got != m {
+			t.Fatalf("metric %s at %d is not the one its name looks up", m.Def.Name, m.Def.Range.Start.Line)
+		}
+		out = append(out, fmt.Sprintf("%s@%d:%s:%s", m.Def.Name, m.Def.Range.Start.Line, m.Def.Expr, m.Status))
+	}
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -160,8 +161,11 @@ const (
 
 // Report is the result for a set of files loaded as one config path.
 type Report struct {
-	Files   []*grammar.File
-	Metrics []*Metric // in definition order, registered definitions only
+	Files []*grammar.File
+	// Metrics are in definition order, registered definitions only: an
+	// immutable list, so that Recheck's edit copies the chunks it touches
+	// rather than every metric of the document.
+	Metrics pvec.Vec[*Metric]
 	ByName  MetricNames
 	// Diagnostics holds the checker's findings per file, in file order.
 	Diagnostics map[*grammar.File][]grammar.Diagnostic
@@ -234,6 +238,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		buildTrees(registered(files), nil, grammar.NewShapes())
 	}
 	var names []string
+	var metrics []*Metric // Report.Metrics, once all are made
 	seen := map[string]bool{}
 	addName := func(name string) {
 		if !seen[name] {
@@ -247,7 +252,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 				continue
 			}
 			m := &Metric{Def: d, file: f}
-			c.report.Metrics = append(c.report.Metrics, m)
+			metrics = append(metrics, m)
 			c.report.ByName.set(d.Name, m)
 			if opts.FindingsOnly {
 				// No trees yet (they are built a window at a time below):
@@ -267,10 +272,11 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			})
 		}
 	}
+	c.report.Metrics = pvec.Of(metrics)
 	if opts.FindingsOnly {
 		// Already without repeats, in order: no second set of a
 		// million names.
-		names = wordsInOrder(c.report.Metrics)
+		names = wordsInOrder(metrics)
 	}
 	seen = nil
 	if err := c.lookup(ctx, src, names); err != nil {
@@ -289,9 +295,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	if opts.FindingsOnly {
 		// Definitions of the same short text share one tree: the
 		// trees are only checked, and dropped once checked.
-		built = buildAhead(c.report.Metrics, grammar.NewTreeCache())
+		built = buildAhead(metrics, grammar.NewTreeCache())
 	}
-	for i, m := range c.report.Metrics {
+	for i, m := range metrics {
 		if built != nil && i%treeWindow == 0 {
 			<-built // this window's trees
 		}

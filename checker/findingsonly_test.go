@@ -49,8 +49,8 @@ func TestFindingsOnlySameFindings(t *testing.T) {
 				t.Fatalf("%s: finding %d:\n full %+v\n lean %+v", v, i, fd[i], ld[i])
 			}
 		}
-		for i, m := range full.Metrics {
-			l := lean.Metrics[i]
+		for i, m := range full.Metrics.All() {
+			l := lean.Metrics.At(i)
 			if m.Status != l.Status || m.Desc != l.Desc || m.Message() != l.Message() || !reflect.DeepEqual(m.Unknown(), l.Unknown()) {
 				t.Fatalf("%s: %s: full %v %v, lean %v %v", v, m.Def.Name, m.Status, m.Desc, l.Status, l.Desc)
 			}
@@ -116,8 +116,8 @@ func TestFullCheckTreesNotShared(t *testing.T) {
 		if findingsOnly {
 			continue // the trees are dropped
 		}
-		ta, _ := rep.Metrics[0].Def.Tree()
-		tb, _ := rep.Metrics[1].Def.Tree()
+		ta, _ := rep.Metrics.At(0).Def.Tree()
+		tb, _ := rep.Metrics.At(1).Def.Tree()
 		if ta == tb {
 			t.Fatal("a full check shares one tree between two definitions")
 		}

@@ -112,8 +112,8 @@ func TestNodesOfEqualsCheck(t *testing.T) {
 				return rep
 			}
 			eager, lazy := check(true), check(false)
-			for i, m := range eager.Metrics {
-				l := lazy.Metrics[i]
+			for i, m := range eager.Metrics.All() {
+				l := lazy.Metrics.At(i)
 				if l.nodes != nil && !l.boundUnfinished {
 					t.Fatalf("%s: %s: the check kept its nodes", v, l.Def.Name)
 				}
@@ -173,13 +173,13 @@ func TestNodesOfConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, m := range rep.Metrics {
+			for m := range rep.Metrics.Values() {
 				got[w] = append(got[w], rep.NodesOf(m))
 			}
 		}()
 	}
 	wg.Wait()
-	for i, m := range rep.Metrics {
+	for i, m := range rep.Metrics.All() {
 		if len(got[0][i]) == 0 {
 			t.Fatalf("%s: no nodes", m.Def.Name)
 		}
@@ -264,7 +264,7 @@ func TestNodesOfAfterRecheck(t *testing.T) {
 				continue
 			}
 			rechecked++
-			for _, m := range full.Metrics {
+			for m := range full.Metrics.Values() {
 				got := rep.NodesOf(rep.ByName.Metric(m.Def.Name))
 				if diff := diffNodes(m.nodes, got); diff != "" {
 					t.Errorf("%s: edit %d: %s = %s: %s", v, step, m.Def.Name, m.Def.Expr, diff)

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -31,7 +32,7 @@ const maxChangedRefs = 512
 // NewRefs indexes a report's metrics.
 func NewRefs(rep *Report) *Refs {
 	base := map[string][]string{}
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		for _, op := range metricOperands(m) {
 			base[op] = append(base[op], m.Def.Name)
 		}
@@ -180,48 +181,59 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		made[d.Name] = true
 		return m
 	}
-	rep.Metrics = make([]*Metric, 0, k0+len(newChanged)+len(prev.Metrics)-k1)
-	rep.Metrics = append(rep.Metrics, prev.Metrics[:k0]...)
+	// prev's metrics with those of the changed definitions replaced: a
+	// splice shares every chunk of prev's list the change does not touch.
+	var madeNew []*Metric
 	for _, d := range newChanged {
 		if d.Registered {
-			rep.Metrics = append(rep.Metrics, check(d))
+			madeNew = append(madeNew, check(d))
 		}
 	}
-	tail := len(rep.Metrics)
-	rep.Metrics = append(rep.Metrics, prev.Metrics[k1:]...)
+	rep.Metrics = prev.Metrics.Splice(k0, k1, madeNew)
+	tail := k0 + len(madeNew)
 	if !suffixShared {
-		// Read again whole: prev's verdicts, for the new definitions.
-		k := tail
+		// Read again whole: prev's verdicts, for the new definitions. (The
+		// definitions were compared one by one above, so a copy of the
+		// metrics after the change costs no more.)
+		after := rep.Metrics.Slice(tail, rep.Metrics.Len())
+		k, anyMoved := 0, false
 		for j := range s {
 			a, b := pd.At(pd.Len()-s+j), nd.At(nd.Len()-s+j)
 			if !a.Registered {
 				continue
 			}
-			if rep.Metrics[k].Def != a {
+			if k == len(after) || after[k].Def != a {
 				return nil, nil, false, nil
 			}
 			if a != b {
-				moved := *rep.Metrics[k]
+				moved := *after[k]
 				moved.Def = b
-				rep.Metrics[k] = &moved
+				after[k] = &moved
 				rep.ByName.set(b.Name, &moved)
+				anyMoved = true
 			}
 			k++
+		}
+		if anyMoved {
+			rep.Metrics = rep.Metrics.Splice(tail, rep.Metrics.Len(), after)
 		}
 	}
 	// The metrics around the change that use a changed name, checked
 	// again in their places.
+	var redone []metricAt
 	for name := range again {
 		m, ok := rep.ByName.Lookup(name)
 		if !ok || made[name] {
 			continue // gone, or made above
 		}
-		k, found := slices.BinarySearchFunc(rep.Metrics, m.Def.Range.Start, func(x *Metric, at grammar.Pos) int { return x.Def.Range.Start.Compare(at) })
-		if !found || rep.Metrics[k] != m {
+		at := m.Def.Range.Start
+		k := rep.Metrics.Search(func(x *Metric) bool { return !x.Def.Range.Start.Before(at) })
+		if k == rep.Metrics.Len() || rep.Metrics.At(k) != m {
 			return nil, nil, false, nil
 		}
-		rep.Metrics[k] = check(m.Def)
+		redone = append(redone, metricAt{k, check(m.Def)})
 	}
+	rep.Metrics = replaceMetrics(rep.Metrics, redone)
 	// Look up what the fresh metrics name; the others keep their verdicts.
 	var names []string
 	seen := map[string]bool{}
@@ -306,22 +318,50 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 // metricIndex is the index in metrics (one per registered definition of
 // defs, in order) of the first metric of defs[i:], found by position; ok
 // is false when metrics are not in that order.
-func metricIndex(metrics []*Metric, defs pvec.Vec[*grammar.Definition], i int) (int, bool) {
+func metricIndex(metrics pvec.Vec[*Metric], defs pvec.Vec[*grammar.Definition], i int) (int, bool) {
 	if i >= defs.Len() {
-		return len(metrics), true
+		return metrics.Len(), true
 	}
 	at := defs.At(i).Range.Start
-	k, _ := slices.BinarySearchFunc(metrics, at, func(m *Metric, at grammar.Pos) int { return m.Def.Range.Start.Compare(at) })
-	if k < len(metrics) {
+	k := metrics.Search(func(m *Metric) bool { return !m.Def.Range.Start.Before(at) })
+	if k < metrics.Len() {
 		// The metric found is of a registered definition at or after
 		// defs[i], none of defs[i:] before it registered.
 		for j := i; j < defs.Len(); j++ {
 			if d := defs.At(j); d.Registered {
-				return k, metrics[k].Def == d
+				return k, metrics.At(k).Def == d
 			}
 		}
 	}
 	return k, true
+}
+
+// metricAt is a metric to put at index k of a report's list.
+type metricAt struct {
+	k int
+	m *Metric
+}
+
+// replaceMetrics is metrics with each of repl's put in its place: one
+// splice for each run of indices less than a splice's cost apart, so that
+// a few replacements copy a chunk each and many no more than the list.
+func replaceMetrics(metrics pvec.Vec[*Metric], repl []metricAt) pvec.Vec[*Metric] {
+	const near = 1024 // about what a splice of one element copies
+	slices.SortFunc(repl, func(a, b metricAt) int { return cmp.Compare(a.k, b.k) })
+	for i := 0; i < len(repl); {
+		j := i + 1
+		for j < len(repl) && repl[j].k-repl[j-1].k <= near {
+			j++
+		}
+		from, to := repl[i].k, repl[j-1].k+1
+		with := metrics.Slice(from, to)
+		for _, r := range repl[i:j] {
+			with[r.k-from] = r.m
+		}
+		metrics = metrics.Splice(from, to, with)
+		i = j
+	}
+	return metrics
 }
 
 // crossLine says whether a finding depends on other definitions' places

@@ -107,7 +107,7 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evalua
 	e := &Evaluator{src: src, version: rep.Version, rep: rep, pmids: map[string]pmapi.PMID{}, descs: map[pmapi.PMID]pmapi.Desc{}, fetchAt: map[pmapi.PMID]int{}, state: map[grammar.Node]*nodeState{}}
 	var names, defNames []string
 	seen, defSeen := map[string]bool{}, map[string]bool{}
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		if m.Status != checker.Valid {
 			continue
 		}

@@ -125,7 +125,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 	want := oracle.PminfoBlocks(libpcp)
 	got := oracle.PminfoBlocks(ours)
 	compared, differ := 0, 0
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		name := m.Def.Name
 		if _, asked := want[name]; m.Status != checker.Valid || !asked {
 			continue
@@ -151,7 +151,7 @@ func TestSingleSampleAgainstPminfo(t *testing.T) {
 // and which of them have a value libpcp computes as garbage (garbageValue).
 func comparable(rep *checker.Report) (valid []string, garbage map[string]bool) {
 	garbage = map[string]bool{}
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		if m.Status == checker.Valid {
 			valid = append(valid, m.Def.Name)
 			garbage[m.Def.Name] = garbageValue(rep, m)

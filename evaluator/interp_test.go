@@ -87,7 +87,7 @@ func TestInterpolationAcrossReleases(t *testing.T) {
 				for start := 0; start < len(valid); start += 50 {
 					ask(valid[start:min(start+50, len(valid))])
 				}
-				for _, m := range rep.Metrics {
+				for m := range rep.Metrics.Values() {
 					if m.Status == checker.Valid && !kept[m.Def.Name] {
 						m.Status = checker.NotRegistered // left out of our side too
 					}

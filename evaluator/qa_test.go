@@ -346,7 +346,7 @@ func qaOurs(t *testing.T, path, config string) map[string]qaAnswer {
 			}
 		}
 	}
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		if m.Status == checker.SemanticError {
 			out[m.Def.Name] = qaAnswer{kind: "semantic", text: m.Rendering() + ": " + m.Message()}
 		}

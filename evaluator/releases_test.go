@@ -72,7 +72,7 @@ func TestValuesAcrossReleases(t *testing.T) {
 		}
 		want, got := oracle.PminfoBlocks(libpcp), oracle.PminfoBlocks(b.String())
 		compared, differ := 0, 0
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			name := m.Def.Name
 			if _, asked := want[name]; m.Status != checker.Valid || !asked || garbageValue(rep, m) || changing(m, rep) {
 				continue
@@ -204,7 +204,7 @@ func TestArchiveAcrossReleases(t *testing.T) {
 		for _, n := range replayed {
 			keep[n] = true
 		}
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			if m.Status == checker.Valid && !keep[m.Def.Name] {
 				m.Status = checker.NotRegistered // left out of our side too
 			}

@@ -213,7 +213,7 @@ func TestNodesAgreeWithLibpcpLive(t *testing.T) {
 		rep := check(t, live, config.String(), r.Version)
 		nodes := newNodeConfig()
 		explained := 0
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			if m.Status != checker.Valid || m.Broken || needsHistoryTree(m) {
 				continue
 			}
@@ -369,7 +369,7 @@ func compareAtRecords(t *testing.T, r oracle.Release, base string, a *archive.Ar
 	for _, at := range []time.Time{stamps[2], stamps[4], stamps[6]} {
 		label := fmt.Sprintf("%d.%06d", at.Unix(), at.Nanosecond()/1000)
 		labels = append(labels, label)
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			if m.Status != checker.Valid || m.Broken {
 				continue
 			}
@@ -454,7 +454,7 @@ func TestShippedConfigNodesAgreeWithLibpcp(t *testing.T) {
 			t.Fatal(err)
 		}
 		valid := 0
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			if m.Status == checker.Valid {
 				valid++
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -353,7 +354,7 @@ func sample(ctx context.Context, src pmclient.Source, t Target, rec *Recorder, o
 			metrics = append(metrics, other)
 		}
 	}
-	one := &checker.Report{Metrics: metrics, ByName: rep.ByName, Operands: rep.Operands, Version: rep.Version, Source: rep.Source}
+	one := &checker.Report{Metrics: pvec.Of(metrics), ByName: rep.ByName, Operands: rep.Operands, Version: rep.Version, Source: rep.Source}
 	ev, err := evaluator.New(ctx, src, one)
 	if err != nil {
 		return fmt.Errorf("binding the operands of %s: %w", m.Def.Name, err)

@@ -22,7 +22,7 @@ func TestGolden(t *testing.T) {
 	}
 	a := openArchive(t, "testdata/golden")
 	rep := check(t, a, string(config), pcpver.V7_2_2)
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		a.Rewind()
 		x := explainName(t, a, rep, m.Def.Name, Options{})
 		var text, js bytes.Buffer

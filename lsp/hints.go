@@ -18,6 +18,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
@@ -247,7 +248,7 @@ func previewAt(ctx context.Context, a *snapshot, pos protocol.Position) (*Previe
 		return res, nil
 	}
 	res.Metadata = checker.DescText(m.Desc)
-	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: []*checker.Metric{m}, ByName: a.report.ByName, Operands: a.report.Operands, Version: a.report.Version})
+	ev, err := evaluator.New(ctx, src, &checker.Report{Metrics: pvec.Of([]*checker.Metric{m}), ByName: a.report.ByName, Operands: a.report.Operands, Version: a.report.Version})
 	if err != nil {
 		return nil, err
 	}

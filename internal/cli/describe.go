@@ -47,7 +47,7 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	}
 	switch *format {
 	case "pminfo":
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			if m.Status == checker.Valid {
 				fmt.Fprintf(env.Stdout, "\n%s\n%s", m.Def.Name, checker.PminfoDesc(m.Desc))
 			}
@@ -63,7 +63,7 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 			Problem   string `json:"problem,omitempty"`
 		}
 		var out []metric
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			jm := metric{Name: m.Def.Name, Status: m.Status.String()}
 			if m.Status == checker.Valid || m.Status == checker.Masked {
 				jm.Type, jm.Semantics, jm.Units, jm.InDom = m.Desc.Type.String(), m.Desc.Sem.String(), m.Desc.Units.String(), m.Desc.InDom.String()
@@ -78,7 +78,7 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		}
 	default:
 		fmt.Fprintf(env.Stdout, "# metadata: %s; %s\n", rep.Source, choice)
-		for _, m := range rep.Metrics {
+		for m := range rep.Metrics.Values() {
 			if m.Status == checker.Valid {
 				fmt.Fprintf(env.Stdout, "%s: %s\n", m.Def.Name, checker.DescText(m.Desc))
 			} else {

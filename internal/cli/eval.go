@@ -380,7 +380,7 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 		asked[n] = true
 	}
 	valid := 0
-	for _, m := range rep.Metrics {
+	for m := range rep.Metrics.Values() {
 		name := m.Def.Name
 		if p, ok := plain[name]; ok {
 			name = p
