@@ -45,16 +45,6 @@ func asciiRun(b []byte) int {
 	return n
 }
 
-func lineStarts(src []byte) []int {
-	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1) // no spare capacity: a big file has a million lines
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
-
 // col16Marks records, for every col16Step bytes of src, the first rune
 // start at or after the step and its UTF-16 column within its line.
 func col16Marks(src []byte) []col16Mark {

@@ -140,6 +140,14 @@ func checkTextDeep(t *testing.T, got *Text, want []byte) {
 			t.Fatalf("Slice(%d, %d) differs", a, b)
 		}
 	}
+	for range 20 {
+		a := rng.Intn(len(want) + 1)
+		b := a + rng.Intn(len(want)-a+1)
+		c := "\nxaé"[rng.Intn(4)]
+		if g, w := got.HasByte(c, a, b), bytes.IndexByte(want[a:b], c) >= 0; g != w {
+			t.Fatalf("HasByte(%q, %d, %d) = %v, want %v", c, a, b, g, w)
+		}
+	}
 	if g := got.Slice(-5, len(want)+5); !bytes.Equal(g, want) {
 		t.Fatalf("Slice clamped differs")
 	}
@@ -335,8 +343,9 @@ func TestTextHostileLine(t *testing.T) {
 	editAndCheck(t, text, want, len(want)-1, len(want), "\n")
 }
 
-// TestTextRandomEditsDeep is TestTextEdits' random walk under the deeper
-// checks, with multi-byte runes on long lines and CRLF.
+// TestTextRandomEditsDeep: random edits of random texts (long lines,
+// multi-byte and invalid UTF-8, CRLF, many newlines), each Text checked
+// against a flat copy, and the text before each edit unchanged.
 func TestTextRandomEditsDeep(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	line := func() string {
@@ -434,4 +443,15 @@ func TestTextEqual(t *testing.T) {
 	if !NewText(nil).Equal(NewText([]byte{})) || !NewText([]byte("a\n")).Replace(2, 2, nil).Equal(NewText([]byte("a\n"))) {
 		t.Fatal("empty last pieces")
 	}
+}
+
+// lineStarts is where src's lines start, found one byte at a time.
+func lineStarts(src []byte) []int {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1) // no spare capacity: a big file has a million lines
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
 }
