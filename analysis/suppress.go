@@ -83,19 +83,11 @@ func suppressedIfMarked(known []File) func(*grammar.File, grammar.Diagnostic) bo
 // directiveFindings checks every "# pcp-derive-lsp:" comment of f.
 func directiveFindings(f *grammar.File) []grammar.Diagnostic {
 	var out []grammar.Diagnostic
-	src := f.Text.Bytes()
-	for start := 0; start < len(src); {
-		end := bytes.IndexByte(src[start:], '\n')
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += start
-		}
-		line := bytes.TrimSuffix(src[start:end], []byte("\r"))
+	for start, line := range f.Text.Lines() {
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		if len(line) > 0 && line[0] == '#' && bytes.Contains(line, directiveMark) && directiveRE.Match(line) {
 			out = append(out, checkDirective(f, start, string(line))...)
 		}
-		start = end + 1
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"iter"
 	"sort"
 	"sync/atomic"
 )
@@ -176,6 +177,24 @@ func (t *Text) LineBytes(line int) []byte {
 		end++ // the newline
 	}
 	return p.b[start:end:end]
+}
+
+// Lines yields each line's offset and bytes (with its newline, if it has
+// one), read in place: a scan of every line without Bytes' copy.
+func (t *Text) Lines() iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		for k, p := range t.pieces {
+			for i, st := range p.starts {
+				end := len(p.b)
+				if i+1 < len(p.starts) {
+					end = int(p.starts[i+1])
+				}
+				if !yield(t.offs[k]+int(st), p.b[st:end:end]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Slice is the bytes [from, to) (clamped to the text): shared with the

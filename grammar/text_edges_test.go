@@ -77,6 +77,16 @@ func checkTextDeep(t *testing.T, got *Text, want []byte) {
 			t.Fatalf("LineBytes(%d) = %q, want %q", line, trunc(g), trunc(want[s:lineEnd(line)]))
 		}
 	}
+	line := 0
+	for off, b := range got.Lines() {
+		if line >= len(starts) || off != starts[line] || !bytes.Equal(b, want[off:lineEnd(line)]) {
+			t.Fatalf("Lines: line %d at %d = %q", line, off, trunc(b))
+		}
+		line++
+	}
+	if line != len(starts) {
+		t.Fatalf("Lines yielded %d lines, want %d", line, len(starts))
+	}
 	for _, line := range []int{-1, len(starts), len(starts) + 5} {
 		if g := got.LineBytes(line); g != nil {
 			t.Fatalf("LineBytes(%d) = %q past the text", line, trunc(g))
