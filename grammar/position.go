@@ -70,9 +70,9 @@ func col16Marks(src []byte) []col16Mark {
 func (f *File) Pos(offset int) Pos {
 	t := f.Text
 	offset = max(0, min(offset, t.size))
-	line, start := t.LineOf(offset)
-	k := t.pieceAt(start)
+	k, i := t.locate(offset)
 	p, base := t.pieces[k], t.offs[k]
+	line, start := t.lines[k]+i, base+int(p.starts[i])
 	rel, from, col16 := offset-base, start-base, 0
 	if step := rel / col16Step; step < len(p.marks) {
 		// The checkpoint of offset's step, or the one before when that

@@ -130,11 +130,17 @@ func (t *Text) LineCount() int {
 // LineOf is the 0-based line of offset (clamped to the text) and the
 // offset where that line starts.
 func (t *Text) LineOf(offset int) (line, start int) {
+	k, i := t.locate(offset)
+	return t.lines[k] + i, t.offs[k] + int(t.pieces[k].starts[i])
+}
+
+// locate finds offset (clamped to the text): its piece k and the index i
+// of its line among the piece's.
+func (t *Text) locate(offset int) (k, i int) {
 	offset = max(0, min(offset, t.size))
-	k := t.pieceAt(offset)
+	k = t.pieceAt(offset)
 	p, rel := t.pieces[k], int32(offset-t.offs[k])
-	i := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > rel }) - 1
-	return t.lines[k] + i, t.offs[k] + int(p.starts[i])
+	return k, sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > rel }) - 1
 }
 
 // lineAt locates 0-based line (within the text): its piece, and its
@@ -200,33 +206,51 @@ func (t *Text) Lines() iter.Seq2[int, []byte] {
 // Slice is the bytes [from, to) (clamped to the text): shared with the
 // text when they lie in one piece, a copy otherwise.
 func (t *Text) Slice(from, to int) []byte {
-	from, to = max(0, min(from, t.size)), max(0, min(to, t.size))
-	if from >= to {
-		return nil
+	var one, out []byte
+	for span := range t.spans(from, to) {
+		switch {
+		case one == nil:
+			one = span
+		case out == nil:
+			out = append(make([]byte, 0, to-from), one...)
+			fallthrough
+		default:
+			out = append(out, span...)
+		}
 	}
-	k := t.pieceAt(from)
-	if rel := from - t.offs[k]; to-t.offs[k] <= len(t.pieces[k].b) {
-		return t.pieces[k].b[rel : to-t.offs[k] : to-t.offs[k]]
+	if out != nil {
+		return out
 	}
-	out := make([]byte, 0, to-from)
-	for ; k < len(t.pieces) && t.offs[k] < to; k++ {
-		p := t.pieces[k].b
-		out = append(out, p[max(0, from-t.offs[k]):min(len(p), to-t.offs[k])]...)
-	}
-	return out
+	return one
 }
 
 // HasByte reports whether c is among bytes [from, to) (clamped to the
 // text), read in place.
 func (t *Text) HasByte(c byte, from, to int) bool {
-	from, to = max(0, min(from, t.size)), max(0, min(to, t.size))
-	for k := t.pieceAt(from); k < len(t.pieces) && t.offs[k] < to; k++ {
-		p := t.pieces[k].b
-		if bytes.IndexByte(p[max(0, from-t.offs[k]):min(len(p), to-t.offs[k])], c) >= 0 {
+	for span := range t.spans(from, to) {
+		if bytes.IndexByte(span, c) >= 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// spans yields the bytes [from, to) (clamped to the text) as they lie in
+// the pieces, one non-empty slice a piece, shared with the text.
+func (t *Text) spans(from, to int) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		from, to := max(0, min(from, t.size)), max(0, min(to, t.size))
+		if from >= to {
+			return
+		}
+		for k := t.pieceAt(from); k < len(t.pieces) && t.offs[k] < to; k++ {
+			p := t.pieces[k].b
+			lo, hi := max(0, from-t.offs[k]), min(len(p), to-t.offs[k])
+			if lo < hi && !yield(p[lo:hi:hi]) {
+				return
+			}
+		}
+	}
 }
 
 // Replace is the text with bytes [start, end) replaced by ins (start and
