@@ -59,7 +59,8 @@ func BufferText(path string, text *grammar.Text) Input {
 // bufferProblem is whether Buffer of text has a problem, without making
 // text one slice.
 func bufferProblem(text *grammar.Text) bool {
-	return int64(text.Len()) > DefaultMaxSize || text.HasByte(0, 0, 8192)
+	code, _ := problemOf(int64(text.Len()), text.HasByte(0, 0, binaryHead), DefaultMaxSize)
+	return code != ""
 }
 
 // ReadInputs expands PATH arguments in order: files as given,
@@ -196,13 +197,24 @@ func readSized(path string, r io.Reader, sizeHint, maxSize int64) Input {
 // classify refuses what is no config: more than maxSize bytes, or NUL
 // bytes near the start (a binary file).
 func classify(path string, src []byte, maxSize int64) Input {
-	if int64(len(src)) > maxSize {
-		return Input{Path: path, ProblemCode: "too-large",
-			Problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
-	}
-	head := src[:min(len(src), 8192)]
-	if bytes.IndexByte(head, 0) >= 0 {
-		return Input{Path: path, ProblemCode: "binary-file", Problem: "binary file (NUL bytes): not a derived metric config, not checked"}
+	head := src[:min(len(src), binaryHead)]
+	if code, problem := problemOf(int64(len(src)), bytes.IndexByte(head, 0) >= 0, maxSize); code != "" {
+		return Input{Path: path, ProblemCode: code, Problem: problem}
 	}
 	return Input{Path: path, Src: src}
+}
+
+// binaryHead is how many leading bytes classify looks at for a NUL.
+const binaryHead = 8192
+
+// problemOf is the problem of an input of size bytes whose first
+// binaryHead bytes have a NUL or not, with its code ("" for none).
+func problemOf(size int64, nulInHead bool, maxSize int64) (code, problem string) {
+	switch {
+	case size > maxSize:
+		return "too-large", fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)
+	case nulInHead:
+		return "binary-file", "binary file (NUL bytes): not a derived metric config, not checked"
+	}
+	return "", ""
 }
