@@ -59,8 +59,7 @@ func BufferText(path string, text *grammar.Text) Input {
 // bufferProblem is whether Buffer of text has a problem, without making
 // text one slice.
 func bufferProblem(text *grammar.Text) bool {
-	code, _ := problemOf(int64(text.Len()), text.HasByte(0, 0, binaryHead), DefaultMaxSize)
-	return code != ""
+	return problemOf(int64(text.Len()), text.HasByte(0, 0, binaryHead), DefaultMaxSize).ProblemCode != ""
 }
 
 // ReadInputs expands PATH arguments in order: files as given,
@@ -198,8 +197,9 @@ func readSized(path string, r io.Reader, sizeHint, maxSize int64) Input {
 // bytes near the start (a binary file).
 func classify(path string, src []byte, maxSize int64) Input {
 	head := src[:min(len(src), binaryHead)]
-	if code, problem := problemOf(int64(len(src)), bytes.IndexByte(head, 0) >= 0, maxSize); code != "" {
-		return Input{Path: path, ProblemCode: code, Problem: problem}
+	if in := problemOf(int64(len(src)), bytes.IndexByte(head, 0) >= 0, maxSize); in.ProblemCode != "" {
+		in.Path = path
+		return in
 	}
 	return Input{Path: path, Src: src}
 }
@@ -207,14 +207,15 @@ func classify(path string, src []byte, maxSize int64) Input {
 // binaryHead is how many leading bytes classify looks at for a NUL.
 const binaryHead = 8192
 
-// problemOf is the problem of an input of size bytes whose first
-// binaryHead bytes have a NUL or not, with its code ("" for none).
-func problemOf(size int64, nulInHead bool, maxSize int64) (code, problem string) {
+// problemOf is the problem (ProblemCode, Problem) of an input of size
+// bytes whose first binaryHead bytes have a NUL or not; none when the
+// code is "".
+func problemOf(size int64, nulInHead bool, maxSize int64) Input {
 	switch {
 	case size > maxSize:
-		return "too-large", fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)
+		return Input{ProblemCode: "too-large", Problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
 	case nulInHead:
-		return "binary-file", "binary file (NUL bytes): not a derived metric config, not checked"
+		return Input{ProblemCode: "binary-file", Problem: "binary file (NUL bytes): not a derived metric config, not checked"}
 	}
-	return "", ""
+	return Input{}
 }
