@@ -242,12 +242,18 @@ func (r *configReader) run() {
 	}
 }
 
-func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) {
+// diag lists a finding and returns it (valid until the next), or only
+// counts it when Options.MaxPerCode of its kind are listed, and returns
+// nil: a fix is attached to the returned finding, never to the last one
+// listed (once, under the cap, a duplicate's removal landed on an
+// unrelated finding).
+func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) *Diagnostic {
 	d := Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp}
 	if r.capped.Omit(r.f, d) {
-		return
+		return nil
 	}
 	r.f.Diagnostics = append(r.f.Diagnostics, d)
+	return &r.f.Diagnostics[len(r.f.Diagnostics)-1]
 }
 
 func (r *configReader) prefix(kind string) string {
@@ -379,13 +385,14 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	if r.isRegistered(name) {
 		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
 		if !ln.finalLine {
-			r.diag(nameRange, SeverityError, "duplicate-name",
+			listed := r.diag(nameRange, SeverityError, "duplicate-name",
 				fmt.Sprintf("derived metric %s is already defined: libpcp rejects this definition", name),
 				pcpLines(0, d.Verdict.Message))
-			// The whole line(s), newline included, so nothing is left behind.
-			whole := Range{Start: r.f.Pos(ln.start), End: r.f.Pos(ln.end)}
-			last := &r.f.Diagnostics[len(r.f.Diagnostics)-1]
-			last.Fixes = append(last.Fixes, Fix{Title: "Remove this duplicate definition of " + name, Edits: []Edit{{Range: whole, NewText: ""}}})
+			if listed != nil {
+				// The whole line(s), newline included, so nothing is left behind.
+				whole := Range{Start: r.f.Pos(ln.start), End: r.f.Pos(ln.end)}
+				listed.Fixes = append(listed.Fixes, Fix{Title: "Remove this duplicate definition of " + name, Edits: []Edit{{Range: whole, NewText: ""}}})
+			}
 		}
 		return
 	}
