@@ -215,7 +215,7 @@ func (a *advisor) advise(m *Metric) {
 
 // adviseUnknown attaches "did you mean" fixes to unknown-metric findings.
 func (c *checkRun) adviseUnknown(f *grammar.File, m *Metric, suggest *suggester, at []int) {
-	diags := c.report.Diagnostics[f]
+	diags := c.findingsOf(f, m)
 	for _, k := range at {
 		d := &diags[k]
 		name := unknownNameIn(d.Message)
@@ -248,7 +248,7 @@ func unknownNameIn(msg string) string {
 
 func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) {
 	warn := func(n grammar.Node, code, msg string, fixes ...grammar.Fix) {
-		c.add(f, grammar.Diagnostic{
+		c.add(f, m, grammar.Diagnostic{
 			Range: exprRange(f, m.Def, n.Span()), Severity: severity(code), Code: code, Message: msg, Fixes: fixes,
 		})
 	}
@@ -361,7 +361,7 @@ func (c *checkRun) quotedInstance(f *grammar.File, m *Metric, n grammar.Node, in
 	unquoted := name[1 : len(name)-1]
 	fixText := "[" + strings.NewReplacer(`\`, `\\`, "]", `\]`).Replace(unquoted) + "]"
 	rg := exprRange(f, m.Def, inst.At)
-	c.add(f, grammar.Diagnostic{
+	c.add(f, m, grammar.Diagnostic{
 		Range: rg, Severity: severity("quoted-instance"), Code: "quoted-instance",
 		Message: fmt.Sprintf("the quotes are part of the instance name: libpcp looks for an instance named %s, quotes included, so %s never has a value; write %s", name, m.Def.Name, fixText),
 		Fixes:   []grammar.Fix{{Title: "Remove the quotes: " + fixText, Edits: []grammar.Edit{{Range: rg, NewText: fixText}}, Safe: true}},

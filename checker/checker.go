@@ -303,6 +303,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 		c.ensure(m)
 		adv.advise(m)
+		c.listHeld(m)
 		nodes := m.nodes
 		m.release()
 		if opts.keepNodes {
@@ -312,6 +313,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			m.Def.DropTree() // (kept nodes are of this tree)
 		}
 	}
+	c.listAllHeld(metrics) // none: each was listed in its turn
 	c.addStandIns()
 	for _, f := range files {
 		diags := c.report.Diagnostics[f]
@@ -354,6 +356,8 @@ type checkRun struct {
 	// omitted says some were only counted.
 	capped  map[*grammar.File]*grammar.FindingCap
 	omitted bool
+	// held are metrics' findings not yet capped (add).
+	held map[*Metric]*heldFindings
 	descs   map[string]pmapi.Desc // real metrics by name
 	known   map[string]bool
 	// noDesc are names in the namespace without a descriptor.
@@ -838,42 +842,92 @@ func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg 
 }
 
 // diagAs reports a finding with a severity of its own: the cases the
-// registry notes (codes.Info.SeverityNote). It returns the finding as
-// listed, for fixes to be attached, or nil when it is only counted in a
-// stand-in (Options.MaxPerCode).
+// registry notes (codes.Info.SeverityNote). It returns the finding, for
+// fixes to be attached (valid until m's next).
 func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) *grammar.Diagnostic {
-	d := c.add(f, grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
-	if d != nil && code == "unknown-metric" {
-		if def := f.DefinitionAtPos(rg.Start); def != nil {
-			c.unknownAt[def] = append(c.unknownAt[def], len(c.report.Diagnostics[f])-1)
-		}
+	d := c.add(f, m, grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
+	if code == "unknown-metric" {
+		c.unknownAt[m.Def] = append(c.unknownAt[m.Def], len(c.findingsOf(f, m))-1)
 	}
 	return d
 }
 
-// add lists a finding of f and returns it (valid until the next), or
-// counts it in the stand-in of its code and severity once
-// Options.MaxPerCode of them are listed and returns nil. A finding a
-// suppression comment turns off (Options.Suppressed) is listed and not
-// counted: the analysis drops it, and the cap is on what is shown.
-func (c *checkRun) add(f *grammar.File, d grammar.Diagnostic) *grammar.Diagnostic {
+// add makes a finding of m, in f, and returns it (valid until m's next).
+// Under Options.MaxPerCode it is held with m's other findings until m is
+// checked and advised (listHeld), and capped then: a metric's check may
+// check a metric defined after it first (its operand), and the findings
+// listed must be the first of their kind in the file, as the analysis
+// of an editor's buffer caps them (grammar.CapFindings), not the first
+// made.
+func (c *checkRun) add(f *grammar.File, m *Metric, d grammar.Diagnostic) *grammar.Diagnostic {
 	if c.opts.MaxPerCode > 0 {
-		fc := c.capped[f]
-		if fc == nil {
-			fc = &grammar.FindingCap{Max: c.opts.MaxPerCode, Suppressed: c.opts.Suppressed}
-			if c.capped == nil {
-				c.capped = map[*grammar.File]*grammar.FindingCap{}
+		h := c.held[m]
+		if h == nil {
+			h = &heldFindings{f: f}
+			if c.held == nil {
+				c.held = map[*Metric]*heldFindings{}
 			}
-			c.capped[f] = fc
+			c.held[m] = h
 		}
-		if fc.Omit(f, d) {
-			c.omitted = true
-			return nil
-		}
+		h.diags = append(h.diags, d)
+		return &h.diags[len(h.diags)-1]
 	}
 	diags := append(c.report.Diagnostics[f], d)
 	c.report.Diagnostics[f] = diags
 	return &diags[len(diags)-1]
+}
+
+// findingsOf is the list m's findings in f are made in: held ones under
+// Options.MaxPerCode, else f's.
+func (c *checkRun) findingsOf(f *grammar.File, m *Metric) []grammar.Diagnostic {
+	if c.opts.MaxPerCode > 0 {
+		if h := c.held[m]; h != nil {
+			return h.diags
+		}
+		return nil
+	}
+	return c.report.Diagnostics[f]
+}
+
+// heldFindings are a metric's findings not yet capped, and their file.
+type heldFindings struct {
+	f     *grammar.File
+	diags []grammar.Diagnostic
+}
+
+// listHeld lists m's held findings (Options.MaxPerCode): those past the
+// cap of their code and severity only counted, in a stand-in. A finding
+// a suppression comment turns off (Options.Suppressed) is listed and not
+// counted: the analysis drops it, and the cap is on what is shown.
+func (c *checkRun) listHeld(m *Metric) {
+	h := c.held[m]
+	if h == nil {
+		return
+	}
+	delete(c.held, m)
+	f := h.f
+	fc := c.capped[f]
+	if fc == nil {
+		fc = &grammar.FindingCap{Max: c.opts.MaxPerCode, Suppressed: c.opts.Suppressed}
+		if c.capped == nil {
+			c.capped = map[*grammar.File]*grammar.FindingCap{}
+		}
+		c.capped[f] = fc
+	}
+	for _, d := range h.diags {
+		if fc.Omit(f, d) {
+			c.omitted = true
+			continue
+		}
+		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], d)
+	}
+}
+
+// listAllHeld lists the held findings of metrics, in their order.
+func (c *checkRun) listAllHeld(metrics []*Metric) {
+	for _, m := range metrics {
+		c.listHeld(m)
+	}
 }
 
 // addStandIns lists each file's stand-ins for omitted findings.

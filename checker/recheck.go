@@ -413,6 +413,7 @@ func (c *checkRun) adviseSome(ctx context.Context, src pmclient.Source, metrics 
 	a := c.newAdvisor(ctx, src)
 	for _, m := range metrics {
 		a.advise(m)
+		c.listHeld(m)
 		m.release()
 	}
 }
