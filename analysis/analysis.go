@@ -45,12 +45,22 @@ type Config struct {
 // readOptions are the grammar's options for the config's files: its
 // release, and its cap on findings (the grammar's syntax findings are
 // capped as the checker's are).
-func (c Config) readOptions() grammar.Options {
-	o := grammar.Options{Version: c.Version.Version, MaxPerCode: c.MaxPerCode}
-	if c.MaxPerCode > 0 {
+func (c Config) readOptions(opts Options) grammar.Options {
+	o := grammar.Options{Version: c.Version.Version, MaxPerCode: c.capAsYouGo(opts)}
+	if o.MaxPerCode > 0 {
 		o.Suppressed = suppressedIfMarked(nil)
 	}
 	return o
+}
+
+// capAsYouGo is the cap on findings the read and the check apply as they
+// go: none for an incremental analysis, which caps what it shows
+// (Options.Incremental).
+func (c Config) capAsYouGo(opts Options) int {
+	if opts.Incremental {
+		return 0
+	}
+	return c.MaxPerCode
 }
 
 // DefaultMaxPerCode is how many findings of one code a file lists before
@@ -71,6 +81,16 @@ type Options struct {
 	// when the caller knows it (an editor's didChange says where it
 	// typed); nil: Reparse compares the two texts to find it.
 	Change *grammar.TextChange
+	// Incremental says the result will be the earlier one of Reparse
+	// and Recheck (an editor's buffer). Its files then keep every
+	// finding, and Config.MaxPerCode caps only what is shown (Findings,
+	// grammar.CapFindings): a finding left out of a capped read is gone,
+	// so an edit that removed a listed one could not tell which to list
+	// instead without reading the whole file again, on every keystroke
+	// of a file over the cap. Without it (check in CI), the read and the
+	// check cap as they go, which bounds their memory on a million bad
+	// lines. The findings shown are the same either way.
+	Incremental bool
 }
 
 // NoSource names the metadata source of a syntax-only analysis.
@@ -170,7 +190,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		groups = append(groups, &group{}) // checked all the same: an empty config path
 	}
 	version := cfg.Version.Version
-	read := cfg.readOptions()
+	read := cfg.readOptions(opts)
 	for _, g := range groups {
 		var files []*grammar.File
 		if len(g.srcs) == 1 && opts.Memo != nil {
@@ -210,7 +230,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	r := *parsed
 	r.Files = append([]File(nil), parsed.Files...)
 	r.generation = sourceGeneration(src)
-	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly, MaxPerCode: r.Config.MaxPerCode}
+	opts := checker.Options{Version: r.Config.Version.Version, InDoms: r.Config.InDoms, FindingsOnly: r.Config.FindingsOnly, MaxPerCode: r.Config.capAsYouGo(r.opts)}
 	if opts.MaxPerCode > 0 {
 		opts.Suppressed = suppressedIfMarked(r.Files)
 	}
@@ -247,7 +267,16 @@ func (r *Result) finish() {
 		if f.marks < 0 {
 			f.marks = bytes.Count(f.File.Text.Bytes(), directiveMark)
 		}
-		f.Findings = r.Config.Rules.Apply(suppress(f.File, f.marks > 0, mergeByPosition(f.syntax, f.checked)))
+		syntax, checked := f.syntax, f.checked
+		if r.opts.Incremental && r.Config.MaxPerCode > 0 {
+			// Capped here, each list as the read and the check cap
+			// theirs, and with the same rule for suppressed findings.
+			marked := f.marks > 0
+			isSuppressed := func(gf *grammar.File, d grammar.Diagnostic) bool { return marked && suppressed(gf, d) }
+			syntax = grammar.CapFindings(f.File, syntax, r.Config.MaxPerCode, isSuppressed)
+			checked = grammar.CapFindings(f.File, checked, r.Config.MaxPerCode, isSuppressed)
+		}
+		f.Findings = r.Config.Rules.Apply(suppress(f.File, f.marks > 0, mergeByPosition(syntax, checked)))
 	}
 }
 

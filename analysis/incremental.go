@@ -15,7 +15,8 @@ import (
 // otherwise it parsed text whole.
 func Reparse(prev *Result, path string, text *grammar.Text, cfg Config, opts Options) (_ *Result, reparsed bool) {
 	if prev == nil || len(prev.Files) != 1 || len(prev.groups) != 1 || len(prev.groups[0]) != 1 || len(prev.IOErrors) > 0 ||
-		prev.Config.Version.Version != cfg.Version.Version || prev.Files[0].File.Path != path || opts.Separate || bufferProblem(text) {
+		prev.Config.Version.Version != cfg.Version.Version || prev.Files[0].File.Path != path || opts.Separate || bufferProblem(text) ||
+		prev.opts.Incremental != opts.Incremental || prev.Config.MaxPerCode != cfg.MaxPerCode {
 		return Parse([]Input{BufferText(path, text)}, cfg, opts), false
 	}
 	old := prev.Files[0].File.Text
@@ -26,7 +27,7 @@ func Reparse(prev *Result, path string, text *grammar.Text, cfg Config, opts Opt
 	} else {
 		ch = changeBetween(old.Bytes(), text.Bytes())
 	}
-	read := cfg.readOptions()
+	read := cfg.readOptions(opts)
 	read.Memo = opts.Memo
 	f, reparsed := grammar.Reparse(prev.Files[0].File, text, ch, read)
 	r := &Result{Config: cfg, SourceName: NoSource, opts: opts, groups: [][]int{{0}}}
@@ -81,7 +82,7 @@ func changeBetween(a, b []byte) grammar.TextChange {
 func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	src := parsed.Config.Source
 	if src == nil || prev == nil || prev.Report == nil || !prev.Checked || prev.CheckErr != nil || prev.Config.Source != src ||
-		prev.Config.InDoms != parsed.Config.InDoms || prev.Config.MaxPerCode != parsed.Config.MaxPerCode || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
+		prev.Config.InDoms != parsed.Config.InDoms || prev.Config.MaxPerCode != parsed.Config.MaxPerCode || prev.opts.Incremental != parsed.opts.Incremental || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
 		return Check(ctx, parsed)
 	}
 	gen := sourceGeneration(src)
@@ -91,7 +92,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 		return Check(ctx, parsed)
 	}
 	f := parsed.Files[0].File
-	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms, MaxPerCode: parsed.Config.MaxPerCode}
+	opts := checker.Options{Version: parsed.Config.Version.Version, InDoms: parsed.Config.InDoms, MaxPerCode: parsed.Config.capAsYouGo(parsed.opts)}
 	if opts.MaxPerCode > 0 {
 		opts.Suppressed = suppressedIfMarked(parsed.Files)
 	}

@@ -201,6 +201,29 @@ func OverCap(f *File, diags []Diagnostic, limit int, suppressed func(*File, Diag
 	return false
 }
 
+// CapFindings is diags as a capped read or check of f would have listed
+// them (FindingCap): at most limit findings of a code and severity, the
+// first in diags' order, and a stand-in for the rest of each, the list
+// then sorted by position (stable). diags is returned as it is, without
+// a copy, when no kind has more than limit. It lets an analysis keep
+// every finding, so that an edit can be analysed from the lines it
+// touches, and still show what the capped analysis shows.
+func CapFindings(f *File, diags []Diagnostic, limit int, suppressed func(*File, Diagnostic) bool) []Diagnostic {
+	if !OverCap(f, diags, limit, suppressed) {
+		return diags
+	}
+	c := FindingCap{Max: limit, Suppressed: suppressed}
+	out := make([]Diagnostic, 0, len(diags))
+	for _, d := range diags {
+		if !c.Omit(f, d) {
+			out = append(out, d)
+		}
+	}
+	out = append(out, c.StandIns()...)
+	slices.SortStableFunc(out, func(a, b Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) })
+	return out
+}
+
 // HasStandIn reports whether diags have a stand-in (More > 0).
 func HasStandIn(diags []Diagnostic) bool {
 	return slices.ContainsFunc(diags, func(d Diagnostic) bool { return d.More > 0 })

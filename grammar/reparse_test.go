@@ -249,7 +249,8 @@ func TestTextChangeThen(t *testing.T) {
 // TestFindingCap: past Options.MaxPerCode syntax findings of one code and
 // severity, a file lists one stand-in where the first of the rest is,
 // counting them; findings Options.Suppressed reports are listed and not
-// counted; with no cap every finding is listed.
+// counted; with no cap every finding is listed; a fix goes with its own
+// finding.
 func TestFindingCap(t *testing.T) {
 	var b strings.Builder
 	for i := range 30 {
@@ -276,6 +277,17 @@ func TestFindingCap(t *testing.T) {
 	}
 	if len(capped) != 12 || standIns != 1 || total != 30 {
 		t.Errorf("capped: %d listed, %d stand-ins, %d counted; want 12, 1, 30", len(capped), standIns, total)
+	}
+
+	// A duplicate past the cap keeps its removal to itself: it once
+	// landed on the last finding listed, of another line.
+	dups := []byte("a = 1\na = 2\na = 3\nb(oneline) = \"x\"\na = 4\n")
+	for _, d := range ParseConfig("d.conf", dups, Options{Version: pcpver.V6_0_3, MaxPerCode: 1}).Diagnostics {
+		for _, fix := range d.Fixes {
+			if fix.Edits[0].Range.Start.Line != d.Range.Start.Line {
+				t.Errorf("the %s finding on line %d has a fix for line %d: %q", d.Code, d.Range.Start.Line, fix.Edits[0].Range.Start.Line, fix.Title)
+			}
+		}
 	}
 }
 

@@ -430,7 +430,7 @@ func textBytes(text string) []byte { return unsafe.Slice(unsafe.StringData(text)
 // is what the edits since changed, when the document knows. The memo is
 // trimmed to the lines of a text parsed whole.
 func reparse(prev *snapshot, u uri.URI, text *grammar.Text, change *grammar.TextChange, ac analysis.Config, memo *grammar.Memo) *analysis.Result {
-	opts := analysis.Options{Memo: memo, Change: change}
+	opts := analysis.Options{Memo: memo, Change: change, Incremental: true}
 	if prev == nil {
 		res := analysis.Parse([]analysis.Input{analysis.BufferText(fileName(u), text)}, ac, opts)
 		memo.Trim()
