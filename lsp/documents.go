@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -384,8 +385,17 @@ func (s *server) publish(u uri.URI, gen int, snap *snapshot) {
 	if !s.docs.current(u, gen) {
 		return
 	}
+	extra := slices.Concat(s.fleetDiagnostics(snap), s.emptyNowDiagnostics(snap)) // (a fresh list: the fleet's may be kept)
+	if s.notify != nil {
+		// Each finding's JSON from the cache of the last publishes: most
+		// are the same as the last time.
+		if err := s.diagJSON.publish(s.bg, s.notify, u, snap.version, snap.findings, extra, s.opts.DocsURL); err != nil {
+			s.log.Debug("publishing diagnostics", zap.Error(err))
+		}
+		return
+	}
 	if err := s.client.PublishDiagnostics(s.bg, &protocol.PublishDiagnosticsParams{
-		URI: u, Version: protocol.NewOptional(snap.version), Diagnostics: append(append(diagnostics(snap, s.opts.DocsURL), s.fleetDiagnostics(snap)...), s.emptyNowDiagnostics(snap)...),
+		URI: u, Version: protocol.NewOptional(snap.version), Diagnostics: append(diagnostics(snap, s.opts.DocsURL), extra...),
 	}); err != nil {
 		s.log.Debug("publishing diagnostics", zap.Error(err))
 	}

@@ -114,6 +114,7 @@ type server struct {
 	rules     *projectRules
 	fleet     fleetChecks   // the documents' checks across the fleet setting's hosts
 	explains  *explainStore // what the preview saw of every node, for hover and empty-now
+	diagJSON  diagnosticJSON // the JSON of the findings published lately
 }
 
 func newServer(bg context.Context, client protocol.Client, opts Options) *server {
