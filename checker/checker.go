@@ -357,9 +357,9 @@ type checkRun struct {
 	capped  map[*grammar.File]*grammar.FindingCap
 	omitted bool
 	// held are metrics' findings not yet capped (add).
-	held map[*Metric]*heldFindings
-	descs   map[string]pmapi.Desc // real metrics by name
-	known   map[string]bool
+	held  map[*Metric]*heldFindings
+	descs map[string]pmapi.Desc // real metrics by name
+	known map[string]bool
 	// noDesc are names in the namespace without a descriptor.
 	noDesc map[string]bool
 	// mapToNovalue is "#control option_novalue=1" (PCP 7.1.1+): an

@@ -112,8 +112,8 @@ type server struct {
 	workspace *workspace // the workspace's configs, for cross-file features
 	previews  *previewStore
 	rules     *projectRules
-	fleet     fleetChecks   // the documents' checks across the fleet setting's hosts
-	explains  *explainStore // what the preview saw of every node, for hover and empty-now
+	fleet     fleetChecks    // the documents' checks across the fleet setting's hosts
+	explains  *explainStore  // what the preview saw of every node, for hover and empty-now
 	diagJSON  diagnosticJSON // the JSON of the findings published lately
 }
 
