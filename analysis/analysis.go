@@ -10,6 +10,7 @@ package analysis
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
@@ -299,13 +300,29 @@ func mergeByPosition(a, b []grammar.Diagnostic) []grammar.Diagnostic {
 		return b
 	}
 	out := make([]grammar.Diagnostic, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
-	sortByPosition(out)
-	return out
+	if !sortedByPosition(a) || !sortedByPosition(b) {
+		// A capped read lists its stand-ins last.
+		out = append(append(out, a...), b...)
+		sortByPosition(out)
+		return out
+	}
+	// Both sorted (every keystroke's case): one pass, a's first at the
+	// same offset, as the stable sort puts them.
+	i, k := 0, 0
+	for i < len(a) && k < len(b) {
+		if b[k].Range.Start.Before(a[i].Range.Start) {
+			out = append(out, b[k])
+			k++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	return append(append(out, a[i:]...), b[k:]...)
 }
 
 func sortedByPosition(diags []grammar.Diagnostic) bool {
-	return sort.SliceIsSorted(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
+	return slices.IsSortedFunc(diags, func(a, b grammar.Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) })
 }
 
 func sortByPosition(diags []grammar.Diagnostic) {

@@ -1,0 +1,36 @@
+package analysis
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// TestMergeByPosition: the merge of two lists is what a stable sort of
+// one after the other gives, for sorted lists (the one-pass merge, ties
+// included) and unsorted ones (a capped read's stand-ins come last).
+func TestMergeByPosition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	list := func(n int, sorted bool, tag string) []grammar.Diagnostic {
+		out := make([]grammar.Diagnostic, n)
+		for i := range out {
+			out[i] = grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(rng.IntN(6) + 1), Col: int32(rng.IntN(3) + 1)}}, Code: tag, Message: string(rune('a' + i%26))}
+		}
+		if sorted {
+			sort.SliceStable(out, func(i, j int) bool { return out[i].Range.Start.Before(out[j].Range.Start) })
+		}
+		return out
+	}
+	for trial := range 2000 {
+		sortedA, sortedB := trial%4 != 0, trial%5 != 0
+		a, b := list(rng.IntN(8), sortedA, "a"), list(rng.IntN(8), sortedB, "b")
+		want := append(append([]grammar.Diagnostic{}, a...), b...)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].Range.Start.Before(want[j].Range.Start) })
+		if got := mergeByPosition(a, b); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("trial %d:\na    %v\nb    %v\ngot  %v\nwant %v", trial, a, b, got, want)
+		}
+	}
+}
