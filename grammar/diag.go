@@ -139,9 +139,21 @@ type findingKind struct {
 
 // Omit reports whether d, a finding of f, is only counted (Max of its
 // kind are listed), and counts it.
-func (c *FindingCap) Omit(f *File, d Diagnostic) bool {
-	if c.Max <= 0 || (c.Suppressed != nil && c.Suppressed(f, d)) {
+func (c *FindingCap) Omit(f *File, d Diagnostic) bool { return c.OmitAt(f, d, d.Range.Start) }
+
+// OmitAt is Omit with whether a suppression comment turns d off judged
+// as for a finding at at: its definition's start, for a reader that does
+// not have the file's definitions yet.
+func (c *FindingCap) OmitAt(f *File, d Diagnostic, at Pos) bool {
+	if c.Max <= 0 {
 		return false
+	}
+	if c.Suppressed != nil {
+		judged := d
+		judged.Range.Start = at
+		if c.Suppressed(f, judged) {
+			return false
+		}
 	}
 	k := findingKind{d.Code, d.Severity}
 	if c.listed[k] < c.Max {
@@ -213,13 +225,15 @@ func CapFindings(f *File, diags []Diagnostic, limit int, suppressed func(*File, 
 		return diags
 	}
 	c := FindingCap{Max: limit, Suppressed: suppressed}
-	out := make([]Diagnostic, 0, len(diags))
+	var out []Diagnostic
 	for _, d := range diags {
 		if !c.Omit(f, d) {
 			out = append(out, d)
 		}
 	}
-	out = append(out, c.StandIns()...)
+	// Sized for what is listed: a list sized for every finding (100,000)
+	// would be kept by each version's shown findings.
+	out = append(slices.Clip(out), c.StandIns()...)
 	slices.SortStableFunc(out, func(a, b Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) })
 	return out
 }

@@ -132,6 +132,7 @@ type configReader struct {
 	pre     *prefetched    // verdicts computed beforehand, or nil
 	vs      verdictScratch // reused by every definition's verdict
 	capped  FindingCap     // Options.MaxPerCode's count
+	held    []Diagnostic   // the line's findings, until capped (listHeld)
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
@@ -221,6 +222,7 @@ func (r *configReader) run() {
 		if c == '\n' {
 			ln.end = r.pos
 			r.line(&ln)
+			r.listHeld()
 			r.lineno++
 			if r.clineno > 0 {
 				r.lineno += r.clineno
@@ -239,6 +241,7 @@ func (r *configReader) run() {
 		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(r.end())}, SeverityWarning, "no-final-newline",
 			"the last line has no newline: libpcp never reads it, so this definition is ignored", nil)
 		r.line(&ln)
+		r.listHeld()
 	}
 }
 
@@ -249,11 +252,44 @@ func (r *configReader) run() {
 // unrelated finding).
 func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) *Diagnostic {
 	d := Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp}
+	if r.capped.Max > 0 && r.capped.Suppressed != nil {
+		// Whether a suppression comment turns it off depends on its
+		// definition, made at the end of its line (listHeld).
+		r.held = append(r.held, d)
+		return &r.held[len(r.held)-1]
+	}
 	if r.capped.Omit(r.f, d) {
 		return nil
 	}
 	r.f.Diagnostics = append(r.f.Diagnostics, d)
 	return &r.f.Diagnostics[len(r.f.Diagnostics)-1]
+}
+
+// listHeld lists the findings of the logical line just read, held by
+// diag, or counts them in a stand-in: capped as the analysis of the
+// whole file caps them (CapFindings), which judges a finding on a
+// continuation line by its definition's first line (the file's
+// definitions are not known while it is read: once, a suppressed
+// finding there was counted against the cap by check, and not by the
+// editor).
+func (r *configReader) listHeld() {
+	if len(r.held) == 0 {
+		return
+	}
+	var def *Definition
+	if n := len(r.defs); n > 0 {
+		def = r.defs[n-1] // this line's, if it made one
+	}
+	for _, d := range r.held {
+		at := d.Range.Start
+		if def != nil && def.Range.Start.Compare(at) <= 0 && def.Range.End.Compare(at) >= 0 {
+			at = def.Range.Start
+		}
+		if !r.capped.OmitAt(r.f, d, at) {
+			r.f.Diagnostics = append(r.f.Diagnostics, d)
+		}
+	}
+	r.held = r.held[:0]
 }
 
 func (r *configReader) prefix(kind string) string {
