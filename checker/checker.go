@@ -235,7 +235,10 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		// Every metric its own tree: an evaluator keeps state by node
 		// (delta's previous values), which two metrics must not share
 		// (their parses by shape they may).
-		buildTrees(registered(files), nil, grammar.NewShapes())
+		buildTrees(ctx, registered(files), nil, grammar.NewShapes())
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	var names []string
 	var metrics []*Metric // Report.Metrics, once all are made
@@ -295,11 +298,18 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	if opts.FindingsOnly {
 		// Definitions of the same short text share one tree: the
 		// trees are only checked, and dropped once checked.
-		built = buildAhead(metrics, grammar.NewTreeCache())
+		built = buildAhead(ctx, metrics, grammar.NewTreeCache())
 	}
 	for i, m := range metrics {
+		if i%cancelEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err // (buildAhead stops too)
+			}
+		}
 		if built != nil && i%treeWindow == 0 {
-			<-built // this window's trees
+			if _, ok := <-built; !ok { // this window's trees
+				return nil, ctx.Err() // stopped: cancelled
+			}
 		}
 		c.ensure(m)
 		adv.advise(m)
@@ -1088,12 +1098,18 @@ func (c *checkRun) semanticFixes(last *grammar.Diagnostic, f *grammar.File, m *M
 // trees held at once are a small part of a big config.
 const treeWindow = 4096
 
+// cancelEvery is how many metrics a check works through between looks at
+// its context: a newer edit in the editor cancels the check of the older
+// text, which must then stop within a millisecond or so, not finish a
+// check of 100,000 definitions first.
+const cancelEvery = 256
+
 // buildAhead builds the metrics' trees a window at a time, in the
 // background, at most two windows ahead of the reader of the channel,
 // which receives once per window when it is built. A tree asked for
 // before its window is built is simply built by the asker (Tree is safe
 // for concurrent use).
-func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
+func buildAhead(ctx context.Context, metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 	built := make(chan struct{}, 1)
 	go func() {
 		defer close(built)
@@ -1103,8 +1119,15 @@ func buildAhead(metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
 			for k, m := range window {
 				defs[k] = m.Def
 			}
-			buildTrees(defs, trees, nil)
-			built <- struct{}{}
+			buildTrees(ctx, defs, trees, nil)
+			if ctx.Err() != nil {
+				return
+			}
+			select {
+			case built <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	return built
@@ -1136,14 +1159,17 @@ func registered(files []*grammar.File) []*grammar.Definition {
 // buildTrees parses the definitions' syntax trees on all CPUs (the
 // participle parse is the costliest step of a check); through trees, if
 // not nil, a repeated short text once, else through shapes.
-func buildTrees(defs []*grammar.Definition, trees *grammar.TreeCache, shapes *grammar.Shapes) {
+func buildTrees(ctx context.Context, defs []*grammar.Definition, trees *grammar.TreeCache, shapes *grammar.Shapes) {
 	workers := min(runtime.NumCPU(), len(defs)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(defs); i += workers {
+			for n, i := 0, w; i < len(defs); n, i = n+1, i+workers {
+				if n%cancelEvery == 0 && ctx.Err() != nil {
+					return // the caller sees ctx's error
+				}
 				if trees != nil {
 					trees.Tree(defs[i])
 				} else {

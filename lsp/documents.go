@@ -34,6 +34,10 @@ type document struct {
 	syntax  *snapshot     // the parse of the latest analysed text, before its check
 	gen     int           // bumped by every edit; an analysis of an older gen is dropped
 	timer   *time.Timer   // the pending debounced analysis
+	// stop cancels the analysis in flight: a newer edit (or the
+	// document's close) makes it obsolete, and it must not hold the CPU
+	// for the check of a text nobody will see.
+	stop context.CancelFunc
 	done    chan struct{} // closed when the analysis of gen is stored
 	closed  bool          // done is closed
 	memo    *grammar.Memo // parses of the lines, reused across versions
@@ -165,6 +169,7 @@ func (ds *documents) close(u uri.URI) {
 		if d.timer != nil {
 			d.timer.Stop()
 		}
+		d.cancelRun()
 		d.gen++
 		d.finish()
 		ds.size.add(-int64(d.text.Len()))
@@ -180,6 +185,7 @@ func (ds *documents) stopAll() {
 		if d.timer != nil {
 			d.timer.Stop()
 		}
+		d.cancelRun()
 	}
 }
 
@@ -209,23 +215,35 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 	if d.timer != nil {
 		d.timer.Stop()
 	}
+	d.cancelRun() // a newer edit wins
 	gen := d.gen
 	d.timer = time.AfterFunc(delay, func() { run(gen) })
 }
 
-// begin returns what the analysis of generation gen reads, ok false when
-// the document moved on or closed.
-func (ds *documents) begin(u uri.URI, gen int) (text *grammar.Text, version int32, seq uint64, memo *grammar.Memo, prev, prevChecked *snapshot, change *grammar.TextChange, ok bool) {
+// begin returns what the analysis of generation gen reads, and its
+// context, from parent: cancelled by the next edit (schedule) or the
+// document's close. ok is false when the document moved on or closed.
+func (ds *documents) begin(parent context.Context, u uri.URI, gen int) (ctx context.Context, text *grammar.Text, version int32, seq uint64, memo *grammar.Memo, prev, prevChecked *snapshot, change *grammar.TextChange, ok bool) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
 	if d == nil || d.gen != gen {
-		return nil, 0, 0, nil, nil, nil, nil, false
+		return nil, nil, 0, 0, nil, nil, nil, nil, false
 	}
 	if ch, ok := d.changeSince(d.parseBase); ok {
 		change = &ch
 	}
-	return d.text, d.version, d.seq, d.memo, d.parseBase, d.checkBase, change, true
+	ctx, d.stop = context.WithCancel(parent)
+	return ctx, d.text, d.version, d.seq, d.memo, d.parseBase, d.checkBase, change, true
+}
+
+// cancelRun cancels the analysis in flight, if any. The caller holds the
+// documents' lock.
+func (d *document) cancelRun() {
+	if d.stop != nil {
+		d.stop()
+		d.stop = nil
+	}
 }
 
 // current says whether gen is still the document's latest generation.
@@ -338,7 +356,7 @@ func (s *server) reanalyseAll() {
 // made it obsolete meanwhile.
 func (s *server) analyse(u uri.URI, gen int) {
 	defer s.survive("analysis of " + string(u))
-	text, version, seq, memo, prev, prevChecked, change, ok := s.docs.begin(u, gen)
+	run, text, version, seq, memo, prev, prevChecked, change, ok := s.docs.begin(s.bg, u, gen)
 	if !ok {
 		return
 	}
@@ -347,7 +365,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 	if s.session.down() {
 		ac.Source = nil // syntax only until the source answers again
 	}
-	ctx, cancel := context.WithTimeout(s.bg, 30*time.Second)
+	ctx, cancel := context.WithTimeout(run, 30*time.Second)
 	defer cancel()
 	parsed := reparse(prev, u, text, change, ac, memo)
 	syntax := newSnapshot(cfg, u, version, seq, text, parsed)
@@ -368,6 +386,8 @@ func (s *server) analyse(u uri.URI, gen int) {
 		checked := analysis.Recheck(ctx, before, parsed)
 		switch err := checked.CheckErr; {
 		case err == nil:
+		case run.Err() != nil:
+			return // a newer edit, or the close: nothing to store
 		case unreachable(err):
 			s.sourceFailed(cfg, err)
 		default:
