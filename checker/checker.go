@@ -856,21 +856,31 @@ func (c *checkRun) diag(f *grammar.File, m *Metric, rg grammar.Range, code, msg 
 // fixes to be attached (valid until m's next).
 func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev grammar.Severity, code, msg string, pcp []string) *grammar.Diagnostic {
 	d := c.add(f, m, grammar.Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp})
-	if code == "unknown-metric" {
+	if d != nil && code == "unknown-metric" {
 		c.unknownAt[m.Def] = append(c.unknownAt[m.Def], len(c.findingsOf(f, m))-1)
 	}
 	return d
 }
 
-// add makes a finding of m, in f, and returns it (valid until m's next).
-// Under Options.MaxPerCode it is held with m's other findings until m is
-// checked and advised (listHeld), and capped then: a metric's check may
-// check a metric defined after it first (its operand), and the findings
-// listed must be the first of their kind in the file, as the analysis
+// add makes a finding of m, in f, and returns it (valid until m's next),
+// or nil when it is only counted (Options.MaxPerCode), for callers to
+// skip its fixes. Under Options.MaxPerCode it is held with m's other
+// findings until m is checked and advised (listHeld), and capped then: a
+// metric's check may check a metric defined after it first (its operand),
+// and the findings listed must be the first of their kind in the file,
+// as the analysis
 // of an editor's buffer caps them (grammar.CapFindings), not the first
 // made.
 func (c *checkRun) add(f *grammar.File, m *Metric, d grammar.Diagnostic) *grammar.Diagnostic {
 	if c.opts.MaxPerCode > 0 {
+		if fc := c.capOf(f); fc.Full(f, d) {
+			// Every finding listed is of a metric before m: m's can only
+			// be counted. (Its fixes, a "Guard it" rewrite of the whole
+			// expression each, are not made for nothing.)
+			fc.Omit(f, d)
+			c.omitted = true
+			return nil
+		}
 		h := c.held[m]
 		if h == nil {
 			h = &heldFindings{f: f}
@@ -916,6 +926,18 @@ func (c *checkRun) listHeld(m *Metric) {
 	}
 	delete(c.held, m)
 	f := h.f
+	fc := c.capOf(f)
+	for _, d := range h.diags {
+		if fc.Omit(f, d) {
+			c.omitted = true
+			continue
+		}
+		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], d)
+	}
+}
+
+// capOf is f's count of findings for Options.MaxPerCode.
+func (c *checkRun) capOf(f *grammar.File) *grammar.FindingCap {
 	fc := c.capped[f]
 	if fc == nil {
 		fc = &grammar.FindingCap{Max: c.opts.MaxPerCode, Suppressed: c.opts.Suppressed}
@@ -924,13 +946,7 @@ func (c *checkRun) listHeld(m *Metric) {
 		}
 		c.capped[f] = fc
 	}
-	for _, d := range h.diags {
-		if fc.Omit(f, d) {
-			c.omitted = true
-			continue
-		}
-		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], d)
-	}
+	return fc
 }
 
 // listAllHeld lists the held findings of metrics, in their order.

@@ -178,6 +178,15 @@ func (c *FindingCap) OmitAt(f *File, d Diagnostic, at Pos) bool {
 	return true
 }
 
+// Full reports whether Max findings of d's kind are listed already, so
+// that Omit would only count d (and count it), without counting it.
+func (c *FindingCap) Full(f *File, d Diagnostic) bool {
+	if c.Max <= 0 || c.listed[findingKind{d.Code, d.Severity}] < c.Max {
+		return false
+	}
+	return c.Suppressed == nil || !c.Suppressed(f, d)
+}
+
 // StandIns are the stand-ins for the omitted findings, by code and
 // severity.
 func (c *FindingCap) StandIns() []Diagnostic {
