@@ -272,8 +272,10 @@ func (r *Result) finish() {
 		if r.opts.Incremental && r.Config.MaxPerCode > 0 {
 			// Capped here, each list as the read and the check cap
 			// theirs, and with the same rule for suppressed findings.
-			marked := f.marks > 0
-			isSuppressed := func(gf *grammar.File, d grammar.Diagnostic) bool { return marked && suppressed(gf, d) }
+			var isSuppressed func(*grammar.File, grammar.Diagnostic) bool // none without a comment
+			if f.marks > 0 {
+				isSuppressed = suppressed
+			}
 			syntax = grammar.CapFindings(f.File, syntax, r.Config.MaxPerCode, isSuppressed)
 			checked = grammar.CapFindings(f.File, checked, r.Config.MaxPerCode, isSuppressed)
 		}

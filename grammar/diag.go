@@ -3,7 +3,6 @@ package grammar
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -128,13 +127,42 @@ func (p Pos) Within(r Range) bool { return p.Compare(r.Start) >= 0 && p.Compare(
 type FindingCap struct {
 	Max        int // 0: no cap
 	Suppressed func(*File, Diagnostic) bool
-	listed     map[findingKind]int
-	omitted    map[findingKind]*Diagnostic
+	kinds      kindTable
+	listed     []int         // by kind
+	omitted    []*Diagnostic // by kind: the stand-in, nil while none is omitted
 }
 
 type findingKind struct {
 	code string
 	sev  Severity
+}
+
+// kindTable numbers the kinds of findings met, in the order met. A file
+// has a handful (the codes are the registry's, some sixty), and a look-up
+// is a comparison or two, the codes being the same strings: a map hashed
+// the code of every finding, 12,500 of them twice on each keystroke in a
+// document over the cap.
+type kindTable struct {
+	kinds []findingKind
+	last  int
+}
+
+// index is the number of d's kind, and whether it is new.
+func (t *kindTable) index(d *Diagnostic) (int, bool) {
+	if t.last < len(t.kinds) {
+		if k := t.kinds[t.last]; k.sev == d.Severity && k.code == d.Code {
+			return t.last, false
+		}
+	}
+	for i, k := range t.kinds {
+		if k.sev == d.Severity && k.code == d.Code {
+			t.last = i
+			return i, false
+		}
+	}
+	t.kinds = append(t.kinds, findingKind{d.Code, d.Severity})
+	t.last = len(t.kinds) - 1
+	return t.last, true
 }
 
 // Omit reports whether d, a finding of f, is only counted (Max of its
@@ -155,16 +183,13 @@ func (c *FindingCap) OmitAt(f *File, d Diagnostic, at Pos) bool {
 			return false
 		}
 	}
-	k := findingKind{d.Code, d.Severity}
+	k, isNew := c.kinds.index(&d)
+	if isNew {
+		c.listed, c.omitted = append(c.listed, 0), append(c.omitted, nil)
+	}
 	if c.listed[k] < c.Max {
-		if c.listed == nil {
-			c.listed = map[findingKind]int{}
-		}
 		c.listed[k]++
 		return false
-	}
-	if c.omitted == nil {
-		c.omitted = map[findingKind]*Diagnostic{}
 	}
 	s := c.omitted[k]
 	if s == nil {
@@ -181,7 +206,13 @@ func (c *FindingCap) OmitAt(f *File, d Diagnostic, at Pos) bool {
 // Full reports whether Max findings of d's kind are listed already, so
 // that Omit would only count d (and count it), without counting it.
 func (c *FindingCap) Full(f *File, d Diagnostic) bool {
-	if c.Max <= 0 || c.listed[findingKind{d.Code, d.Severity}] < c.Max {
+	if c.Max <= 0 {
+		return false
+	}
+	if k, isNew := c.kinds.index(&d); isNew {
+		c.listed, c.omitted = append(c.listed, 0), append(c.omitted, nil)
+		return false
+	} else if c.listed[k] < c.Max {
 		return false
 	}
 	return c.Suppressed == nil || !c.Suppressed(f, d)
@@ -191,13 +222,17 @@ func (c *FindingCap) Full(f *File, d Diagnostic) bool {
 // severity.
 func (c *FindingCap) StandIns() []Diagnostic {
 	var out []Diagnostic
-	for _, k := range slices.SortedFunc(maps.Keys(c.omitted), func(a, b findingKind) int {
-		return cmp.Or(strings.Compare(a.code, b.code), cmp.Compare(a.sev, b.sev))
-	}) {
-		s := *c.omitted[k]
+	for _, s := range c.omitted {
+		if s == nil {
+			continue
+		}
+		s := *s
 		s.Message = fmt.Sprintf("%d more %s findings in this file are not listed (%d of a code are): check --max-per-code 0 lists every one", s.More, s.Code, c.Max)
 		out = append(out, s)
 	}
+	slices.SortFunc(out, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Code, b.Code), cmp.Compare(a.Severity, b.Severity))
+	})
 	return out
 }
 
@@ -209,12 +244,17 @@ func OverCap(f *File, diags []Diagnostic, limit int, suppressed func(*File, Diag
 	if limit <= 0 || len(diags) <= limit {
 		return false
 	}
-	n := map[findingKind]int{}
-	for _, d := range diags {
-		if suppressed != nil && suppressed(f, d) {
+	var kinds kindTable
+	var n []int
+	for i := range diags {
+		d := &diags[i]
+		if suppressed != nil && suppressed(f, *d) {
 			continue
 		}
-		k := findingKind{d.Code, d.Severity}
+		k, isNew := kinds.index(d)
+		if isNew {
+			n = append(n, 0)
+		}
 		if n[k]++; n[k] > limit {
 			return true
 		}
