@@ -36,7 +36,10 @@ const (
 // of issue #12 (129 MB measured; 143 MB at 25 times) with room enough
 // that a keystroke does not collect again and again (at 20 times it
 // did, and took 3 times as long). As the live data shrinks, so should
-// this.
+// this. A document with a finding on most lines has more: the server
+// keeps every finding (32 to 46 times the text, docs/limits.md), and the
+// collector works harder there rather than the server growing past the
+// limit.
 const serverMemoryPerInput = 22
 
 // limitMemory sets the soft memory limit for analysing input bytes of
