@@ -146,7 +146,9 @@ func (d *Definition) TreeWith(shapes *Shapes) (Node, error) {
 func (d *Definition) buildTree(shapes *Shapes) (Node, error) {
 	// The tree describes the text; libpcp's leaked lexer state is
 	// reported by the verdict.
-	return parseShared(Tokens(d.Expr, d.version(), false), shapes)
+	toks, done := shapes.lex(d.Expr, d.version())
+	defer done()
+	return parseShared(toks, shapes)
 }
 
 // DropTree forgets the tree built by Tree (the next call builds it

@@ -372,10 +372,14 @@ func unescape(s string) string {
 // parenthesis nesting, which is what libpcp does for any expression that
 // parses; flag is its state before the first token (Options.Leak).
 func Tokens(src string, v pcpver.Version, flag bool) []Token {
-	it := newTokenIter(src, v, flag)
 	// A guess from the text (a token every few bytes) saves growing the
 	// slice token by token; the tokens are short-lived.
-	out := make([]Token, 0, len(src)/4+2)
+	return appendTokens(make([]Token, 0, len(src)/4+2), src, v, flag)
+}
+
+// appendTokens appends Tokens(src, v, flag) to out.
+func appendTokens(out []Token, src string, v pcpver.Version, flag bool) []Token {
+	it := newTokenIter(src, v, flag)
 	for {
 		t := it.next()
 		out = append(out, t)
