@@ -323,6 +323,11 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 			m.Def.DropTree() // (kept nodes are of this tree)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled after the last look (while advising, whose look-ups
+		// then failed quietly): not a complete report.
+		return nil, err
+	}
 	c.listAllHeld(metrics) // none: each was listed in its turn
 	c.addStandIns()
 	for _, f := range files {

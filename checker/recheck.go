@@ -261,6 +261,9 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 		c.ensure(m)
 	}
 	c.adviseSome(ctx, src, fresh) // (and lets go of their file: Metric.release)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, false, err // cancelled while advising: not complete
+	}
 	freshDiags := rep.Diagnostics[f]
 	for _, d := range freshDiags {
 		if crossLine(d) {

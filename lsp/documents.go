@@ -113,10 +113,19 @@ func newDocuments(sized func(bytes int64)) *documents {
 // open records a newly opened document.
 func (ds *documents) open(u uri.URI, version int32, text string) {
 	ds.mu.Lock()
+	gen := 0
 	if d := ds.m[u]; d != nil {
-		ds.size.add(-int64(d.text.Len())) // opened again
+		// Opened again: the old text's analysis is obsolete, and its
+		// generations must not match the new document's.
+		if d.timer != nil {
+			d.timer.Stop()
+		}
+		d.cancelRun()
+		d.finish()
+		gen = d.gen + 1
+		ds.size.add(-int64(d.text.Len()))
 	}
-	ds.m[u] = &document{version: version, text: grammar.NewText(textBytes(text)), done: make(chan struct{}), memo: grammar.NewMemo()}
+	ds.m[u] = &document{version: version, text: grammar.NewText(textBytes(text)), done: make(chan struct{}), memo: grammar.NewMemo(), gen: gen}
 	ds.size.add(int64(len(text)))
 	ds.mu.Unlock()
 }
@@ -384,10 +393,14 @@ func (s *server) analyse(u uri.URI, gen int) {
 			before = prevChecked.res
 		}
 		checked := analysis.Recheck(ctx, before, parsed)
+		if run.Err() != nil {
+			// A newer edit, or the close: nothing to store, even a check
+			// that ended without an error (its look-ups may have failed
+			// quietly, and the next Recheck would start from it).
+			return
+		}
 		switch err := checked.CheckErr; {
 		case err == nil:
-		case run.Err() != nil:
-			return // a newer edit, or the close: nothing to store
 		case unreachable(err):
 			s.sourceFailed(cfg, err)
 		default:
