@@ -255,6 +255,15 @@ func (d *document) cancelRun() {
 	}
 }
 
+// complete says whether generation gen is the document's latest and its
+// complete analysis is stored.
+func (ds *documents) complete(u uri.URI, gen int) bool {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d := ds.m[u]
+	return d != nil && d.gen == gen && d.closed
+}
+
 // current says whether gen is still the document's latest generation.
 func (ds *documents) current(u uri.URI, gen int) bool {
 	ds.mu.Lock()
@@ -384,7 +393,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 	if ac.Source != nil {
 		// A slow source must not hide syntax errors: publish them alone
 		// if the check takes a while.
-		slow := time.AfterFunc(500*time.Millisecond, func() { s.publish(u, gen, syntax) })
+		slow := time.AfterFunc(500*time.Millisecond, func() { s.publishSyntax(u, gen, syntax) })
 		defer slow.Stop()
 		// The check of the previous version under this configuration
 		// lets only what changed be checked again.
@@ -414,8 +423,21 @@ func (s *server) analyse(u uri.URI, gen int) {
 }
 
 // publish sends a snapshot's diagnostics unless the document moved on.
-func (s *server) publish(u uri.URI, gen int, snap *snapshot) {
-	if !s.docs.current(u, gen) {
+func (s *server) publish(u uri.URI, gen int, snap *snapshot) { s.publishIf(u, gen, snap, false) }
+
+// publishSyntax publishes the syntax findings of generation gen while its
+// check is slow, unless the check is done: sent after the checked
+// findings, they would hide them until the next edit.
+func (s *server) publishSyntax(u uri.URI, gen int, snap *snapshot) { s.publishIf(u, gen, snap, true) }
+
+// publishIf sends a snapshot's diagnostics unless the document moved on,
+// or, for a syntax-only one, generation gen's complete analysis is
+// stored. Publishes are one at a time, so that the test and the send are
+// one step: the two of one generation cannot cross on the way out.
+func (s *server) publishIf(u uri.URI, gen int, snap *snapshot, syntaxOnly bool) {
+	s.publishing.Lock()
+	defer s.publishing.Unlock()
+	if !s.docs.current(u, gen) || (syntaxOnly && s.docs.complete(u, gen)) {
 		return
 	}
 	extra := slices.Concat(s.fleetDiagnostics(snap), s.emptyNowDiagnostics(snap)) // (a fresh list: the fleet's may be kept)

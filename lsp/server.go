@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -115,6 +116,8 @@ type server struct {
 	fleet     fleetChecks    // the documents' checks across the fleet setting's hosts
 	explains  *explainStore  // what the preview saw of every node, for hover and empty-now
 	diagJSON  diagnosticJSON // the JSON of the findings published lately
+	// publishing orders the publishes (publishIf).
+	publishing sync.Mutex
 }
 
 func newServer(bg context.Context, client protocol.Client, opts Options) *server {

@@ -1,0 +1,50 @@
+package lsp
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// TestSlowSyntaxPublishAfterCheck: the syntax findings a slow check
+// publishes first are not sent once the generation's complete analysis
+// is stored (sent after the checked findings, they hid them until the
+// next edit); before that they are.
+func TestSlowSyntaxPublishAfterCheck(t *testing.T) {
+	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 10)}
+	s := newServer(context.Background(), rec, Options{})
+	u := uri.File("/tmp/p.conf")
+	s.docs.open(u, 1, "a = 1 +\n")
+	started := make(chan int, 2)
+	s.docs.schedule(u, 0, func(gen int) { started <- gen })
+	gen := <-started
+	text := grammar.NewText([]byte("a = 1 +\n"))
+	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
+	res := analysis.Parse([]analysis.Input{analysis.BufferText("p.conf", text)}, analysis.Config{Version: cfg.pcp}, analysis.Options{})
+	snap := newSnapshot(cfg, u, 1, 0, text, res)
+
+	s.publishSyntax(u, gen, snap) // the check is slow: sent
+	select {
+	case <-rec.ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the syntax findings of a slow check were not published")
+	}
+	if !s.docs.storeChecked(u, gen, snap) {
+		t.Fatal("storeChecked refused the current generation")
+	}
+	s.publish(u, gen, snap)
+	<-rec.ch
+	s.publishSyntax(u, gen, snap) // late: the check is stored
+	select {
+	case <-rec.ch:
+		t.Error("the syntax-only findings were published after the generation's complete analysis")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
