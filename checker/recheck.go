@@ -287,9 +287,8 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if s > 0 {
 		end = pd.At(pd.Len() - s).Range.Start
 	}
-	out := keptFindings(prev, pf, again, head, end)
 	sortFindings(freshDiags)
-	out = mergeFindings(out, freshDiags)
+	out := recheckedFindings(prev, pf, again, head, end, freshDiags)
 	if c.omitted || grammar.OverCap(f, out, opts.MaxPerCode, opts.Suppressed) {
 		return nil, nil, false, nil // Check makes the stand-ins
 	}
@@ -384,26 +383,58 @@ func sameDefinition(a, b *grammar.Definition) bool {
 	return ta == tb && (ea == nil) == (eb == nil)
 }
 
-// keptFindings are prev's findings of pf outside the changed lines
-// [head, end) and outside the definitions checked again. Those are
-// usually only the changed ones, inside the lines: the findings are then
-// the two runs around them, found by binary search, with no look-up of
-// each finding's definition (a file of 100,000 findings paid 100,000 of
-// those on every keystroke).
-func keptFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos) []grammar.Diagnostic {
+// recheckedFindings are prev's findings of pf outside the changed lines
+// [head, end) and outside the definitions checked again, merged with the
+// fresh ones (sorted). The definitions checked again are usually only the
+// changed ones, inside the lines: prev's findings are then the two runs
+// around them, found by binary search, with no look-up of each finding's
+// definition (a file of 100,000 findings paid 100,000 of those on every
+// keystroke), and the fresh ones go between them, in one copy of the
+// list rather than two.
+func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos, fresh []grammar.Diagnostic) []grammar.Diagnostic {
 	diags := prev.Diagnostics[pf]
-	outside := false
+	between := true
+	for _, d := range fresh {
+		if at := d.Range.Start; at.Before(head) || !at.Before(end) {
+			between = false
+			break
+		}
+	}
+	if between {
+		if i, j, ok := changedRun(prev, diags, again, head, end); ok {
+			if i == j && len(fresh) == 0 {
+				return diags[:len(diags):len(diags)] // nothing changed (appends copy)
+			}
+			return slices.Concat(diags[:i], fresh, diags[j:])
+		}
+	}
+	return mergeFindings(keptFindings(prev, pf, again, head, end), fresh)
+}
+
+// changedRun is the run of diags in the changed lines [head, end), when
+// no definition checked again lies outside them and diags are sorted (ok
+// false otherwise).
+func changedRun(prev *Report, diags []grammar.Diagnostic, again map[string]bool, head, end grammar.Pos) (i, j int, ok bool) {
 	for name := range again {
-		if m, ok := prev.ByName.Lookup(name); ok && m.Def != nil {
+		if m, found := prev.ByName.Lookup(name); found && m.Def != nil {
 			if at := m.Def.Range.Start; at.Before(head) || !at.Before(end) {
-				outside = true
-				break
+				return 0, 0, false
 			}
 		}
 	}
-	if !outside && slices.IsSortedFunc(diags, func(a, b grammar.Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) }) {
-		i := sort.Search(len(diags), func(k int) bool { return !diags[k].Range.Start.Before(head) })
-		j := max(i, sort.Search(len(diags), func(k int) bool { return !diags[k].Range.Start.Before(end) }))
+	if !slices.IsSortedFunc(diags, func(a, b grammar.Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) }) {
+		return 0, 0, false
+	}
+	i = sort.Search(len(diags), func(k int) bool { return !diags[k].Range.Start.Before(head) })
+	j = max(i, sort.Search(len(diags), func(k int) bool { return !diags[k].Range.Start.Before(end) }))
+	return i, j, true
+}
+
+// keptFindings are prev's findings of pf outside the changed lines
+// [head, end) and outside the definitions checked again.
+func keptFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos) []grammar.Diagnostic {
+	diags := prev.Diagnostics[pf]
+	if i, j, ok := changedRun(prev, diags, again, head, end); ok {
 		if i == j {
 			return diags[:len(diags):len(diags)] // (appends copy)
 		}
