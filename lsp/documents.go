@@ -30,17 +30,17 @@ type document struct {
 	// the pieces it touches, so a keystroke copies kilobytes, not the
 	// document. Texts are compared by identity: one per version.
 	text    *grammar.Text
-	checked *snapshot     // the latest complete analysis
-	syntax  *snapshot     // the parse of the latest analysed text, before its check
-	gen     int           // bumped by every edit; an analysis of an older gen is dropped
-	timer   *time.Timer   // the pending debounced analysis
+	checked *snapshot   // the latest complete analysis
+	syntax  *snapshot   // the parse of the latest analysed text, before its check
+	gen     int         // bumped by every edit; an analysis of an older gen is dropped
+	timer   *time.Timer // the pending debounced analysis
 	// stop cancels the analysis in flight: a newer edit (or the
 	// document's close) makes it obsolete, and it must not hold the CPU
 	// for the check of a text nobody will see.
-	stop context.CancelFunc
-	done    chan struct{} // closed when the analysis of gen is stored
-	closed  bool          // done is closed
-	memo    *grammar.Memo // parses of the lines, reused across versions
+	stop   context.CancelFunc
+	done   chan struct{} // closed when the analysis of gen is stored
+	closed bool          // done is closed
+	memo   *grammar.Memo // parses of the lines, reused across versions
 	// parseBase and checkBase are the latest parse and complete analysis
 	// made, of whichever generation (with the generations they are of):
 	// the next analysis starts from them even when a newer edit made
