@@ -15,6 +15,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
@@ -109,7 +110,8 @@ type File struct {
 	// syntax are the grammar's findings and checked the checker's, as
 	// libpcp produces them (no suppressions, no rules): PCPOrder reads
 	// them.
-	syntax, checked []grammar.Diagnostic
+	syntax  []grammar.Diagnostic
+	checked pvec.Vec[grammar.Diagnostic] // the report's own list
 	// marks counts the suppression comments' mark in the text (kept up
 	// to date by Reparse, so a keystroke does not search the whole text
 	// for one); -1 when not counted yet.
@@ -249,7 +251,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 		}
 		reports = append(reports, rep)
 		for _, i := range idx {
-			r.Files[i].checked = rep.Diagnostics[r.Files[i].File]
+			r.Files[i].checked = rep.Findings(r.Files[i].File)
 		}
 	}
 	r.Checked, r.SourceName = true, src.Describe()
@@ -268,7 +270,7 @@ func (r *Result) finish() {
 		if f.marks < 0 {
 			f.marks = bytes.Count(f.File.Text.Bytes(), directiveMark)
 		}
-		syntax, checked := f.syntax, f.checked
+		syntax, checked := f.syntax, []grammar.Diagnostic(nil)
 		if r.opts.Incremental && r.Config.MaxPerCode > 0 {
 			// Capped here, each list as the read and the check cap
 			// theirs, and with the same rule for suppressed findings.
@@ -277,7 +279,9 @@ func (r *Result) finish() {
 				isSuppressed = suppressed
 			}
 			syntax = grammar.CapFindings(f.File, syntax, r.Config.MaxPerCode, isSuppressed)
-			checked = grammar.CapFindings(f.File, checked, r.Config.MaxPerCode, isSuppressed)
+			checked = grammar.CapFindingsSeq(f.File, f.checked.Values(), r.Config.MaxPerCode, isSuppressed)
+		} else {
+			checked = f.checked.Collect()
 		}
 		f.Findings = r.Config.Rules.Apply(suppress(f.File, f.marks > 0, mergeByPosition(syntax, checked)))
 	}
@@ -334,7 +338,9 @@ func sortByPosition(diags []grammar.Diagnostic) {
 // Unfiltered returns the file's findings as libpcp produces them, sorted
 // by position: no suppression comment or rule applied (check's pcp
 // format, which mirrors libpcp).
-func (f File) Unfiltered() []grammar.Diagnostic { return mergeByPosition(f.syntax, f.checked) }
+func (f File) Unfiltered() []grammar.Diagnostic {
+	return mergeByPosition(f.syntax, f.checked.Collect())
+}
 
 // PCPOrder returns, for each file, the findings libpcp prints, in the
 // order it prints them: each file's syntax errors while loading it, then
@@ -356,7 +362,7 @@ func (r *Result) PCPOrder() [][]grammar.Diagnostic {
 		last := idx[len(idx)-1]
 		list := append([]grammar.Diagnostic(nil), r.Files[last].syntax...)
 		for _, i := range idx {
-			list = append(list, r.Files[i].checked...)
+			list = append(list, r.Files[i].checked.Collect()...)
 		}
 		out[last] = list
 	}

@@ -107,7 +107,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	}
 	r := *parsed
 	r.Files = []File{parsed.Files[0]}
-	r.Files[0].checked = rep.Diagnostics[f]
+	r.Files[0].checked = rep.Findings(f)
 	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, refs, gen
 	r.finish()
 	return &r

@@ -48,7 +48,7 @@ func TestAdvice(t *testing.T) {
 		}
 		var got []string
 		found := tt.code == ""
-		for _, d := range rep.Diagnostics[f] {
+		for _, d := range rep.Diagnostics(f) {
 			got = append(got, d.Code+": "+d.Message)
 			if d.Code == tt.code && strings.Contains(d.Message, tt.contains) {
 				found = true
@@ -111,14 +111,14 @@ func TestMissingPMDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, d := range rep.Diagnostics[f] {
+	for _, d := range rep.Diagnostics(f) {
 		got = append(got, fmt.Sprintf("%d %s %s", d.Range.Start.Line, d.Severity, d.Code))
 	}
 	want := []string{"1 warning pmda-missing", "1 hint pmda-missing", "2 warning pmda-missing", "3 error unknown-metric", "4 error unknown-metric"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if msg := rep.Diagnostics[f][0].Message; !strings.Contains(msg, "the mssql PMDA is not installed") {
+	if msg := rep.Diagnostics(f)[0].Message; !strings.Contains(msg, "the mssql PMDA is not installed") {
 		t.Errorf("message %q", msg)
 	}
 	if rep.ByName.Metric("m.a").Status != Unbound {

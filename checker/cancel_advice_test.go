@@ -40,10 +40,8 @@ func TestCheckCancelledDuringAdvice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ds := range full.Diagnostics {
-		if len(ds) != 1 || !strings.Contains(ds[0].Message, "did you mean") {
-			t.Fatalf("uncancelled check: %v", ds)
-		}
+	if ds := full.Diagnostics(full.Files[0]); len(ds) != 1 || !strings.Contains(ds[0].Message, "did you mean") {
+		t.Fatalf("uncancelled check: %v", ds)
 	}
 	for _, recheck := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -71,7 +69,7 @@ func TestCheckCancelledDuringAdvice(t *testing.T) {
 		}
 		if err == nil {
 			var msgs []string
-			for _, d := range rep.Diagnostics[f] {
+			for _, d := range rep.Diagnostics(f) {
 				msgs = append(msgs, d.Code+": "+d.Message)
 			}
 			t.Errorf("recheck %v: a check cancelled while advising returned a report and no error: %s", recheck, strings.Join(msgs, "; "))

@@ -167,9 +167,12 @@ type Report struct {
 	// rather than every metric of the document.
 	Metrics pvec.Vec[*Metric]
 	ByName  MetricNames
-	// Diagnostics holds the checker's findings per file, in file order.
-	Diagnostics map[*grammar.File][]grammar.Diagnostic
-	Source      string
+	// findings are the checker's findings per file, sorted by position
+	// (Findings): an immutable list, so that Recheck's edit copies the
+	// chunks it touches, not 100,000 findings of a document with a
+	// finding on each line.
+	findings map[*grammar.File]pvec.Vec[grammar.Diagnostic]
+	Source   string
 	// Operands are the real metrics the check bound (name -> descriptor,
 	// PMID included), so evaluating needs no second lookup. Read-only.
 	Operands map[string]pmapi.Desc
@@ -216,7 +219,8 @@ type Options struct {
 func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
 	c := &checkRun{
 		opts:      opts,
-		report:    &Report{Files: files, ByName: newMetricNamesFor(definitionCount(files)), Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version},
+		report:    &Report{Files: files, ByName: newMetricNamesFor(definitionCount(files)), findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version},
+		diags:     map[*grammar.File][]grammar.Diagnostic{},
 		descs:     map[string]pmapi.Desc{},
 		known:     map[string]bool{},
 		noDesc:    map[string]bool{},
@@ -330,12 +334,20 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	c.listAllHeld(metrics) // none: each was listed in its turn
 	c.addStandIns()
-	for _, f := range files {
-		diags := c.report.Diagnostics[f]
+	for f, diags := range c.diags {
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
+		c.report.findings[f] = pvec.Of(diags)
 	}
 	return c.report, nil
 }
+
+// Findings are the checker's findings of f, sorted by position. The list
+// is the report's own: shared, never changed.
+func (r *Report) Findings(f *grammar.File) pvec.Vec[grammar.Diagnostic] { return r.findings[f] }
+
+// Diagnostics are the checker's findings of f, sorted by position, in a
+// list of the caller's.
+func (r *Report) Diagnostics(f *grammar.File) []grammar.Diagnostic { return r.findings[f].Collect() }
 
 // operandNames are the metric names a node makes libpcp look up.
 func operandNames(n grammar.Node) []string {
@@ -371,6 +383,8 @@ type checkRun struct {
 	// omitted says some were only counted.
 	capped  map[*grammar.File]*grammar.FindingCap
 	omitted bool
+	// diags are the findings made, by file (the report's, once sorted).
+	diags map[*grammar.File][]grammar.Diagnostic
 	// held are metrics' findings not yet capped (add).
 	held  map[*Metric]*heldFindings
 	descs map[string]pmapi.Desc // real metrics by name
@@ -897,8 +911,8 @@ func (c *checkRun) add(f *grammar.File, m *Metric, d grammar.Diagnostic) *gramma
 		h.diags = append(h.diags, d)
 		return &h.diags[len(h.diags)-1]
 	}
-	diags := append(c.report.Diagnostics[f], d)
-	c.report.Diagnostics[f] = diags
+	diags := append(c.diags[f], d)
+	c.diags[f] = diags
 	return &diags[len(diags)-1]
 }
 
@@ -911,7 +925,7 @@ func (c *checkRun) findingsOf(f *grammar.File, m *Metric) []grammar.Diagnostic {
 		}
 		return nil
 	}
-	return c.report.Diagnostics[f]
+	return c.diags[f]
 }
 
 // heldFindings are a metric's findings not yet capped, and their file.
@@ -937,7 +951,7 @@ func (c *checkRun) listHeld(m *Metric) {
 			c.omitted = true
 			continue
 		}
-		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], d)
+		c.diags[f] = append(c.diags[f], d)
 	}
 }
 
@@ -964,7 +978,7 @@ func (c *checkRun) listAllHeld(metrics []*Metric) {
 // addStandIns lists each file's stand-ins for omitted findings.
 func (c *checkRun) addStandIns() {
 	for f, fc := range c.capped {
-		c.report.Diagnostics[f] = append(c.report.Diagnostics[f], fc.StandIns()...)
+		c.diags[f] = append(c.diags[f], fc.StandIns()...)
 	}
 }
 

@@ -40,7 +40,7 @@ func TestFindingsOnlySameFindings(t *testing.T) {
 			return rep
 		}
 		full, lean := check(false), check(true)
-		fd, ld := full.Diagnostics[full.Files[0]], lean.Diagnostics[lean.Files[0]]
+		fd, ld := full.Diagnostics(full.Files[0]), lean.Diagnostics(lean.Files[0])
 		if len(fd) != len(ld) {
 			t.Fatalf("%s: %d findings, FindingsOnly %d", v, len(fd), len(ld))
 		}

@@ -36,7 +36,7 @@ func TestManyUnknownNamesOneLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := len(rep.Diagnostics[f]); got < len(names) {
+		if got := len(rep.Diagnostics(f)); got < len(names) {
 			t.Errorf("%s: %d findings, want one per unknown name (%d)", v, got, len(names))
 		}
 		// About 2 KB a name today (its finding, message, tree nodes,
@@ -46,7 +46,7 @@ func TestManyUnknownNamesOneLine(t *testing.T) {
 		if bound := uint64(len(names)) * 16 << 10; allocated > bound {
 			t.Errorf("%s: the check of %d unknown names in %d bytes allocated %d MB, over %d MB", v, len(names), len(text), allocated>>20, bound>>20)
 		}
-		t.Logf("%s: %d unknown names, %d bytes: %d findings, %.1f MB allocated", v, len(names), len(text), len(rep.Diagnostics[f]), float64(allocated)/(1<<20))
+		t.Logf("%s: %d unknown names, %d bytes: %d findings, %.1f MB allocated", v, len(names), len(text), len(rep.Diagnostics(f)), float64(allocated)/(1<<20))
 	}
 }
 
@@ -80,13 +80,13 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 				t.Fatal(err)
 			}
 			said := false
-			for _, d := range rep.Diagnostics[f] {
+			for _, d := range rep.Diagnostics(f) {
 				if d.Code == "libpcp-crash" && d.Severity == grammar.SeverityError {
 					said = true
 				}
 			}
 			if said != tc.crash {
-				t.Errorf("%s: a chain of %d operators: libpcp-crash error = %v, want %v (findings %v)", r, tc.terms-1, said, tc.crash, rep.Diagnostics[f])
+				t.Errorf("%s: a chain of %d operators: libpcp-crash error = %v, want %v (findings %v)", r, tc.terms-1, said, tc.crash, rep.Diagnostics(f))
 			}
 			if m, _ := rep.ByName.Lookup("deep"); tc.crash && (m == nil || m.Status != Crashes || !strings.Contains(m.Message(), "operators deep")) {
 				t.Errorf("%s: a chain of %d operators: metric %+v, want status %s with the reason", r, tc.terms-1, m, Crashes)
@@ -137,7 +137,7 @@ func TestMaxPerCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := map[string]int{}
-			for _, d := range rep.Diagnostics[f] {
+			for _, d := range rep.Diagnostics(f) {
 				n[fmt.Sprint(d.Code, " ", d.Severity)] += d.Count()
 				for _, fix := range d.Fixes {
 					for _, e := range fix.Edits {
@@ -147,7 +147,7 @@ func TestMaxPerCode(t *testing.T) {
 					}
 				}
 			}
-			return n, rep.Diagnostics[f]
+			return n, rep.Diagnostics(f)
 		}
 		all, uncapped := count(0)
 		if all["unknown-metric error"]+all["unknown-metric warning"] < 30 || all["rate-of-instant warning"] != 2 || len(all) < 4 {

@@ -248,7 +248,7 @@ func TestNodesOfAfterRecheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !ok {
-				for _, d := range prev.Diagnostics[prev.Files[0]] {
+				for _, d := range prev.Diagnostics(prev.Files[0]) {
 					if crossLine(d) {
 						t.Logf("%s: edit %d: a full check (%s: %s)", v, step, d.Code, d.Message)
 						break

@@ -93,7 +93,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if pf.Path != f.Path {
 		return nil, nil, false, nil
 	}
-	for _, d := range prev.Diagnostics[pf] {
+	for d := range prev.findings[pf].Values() {
 		if crossLine(d) {
 			return nil, nil, false, nil
 		}
@@ -159,9 +159,9 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	// ByName is the earlier check's with the names of the metrics made
 	// anew layered over it.
 	rep := &Report{Files: []*grammar.File{f}, ByName: prev.ByName.layered(),
-		Diagnostics: map[*grammar.File][]grammar.Diagnostic{}, Source: src.Describe(), Version: opts.Version}
+		findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version}
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
-		checking: true, unknownAt: map[*grammar.Definition][]int{}}
+		checking: true, unknownAt: map[*grammar.Definition][]int{}, diags: map[*grammar.File][]grammar.Diagnostic{}}
 	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	c.topNames = topNamesOf(ctx, src)
 	for _, d := range oldChanged {
@@ -264,7 +264,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if err := ctx.Err(); err != nil {
 		return nil, nil, false, err // cancelled while advising: not complete
 	}
-	freshDiags := rep.Diagnostics[f]
+	freshDiags := c.diags[f]
 	for _, d := range freshDiags {
 		if crossLine(d) {
 			return nil, nil, false, nil
@@ -289,12 +289,10 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	}
 	sortFindings(freshDiags)
 	out := recheckedFindings(prev, pf, again, head, end, freshDiags)
-	if c.omitted || grammar.OverCap(f, out, opts.MaxPerCode, opts.Suppressed) {
+	if c.omitted || (opts.MaxPerCode > 0 && grammar.OverCap(f, out.Collect(), opts.MaxPerCode, opts.Suppressed)) {
 		return nil, nil, false, nil // Check makes the stand-ins
 	}
-	if len(out) > 0 {
-		rep.Diagnostics[f] = out
-	}
+	rep.findings[f] = out
 	// The index, with the fresh metrics' operands layered over.
 	next := &Refs{base: refs.base, changed: make(map[string][]string, len(refs.changed)+len(again))}
 	for k, v := range refs.changed {
@@ -389,10 +387,10 @@ func sameDefinition(a, b *grammar.Definition) bool {
 // changed ones, inside the lines: prev's findings are then the two runs
 // around them, found by binary search, with no look-up of each finding's
 // definition (a file of 100,000 findings paid 100,000 of those on every
-// keystroke), and the fresh ones go between them, in one copy of the
-// list rather than two.
-func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos, fresh []grammar.Diagnostic) []grammar.Diagnostic {
-	diags := prev.Diagnostics[pf]
+// keystroke), and the fresh ones go between them: a splice of the chunks
+// the change touches.
+func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos, fresh []grammar.Diagnostic) pvec.Vec[grammar.Diagnostic] {
+	diags := prev.findings[pf]
 	between := true
 	for _, d := range fresh {
 		if at := d.Range.Start; at.Before(head) || !at.Before(end) {
@@ -403,18 +401,18 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, he
 	if between {
 		if i, j, ok := changedRun(prev, diags, again, head, end); ok {
 			if i == j && len(fresh) == 0 {
-				return diags[:len(diags):len(diags)] // nothing changed (appends copy)
+				return diags // nothing changed
 			}
-			return slices.Concat(diags[:i], fresh, diags[j:])
+			return diags.Splice(i, j, fresh)
 		}
 	}
-	return mergeFindings(keptFindings(prev, pf, again, head, end), fresh)
+	return pvec.Of(mergeFindings(keptFindings(prev, pf, again, head, end), fresh))
 }
 
-// changedRun is the run of diags in the changed lines [head, end), when
-// no definition checked again lies outside them and diags are sorted (ok
-// false otherwise).
-func changedRun(prev *Report, diags []grammar.Diagnostic, again map[string]bool, head, end grammar.Pos) (i, j int, ok bool) {
+// changedRun is the run of diags (sorted, as a report's findings are) in
+// the changed lines [head, end), when no definition checked again lies
+// outside them (ok false otherwise).
+func changedRun(prev *Report, diags pvec.Vec[grammar.Diagnostic], again map[string]bool, head, end grammar.Pos) (i, j int, ok bool) {
 	for name := range again {
 		if m, found := prev.ByName.Lookup(name); found && m.Def != nil {
 			if at := m.Def.Range.Start; at.Before(head) || !at.Before(end) {
@@ -422,26 +420,20 @@ func changedRun(prev *Report, diags []grammar.Diagnostic, again map[string]bool,
 			}
 		}
 	}
-	if !slices.IsSortedFunc(diags, func(a, b grammar.Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) }) {
-		return 0, 0, false
-	}
-	i = sort.Search(len(diags), func(k int) bool { return !diags[k].Range.Start.Before(head) })
-	j = max(i, sort.Search(len(diags), func(k int) bool { return !diags[k].Range.Start.Before(end) }))
+	i = diags.Search(func(d grammar.Diagnostic) bool { return !d.Range.Start.Before(head) })
+	j = max(i, diags.Search(func(d grammar.Diagnostic) bool { return !d.Range.Start.Before(end) }))
 	return i, j, true
 }
 
 // keptFindings are prev's findings of pf outside the changed lines
 // [head, end) and outside the definitions checked again.
 func keptFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos) []grammar.Diagnostic {
-	diags := prev.Diagnostics[pf]
+	diags := prev.findings[pf]
 	if i, j, ok := changedRun(prev, diags, again, head, end); ok {
-		if i == j {
-			return diags[:len(diags):len(diags)] // (appends copy)
-		}
-		return slices.Concat(diags[:i], diags[j:])
+		return slices.Concat(diags.Slice(0, i), diags.Slice(j, diags.Len()))
 	}
 	var out []grammar.Diagnostic
-	for _, d := range diags {
+	for d := range diags.Values() {
 		at := d.Range.Start
 		if def := pf.DefinitionAtPos(at); def != nil && def.Registered && again[def.Name] {
 			continue

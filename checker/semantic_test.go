@@ -280,12 +280,12 @@ func TestDerivedReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash := 0
-	for _, d := range rep.Diagnostics[f] {
+	for _, d := range rep.Diagnostics(f) {
 		if d.Code == "libpcp-crash" {
 			crash++
 		}
 	}
 	if crash == 0 {
-		t.Errorf("no libpcp-crash diagnostic for a cycle: %+v", rep.Diagnostics[f])
+		t.Errorf("no libpcp-crash diagnostic for a cycle: %+v", rep.Diagnostics(f))
 	}
 }

@@ -320,7 +320,7 @@ func (e *engine) checkHost(ctx context.Context, t Target) *Host {
 	}
 	vec := make([]int32, 0, len(p.keys))
 	for _, f := range p.files {
-		diags := append(append([]grammar.Diagnostic{}, f.Diagnostics...), rep.Diagnostics[f]...)
+		diags := append(append([]grammar.Diagnostic{}, f.Diagnostics...), rep.Diagnostics(f)...)
 		if e.opts.Filter != nil {
 			diags = e.opts.Filter(f, diags)
 		}

@@ -3,6 +3,7 @@ package grammar
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -244,14 +245,17 @@ func OverCap(f *File, diags []Diagnostic, limit int, suppressed func(*File, Diag
 	if limit <= 0 || len(diags) <= limit {
 		return false
 	}
+	return overCap(f, slices.Values(diags), limit, suppressed)
+}
+
+func overCap(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File, Diagnostic) bool) bool {
 	var kinds kindTable
 	var n []int
-	for i := range diags {
-		d := &diags[i]
-		if suppressed != nil && suppressed(f, *d) {
+	for d := range seq {
+		if suppressed != nil && suppressed(f, d) {
 			continue
 		}
-		k, isNew := kinds.index(d)
+		k, isNew := kinds.index(&d)
 		if isNew {
 			n = append(n, 0)
 		}
@@ -273,9 +277,24 @@ func CapFindings(f *File, diags []Diagnostic, limit int, suppressed func(*File, 
 	if !OverCap(f, diags, limit, suppressed) {
 		return diags
 	}
+	return capped(f, slices.Values(diags), limit, suppressed)
+}
+
+// CapFindingsSeq is CapFindings of the findings seq yields (a checker
+// report's shared list), in a list of the caller's.
+func CapFindingsSeq(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File, Diagnostic) bool) []Diagnostic {
+	if limit <= 0 || !overCap(f, seq, limit, suppressed) {
+		return slices.Collect(seq)
+	}
+	return capped(f, seq, limit, suppressed)
+}
+
+// capped lists the findings of seq a capped analysis lists, and the
+// stand-ins, sorted by position.
+func capped(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File, Diagnostic) bool) []Diagnostic {
 	c := FindingCap{Max: limit, Suppressed: suppressed}
 	var out []Diagnostic
-	for _, d := range diags {
+	for d := range seq {
 		if !c.Omit(f, d) {
 			out = append(out, d)
 		}
