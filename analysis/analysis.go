@@ -12,6 +12,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -140,11 +141,40 @@ type Result struct {
 
 	opts   Options
 	groups [][]int // indexes into Files of each config path's parsed files
-	// refs index which metrics use which (Recheck), nil until needed.
-	refs *checker.Refs
+	// refs index which metrics use which (Recheck): built by the check's
+	// Recheck, or by Prepare, or by the next Recheck when it needs it.
+	refs *refsCell
 	// generation is the source's (pmclient.Generationer) when the check
 	// began: Recheck keeps no verdict across a change of it.
 	generation uint64
+}
+
+// refsCell holds a result's index of which metrics use which, built
+// once by whichever comes first: Prepare, in the background, or the next
+// keystroke's Recheck.
+type refsCell struct{ p atomic.Pointer[checker.Refs] }
+
+// load is the index, nil when not built (or for no cell).
+func (c *refsCell) load() *checker.Refs {
+	if c == nil {
+		return nil
+	}
+	return c.p.Load()
+}
+
+// Prepare builds now what the first Reparse and Recheck after this
+// result would build (the file's index of names, the index of which
+// metrics use which: together 66 ms at 100,000 lines, against 5 ms for
+// a keystroke), for a caller with time to spare: the server after it
+// publishes a full analysis. Safe to run while those read the result.
+func (r *Result) Prepare() {
+	if len(r.Files) != 1 {
+		return
+	}
+	r.Files[0].File.PrepareReparse()
+	if r.refs != nil && r.Report != nil && r.refs.load() == nil {
+		r.refs.p.CompareAndSwap(nil, checker.NewRefs(r.Report))
+	}
 }
 
 // InputError is an input that could not be read: its path and why.
@@ -257,6 +287,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	r.Checked, r.SourceName = true, src.Describe()
 	if len(reports) == 1 {
 		r.Report = reports[0]
+		r.refs = &refsCell{}
 	}
 	r.finish()
 	return &r

@@ -96,7 +96,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	if opts.MaxPerCode > 0 {
 		opts.Suppressed = suppressedIfMarked(parsed.Files)
 	}
-	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs, f, src, opts)
+	rep, refs, ok, err := checker.Recheck(ctx, prev.Report, prev.refs.load(), f, src, opts)
 	switch {
 	case err != nil:
 		failed := *parsed // the syntax findings, nothing half-checked
@@ -108,7 +108,8 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	r := *parsed
 	r.Files = []File{parsed.Files[0]}
 	r.Files[0].checked = rep.Findings(f)
-	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, refs, gen
+	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, &refsCell{}, gen
+	r.refs.p.Store(refs)
 	r.finish()
 	return &r
 }

@@ -106,7 +106,7 @@ func TestIncrementalEqualsRun(t *testing.T) {
 					if ok {
 						reparsed++
 					}
-					if next.refs != nil && next.Report != nil && ok {
+					if next.refs.load() != nil && next.Report != nil && ok {
 						rechecked++
 					}
 					if grammar.HasStandIn(next.Files[0].Findings) {
@@ -318,5 +318,38 @@ func TestReparseBinaryBuffer(t *testing.T) {
 	again, _ := Reparse(got, "t.conf", text, cfg, Options{})
 	if len(codes(again)) != 0 {
 		t.Fatalf("without it: %v, want none", codes(again))
+	}
+}
+
+// TestPrepare: Prepare builds the indexes the first keystroke after a full
+// check would build, and the keystroke's analysis after it equals a
+// fresh run.
+func TestPrepare(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
+	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+	text := "a = kernel.all.load\nb = a + hinv.ncpu\nc = b * 2\n"
+	parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+	checked := Check(ctx, parsed)
+	if checked.refs.load() != nil {
+		t.Fatal("a full check built the index of uses already")
+	}
+	checked.Prepare()
+	if checked.refs.load() == nil {
+		t.Fatal("Prepare built no index of uses")
+	}
+	text = "a = kernel.all.loadx\nb = a + hinv.ncpu\nc = b * 2\n"
+	next, ok := Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
+	got := Recheck(ctx, checked, next)
+	if !ok || got.refs.load() == nil {
+		t.Fatalf("the keystroke after Prepare was not analysed incrementally (reparsed %v)", ok)
+	}
+	want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
+	if g, w := view(got), view(want); !reflect.DeepEqual(g[0], w[0]) {
+		t.Errorf("after Prepare:\n%s", viewDiff(g, w))
 	}
 }

@@ -80,6 +80,12 @@ func buildNameIndex(f *File) *nameIndex {
 	return ix
 }
 
+// PrepareReparse builds now what the first Reparse of f builds (its
+// index of names: 24 ms at 100,000 lines), for a caller with time to
+// spare, as an editor has after a document opens. Safe for concurrent
+// use.
+func (f *File) PrepareReparse() { f.names() }
+
 // names returns the file's index, building it on first use.
 func (f *File) names() *nameIndex {
 	if ix := f.nameIx.Load(); ix != nil {

@@ -419,6 +419,12 @@ func (s *server) analyse(u uri.URI, gen int) {
 	}
 	if s.docs.storeChecked(u, gen, snap) {
 		s.publish(u, gen, snap)
+		// The indexes the next keystroke would build after a full
+		// analysis (66 ms at 100,000 lines), built while the user reads.
+		go func() {
+			defer s.survive("preparing the next analysis of " + string(u))
+			snap.res.Prepare()
+		}()
 	}
 }
 
