@@ -332,7 +332,6 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		// then failed quietly): not a complete report.
 		return nil, err
 	}
-	c.listAllHeld(metrics) // none: each was listed in its turn
 	c.addStandIns()
 	for f, diags := range c.diags {
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
@@ -887,16 +886,14 @@ func (c *checkRun) diagAs(f *grammar.File, m *Metric, rg grammar.Range, sev gram
 // findings until m is checked and advised (listHeld), and capped then: a
 // metric's check may check a metric defined after it first (its operand),
 // and the findings listed must be the first of their kind in the file,
-// as the analysis
-// of an editor's buffer caps them (grammar.CapFindings), not the first
-// made.
+// as the analysis of an editor's buffer caps them (grammar.CapFindings),
+// not the first made.
 func (c *checkRun) add(f *grammar.File, m *Metric, d grammar.Diagnostic) *grammar.Diagnostic {
 	if c.opts.MaxPerCode > 0 {
-		if fc := c.capOf(f); fc.Full(f, d) {
+		if c.capOf(f).OmitIfFull(f, d) {
 			// Every finding listed is of a metric before m: m's can only
 			// be counted. (Its fixes, a "Guard it" rewrite of the whole
 			// expression each, are not made for nothing.)
-			fc.Omit(f, d)
 			c.omitted = true
 			return nil
 		}
@@ -966,13 +963,6 @@ func (c *checkRun) capOf(f *grammar.File) *grammar.FindingCap {
 		c.capped[f] = fc
 	}
 	return fc
-}
-
-// listAllHeld lists the held findings of metrics, in their order.
-func (c *checkRun) listAllHeld(metrics []*Metric) {
-	for _, m := range metrics {
-		c.listHeld(m)
-	}
 }
 
 // addStandIns lists each file's stand-ins for omitted findings.

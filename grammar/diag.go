@@ -184,10 +184,7 @@ func (c *FindingCap) OmitAt(f *File, d Diagnostic, at Pos) bool {
 			return false
 		}
 	}
-	k, isNew := c.kinds.index(&d)
-	if isNew {
-		c.listed, c.omitted = append(c.listed, 0), append(c.omitted, nil)
-	}
+	k := c.kind(&d)
 	if c.listed[k] < c.Max {
 		c.listed[k]++
 		return false
@@ -204,19 +201,26 @@ func (c *FindingCap) OmitAt(f *File, d Diagnostic, at Pos) bool {
 	return true
 }
 
-// Full reports whether Max findings of d's kind are listed already, so
-// that Omit would only count d (and count it), without counting it.
-func (c *FindingCap) Full(f *File, d Diagnostic) bool {
+// OmitIfFull counts d and reports true when Max findings of its kind are
+// listed already, so that Omit would only count it; otherwise it changes
+// nothing and reports false.
+func (c *FindingCap) OmitIfFull(f *File, d Diagnostic) bool {
 	if c.Max <= 0 {
 		return false
 	}
-	if k, isNew := c.kinds.index(&d); isNew {
-		c.listed, c.omitted = append(c.listed, 0), append(c.omitted, nil)
-		return false
-	} else if c.listed[k] < c.Max {
+	if c.listed[c.kind(&d)] < c.Max {
 		return false
 	}
-	return c.Suppressed == nil || !c.Suppressed(f, d)
+	return c.Omit(f, d)
+}
+
+// kind is the number of d's kind, counted from now on.
+func (c *FindingCap) kind(d *Diagnostic) int {
+	k, isNew := c.kinds.index(d)
+	if isNew {
+		c.listed, c.omitted = append(c.listed, 0), append(c.omitted, nil)
+	}
+	return k
 }
 
 // StandIns are the stand-ins for the omitted findings, by code and

@@ -245,21 +245,17 @@ func (r *configReader) run() {
 	}
 }
 
-// diag lists a finding and returns it (valid until the next), or only
-// counts it when Options.MaxPerCode of its kind are listed, and returns
-// nil: a fix is attached to the returned finding, never to the last one
-// listed (once, under the cap, a duplicate's removal landed on an
-// unrelated finding).
+// diag makes a finding and returns it (valid until the next), for fixes
+// to be attached to it, never to the last one listed (once, under the
+// cap, a duplicate's removal landed on an unrelated finding). Under
+// Options.MaxPerCode it is held until its line is read (listHeld).
 func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) *Diagnostic {
 	d := Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp}
-	if r.capped.Max > 0 && r.capped.Suppressed != nil {
+	if r.capped.Max > 0 {
 		// Whether a suppression comment turns it off depends on its
 		// definition, made at the end of its line (listHeld).
 		r.held = append(r.held, d)
 		return &r.held[len(r.held)-1]
-	}
-	if r.capped.Omit(r.f, d) {
-		return nil
 	}
 	r.f.Diagnostics = append(r.f.Diagnostics, d)
 	return &r.f.Diagnostics[len(r.f.Diagnostics)-1]
@@ -421,14 +417,12 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	if r.isRegistered(name) {
 		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
 		if !ln.finalLine {
-			listed := r.diag(nameRange, SeverityError, "duplicate-name",
+			dup := r.diag(nameRange, SeverityError, "duplicate-name",
 				fmt.Sprintf("derived metric %s is already defined: libpcp rejects this definition", name),
 				pcpLines(0, d.Verdict.Message))
-			if listed != nil {
-				// The whole line(s), newline included, so nothing is left behind.
-				whole := Range{Start: r.f.Pos(ln.start), End: r.f.Pos(ln.end)}
-				listed.Fixes = append(listed.Fixes, Fix{Title: "Remove this duplicate definition of " + name, Edits: []Edit{{Range: whole, NewText: ""}}})
-			}
+			// The whole line(s), newline included, so nothing is left behind.
+			whole := Range{Start: r.f.Pos(ln.start), End: r.f.Pos(ln.end)}
+			dup.Fixes = append(dup.Fixes, Fix{Title: "Remove this duplicate definition of " + name, Edits: []Edit{{Range: whole, NewText: ""}}})
 		}
 		return
 	}
