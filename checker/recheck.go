@@ -391,22 +391,31 @@ func sameDefinition(a, b *grammar.Definition) bool {
 // the change touches.
 func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos, fresh []grammar.Diagnostic) pvec.Vec[grammar.Diagnostic] {
 	diags := prev.findings[pf]
-	between := true
+	i, j, ok := changedRun(prev, diags, again, head, end)
+	if !ok {
+		// A definition checked again lies elsewhere: its findings are
+		// found by their definitions.
+		var kept []grammar.Diagnostic
+		for d := range diags.Values() {
+			at := d.Range.Start
+			if def := pf.DefinitionAtPos(at); def != nil && def.Registered && again[def.Name] {
+				continue
+			}
+			if at.Before(head) || !at.Before(end) {
+				kept = append(kept, d)
+			}
+		}
+		return pvec.Of(mergeFindings(kept, fresh))
+	}
 	for _, d := range fresh {
 		if at := d.Range.Start; at.Before(head) || !at.Before(end) {
-			between = false
-			break
+			return pvec.Of(mergeFindings(slices.Concat(diags.Slice(0, i), diags.Slice(j, diags.Len())), fresh))
 		}
 	}
-	if between {
-		if i, j, ok := changedRun(prev, diags, again, head, end); ok {
-			if i == j && len(fresh) == 0 {
-				return diags // nothing changed
-			}
-			return diags.Splice(i, j, fresh)
-		}
+	if i == j && len(fresh) == 0 {
+		return diags // nothing changed
 	}
-	return pvec.Of(mergeFindings(keptFindings(prev, pf, again, head, end), fresh))
+	return diags.Splice(i, j, fresh)
 }
 
 // changedRun is the run of diags (sorted, as a report's findings are) in
@@ -423,26 +432,6 @@ func changedRun(prev *Report, diags pvec.Vec[grammar.Diagnostic], again map[stri
 	i = diags.Search(func(d grammar.Diagnostic) bool { return !d.Range.Start.Before(head) })
 	j = max(i, diags.Search(func(d grammar.Diagnostic) bool { return !d.Range.Start.Before(end) }))
 	return i, j, true
-}
-
-// keptFindings are prev's findings of pf outside the changed lines
-// [head, end) and outside the definitions checked again.
-func keptFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos) []grammar.Diagnostic {
-	diags := prev.findings[pf]
-	if i, j, ok := changedRun(prev, diags, again, head, end); ok {
-		return slices.Concat(diags.Slice(0, i), diags.Slice(j, diags.Len()))
-	}
-	var out []grammar.Diagnostic
-	for d := range diags.Values() {
-		at := d.Range.Start
-		if def := pf.DefinitionAtPos(at); def != nil && def.Registered && again[def.Name] {
-			continue
-		}
-		if at.Before(head) || !at.Before(end) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func sortFindings(diags []grammar.Diagnostic) {
