@@ -121,15 +121,24 @@ func (r *recorder) waitFor(t *testing.T, u uri.URI, what string, cond func([]pro
 	}
 }
 
+// messageContaining reports whether a message containing s arrives
+// within a few seconds. The server sends it before the diagnostics it
+// explains, but the client's connection may hand the two to the
+// recorder in either order.
 func (r *recorder) messageContaining(s string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, m := range r.messages {
-		if strings.Contains(m, s) {
-			return true
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r.mu.Lock()
+		for _, m := range r.messages {
+			if strings.Contains(m, s) {
+				r.mu.Unlock()
+				return true
+			}
+		}
+		r.mu.Unlock()
+		if time.Now().After(deadline) {
+			return false
 		}
 	}
-	return false
 }
 
 // TestPmcdKilledAndRestarted: with pmcd gone the server keeps giving
