@@ -46,17 +46,24 @@ else
 fi
 out2=$(go test ./lsp -run '^$' -bench 'Completion100kNames|Features(1000|100000)Lines$' -benchtime 200x -benchmem)
 echo "$out" "$out2" | grep '^Benchmark'
+echo "NOTE a keystroke counts from the didChange written to the publishDiagnostics read; the benchmark client's own decoding of it (encoding/json, about 2 ms for 500 diagnostics) is left out, and printed beside it"
 echo "$out" "$out2" | awk -v rt="$rt_us" -v kind="$kind" '
 function metric(name,   i) { for (i = 1; i <= NF; i++) if ($(i) == name) return $(i-1); return "" }
+# A keystroke counts from the didChange written to the publishDiagnostics
+# read (ns-arrival); ns/op is the client loop, which also decodes each
+# publication (about 2 ms for 500 diagnostics with encoding/json: the
+# client'"'"'s work, not the server'"'"'s), printed beside it.
+function keystroke(   a) { a = metric("ns-arrival"); return a != "" ? a : $3 }
 $1 ~ "^BenchmarkKeystroke100000LinesOverCap" {
-	printf "keystroke -> diagnostics, 100,000 lines, 12,500 findings of one code:  %9.1f ms\n", $3/1e6
-	printf "RESULT keystroke_100000_overcap_ms %.3f ms\n", $3/1e6
+	printf "keystroke -> diagnostics, 100,000 lines, 12,500 findings of one code:  %9.1f ms  (client loop with its decoding %.1f ms)\n", keystroke()/1e6, $3/1e6
+	printf "RESULT keystroke_100000_overcap_ms %.3f ms\n", keystroke()/1e6
 	next
 }
 $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 	n = $1; sub("^Benchmark" kind, "", n); sub(/Lines.*/, "", n)
-	printf "keystroke -> diagnostics, %7d lines:  %9.1f ms  (%.0f libpcp metadata round trips of %.0f us)\n", n, $3/1e6, $3/1e3/rt, rt
-	printf "RESULT keystroke_%d_ms %.3f ms\n", n, $3/1e6
+	printf "keystroke -> diagnostics, %7d lines:  %9.2f ms  (%.0f libpcp metadata round trips of %.0f us; client loop with its decoding %.2f ms)\n", n, keystroke()/1e6, keystroke()/1e3/rt, rt, $3/1e6
+	printf "RESULT keystroke_%d_ms %.3f ms\n", n, keystroke()/1e6
+	printf "RESULT keystroke_client_%d_ms %.3f ms\n", n, $3/1e6
 	if ((rss = metric("MB-RSS")) != "") printf "RESULT server_rss_%d_mb %s MB\n", n, rss
 	if ((doc = metric("MB-doc")) != "") printf "RESULT document_%d_mb %s MB\n", n, doc
 }

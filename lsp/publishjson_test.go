@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -69,5 +71,69 @@ func TestDiagnosticJSONBounded(t *testing.T) {
 	}
 	if n := len(c.cur) + len(c.prev); n > 2*diagnosticJSONGeneration {
 		t.Errorf("%d findings' JSON kept, want at most %d", n, 2*diagnosticJSONGeneration)
+	}
+}
+
+// TestPublishReusesLastPublication: publishes of lists that change a
+// little each time (a finding inserted, dropped or changed, at the start,
+// the end or between; some with related information) are byte for byte
+// protocol.Marshal's, for two documents in turn, and the documents whose
+// last publication is kept stay bounded.
+func TestPublishReusesLastPublication(t *testing.T) {
+	const docs = "https://example.org/docs"
+	rng := rand.New(rand.NewPCG(1, 18))
+	finding := func(n int) grammar.Diagnostic {
+		g := grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(n), Col: 1}, End: grammar.Pos{Line: int32(n), Col: 5}},
+			Severity: grammar.Severity(1 + n%3), Code: "unknown-metric", Message: fmt.Sprint("unknown metric m", n)}
+		if n%7 == 0 {
+			g.Related = []grammar.Related{{Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 2}}, Message: "first defined here"}}
+		}
+		return g
+	}
+	lists := map[uri.URI][]grammar.Diagnostic{uri.File("/tmp/a.conf"): nil, uri.File("/tmp/b.conf"): nil}
+	var c diagnosticJSON
+	next := 0
+	for round := range 400 {
+		for u, list := range lists {
+			switch at := rng.IntN(len(list) + 1); rng.IntN(4) {
+			case 0:
+				list = slices.Insert(list, at, finding(next))
+				next++
+			case 1:
+				if at < len(list) {
+					list = slices.Delete(list, at, at+1)
+				}
+			case 2:
+				if at < len(list) {
+					list = slices.Clone(list)
+					list[at] = finding(next)
+					next++
+				}
+			}
+			lists[u] = list
+			got, err := c.publishParams(nil, u, int32(round), list, nil, docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := []protocol.Diagnostic{}
+			for _, g := range list {
+				all = append(all, toProtocolDiagnostic(u, g, docs))
+			}
+			want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("round %d, %s:\ngot  %s\nwant %s", round, u, got, want)
+			}
+		}
+	}
+	for i := range 3 * lastPublications {
+		if _, err := c.publishParams(nil, uri.File(fmt.Sprintf("/tmp/%d.conf", i)), 1, []grammar.Diagnostic{finding(1)}, nil, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.last) > lastPublications {
+		t.Errorf("the last publications of %d documents kept, want at most %d", len(c.last), lastPublications)
 	}
 }
