@@ -123,11 +123,12 @@ func checkSharedShape(t *testing.T, expr string, v pcpver.Version, want Node) {
 func checkCallAtoms(t *testing.T, expr string, v pcpver.Version, want Node) {
 	t.Helper()
 	toks := Tokens(expr, v, false)
-	e, err := participleParse(&tokenStream{toks: toks, plainCalls: true})
+	stream := &tokenStream{toks: toks, plainCalls: true}
+	e, err := participleParse(stream)
 	if err != nil {
 		t.Fatalf("%q (%v): accepted with call atoms, refused token by token: %v", expr, v, err)
 	}
-	got, err := (&builder{toks: toks}).build(e)
+	got, err := (&builder{toks: toks, spans: stream.spans}).build(e)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q (%v): tree with call atoms differs from the tree token by token (err %v):\n with %s\n without %s", expr, v, err, Format(want), Format(got))
 	}

@@ -90,10 +90,13 @@ var funcTypes = func() map[string]lexer.TokenType {
 }()
 
 // tokenStream feeds our tokens to participle. A participle token stands
-// for one or more of ours: its position's Line is the index of its first
-// token in toks and its Column the index after its last (so the tree is
-// built from our tokens, see builder); its Value is its first token's
-// text as written and its Offset that token's.
+// for one or more of ours: its position's Line is its own index in the
+// stream (Column the next), and spans[Line] the run of our tokens it
+// stands for (so the tree is built from our tokens, see builder); its
+// Value is its first token's text as written and its Offset that token's.
+// Numbering participle's tokens, not ours, lets expressions share a parse
+// whatever their atoms hold ("a", "-x.y[i]" and "rate(b)" are each one
+// Atom to participle: see Shapes).
 //
 // An atom is one participle token for what is, in operand position,
 // always an operand: prefix operators, then a metric name and its
@@ -115,19 +118,32 @@ type tokenStream struct {
 	bare bool
 	// plainCalls: no call is an atom (tests compare the trees).
 	plainCalls bool
+	// spans are the runs of our tokens of the participle tokens given so
+	// far, the end's included once it is given.
+	spans []ptSpan
 }
+
+// ptSpan is the run of our tokens, [start, end), a participle token
+// stands for.
+type ptSpan struct{ start, end int }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
 	i := s.i
 	t := s.toks[i]
 	end := i + 1
-	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: i, Column: end}}
+	k := len(s.spans)
+	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: k, Column: k + 1}}
 	bare := s.bare
 	s.bare = false
 	switch t.Kind {
 	case TokEOS:
+		if k == 0 || s.spans[k-1].start != i {
+			s.spans = append(s.spans, ptSpan{i, end})
+		} else {
+			pt.Pos.Line, pt.Pos.Column = k-1, k // the end stays the end
+		}
 		pt.Type, pt.Pos.Offset, pt.Value = lexer.EOF, t.End, ""
-		return pt, nil // the end stays the end
+		return pt, nil
 	case TokName:
 		pt.Type = ptName
 	case TokInteger, TokDouble:
@@ -172,8 +188,8 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 		case t.Kind != TokFunc:
 			end = -j // prefix operators before a "(" or a call: one token
 		}
-		pt.Pos.Column = end
 	}
+	s.spans = append(s.spans, ptSpan{i, end})
 	s.prev = s.toks[end-1].Kind
 	s.i = end
 	return pt, nil
@@ -337,7 +353,7 @@ func (b *builder) tails(e *pExpr) (operand, []tail) {
 	ops := &operands{calls: e.Calls, pcalls: e.PCalls, parens: e.Parens, pparens: e.PParens}
 	nt := 0
 	for i < len(toks) {
-		t := tail{op: toks[i].Pos.Line}
+		t := tail{op: b.spans[toks[i].Pos.Line].start}
 		quest := toks[i].Type == ptQuest
 		i++
 		if quest {
@@ -399,10 +415,11 @@ func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
 	return binary, map[string]int{"!": level("!"), "-": level("-")}
 }
 
-// builder makes the syntax tree of a parse from our tokens: each
-// participle token says which of them it stands for (tokenStream).
+// builder makes the syntax tree of a parse from our tokens: spans says
+// which of them each participle token stands for (tokenStream).
 type builder struct {
-	toks []Token
+	toks  []Token
+	spans []ptSpan
 }
 
 // ours are our tokens that the participle tokens stand for.
@@ -410,7 +427,7 @@ func (b *builder) ours(pts []lexer.Token) []Token {
 	if len(pts) == 0 {
 		return nil
 	}
-	return b.toks[pts[0].Pos.Line:pts[len(pts)-1].Pos.Column]
+	return b.toks[b.spans[pts[0].Pos.Line].start:b.spans[pts[len(pts)-1].Pos.Line].end]
 }
 
 // climber applies precedence to a pExpr's flat operand/operator list.
@@ -440,7 +457,7 @@ func (b *builder) build(e *pExpr) (Node, error) {
 }
 
 // tok is our token a participle token stands for (its first).
-func (b *builder) tok(pt lexer.Token) Token { return b.toks[pt.Pos.Line] }
+func (b *builder) tok(pt lexer.Token) Token { return b.toks[b.spans[pt.Pos.Line].start] }
 
 // span is the span of our tokens participle's stand for.
 func (b *builder) span(pts []lexer.Token) Span { return textSpan(b.ours(pts)) }
@@ -703,26 +720,30 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 			return nil, &TooDeepError{Depth: depth}
 		}
 	}
-	var keyBuf [shapeMaxTokens * 2]byte
+	var keyBuf [2*shapeMaxTokens + 2]byte
 	var key []byte
 	keyed := false
+	stream := &tokenStream{toks: toks, spans: make([]ptSpan, 0, len(toks))}
 	if shapes != nil {
-		key, keyed = shapeKey(keyBuf[:0], toks)
+		key, keyed = shapeKey(keyBuf[:0], stream)
 	}
 	e := (*pExpr)(nil)
 	if keyed {
 		e = shapes.get(key)
 	}
 	if e == nil {
+		// participle's own run of the stream (the key's may have
+		// stopped short).
+		stream = &tokenStream{toks: toks, spans: stream.spans[:0]}
 		var err error
-		if e, err = participleParse(&tokenStream{toks: toks}); err != nil {
+		if e, err = participleParse(stream); err != nil {
 			return nil, err
 		}
 		if keyed {
 			shapes.put(key, e)
 		}
 	}
-	tree, err := (&builder{toks: toks}).build(e)
+	tree, err := (&builder{toks: toks, spans: stream.spans}).build(e)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,12 @@ import (
 )
 
 // Shapes shares participle's parse between expressions of the same
-// shape: the same sequence of token kinds (and, for a function word, the
-// same family of function). What participle matches depends on nothing
-// else (tokenStream makes its tokens from the kinds alone, the text of a
-// punctuation token is fixed by its kind), and the builder reads a parse
-// only for its structure and the indexes of its tokens, taking names,
-// numbers and offsets from each expression's own tokens. So a generated
+// shape: the same sequence of participle tokens (tokenStream), each of the
+// same type and, where the grammar matches a token's text, standing for
+// the same kind of our token (shapeKey). What participle matches depends
+// on nothing else, and the builder reads a parse only for its structure and
+// the indexes of its tokens, taking names, numbers and offsets from each
+// expression's own tokens. So a generated
 // config of a million definitions of a few forms (one per disk, per
 // container) is parsed by participle a few times, and each definition
 // still gets a tree of its own. Only short expressions are remembered,
@@ -45,8 +45,8 @@ func (s *Shapes) lex(expr string, v pcpver.Version) (toks []Token, done func()) 
 }
 
 const (
-	// shapeMaxTokens is the longest expression, in tokens, remembered:
-	// long ones rarely repeat.
+	// shapeMaxTokens is the longest expression, in participle's tokens,
+	// remembered: long ones rarely repeat.
 	shapeMaxTokens = 96
 	// shapeEntries bounds the parses remembered (each a few hundred
 	// bytes to a few KB).
@@ -56,20 +56,29 @@ const (
 // NewShapes makes an empty cache of parses by shape.
 func NewShapes() *Shapes { return &Shapes{m: map[string]*pExpr{}} }
 
-// shapeKey writes the shape of toks into buf and returns it, or false
-// when the expression is too long to remember. Our token kinds and the
-// function families both fit in a byte.
-func shapeKey(buf []byte, toks []Token) ([]byte, bool) {
-	if len(toks) > shapeMaxTokens {
-		return nil, false
-	}
-	for _, t := range toks {
-		buf = append(buf, byte(t.Kind))
-		if t.Kind == TokFunc {
-			buf = append(buf, byte(funcTypes[t.Value]))
+// shapeKey runs the stream to its end, writing the shape of what
+// participle would be given into buf: each participle token's type and,
+// for punctuation and prefix operators, which the grammar matches by
+// their text ('(' or ',', matchinst's '!'), the kind of our token it
+// starts with. Everything else is matched by its type alone: an atom's
+// inside and a binary operator are the builder's to read, so "a.b + 1",
+// "-x[i] * y" and "rate(c) < 2" share a parse. It returns false when the expression
+// is too long to remember. Our token kinds and participle's token types
+// both fit in a byte.
+func shapeKey(buf []byte, s *tokenStream) ([]byte, bool) {
+	for n := 0; ; n++ {
+		if n > shapeMaxTokens {
+			return nil, false
+		}
+		pt, _ := s.Next() // never fails
+		buf = append(buf, byte(pt.Type))
+		if pt.Type == ptPunctuation || pt.Type == ptPrefix {
+			buf = append(buf, byte(s.toks[s.spans[pt.Pos.Line].start].Kind))
+		}
+		if pt.EOF() {
+			return buf, true
 		}
 	}
-	return buf, true
 }
 
 // get returns the parse remembered for a shape, or nil.
