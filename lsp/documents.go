@@ -352,7 +352,12 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 
 func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
 	u := params.TextDocument.URI
+	// Under publishing: a publish that found the document open is sent
+	// before the empty list, and none after it keeps its publication.
+	s.publishing.Lock()
 	s.docs.close(u)
+	s.diagJSON.forget(u)
+	s.publishing.Unlock()
 	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: []protocol.Diagnostic{}})
 }
 

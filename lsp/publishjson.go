@@ -249,7 +249,7 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 	}
 	switch {
 	case len(findings) == 0:
-		delete(c.last, u) // nothing to reuse (and the document may be closed)
+		delete(c.last, u) // nothing to reuse
 	default:
 		if c.last == nil {
 			c.last = map[uri.URI]*publication{}
@@ -263,4 +263,13 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 		c.last[u] = next
 	}
 	return buf, nil
+}
+
+// forget lets go of a document's last publication (it was closed).
+func (c *diagnosticJSON) forget(u uri.URI) {
+	c.lastMu.Lock()
+	defer c.lastMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.last, u)
 }

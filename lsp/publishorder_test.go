@@ -48,3 +48,35 @@ func TestSlowSyntaxPublishAfterCheck(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// TestClosedDocumentPublicationReleased: a document's last publication
+// (diagnosticJSON.last, its findings' JSON and messages) is let go when
+// the document is closed, not kept until lastPublications other
+// documents have been published.
+func TestClosedDocumentPublicationReleased(t *testing.T) {
+	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 10)}
+	s := newServer(context.Background(), rec, Options{})
+	s.notify = func(context.Context, string, any) error { return nil }
+	u := uri.File("/tmp/c.conf")
+	s.docs.open(u, 1, "a = 1 +\n")
+	started := make(chan int, 2)
+	s.docs.schedule(u, 0, func(gen int) { started <- gen })
+	gen := <-started
+	text := grammar.NewText([]byte("a = 1 +\n"))
+	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
+	res := analysis.Parse([]analysis.Input{analysis.BufferText("c.conf", text)}, analysis.Config{Version: cfg.pcp}, analysis.Options{})
+	snap := newSnapshot(cfg, u, 1, 0, text, res)
+	if len(snap.findings) == 0 {
+		t.Fatal("no findings to publish")
+	}
+	s.publish(u, gen, snap)
+	if s.diagJSON.last[u] == nil {
+		t.Fatal("the publication was not kept")
+	}
+	if err := s.DidClose(context.Background(), &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}); err != nil {
+		t.Fatal(err)
+	}
+	if s.diagJSON.last[u] != nil {
+		t.Error("the closed document's last publication is still kept")
+	}
+}
