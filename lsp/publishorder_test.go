@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,17 +19,7 @@ import (
 // is stored (sent after the checked findings, they hid them until the
 // next edit); before that they are.
 func TestSlowSyntaxPublishAfterCheck(t *testing.T) {
-	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 10)}
-	s := newServer(context.Background(), rec, Options{})
-	u := uri.File("/tmp/p.conf")
-	s.docs.open(u, 1, "a = 1 +\n")
-	started := make(chan int, 2)
-	s.docs.schedule(u, 0, func(gen int) { started <- gen })
-	gen := <-started
-	text := grammar.NewText([]byte("a = 1 +\n"))
-	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
-	res := analysis.Parse([]analysis.Input{analysis.BufferText("p.conf", text)}, analysis.Config{Version: cfg.pcp}, analysis.Options{})
-	snap := newSnapshot(cfg, u, 1, 0, text, res)
+	s, rec, u, gen, snap := analysingSyntaxError(t, "/tmp/p.conf")
 
 	s.publishSyntax(u, gen, snap) // the check is slow: sent
 	select {
@@ -54,18 +45,8 @@ func TestSlowSyntaxPublishAfterCheck(t *testing.T) {
 // the document is closed, not kept until lastPublications other
 // documents have been published.
 func TestClosedDocumentPublicationReleased(t *testing.T) {
-	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 10)}
-	s := newServer(context.Background(), rec, Options{})
+	s, _, u, gen, snap := analysingSyntaxError(t, "/tmp/c.conf")
 	s.notify = func(context.Context, string, any) error { return nil }
-	u := uri.File("/tmp/c.conf")
-	s.docs.open(u, 1, "a = 1 +\n")
-	started := make(chan int, 2)
-	s.docs.schedule(u, 0, func(gen int) { started <- gen })
-	gen := <-started
-	text := grammar.NewText([]byte("a = 1 +\n"))
-	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
-	res := analysis.Parse([]analysis.Input{analysis.BufferText("c.conf", text)}, analysis.Config{Version: cfg.pcp}, analysis.Options{})
-	snap := newSnapshot(cfg, u, 1, 0, text, res)
 	if len(snap.findings) == 0 {
 		t.Fatal("no findings to publish")
 	}
@@ -79,4 +60,22 @@ func TestClosedDocumentPublicationReleased(t *testing.T) {
 	if s.diagJSON.last[u] != nil {
 		t.Error("the closed document's last publication is still kept")
 	}
+}
+
+// analysingSyntaxError is a server with a document open at path, "a = 1
+// +", whose analysis has begun (its generation gen), and the snapshot of
+// its syntax findings; rec records what the server publishes.
+func analysingSyntaxError(t *testing.T, path string) (s *server, rec *recorder, u uri.URI, gen int, snap *snapshot) {
+	t.Helper()
+	rec = &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 10)}
+	s = newServer(context.Background(), rec, Options{})
+	u = uri.File(path)
+	s.docs.open(u, 1, "a = 1 +\n")
+	started := make(chan int, 2)
+	s.docs.schedule(u, 0, func(gen int) { started <- gen })
+	gen = <-started
+	text := grammar.NewText([]byte("a = 1 +\n"))
+	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
+	res := analysis.Parse([]analysis.Input{analysis.BufferText(filepath.Base(path), text)}, analysis.Config{Version: cfg.pcp}, analysis.Options{})
+	return s, rec, u, gen, newSnapshot(cfg, u, 1, 0, text, res)
 }
