@@ -117,3 +117,18 @@ func BenchmarkParseConfigByRelease(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSharedTrees10k is the trees of a check (TreeCache, through
+// one Shapes, as check --host builds them), lexing included.
+func BenchmarkSharedTrees10k(b *testing.B) {
+	f := ParseConfig("bench.conf", benchConfig(b), Options{Version: pcpver.V6_0_3})
+	defs := f.Definitions.All()
+	b.ReportAllocs()
+	for b.Loop() {
+		trees := NewTreeCache()
+		for _, d := range defs {
+			trees.Tree(d)
+			d.DropTree()
+		}
+	}
+}

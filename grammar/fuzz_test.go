@@ -73,6 +73,12 @@ func FuzzExpr(f *testing.F) {
 			if v.OK && err == nil && root == nil {
 				t.Fatalf("%q: nil tree", expr)
 			}
+			if err != nil {
+				// A level at a time (Shapes), the same error.
+				if _, serr := parseShared(Tokens(expr, d, false), NewShapes()); fmt.Sprint(serr) != fmt.Sprint(err) {
+					t.Fatalf("%q (%v): error %v through shared levels, %v alone", expr, d, serr, err)
+				}
+			}
 			if err == nil {
 				checkSharedShape(t, expr, d, root)
 				checkCallAtoms(t, expr, d, root)

@@ -121,6 +121,21 @@ type tokenStream struct {
 	// spans are the runs of our tokens of the participle tokens given so
 	// far, the end's included once it is given.
 	spans []ptSpan
+	// stop, when above 0, is the index of the token that stands as the
+	// end: the stream is of the tokens [i, stop), a parenthesised
+	// expression's inside or a call that came to an enclosing parse as
+	// one atom (groups).
+	stop int
+	// groups, when set, is the index of the ")" that closes each "(" of
+	// toks (-1 for one unclosed), and makes every parenthesised operand
+	// and every call (but of a name-only function) one atom to
+	// participle, except the call at keepCall: the builder parses
+	// what each holds on its own (builder.group). Participle then sees an
+	// expression one level of parentheses at a time, and expressions
+	// share far more parses (Shapes): those of a generated config differ
+	// mostly in how their levels nest.
+	groups   []int32
+	keepCall int
 }
 
 // ptSpan is the run of our tokens, [start, end), a participle token
@@ -130,6 +145,9 @@ type ptSpan struct{ start, end int }
 func (s *tokenStream) Next() (lexer.Token, error) {
 	i := s.i
 	t := s.toks[i]
+	if s.stop > 0 && i >= s.stop {
+		t = Token{Kind: TokEOS, Offset: t.Offset, End: t.Offset}
+	}
 	end := i + 1
 	k := len(s.spans)
 	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: k, Column: k + 1}}
@@ -181,12 +199,18 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	default:
 		pt.Type = ptBinOp
 	}
-	if !bare && (pt.Type == ptName || pt.Type == ptNumber || pt.Type == ptPrefix || t.Kind == TokFunc) {
+	switch {
+	case bare:
+	case pt.Type == ptName || pt.Type == ptNumber || pt.Type == ptPrefix || t.Kind == TokFunc:
 		switch j := s.atomEnd(i); {
 		case j > 0:
 			pt.Type, end = ptAtom, j
 		case t.Kind != TokFunc:
 			end = -j // prefix operators before a "(" or a call: one token
+		}
+	case t.Kind == TokLParen && s.groups != nil && s.prev != TokFunc && prefixPosition(s.prev):
+		if j := s.groupEnd(i); j > 0 {
+			pt.Type, end = ptAtom, j // a parenthesised operand
 		}
 	}
 	s.spans = append(s.spans, ptSpan{i, end})
@@ -203,6 +227,9 @@ func (s *tokenStream) atomEnd(i int) int {
 	if end == 0 && s.toks[j].Kind == TokFunc && !s.plainCalls {
 		end = s.callAtomEnd(j)
 	}
+	if end == 0 && s.groups != nil {
+		end = s.groupEnd(j)
+	}
 	if end > 0 {
 		return end
 	}
@@ -213,15 +240,21 @@ func (s *tokenStream) atomEnd(i int) int {
 // and the name (and its filter) or number after them, or 0 when no name
 // or number follows, and the index of the first token after the
 // operators.
-func (s *tokenStream) plainAtomEnd(i int) (end, j int) {
-	toks := s.toks
+func (s *tokenStream) plainAtomEnd(i int) (end, j int) { return plainAtomEnd(s.toks, i) }
+
+// plainAtomEnd is tokenStream.plainAtomEnd of toks (whose last token may
+// be any: a call atom's run, for the builder).
+func plainAtomEnd(toks []Token, i int) (end, j int) {
 	j = i
-	for toks[j].Kind == TokNot || toks[j].Kind == TokMinus { // after a prefix, "-" is one too
+	for j < len(toks) && (toks[j].Kind == TokNot || toks[j].Kind == TokMinus) { // after a prefix, "-" is one too
 		j++
+	}
+	if j == len(toks) {
+		return 0, j
 	}
 	switch toks[j].Kind {
 	case TokName:
-		if toks[j+1].Kind == TokInstName {
+		if j+1 < len(toks) && toks[j+1].Kind == TokInstName {
 			return j + 2, j
 		}
 		return j + 1, j
@@ -235,22 +268,80 @@ func (s *tokenStream) plainAtomEnd(i int) (end, j int) {
 // atom (see tokenStream), else 0. An expression function's argument must
 // be an atom without a call: "rate(avg(x))" is a call of the atom
 // avg(x), so no run of nested calls is scanned more than twice.
-func (s *tokenStream) callAtomEnd(j int) int {
-	toks := s.toks
-	if toks[j+1].Kind != TokLParen {
+func (s *tokenStream) callAtomEnd(j int) int { return simpleCallEnd(s.toks, j) }
+
+// simpleCallEnd is callAtomEnd of toks.
+func simpleCallEnd(toks []Token, j int) int {
+	if j+1 >= len(toks) || toks[j+1].Kind != TokLParen {
 		return 0
 	}
 	switch funcTypes[toks[j].Value] {
 	case ptFuncName:
-		if toks[j+2].Kind == TokName && toks[j+3].Kind == TokRParen {
+		if j+3 < len(toks) && toks[j+2].Kind == TokName && toks[j+3].Kind == TokRParen {
 			return j + 4
 		}
 	case ptFuncExpr:
-		if end, _ := s.plainAtomEnd(j + 2); end > 0 && toks[end].Kind == TokRParen {
+		if end, _ := plainAtomEnd(toks, j+2); end > 0 && end < len(toks) && toks[end].Kind == TokRParen {
 			return end + 1
 		}
 	}
 	return 0
+}
+
+// groupEnd returns the index after the parenthesised expression (and its
+// filter) or the call at token j when the stream makes it one atom
+// (groups), else 0. A call of a name-only function is either an atom
+// already (callAtomEnd) or wrong: participle is to say where.
+func (s *tokenStream) groupEnd(j int) int {
+	toks := s.toks
+	switch toks[j].Kind {
+	case TokLParen:
+		closing := int(s.groups[j])
+		if closing < 0 || (s.stop > 0 && closing >= s.stop) {
+			return 0
+		}
+		if end := closing + 1; toks[end].Kind != TokInstName || (s.stop > 0 && end >= s.stop) {
+			return end
+		}
+		return closing + 2
+	case TokFunc:
+		if j == s.keepCall || toks[j+1].Kind != TokLParen {
+			return 0
+		}
+		switch funcTypes[toks[j].Value] {
+		case ptFuncExpr, ptRescale, ptMatchinst, ptMkconst, ptNovalue:
+			if closing := int(s.groups[j+1]); closing > 0 && (s.stop == 0 || closing < s.stop) {
+				return closing + 1
+			}
+		}
+	}
+	return 0
+}
+
+// closingParens is tokenStream.groups for toks: the index of the ")"
+// that closes each "(" (-1 for one never closed, and for every other
+// token), or nil when toks have no "(".
+func closingParens(toks []Token) []int32 {
+	var groups []int32
+	var open []int32
+	for i, t := range toks {
+		switch t.Kind {
+		case TokLParen:
+			if groups == nil {
+				groups = make([]int32, len(toks))
+				for k := range groups {
+					groups[k] = -1
+				}
+			}
+			open = append(open, int32(i))
+		case TokRParen:
+			if n := len(open); n > 0 {
+				groups[open[n-1]] = int32(i)
+				open = open[:n-1]
+			}
+		}
+	}
+	return groups
 }
 
 // pExpr is an operator expression as participle sees it: a flat list of
@@ -420,6 +511,33 @@ func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
 type builder struct {
 	toks  []Token
 	spans []ptSpan
+	// shapes and groups are the parse's (parseShared): the builder parses
+	// the operands that came as atoms through them (group).
+	shapes *Shapes
+	groups []int32
+}
+
+// index is the index in b.toks of the first of toks, a run of b.toks.
+func (b *builder) index(toks []Token) int { return cap(b.toks) - cap(toks) }
+
+// group builds the tree of the tokens of a parenthesised expression's
+// inside, or of a call (keepCall: the call at their start), that came to
+// participle as one atom (tokenStream.groups): a parse of their own,
+// through the shapes.
+func (b *builder) group(toks []Token, keepCall bool) (Node, error) {
+	lo := b.index(toks)
+	// Room for a level of a few atoms: the levels inside are atoms
+	// here, so a room of len(toks) would make nested groups quadratic.
+	stream := &tokenStream{toks: b.toks, i: lo, stop: lo + len(toks), groups: b.groups, keepCall: -1,
+		spans: make([]ptSpan, 0, min(len(toks)+1, 16))}
+	if keepCall {
+		stream.keepCall = lo
+	}
+	e, err := b.shapes.parse(stream)
+	if err != nil {
+		return nil, err
+	}
+	return (&builder{toks: b.toks, spans: stream.spans, shapes: b.shapes, groups: b.groups}).build(e)
 }
 
 // ours are our tokens that the participle tokens stand for.
@@ -484,7 +602,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 			}
 		}
 		var right Node
-		if o := c.operand(c.i); t.then != nil && o.prefixes() == 0 && o.Call != nil && o.Call.Tokens[0].Type == ptNovalue {
+		if o := c.operand(c.i); t.then != nil && o.novalue() {
 			// libpcp's rule is "expr ? expr : novalue": novalue() is not
 			// an expression, so it ends the ternary, and an operator
 			// after it applies to the whole ternary.
@@ -553,6 +671,15 @@ func (o operand) prefixes() int {
 	return n
 }
 
+// novalue reports whether the operand is a call of novalue without prefix
+// operators, parsed in its expression or one atom (tokenStream.groups).
+func (o operand) novalue() bool {
+	if o.Call != nil {
+		return o.Call.Tokens[0].Type == ptNovalue && o.prefixes() == 0
+	}
+	return o.Paren == nil && o.Tokens[0].Kind == TokFunc && funcTypes[o.Tokens[0].Value] == ptNovalue
+}
+
 // primary is the operand's node without its prefix operators.
 func (b *builder) primary(o operand) (Node, error) {
 	toks := o.Tokens[o.prefixes():]
@@ -561,8 +688,18 @@ func (b *builder) primary(o operand) (Node, error) {
 	switch {
 	case o.Call != nil:
 		return b.call(o.Call)
-	case o.Paren != nil:
-		x, err := b.build(o.Paren)
+	case o.Paren != nil || toks[0].Kind == TokLParen:
+		var x Node
+		var err error
+		if o.Paren != nil {
+			x, err = b.build(o.Paren)
+		} else { // one atom (tokenStream.groups): its inside parsed apart
+			inside := toks[1 : len(toks)-1]
+			if last.Kind == TokInstName {
+				inside = toks[1 : len(toks)-2]
+			}
+			x, err = b.group(inside, false)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -580,6 +717,9 @@ func (b *builder) primary(o operand) (Node, error) {
 	case toks[0].Kind == TokInteger || toks[0].Kind == TokDouble:
 		return &Number{At: at, Text: toks[0].Text, Double: strings.Contains(toks[0].Text, ".")}, nil
 	case toks[0].Kind == TokFunc:
+		if simpleCallEnd(toks, 0) != len(toks) {
+			return b.group(toks, true) // one atom (tokenStream.groups)
+		}
 		return b.callAtom(toks)
 	}
 	return nil, fmt.Errorf("grammar: empty primary")
@@ -720,30 +860,18 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 			return nil, &TooDeepError{Depth: depth}
 		}
 	}
-	var keyBuf [2*shapeMaxTokens + 2]byte
-	var key []byte
-	keyed := false
-	stream := &tokenStream{toks: toks, spans: make([]ptSpan, 0, len(toks))}
+	var groups []int32
 	if shapes != nil {
-		key, keyed = shapeKey(keyBuf[:0], stream)
+		groups = closingParens(toks)
 	}
-	e := (*pExpr)(nil)
-	if keyed {
-		e = shapes.get(key)
+	tree, err := buildShared(toks, shapes, groups)
+	if err != nil && groups != nil {
+		// What participle refuses, or how, may depend on the levels
+		// around a group (a "(" where the grammar wants a name): the
+		// error is the one of the whole expression's parse, as without
+		// groups.
+		tree, err = buildShared(toks, shapes, nil)
 	}
-	if e == nil {
-		// participle's own run of the stream (the key's may have
-		// stopped short).
-		stream = &tokenStream{toks: toks, spans: stream.spans[:0]}
-		var err error
-		if e, err = participleParse(stream); err != nil {
-			return nil, err
-		}
-		if keyed {
-			shapes.put(key, e)
-		}
-	}
-	tree, err := (&builder{toks: toks, spans: stream.spans}).build(e)
 	if err != nil {
 		return nil, err
 	}
@@ -753,6 +881,19 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 		}
 	}
 	return tree, nil
+}
+
+// buildShared is parseShared's parse and build of the checked tokens,
+// with the atoms of groups (tokenStream.groups) when groups is set: only
+// with a Shapes, since without one to share them, parses of the levels
+// apart would only cost more.
+func buildShared(toks []Token, shapes *Shapes, groups []int32) (Node, error) {
+	stream := &tokenStream{toks: toks, spans: make([]ptSpan, 0, len(toks)), groups: groups, keepCall: -1}
+	e, err := shapes.parse(stream)
+	if err != nil {
+		return nil, err
+	}
+	return (&builder{toks: toks, spans: stream.spans, shapes: shapes, groups: stream.groups}).build(e)
 }
 
 // MaxTreeDepth is the deepest tree the parser builds. libpcp's parser

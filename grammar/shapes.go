@@ -81,6 +81,36 @@ func shapeKey(buf []byte, s *tokenStream) ([]byte, bool) {
 	}
 }
 
+// parse is participle's parse of the stream, which must not have been
+// read yet: the parse remembered for its shape, or participle's own,
+// then remembered. The stream's spans are those of the tokens parsed.
+func (s *Shapes) parse(stream *tokenStream) (*pExpr, error) {
+	var keyBuf [2*shapeMaxTokens + 2]byte
+	var key []byte
+	keyed := false
+	fresh := *stream
+	if s != nil {
+		key, keyed = shapeKey(keyBuf[:0], stream)
+	}
+	if keyed {
+		if e := s.get(key); e != nil {
+			return e, nil
+		}
+	}
+	// participle's own run of the stream (the key's may have stopped
+	// short).
+	*stream = fresh
+	stream.spans = stream.spans[:0]
+	e, err := participleParse(stream)
+	if err != nil {
+		return nil, err
+	}
+	if keyed {
+		s.put(key, e)
+	}
+	return e, nil
+}
+
 // get returns the parse remembered for a shape, or nil.
 func (s *Shapes) get(key []byte) *pExpr {
 	if s == nil {
