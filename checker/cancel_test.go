@@ -11,6 +11,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
@@ -47,6 +48,12 @@ func TestCheckCancelled(t *testing.T) {
 	if _, err := Check(ctx, []*grammar.File{f}, src, Options{Version: pcpver.Latest, FindingsOnly: true}); err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled as it ran: %v", err)
 	}
+	// A lookup that fails while the first trees are built (they start
+	// before it): the builder stops with the check.
+	f = grammar.ParseConfig("c.conf", []byte(b.String()), grammar.Options{Version: pcpver.Latest})
+	if _, err := Check(context.Background(), []*grammar.File{f}, failingLookup{src}, Options{Version: pcpver.Latest, FindingsOnly: true}); err == nil {
+		t.Errorf("a check whose lookup failed returned no error")
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -54,4 +61,11 @@ func TestCheckCancelled(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after the cancelled checks, %d before", n, before)
 	}
+}
+
+// failingLookup is a source whose name lookup fails.
+type failingLookup struct{ pmclient.Source }
+
+func (failingLookup) LookupNames(context.Context, []string) ([]pmapi.PMID, []error, error) {
+	return nil, nil, errors.New("pmcd went away")
 }

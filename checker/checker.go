@@ -280,7 +280,14 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	c.report.Metrics = pvec.Of(metrics)
+	var built <-chan int
 	if opts.FindingsOnly {
+		// Definitions of the same short text share one tree: the
+		// trees are only checked, and dropped once checked. They are
+		// built from here on, while the names are looked up.
+		buildCtx, stop := context.WithCancel(ctx)
+		defer stop() // a failed lookup leaves no builder behind
+		built = buildAhead(buildCtx, metrics, grammar.NewTreeCache())
 		// Already without repeats, in order: no second set of a
 		// million names.
 		names = wordsInOrder(metrics)
@@ -298,22 +305,19 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	// before are let go.
 	c.checking = true
 	adv := c.newAdvisor(ctx, src)
-	var built <-chan struct{}
-	if opts.FindingsOnly {
-		// Definitions of the same short text share one tree: the
-		// trees are only checked, and dropped once checked.
-		built = buildAhead(ctx, metrics, grammar.NewTreeCache())
-	}
+	builtTo := 0 // the trees of metrics[:builtTo] are built
 	for i, m := range metrics {
 		if i%cancelEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err // (buildAhead stops too)
 			}
 		}
-		if built != nil && i%treeWindow == 0 {
-			if _, ok := <-built; !ok { // this window's trees
+		for built != nil && i >= builtTo {
+			end, ok := <-built // the next window's trees
+			if !ok {
 				return nil, ctx.Err() // stopped: cancelled
 			}
+			builtTo = end
 		}
 		c.ensure(m)
 		adv.advise(m)
@@ -1120,8 +1124,15 @@ func (c *checkRun) semanticFixes(last *grammar.Diagnostic, f *grammar.File, m *M
 
 // treeWindow is how many metrics' trees a FindingsOnly check builds
 // ahead at a time: enough for the CPUs to share, few enough that the
-// trees held at once are a small part of a big config.
-const treeWindow = 4096
+// trees held at once are a small part of a big config. The first window
+// is of firstTreeWindow, and each next one twice the one before up to
+// treeWindow: the check starts on the first while the next are built (a
+// first window of 4,096 kept a 10,000-definition check waiting a fifth
+// of its time).
+const (
+	treeWindow      = 4096
+	firstTreeWindow = 256
+)
 
 // cancelEvery is how many metrics a check works through between looks at
 // its context: a newer edit in the editor cancels the check of the older
@@ -1129,17 +1140,18 @@ const treeWindow = 4096
 // check of 100,000 definitions first.
 const cancelEvery = 256
 
-// buildAhead builds the metrics' trees a window at a time, in the
-// background, at most two windows ahead of the reader of the channel,
-// which receives once per window when it is built. A tree asked for
-// before its window is built is simply built by the asker (Tree is safe
-// for concurrent use).
-func buildAhead(ctx context.Context, metrics []*Metric, trees *grammar.TreeCache) <-chan struct{} {
-	built := make(chan struct{}, 1)
+// buildAhead builds the metrics' trees a window at a time (treeWindow),
+// in the background, at most two windows ahead of the reader of the
+// channel, which receives the end of each window in metrics when it is
+// built. A tree asked for before its window is built is simply built by
+// the asker (Tree is safe for concurrent use).
+func buildAhead(ctx context.Context, metrics []*Metric, trees *grammar.TreeCache) <-chan int {
+	built := make(chan int, 1)
 	go func() {
 		defer close(built)
-		for start := 0; start < len(metrics); start += treeWindow {
-			window := metrics[start:min(start+treeWindow, len(metrics))]
+		for start, size := 0, firstTreeWindow; start < len(metrics); start, size = start+size, min(2*size, treeWindow) {
+			end := min(start+size, len(metrics))
+			window := metrics[start:end]
 			defs := make([]*grammar.Definition, len(window))
 			for k, m := range window {
 				defs[k] = m.Def
@@ -1149,7 +1161,7 @@ func buildAhead(ctx context.Context, metrics []*Metric, trees *grammar.TreeCache
 				return
 			}
 			select {
-			case built <- struct{}{}:
+			case built <- end:
 			case <-ctx.Done():
 				return
 			}
