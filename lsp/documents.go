@@ -101,13 +101,14 @@ func (d *document) finish() {
 
 // documents are the open documents, under their own lock.
 type documents struct {
-	mu   sync.Mutex
-	m    map[uri.URI]*document
-	size openSize // of the texts, told to Options.OpenDocuments
+	mu      sync.Mutex
+	m       map[uri.URI]*document
+	size    openSize // of the texts, told to Options.OpenDocuments
+	workers *workers // run the analyses (schedule)
 }
 
 func newDocuments(sized func(bytes int64)) *documents {
-	return &documents{m: map[uri.URI]*document{}, size: openSize{told: -1, tell: sized}}
+	return &documents{m: map[uri.URI]*document{}, size: openSize{told: -1, tell: sized}, workers: newWorkers()}
 }
 
 // open records a newly opened document.
@@ -190,6 +191,7 @@ func (ds *documents) close(u uri.URI) {
 func (ds *documents) stopAll() {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
+	ds.workers.stop()
 	for _, d := range ds.m {
 		if d.timer != nil {
 			d.timer.Stop()
@@ -226,7 +228,7 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 	}
 	d.cancelRun() // a newer edit wins
 	gen := d.gen
-	d.timer = time.AfterFunc(delay, func() { run(gen) })
+	d.timer = time.AfterFunc(delay, func() { ds.workers.run(func() { run(gen) }) })
 }
 
 // begin returns what the analysis of generation gen reads, and its
