@@ -4,20 +4,32 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // prefetched holds the verdicts of a file's one-line definitions, computed
-// on all CPUs before the file is read (the reader itself is sequential:
-// each line depends on the lines before it). It is a slice in file order,
-// not a map, so that it costs one small record per line and is gone once
-// the file is read.
+// on all CPUs while the file is read (the reader itself is sequential:
+// each line depends on the lines before it), a chunk of lines at a time
+// in file order, so the reader waits only when it catches up with them.
+// It is a slice in file order, not a map, so that it costs one small
+// record per line and is gone once the file is read.
 type prefetched struct {
-	lines []prefetchedLine
-	next  int // the reader's cursor: lines are asked for in file order
+	lines   []prefetchedLine
+	version pcpver.Version
+	// claimed[k] says chunk k (prefetchChunk lines from k*prefetchChunk)
+	// is being computed, by a worker or by the reader, which computes
+	// the chunk it needs itself when no worker has taken it yet; and
+	// computed[k] is closed once its verdicts are in lines.
+	claimed  []atomic.Bool
+	computed []chan struct{}
+	queue    atomic.Int64 // the next chunk for a worker to take
+	next     int          // the reader's cursor: lines are asked for in file order
 }
+
+// prefetchChunk is how many lines' verdicts a worker computes at a time.
+const prefetchChunk = 256
 
 type prefetchedLine struct {
 	start   int    // file offset of the line
@@ -36,24 +48,51 @@ func prefetchVerdicts(text string, v pcpver.Version) *prefetched {
 	// append, the list of a million definitions was copied twenty times.
 	n := 0
 	definitionLines(text, func(int, string) { n++ })
-	p := &prefetched{lines: make([]prefetchedLine, 0, n)}
+	p := &prefetched{lines: make([]prefetchedLine, 0, n), version: v}
 	definitionLines(text, func(start int, expr string) {
 		p.lines = append(p.lines, prefetchedLine{start: start, expr: expr})
 	})
-	workers := min(runtime.NumCPU(), len(p.lines)/256+1)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
+	chunks := (len(p.lines) + prefetchChunk - 1) / prefetchChunk
+	p.claimed = make([]atomic.Bool, chunks)
+	p.computed = make([]chan struct{}, chunks)
+	for k := range p.computed {
+		p.computed[k] = make(chan struct{})
+	}
+	// Workers take the chunks in file order, so the one the reader
+	// needs next is done or under way (or the reader's own, when it has
+	// caught up); a CPU is left for the reader. Each ends when the
+	// chunks are all taken, whether or not the reader reads on: bounded
+	// work.
+	for range min(max(1, runtime.NumCPU()-1), chunks) {
 		go func() {
-			defer wg.Done()
 			var vs verdictScratch
-			for i := w; i < len(p.lines); i += workers {
-				p.lines[i].verdict = vs.verdict(p.lines[i].expr, v, false)
+			for p.computeNext(&vs) {
 			}
 		}()
 	}
-	wg.Wait()
 	return p
+}
+
+// computeNext computes the next chunk in the queue not yet claimed; false
+// when none is left.
+func (p *prefetched) computeNext(vs *verdictScratch) bool {
+	k := int(p.queue.Add(1)) - 1
+	if k >= len(p.computed) {
+		return false
+	}
+	p.compute(k, vs)
+	return true
+}
+
+// compute computes the verdicts of chunk k, unless it is claimed already.
+func (p *prefetched) compute(k int, vs *verdictScratch) {
+	if !p.claimed[k].CompareAndSwap(false, true) {
+		return
+	}
+	for i := k * prefetchChunk; i < min((k+1)*prefetchChunk, len(p.lines)); i++ {
+		p.lines[i].verdict = vs.verdict(p.lines[i].expr, p.version, false)
+	}
+	close(p.computed[k])
 }
 
 // definitionLines calls each with the start and the expression of each
@@ -78,8 +117,9 @@ func definitionLines(text string, each func(start int, expr string)) {
 }
 
 // verdict returns the prefetched verdict of the expression of the line
-// starting at start, read with the matchinst flag leak.
-func (p *prefetched) verdict(start int, expr string, leak bool) (Verdict, bool) {
+// starting at start, read with the matchinst flag leak, computing its
+// chunk with vs if no worker has yet.
+func (p *prefetched) verdict(start int, expr string, leak bool, vs *verdictScratch) (Verdict, bool) {
 	if p == nil || leak {
 		return Verdict{}, false
 	}
@@ -89,6 +129,20 @@ func (p *prefetched) verdict(start int, expr string, leak bool) (Verdict, bool) 
 		p.next = sort.Search(len(p.lines), func(i int) bool { return p.lines[i].start >= start })
 	}
 	if p.next < len(p.lines) && p.lines[p.next].start == start && p.lines[p.next].expr == expr {
+		k := p.next / prefetchChunk
+		p.compute(k, vs)
+	wait:
+		for {
+			select {
+			case <-p.computed[k]:
+				break wait
+			default: // a worker has it under way: take a later one
+				if !p.computeNext(vs) {
+					<-p.computed[k]
+					break wait
+				}
+			}
+		}
 		l := p.lines[p.next]
 		p.next++
 		return l.verdict, true

@@ -427,7 +427,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	wasLeaking := r.f.Leak
-	switch v, ok := r.pre.verdict(ln.start, d.Expr, r.f.Leak); {
+	switch v, ok := r.pre.verdict(ln.start, d.Expr, r.f.Leak, &r.vs); {
 	case memo != nil:
 		d.Verdict = memo.verdict
 		memo.share(d)

@@ -1,0 +1,65 @@
+package grammar
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// TestPrefetchedVerdicts: the verdicts computed while the reader reads
+// (by the workers, or by the reader for a chunk no worker has taken, or
+// while it waits for one) are each line's own verdict, whether the reader
+// reads in order, starts at the end, or jumps back.
+func TestPrefetchedVerdicts(t *testing.T) {
+	g := exprgen.New(7, []string{"sample.long.one", "kernel.all.load", "hinv.ncpu"})
+	var b strings.Builder
+	type line struct {
+		start int
+		expr  string
+	}
+	var lines []line
+	for i := range 10*prefetchChunk + 17 {
+		if i%10 == 3 {
+			b.WriteString("# a comment = not a definition\n")
+		}
+		expr := g.Next()
+		if strings.ContainsRune(expr, '\n') {
+			continue
+		}
+		head := fmt.Sprintf("gen.m%d = ", i)
+		lines = append(lines, line{b.Len(), expr})
+		b.WriteString(head + expr + "\n")
+		lines[len(lines)-1].start = b.Len() - len(head) - len(expr) - 1
+	}
+	text := b.String()
+	for _, order := range []string{"in order", "last first", "backwards"} {
+		p := prefetchVerdicts(text, pcpver.V6_0_3)
+		idx := make([]int, len(lines))
+		for i := range idx {
+			idx[i] = i
+		}
+		switch order {
+		case "last first":
+			idx = append([]int{len(lines) - 1}, idx...)
+		case "backwards":
+			for i := range idx {
+				idx[i] = len(lines) - 1 - i
+			}
+		}
+		var vs verdictScratch
+		for _, i := range idx {
+			start := strings.LastIndexByte(text[:lines[i].start], '\n') + 1
+			got, ok := p.verdict(start, lines[i].expr, false, &vs)
+			if !ok {
+				t.Fatalf("%s: line %d (%q) not prefetched", order, i, lines[i].expr)
+			}
+			if want := LibpcpVerdict(lines[i].expr, pcpver.V6_0_3, false); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: line %d (%q): prefetched %+v, alone %+v", order, i, lines[i].expr, got, want)
+			}
+		}
+	}
+}
