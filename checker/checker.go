@@ -239,7 +239,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		// Every metric its own tree: an evaluator keeps state by node
 		// (delta's previous values), which two metrics must not share
 		// (their parses by shape they may).
-		buildTrees(ctx, registered(files), nil, grammar.NewShapes())
+		buildTrees(ctx, registered(files), nil, grammar.NewShapes(), runtime.NumCPU())
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -446,6 +446,20 @@ func (c *checkRun) ensure(m *Metric) {
 }
 
 func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
+	if c.opts.FindingsOnly {
+		if top := c.topNames(); top != nil {
+			// Only a name under one of the namespace's top-level nodes
+			// can be a metric: the others, a config's own names by the
+			// thousand (gen.m1 ... gen.m100000), are unknown without a
+			// round trip that carries them all (a tenth of a 10,000-
+			// definition check went to looking them up). Only in a
+			// check of a whole config: the editor's checks look a few
+			// new names up at a time, the others answered from its
+			// cache, and an unknown name's lookup is how it notices a
+			// pmcd that went away (TestPmcdKilledAndRestarted).
+			names = underTop(names, top)
+		}
+	}
 	found, noDesc, err := pmclient.ResolveNames(ctx, src, names)
 	for _, r := range found {
 		c.descs[r.Name] = r.Desc
@@ -455,6 +469,18 @@ func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []stri
 		c.noDesc[n] = true
 	}
 	return err
+}
+
+// underTop keeps, in place, the names whose first component is in top.
+func underTop(names []string, top map[string]bool) []string {
+	kept := names[:0]
+	for _, name := range names {
+		first, _, _ := strings.Cut(name, ".")
+		if top[first] {
+			kept = append(kept, name)
+		}
+	}
+	return kept
 }
 
 // check runs binding and semantic checks for one metric.
@@ -1129,9 +1155,15 @@ func (c *checkRun) semanticFixes(last *grammar.Diagnostic, f *grammar.File, m *M
 // treeWindow: the check starts on the first while the next are built (a
 // first window of 4,096 kept a 10,000-definition check waiting a fifth
 // of its time).
+//
+// The builder runs at most windowsAhead windows ahead of the check: four,
+// so that it keeps both CPUs busy (3,840 trees) while the check waits
+// for its metadata round trips, and a big config's trees held at once
+// stay a few windows' worth.
 const (
 	treeWindow      = 4096
 	firstTreeWindow = 256
+	windowsAhead    = 4
 )
 
 // cancelEvery is how many metrics a check works through between looks at
@@ -1141,12 +1173,12 @@ const (
 const cancelEvery = 256
 
 // buildAhead builds the metrics' trees a window at a time (treeWindow),
-// in the background, at most two windows ahead of the reader of the
-// channel, which receives the end of each window in metrics when it is
-// built. A tree asked for before its window is built is simply built by
-// the asker (Tree is safe for concurrent use).
+// in the background, at most windowsAhead windows ahead of the reader of
+// the channel, which receives the end of each window in metrics when it
+// is built. A tree asked for before its window is built is simply built
+// by the asker (Tree is safe for concurrent use).
 func buildAhead(ctx context.Context, metrics []*Metric, trees *grammar.TreeCache) <-chan int {
-	built := make(chan int, 1)
+	built := make(chan int, windowsAhead-1)
 	go func() {
 		defer close(built)
 		for start, size := 0, firstTreeWindow; start < len(metrics); start, size = start+size, min(2*size, treeWindow) {
@@ -1156,7 +1188,12 @@ func buildAhead(ctx context.Context, metrics []*Metric, trees *grammar.TreeCache
 			for k, m := range window {
 				defs[k] = m.Def
 			}
-			buildTrees(ctx, defs, trees, nil)
+			// A CPU fewer than there are: the check runs beside the
+			// builder, and is the slower of the two when they share
+			// all the CPUs (with both of two, a check of 10,000
+			// definitions waited on the builder, and the names' round
+			// trips waited on pmcd).
+			buildTrees(ctx, defs, trees, nil, max(1, runtime.NumCPU()-1))
 			if ctx.Err() != nil {
 				return
 			}
@@ -1193,11 +1230,11 @@ func registered(files []*grammar.File) []*grammar.Definition {
 	return defs
 }
 
-// buildTrees parses the definitions' syntax trees on all CPUs (the
+// buildTrees parses the definitions' syntax trees on cpus CPUs (the
 // participle parse is the costliest step of a check); through trees, if
 // not nil, a repeated short text once, else through shapes.
-func buildTrees(ctx context.Context, defs []*grammar.Definition, trees *grammar.TreeCache, shapes *grammar.Shapes) {
-	workers := min(runtime.NumCPU(), len(defs)/64+1)
+func buildTrees(ctx context.Context, defs []*grammar.Definition, trees *grammar.TreeCache, shapes *grammar.Shapes, cpus int) {
+	workers := min(cpus, len(defs)/64+1)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
