@@ -289,8 +289,23 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		defer stop() // a failed lookup leaves no builder behind
 		built = buildAhead(buildCtx, metrics, grammar.NewTreeCache())
 		// Already without repeats, in order: no second set of a
-		// million names.
-		names = wordsInOrder(metrics)
+		// million names. Only a name under one of the namespace's
+		// top-level nodes can be a metric: the others, a config's
+		// own names by the thousand (gen.m1 ... gen.m100000), are
+		// unknown without a round trip that carries them all (a
+		// tenth of a 10,000-definition check went to looking them
+		// up, and a sixth of the CPU of a 100,000-definition one to
+		// listing them). Only in a check of a whole config: the
+		// editor's checks look a few new names up at a time, the
+		// others answered from its cache, and an unknown name's
+		// lookup is how it notices a pmcd that went away
+		// (TestPmcdKilledAndRestarted). A source that cannot list
+		// its top level is asked for every name.
+		var keep func(string) bool
+		if top := c.topNames(); top != nil {
+			keep = underTop(top)
+		}
+		names = wordsInOrder(metrics, keep)
 	}
 	seen = nil
 	if err := c.lookup(ctx, src, names); err != nil {
@@ -446,20 +461,6 @@ func (c *checkRun) ensure(m *Metric) {
 }
 
 func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []string) error {
-	if c.opts.FindingsOnly {
-		if top := c.topNames(); top != nil {
-			// Only a name under one of the namespace's top-level nodes
-			// can be a metric: the others, a config's own names by the
-			// thousand (gen.m1 ... gen.m100000), are unknown without a
-			// round trip that carries them all (a tenth of a 10,000-
-			// definition check went to looking them up). Only in a
-			// check of a whole config: the editor's checks look a few
-			// new names up at a time, the others answered from its
-			// cache, and an unknown name's lookup is how it notices a
-			// pmcd that went away (TestPmcdKilledAndRestarted).
-			names = underTop(names, top)
-		}
-	}
 	found, noDesc, err := pmclient.ResolveNames(ctx, src, names)
 	for _, r := range found {
 		c.descs[r.Name] = r.Desc
@@ -471,16 +472,13 @@ func (c *checkRun) lookup(ctx context.Context, src pmclient.Source, names []stri
 	return err
 }
 
-// underTop keeps, in place, the names whose first component is in top.
-func underTop(names []string, top map[string]bool) []string {
-	kept := names[:0]
-	for _, name := range names {
+// underTop says whether a name's first component is in top: only such a
+// name can be a metric.
+func underTop(top map[string]bool) func(name string) bool {
+	return func(name string) bool {
 		first, _, _ := strings.Cut(name, ".")
-		if top[first] {
-			kept = append(kept, name)
-		}
+		return top[first]
 	}
-	return kept
 }
 
 // check runs binding and semantic checks for one metric.

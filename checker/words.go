@@ -13,8 +13,9 @@ import (
 // looked up for nothing), for a check that has no trees yet. The metrics
 // are lexed in contiguous chunks on all CPUs, each chunk listing its own
 // first appearances; joining the chunks' lists in order, without repeats,
-// gives the order of one pass over all of them.
-func wordsInOrder(metrics []*Metric) []string {
+// gives the order of one pass over all of them. When keep is not nil,
+// only the words it keeps are listed (and remembered).
+func wordsInOrder(metrics []*Metric, keep func(word string) bool) []string {
 	const minChunk = 2048
 	workers := min(runtime.NumCPU(), (len(metrics)+minChunk-1)/minChunk)
 	if workers < 1 {
@@ -28,7 +29,7 @@ func wordsInOrder(metrics []*Metric) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lists[w], seens[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))])
+			lists[w], seens[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))], keep)
 		}()
 	}
 	wg.Wait()
@@ -50,15 +51,22 @@ func wordsInOrder(metrics []*Metric) []string {
 // chunkWords is wordsInOrder for one chunk, and the set of its words. An
 // expression already lexed in the chunk adds nothing new and is not
 // lexed again (short ones are remembered: configs repeat those).
-func chunkWords(metrics []*Metric) ([]string, map[string]bool) {
+func chunkWords(metrics []*Metric, keep func(string) bool) ([]string, map[string]bool) {
 	const shortExpr = 64
 	// Sized for a new word a metric (its name; its operands are mostly
 	// names seen before): grown one at a time, the sets of a million
 	// words were rehashed again and again.
-	words := make([]string, 0, len(metrics))
-	seen := make(map[string]bool, len(metrics))
+	room := len(metrics)
+	if keep != nil {
+		room = 0 // a few operands' names
+	}
+	words := make([]string, 0, room)
+	seen := make(map[string]bool, room)
 	lexed := map[string]bool{}
 	add := func(word string) {
+		if keep != nil && !keep(word) {
+			return
+		}
 		if !seen[word] {
 			seen[word] = true
 			words = append(words, word)
