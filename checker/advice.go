@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -31,10 +32,54 @@ type suggester struct {
 	names     func() []string
 	memo      map[string][]string
 	prev, cur []int
+	// shared, when set, is what the checks of the document before this
+	// one suggested (Report.suggested).
+	shared *suggestions
 }
 
 func newSuggester(names func() []string) *suggester {
 	return &suggester{names: names, memo: map[string][]string{}}
+}
+
+// suggestions remembers "did you mean" answers from one check of a
+// document to the next (Recheck passes them on): typing in a name leaves
+// it unknown keystroke after keystroke, and each asked for a scan of the
+// whole namespace (a tenth of a keystroke's analysis, profiled). The
+// answers hold for the namespace they were computed against: its list,
+// the same slice for as long as the metadata cache keeps it.
+type suggestions struct {
+	mu    sync.Mutex
+	names []string
+	memo  map[string][]string
+}
+
+// maxSharedSuggestions bounds the answers a document's checks remember.
+const maxSharedSuggestions = 4096
+
+func (s *suggestions) get(names []string, unknown string) ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !sameList(s.names, names) {
+		return nil, false
+	}
+	out, ok := s.memo[unknown]
+	return out, ok
+}
+
+func (s *suggestions) put(names []string, unknown string, out []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !sameList(s.names, names) || s.memo == nil {
+		s.names, s.memo = names, map[string][]string{} // another namespace
+	}
+	if len(s.memo) < maxSharedSuggestions {
+		s.memo[unknown] = out
+	}
+}
+
+// sameList says whether a and b are the same slice (not merely equal).
+func sameList(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // suggest returns up to three names close to unknown, nearest first.
@@ -44,6 +89,12 @@ func (s *suggester) suggest(unknown string) []string {
 	}
 	if len(s.memo) >= maxSuggestedNames {
 		return nil
+	}
+	if s.shared != nil {
+		if out, ok := s.shared.get(s.names(), unknown); ok {
+			s.memo[unknown] = out
+			return out
+		}
 	}
 	type cand struct {
 		name string
@@ -77,6 +128,9 @@ func (s *suggester) suggest(unknown string) []string {
 		out = append(out, cands[i].name)
 	}
 	s.memo[unknown] = out
+	if s.shared != nil {
+		s.shared.put(s.names(), unknown, out)
+	}
 	return out
 }
 
@@ -190,6 +244,7 @@ func (c *checkRun) newAdvisor(ctx context.Context, src pmclient.Source) *advisor
 		instances[indom] = in
 		return in, true
 	}
+	suggest.shared = c.report.suggested
 	return &advisor{c: c, suggest: suggest, instancesOf: instancesOf}
 }
 

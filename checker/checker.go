@@ -181,6 +181,9 @@ type Report struct {
 	Version pcpver.Version
 
 	nodes sync.Map // *Metric → Nodes: NodesOf's
+	// suggested are the "did you mean" answers of this check and of the
+	// checks of the document before it (Recheck passes them on).
+	suggested *suggestions
 }
 
 // Options tune a check.
@@ -219,7 +222,7 @@ type Options struct {
 func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts Options) (*Report, error) {
 	c := &checkRun{
 		opts:      opts,
-		report:    &Report{Files: files, ByName: newMetricNamesFor(definitionCount(files)), findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version},
+		report:    &Report{Files: files, ByName: newMetricNamesFor(definitionCount(files)), findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version, suggested: &suggestions{}},
 		diags:     map[*grammar.File][]grammar.Diagnostic{},
 		descs:     map[string]pmapi.Desc{},
 		known:     map[string]bool{},

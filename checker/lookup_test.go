@@ -73,3 +73,44 @@ func TestLookupOnlyUnderTopLevel(t *testing.T) {
 		t.Errorf("findings differ: %s with the top level, %s without", findings[0], findings[1])
 	}
 }
+
+// TestSuggestionsShared: a check's "did you mean" answers serve the
+// next check of the document (Recheck passes them on) without a scan of
+// the namespace, for as long as the namespace is the same list; another
+// list is scanned afresh.
+func TestSuggestionsShared(t *testing.T) {
+	names := []string{"kernel.all.load", "kernel.all.cpu.user"}
+	shared := &suggestions{}
+	suggest := func(list []string) []string {
+		s := newSuggester(func() []string { return list })
+		s.shared = shared
+		return s.suggest("kernel.all.loadx")
+	}
+	if got := suggest(names); !slices.Equal(got, []string{"kernel.all.load"}) {
+		t.Fatalf("first check: %q", got)
+	}
+	names[0] = "zzz" // the same list: the answer is remembered, not scanned for
+	if got := suggest(names); !slices.Equal(got, []string{"kernel.all.load"}) {
+		t.Errorf("second check of the same namespace: %q, want the remembered answer", got)
+	}
+	if got := suggest(slices.Clone(names)); len(got) != 0 {
+		t.Errorf("another namespace: %q, want a scan of it (nothing close)", got)
+	}
+	// Recheck hands the answers on.
+	f := grammar.ParseConfig("c.conf", []byte("a = kernel.all.loadx\nb = hinv.ncpu\n"), grammar.Options{Version: pcpver.Latest})
+	src := pmclient.NewCache(liveMetadata(t))
+	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.Latest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := grammar.NewText([]byte("a = kernel.all.loadx\nb = hinv.ncpu + 1\n"))
+	ch := grammar.TextChange{Start: 32, OldEnd: 32, NewEnd: 36}
+	g, _ := grammar.Reparse(f, text, ch, grammar.Options{Version: pcpver.Latest})
+	again, _, ok, err := Recheck(context.Background(), rep, nil, g, src, Options{Version: pcpver.Latest})
+	if err != nil || !ok {
+		t.Fatalf("Recheck: %v, %v", ok, err)
+	}
+	if again.suggested != rep.suggested || len(rep.suggested.memo) == 0 {
+		t.Errorf("Recheck's suggestions %p, the check's %p (%d remembered): not handed on", again.suggested, rep.suggested, len(rep.suggested.memo))
+	}
+}

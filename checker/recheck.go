@@ -159,7 +159,11 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	// ByName is the earlier check's with the names of the metrics made
 	// anew layered over it.
 	rep := &Report{Files: []*grammar.File{f}, ByName: prev.ByName.layered(),
-		findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version}
+		findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version,
+		suggested: prev.suggested}
+	if rep.suggested == nil {
+		rep.suggested = &suggestions{}
+	}
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}, diags: map[*grammar.File][]grammar.Diagnostic{}}
 	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)

@@ -309,8 +309,3 @@ func capped(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File,
 	slices.SortStableFunc(out, func(a, b Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) })
 	return out
 }
-
-// HasStandIn reports whether diags have a stand-in (More > 0).
-func HasStandIn(diags []Diagnostic) bool {
-	return slices.ContainsFunc(diags, func(d Diagnostic) bool { return d.More > 0 })
-}

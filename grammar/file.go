@@ -39,6 +39,11 @@ type File struct {
 	// which of its previous version's definitions the line's replaced
 	// (ReplacedDefinitions); nil otherwise.
 	replaced *replacedDefinitions
+	// standIns says Diagnostics have a stand-in for findings past the
+	// cap (Diagnostic.More): known when they are made, rather than
+	// looked for among them on every keystroke (only a full read makes
+	// them: Reparse gives up on a file over the cap).
+	standIns bool
 }
 
 // replacedDefinitions says prev.Definitions[from:oldTo] became

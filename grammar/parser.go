@@ -30,7 +30,11 @@ import (
 // primary is a sequence of captures in its expression's struct rather
 // than a struct of its own; and positions come from the tokens each
 // struct consumed (its Tokens field) rather than from start and end
-// positions, which participle boxes one allocation each.
+// positions, which participle boxes one allocation each. With a Shapes
+// to share parses, participle sees an expression one level of
+// parentheses at a time: each parenthesised operand and each call is one
+// atom to the level around it, and what it holds is parsed apart
+// (tokenStream.groups, builder.group).
 
 // Participle token types for our TokenKinds.
 const (

@@ -74,6 +74,7 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	r.run()
 	f.Definitions = pvec.Of(r.defs)
 	if standIns := r.capped.StandIns(); len(standIns) > 0 {
+		f.standIns = true
 		f.Diagnostics = append(f.Diagnostics, standIns...)
 		sort.SliceStable(f.Diagnostics, func(i, j int) bool { return f.Diagnostics[i].Range.Start.Before(f.Diagnostics[j].Range.Start) })
 	}

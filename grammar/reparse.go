@@ -54,7 +54,7 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	if prev == nil || opts.Leak || len(opts.Registered) > 0 || opts.Version != prev.Version {
 		return nil
 	}
-	if HasStandIn(prev.Diagnostics) {
+	if prev.standIns {
 		return nil // the stand-in counts findings of other lines
 	}
 	old := prev.Text

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,9 +161,13 @@ func TestReparseEqualsParse(t *testing.T) {
 					prev := f
 					f, ok = Reparse(f, doc, ch, opts)
 					checkReplaced(t, prev, f, ok)
+					more := slices.ContainsFunc(f.Diagnostics, func(d Diagnostic) bool { return d.More > 0 })
+					if f.standIns != more {
+						t.Fatalf("step %d: standIns %v, a stand-in among the findings %v", step, f.standIns, more)
+					}
 					switch {
 					case limit > 0:
-						if HasStandIn(f.Diagnostics) {
+						if more {
 							capped++
 						}
 					default:
@@ -257,8 +262,9 @@ func TestFindingCap(t *testing.T) {
 		fmt.Fprintf(&b, "name%d\n", i) // missing "="
 	}
 	src := []byte(b.String())
-	all := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3}).Diagnostics
-	if len(all) != 30 || HasStandIn(all) {
+	uncapped := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3})
+	all := uncapped.Diagnostics
+	if len(all) != 30 || uncapped.standIns || slices.ContainsFunc(all, func(d Diagnostic) bool { return d.More > 0 }) {
 		t.Fatalf("uncapped: %d findings", len(all))
 	}
 	onLine5 := func(_ *File, d Diagnostic) bool { return d.Range.Start.Line == 5 }

@@ -12,7 +12,9 @@ import (
 // the same kind of our token (shapeKey). What participle matches depends
 // on nothing else, and the builder reads a parse only for its structure and
 // the indexes of its tokens, taking names, numbers and offsets from each
-// expression's own tokens. So a generated
+// expression's own tokens. Shapes are of one level of parentheses at a
+// time (tokenStream.groups): what a parenthesised operand or a call holds
+// is a parse of its own. So a generated
 // config of a million definitions of a few forms (one per disk, per
 // container) is parsed by participle a few times, and each definition
 // still gets a tree of its own. Only short expressions are remembered,
