@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -237,7 +238,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	c.report.Operands = c.descs
-	c.topNames = topNamesOf(ctx, src)
+	c.topNames = topNamesOf(ctx, src, &c.topTimedOut)
 	if !opts.FindingsOnly {
 		// Every metric its own tree: an evaluator keeps state by node
 		// (delta's previous values), which two metrics must not share
@@ -307,6 +308,8 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		var keep func(string) bool
 		if top := c.topNames(); top != nil {
 			keep = underTop(top)
+		} else if c.topTimedOut != nil {
+			return nil, fmt.Errorf("listing the namespace of %s: %w", src.Describe(), c.topTimedOut)
 		}
 		names = wordsInOrder(metrics, keep)
 	}
@@ -427,6 +430,9 @@ type checkRun struct {
 	// metric lies under a PCP PMDA's root: one not among them means the
 	// PMDA is not installed.
 	topNames func() map[string]bool
+	// topTimedOut is topNames' source timing out: a check of a whole
+	// config then stops, rather than wait as long again for the lookup.
+	topTimedOut error
 	// pmdaReported remembers, per file, the PMDA roots already reported
 	// missing, so each is reported once.
 	pmdaReported map[*grammar.File]map[string]int
@@ -1267,14 +1273,18 @@ func ConvFactors(v pcpver.Version) func(from, to pmapi.Units) (int64, int64, err
 
 // topNamesOf returns a function that lists the namespace's top-level
 // names, asking the source once, when first called (nil when it cannot
-// say).
-func topNamesOf(ctx context.Context, src pmclient.Source) func() map[string]bool {
+// say); a timeout asking is kept in *timedOut.
+func topNamesOf(ctx context.Context, src pmclient.Source, timedOut *error) func() map[string]bool {
 	var top map[string]bool
 	asked := false
 	return func() map[string]bool {
 		if !asked {
 			asked = true
-			if children, err := src.Children(ctx, ""); err == nil && len(children) > 0 {
+			children, err := src.Children(ctx, "")
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+				*timedOut = err
+			}
+			if err == nil && len(children) > 0 {
 				top = map[string]bool{}
 				for _, ch := range children {
 					top[ch.Name] = true

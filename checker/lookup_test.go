@@ -3,6 +3,8 @@ package checker
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,8 +19,9 @@ import (
 // noChildren it cannot list the namespace.
 type recordingSource struct {
 	pmclient.Source
-	asked      []string
-	noChildren bool
+	asked       []string
+	noChildren  bool
+	childrenErr error // what Children returns, when set
 }
 
 func (s *recordingSource) LookupNames(ctx context.Context, names []string) ([]pmapi.PMID, []error, error) {
@@ -27,6 +30,9 @@ func (s *recordingSource) LookupNames(ctx context.Context, names []string) ([]pm
 }
 
 func (s *recordingSource) Children(ctx context.Context, name string) ([]pmclient.Child, error) {
+	if s.childrenErr != nil {
+		return nil, s.childrenErr
+	}
 	if s.noChildren {
 		return nil, errors.New("cannot list the namespace")
 	}
@@ -71,6 +77,13 @@ func TestLookupOnlyUnderTopLevel(t *testing.T) {
 	}
 	if findings[0] != findings[1] {
 		t.Errorf("findings differ: %s with the top level, %s without", findings[0], findings[1])
+	}
+	// A source that times out listing its top level: the check stops
+	// there, rather than wait as long again for the lookup.
+	src := &recordingSource{Source: liveMetadata(t), childrenErr: fmt.Errorf("reading a PDU: %w", os.ErrDeadlineExceeded)}
+	f := grammar.ParseConfig("c.conf", []byte(conf), grammar.Options{Version: pcpver.Latest})
+	if _, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: pcpver.Latest, FindingsOnly: true}); !errors.Is(err, os.ErrDeadlineExceeded) || len(src.asked) > 0 {
+		t.Errorf("a source timing out: error %v, names asked %q; want the timeout and no lookup", err, src.asked)
 	}
 }
 
