@@ -238,7 +238,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		}
 	}
 	c.report.Operands = c.descs
-	c.topNames = topNamesOf(ctx, src, &c.topTimedOut)
+	c.topNames = topNamesOf(ctx, src)
 	if !opts.FindingsOnly {
 		// Every metric its own tree: an evaluator keeps state by node
 		// (delta's previous values), which two metrics must not share
@@ -306,10 +306,14 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 		// (TestPmcdKilledAndRestarted). A source that cannot list
 		// its top level is asked for every name.
 		var keep func(string) bool
-		if top := c.topNames(); top != nil {
+		top, err := c.topNames()
+		switch {
+		case top != nil:
 			keep = underTop(top)
-		} else if c.topTimedOut != nil {
-			return nil, fmt.Errorf("listing the namespace of %s: %w", src.Describe(), c.topTimedOut)
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+			// The source stopped answering: the lookup would wait as
+			// long again.
+			return nil, fmt.Errorf("listing the namespace of %s: %w", src.Describe(), err)
 		}
 		names = wordsInOrder(metrics, keep)
 	}
@@ -426,13 +430,10 @@ type checkRun struct {
 	// findings in its file's findings, for the "did you mean" advice.
 	unknownAt map[*grammar.Definition][]int
 	// topNames returns the namespace's top-level names (nil when the
-	// source cannot list them), asked for once and only when an unknown
-	// metric lies under a PCP PMDA's root: one not among them means the
-	// PMDA is not installed.
-	topNames func() map[string]bool
-	// topTimedOut is topNames' source timing out: a check of a whole
-	// config then stops, rather than wait as long again for the lookup.
-	topTimedOut error
+	// source cannot list them), asked for once: by a check of a whole
+	// config, and when an unknown metric lies under a PCP PMDA's root
+	// (one not among them means the PMDA is not installed).
+	topNames func() (map[string]bool, error)
 	// pmdaReported remembers, per file, the PMDA roots already reported
 	// missing, so each is reported once.
 	pmdaReported map[*grammar.File]map[string]int
@@ -880,7 +881,7 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 	if pmdas == "" {
 		return false
 	}
-	if top := c.topNames(); top == nil || top[root] {
+	if top, _ := c.topNames(); top == nil || top[root] {
 		return false
 	}
 	if c.pmdaReported == nil {
@@ -1272,25 +1273,23 @@ func ConvFactors(v pcpver.Version) func(from, to pmapi.Units) (int64, int64, err
 }
 
 // topNamesOf returns a function that lists the namespace's top-level
-// names, asking the source once, when first called (nil when it cannot
-// say); a timeout asking is kept in *timedOut.
-func topNamesOf(ctx context.Context, src pmclient.Source, timedOut *error) func() map[string]bool {
+// names, asking the source once, when first called: nil when it cannot
+// say, with the source's error if it failed.
+func topNamesOf(ctx context.Context, src pmclient.Source) func() (map[string]bool, error) {
 	var top map[string]bool
+	var err error
 	asked := false
-	return func() map[string]bool {
+	return func() (map[string]bool, error) {
 		if !asked {
 			asked = true
-			children, err := src.Children(ctx, "")
-			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-				*timedOut = err
-			}
-			if err == nil && len(children) > 0 {
+			var children []pmclient.Child
+			if children, err = src.Children(ctx, ""); err == nil && len(children) > 0 {
 				top = map[string]bool{}
 				for _, ch := range children {
 					top[ch.Name] = true
 				}
 			}
 		}
-		return top
+		return top, err
 	}
 }

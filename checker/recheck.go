@@ -167,7 +167,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}, diags: map[*grammar.File][]grammar.Diagnostic{}}
 	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
-	c.topNames = topNamesOf(ctx, src, &c.topTimedOut)
+	c.topNames = topNamesOf(ctx, src)
 	for _, d := range oldChanged {
 		// Still the earlier metric: the name is no longer registered (a
 		// name has at most one registered definition: libpcp refuses a

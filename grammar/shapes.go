@@ -14,10 +14,9 @@ import (
 // the indexes of its tokens, taking names, numbers and offsets from each
 // expression's own tokens. Shapes are of one level of parentheses at a
 // time (tokenStream.groups): what a parenthesised operand or a call holds
-// is a parse of its own. So a generated
-// config of a million definitions of a few forms (one per disk, per
-// container) is parsed by participle a few times, and each definition
-// still gets a tree of its own. Only short expressions are remembered,
+// is a parse of its own. So a generated config of a million definitions
+// of a few forms (one per disk, per container) is parsed by participle a
+// few times, and each definition still gets a tree of its own. Only short expressions are remembered,
 // and at most shapeEntries of them. Safe for concurrent use; a nil
 // *Shapes shares nothing.
 type Shapes struct {
@@ -64,9 +63,9 @@ func NewShapes() *Shapes { return &Shapes{m: map[string]*pExpr{}} }
 // their text ('(' or ',', matchinst's '!'), the kind of our token it
 // starts with. Everything else is matched by its type alone: an atom's
 // inside and a binary operator are the builder's to read, so "a.b + 1",
-// "-x[i] * y" and "rate(c) < 2" share a parse. It returns false when the expression
-// is too long to remember. Our token kinds and participle's token types
-// both fit in a byte.
+// "-x[i] * y" and "rate(c) < 2" share a parse. It returns false when the
+// expression is too long to remember. Our token kinds and participle's
+// token types both fit in a byte.
 func shapeKey(buf []byte, s *tokenStream) ([]byte, bool) {
 	for n := 0; ; n++ {
 		if n > shapeMaxTokens {
