@@ -113,6 +113,15 @@ func (c *lockedConn) Write(p []byte) (int, error) {
 	return c.ReadWriteCloser.Write(p)
 }
 
+// writeFrame writes one whole base-protocol frame, unless ctx is done.
+func (c *lockedConn) writeFrame(ctx context.Context, frame []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := c.Write(frame)
+	return err
+}
+
 type releaseKey struct{}
 
 // release lets the messages after a slow request (one that may wait for
@@ -149,6 +158,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)
 	srv.notify = conn.Notify
+	srv.sendFrame = locked.writeFrame
 	life := newLifecycle()
 	handler := life.handler(cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler)))
 	conn.Go(bg, handler)

@@ -1,11 +1,15 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -135,5 +139,55 @@ func TestPublishReusesLastPublication(t *testing.T) {
 	}
 	if len(c.last) > lastPublications {
 		t.Errorf("the last publications of %d documents kept, want at most %d", len(c.last), lastPublications)
+	}
+}
+
+// TestPublishFrame: the frame publish composes in place is what a client
+// reads: a Content-Length header counting the body's bytes exactly, and a
+// body that decodes as a publishDiagnostics notification whose params
+// are publishParams' bytes. Sizes around a change in the length's digits,
+// the smallest, and 500 findings (the 100,000-line keystroke's), one
+// frame after another in the same reused buffer.
+func TestPublishFrame(t *testing.T) {
+	u := uri.File("/tmp/frame.conf")
+	const docs = "https://example.org/docs"
+	var c diagnosticJSON
+	for _, n := range []int{0, 1, 2, 30, 500, 3} {
+		findings := make([]grammar.Diagnostic, n)
+		for i := range findings {
+			findings[i] = grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(i)}, End: grammar.Pos{Line: int32(i), Col: 5}},
+				Severity: grammar.SeverityError, Code: "unknown-metric", Message: fmt.Sprintf("unknown metric m%d", i)}
+		}
+		var frame []byte
+		send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
+		if err := c.publish(context.Background(), send, u, int32(n), findings, nil, docs); err != nil {
+			t.Fatal(err)
+		}
+		head, body, ok := strings.Cut(string(frame), "\r\n\r\n")
+		if !ok {
+			t.Fatalf("%d findings: no header in %.80q", n, frame)
+		}
+		length, err := strconv.Atoi(strings.TrimPrefix(head, "Content-Length: "))
+		if err != nil || !strings.HasPrefix(head, "Content-Length: ") {
+			t.Fatalf("%d findings: header %q", n, head)
+		}
+		if length != len(body) {
+			t.Fatalf("%d findings: Content-Length %d, body of %d bytes", n, length, len(body))
+		}
+		msg, err := jsonrpc2.DecodeMessage([]byte(body))
+		if err != nil {
+			t.Fatalf("%d findings: %v", n, err)
+		}
+		note, ok := msg.(*jsonrpc2.Notification)
+		if !ok || note.Method() != protocol.MethodTextDocumentPublishDiagnostics {
+			t.Fatalf("%d findings: decoded %T %+v, want a publishDiagnostics notification", n, msg, msg)
+		}
+		want, err := c.publishParams(nil, u, int32(n), findings, nil, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(note.Params()) != string(want) {
+			t.Fatalf("%d findings: params\n%s\nwant\n%s", n, note.Params(), want)
+		}
 	}
 }

@@ -103,8 +103,12 @@ type server struct {
 	client protocol.Client
 	// notify sends notifications outside the LSP's set (pcp/status).
 	notify func(ctx context.Context, method string, params any) error
-	opts   Options
-	log    *zap.Logger
+	// sendFrame writes a message the server framed itself (the
+	// publishDiagnostics it composes from cached JSON), whole and
+	// serialised with the connection's own writes.
+	sendFrame func(ctx context.Context, frame []byte) error
+	opts      Options
+	log       *zap.Logger
 	// bg is the connection's context, for work that outlives a request.
 	bg context.Context
 

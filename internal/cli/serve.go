@@ -22,6 +22,10 @@ type stdio struct {
 
 func (stdio) Close() error { return nil }
 
+// stdoutPipeSize is the pipe buffer serve asks for on its stdout: a
+// publication of several hundred findings fits whole (growPipe).
+const stdoutPipeSize = 1 << 20
+
 func runServe(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "serve", "[flags]",
 		"Speaks the Language Server Protocol on stdin/stdout, for editors. It is the\ndefault command when stdin is not a terminal. Logs go to stderr or --log-file.")
@@ -64,6 +68,9 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	atom := zap.NewAtomicLevelAt(level) // the logLevel setting changes it
 	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, atom))
 	defer logger.Sync()
+	if err := growPipe(env.Stdout, stdoutPipeSize); err != nil {
+		logger.Debug("keeping the pipe's size", zap.Error(err))
+	}
 	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))
 	err = lsp.Serve(ctx, stdio{env.Stdin, env.Stdout}, lsp.Options{Logger: logger, Level: &atom, Getenv: env.Getenv, Version: Version, MaxMessageSize: *maxMessage, DocsURL: *docsURL, OpenDocuments: env.OpenDocuments})
 	switch {
