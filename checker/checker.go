@@ -418,7 +418,7 @@ type checkRun struct {
 	descs map[string]pmapi.Desc // real metrics by name
 	// descTexts are the descriptors' texts in messages (descText).
 	descTexts map[pmapi.Desc]string
-	known map[string]bool
+	known     map[string]bool
 	// noDesc are names in the namespace without a descriptor.
 	noDesc map[string]bool
 	// mapToNovalue is "#control option_novalue=1" (PCP 7.1.1+): an
