@@ -15,7 +15,61 @@ import (
 // first appearances; joining the chunks' lists in order, without repeats,
 // gives the order of one pass over all of them. When keep is not nil,
 // only the words it keeps are listed (and remembered).
+//
+// A file whose read listed its expressions' words (grammar.File.ExprWords,
+// gathered by the verdicts' parses) is not lexed again but for the
+// definitions it did not list; its words come after the metrics' names
+// and the others', in its order. The order is one of first appearance
+// for each part: the lookup it feeds answers by name.
 func wordsInOrder(metrics []*Metric, keep func(word string) bool) []string {
+	var listedFiles []*grammar.File
+	var unlisted map[*grammar.Definition]bool
+	filesSeen := map[*grammar.File]bool{}
+	for _, m := range metrics {
+		if filesSeen[m.file] {
+			continue
+		}
+		filesSeen[m.file] = true
+		if _, un, ok := m.file.ExprWords(); ok {
+			listedFiles = append(listedFiles, m.file)
+			for _, d := range un {
+				if unlisted == nil {
+					unlisted = map[*grammar.Definition]bool{}
+				}
+				unlisted[d] = true
+			}
+		}
+	}
+	lex := func(m *Metric) bool {
+		if _, _, ok := m.file.ExprWords(); ok {
+			return unlisted[m.Def]
+		}
+		return true
+	}
+	words := metricWords(metrics, keep, lex)
+	if len(listedFiles) == 0 {
+		return words
+	}
+	seen := make(map[string]bool, len(words))
+	for _, w := range words {
+		seen[w] = true
+	}
+	for _, f := range listedFiles {
+		fw, _, _ := f.ExprWords()
+		for _, w := range fw {
+			if !seen[w] && (keep == nil || keep(w)) {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+	}
+	return words
+}
+
+// metricWords lists each metric's name and, where lex says so, the words
+// of its expression, without repeats, in order: lexed in contiguous
+// chunks on all CPUs.
+func metricWords(metrics []*Metric, keep func(word string) bool, lex func(*Metric) bool) []string {
 	const minChunk = 2048
 	workers := min(runtime.NumCPU(), (len(metrics)+minChunk-1)/minChunk)
 	if workers < 1 {
@@ -29,7 +83,7 @@ func wordsInOrder(metrics []*Metric, keep func(word string) bool) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lists[w], seens[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))], keep)
+			lists[w], seens[w] = chunkWords(metrics[min(w*per, len(metrics)):min((w+1)*per, len(metrics))], keep, lex)
 		}()
 	}
 	wg.Wait()
@@ -51,7 +105,7 @@ func wordsInOrder(metrics []*Metric, keep func(word string) bool) []string {
 // chunkWords is wordsInOrder for one chunk, and the set of its words. An
 // expression already lexed in the chunk adds nothing new and is not
 // lexed again (short ones are remembered: configs repeat those).
-func chunkWords(metrics []*Metric, keep func(string) bool) ([]string, map[string]bool) {
+func chunkWords(metrics []*Metric, keep func(string) bool, lex func(*Metric) bool) ([]string, map[string]bool) {
 	const shortExpr = 64
 	// Sized for a new word a metric (its name; its operands are mostly
 	// names seen before): grown one at a time, the sets of a million
@@ -75,6 +129,9 @@ func chunkWords(metrics []*Metric, keep func(string) bool) ([]string, map[string
 	for _, m := range metrics {
 		d := m.Def
 		add(d.Name) // to find masking real metrics
+		if !lex(m) {
+			continue
+		}
 		if len(d.Expr) <= shortExpr {
 			if lexed[d.Expr] {
 				continue

@@ -44,6 +44,31 @@ type File struct {
 	// looked for among them on every keystroke (only a full read makes
 	// them: Reparse gives up on a file over the cap).
 	standIns bool
+	// exprWords are the words of the definitions' expressions, listed
+	// by a read that prefetched verdicts; nil otherwise (ExprWords).
+	exprWords *exprWords
+}
+
+// exprWords is what File.ExprWords returns.
+type exprWords struct {
+	words    []string
+	unlisted []*Definition
+}
+
+// ExprWords returns the values of the names and strings among the tokens
+// of the file's definitions' expressions as Tokens lexes them (with
+// libpcp's matchinst flag down, as EachToken(d.Expr, f.Version, false)),
+// which the read listed while it parsed them: words, in file order,
+// repeats left in, of every definition but the unlisted ones (an
+// expression over several lines, one libpcp rejects, one read with the
+// flag up), whose words a caller must find itself. ok is false when the
+// read listed none (a small file, an editor's version of one): lex them
+// all.
+func (f *File) ExprWords() (words []string, unlisted []*Definition, ok bool) {
+	if f.exprWords == nil {
+		return nil, nil, false
+	}
+	return f.exprWords.words, f.exprWords.unlisted, true
 }
 
 // replacedDefinitions says prev.Definitions[from:oldTo] became

@@ -83,6 +83,13 @@ type scanner struct {
 	// leaked: patterns lex at the top level too (the scanner started with
 	// libpcp's flag up).
 	leaked bool
+	// pending is the "(" of a word glued to it, returned by the next
+	// call when hasPending: at most one token is ever split off. A slot,
+	// not a queue: a slice resliced from the front lost its room, and
+	// every function call in an expression allocated (25 MB of a
+	// 100,000-definition check's 300).
+	pending    Token
+	hasPending bool
 }
 
 func newScanner(src string, v pcpver.Version, flag bool) *scanner {
@@ -232,13 +239,12 @@ func scanEscaped(src string, i int, delim byte) (int, bool) {
 func isLexSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 
 // next returns the next token as libpcp would lex it with the matchinst
-// flag in the given state. Pending pieces of split tokens (a function word's
-// parenthesis) are returned first.
-func (s *scanner) next(flag bool, pending *[]Token) Token {
-	if len(*pending) > 0 {
-		t := (*pending)[0]
-		*pending = (*pending)[1:]
-		return t
+// flag in the given state. The pending piece of a split token (a function
+// word's parenthesis) is returned first.
+func (s *scanner) next(flag bool) Token {
+	if s.hasPending {
+		s.hasPending = false
+		return s.pending
 	}
 	for {
 		kind, start, end := s.lex()
@@ -252,7 +258,7 @@ func (s *scanner) next(flag bool, pending *[]Token) Token {
 		}
 		tok, split, glued := classify(kind, s.src[start:end], start, s.version)
 		if glued {
-			*pending = append(*pending, split)
+			s.pending, s.hasPending = split, true
 		}
 		return tok
 	}
@@ -392,13 +398,12 @@ func appendTokens(out []Token, src string, v pcpver.Version, flag bool) []Token 
 // tokenIter yields the tokens Tokens returns, one at a time, so a reader
 // that needs each token once (the verdict) keeps none of them.
 type tokenIter struct {
-	s       scanner
-	flag    bool
-	pending []Token
-	depth   int
-	opens   []int // depth at each open matchinst(
-	done    bool
-	eos     Token
+	s     scanner
+	flag  bool
+	depth int
+	opens []int // depth at each open matchinst(
+	done  bool
+	eos   Token
 }
 
 func newTokenIter(src string, v pcpver.Version, flag bool) *tokenIter {
@@ -409,7 +414,7 @@ func newTokenIter(src string, v pcpver.Version, flag bool) *tokenIter {
 
 // reset starts the iterator over src, keeping its buffers.
 func (it *tokenIter) reset(src string, v pcpver.Version, flag bool) {
-	*it = tokenIter{s: scanner{src: src, version: v}, flag: flag, pending: it.pending[:0], opens: it.opens[:0]}
+	*it = tokenIter{s: scanner{src: src, version: v}, flag: flag, opens: it.opens[:0]}
 	it.s.restart(0, flag)
 }
 
@@ -420,7 +425,7 @@ func (it *tokenIter) next() Token {
 		return it.eos
 	}
 	flag := it.flag
-	t := it.s.next(flag, &it.pending)
+	t := it.s.next(flag)
 	t.flag = flag
 	switch t.Kind {
 	case TokEOS:

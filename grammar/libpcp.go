@@ -41,9 +41,31 @@ type verdictScratch struct {
 	run    libpcpRun
 	toks   tokenIter
 	stacks lalr.Stacks[Token]
+	// words are the names and strings verdictWords lists; seen is a
+	// chunk's set of them (prefetched.compute).
+	words []string
+	seen  map[string]struct{}
 }
 
 func (vs *verdictScratch) verdict(expr string, v pcpver.Version, flag bool) Verdict {
+	return vs.parse(expr, v, flag, nil)
+}
+
+// verdictWords is verdict (the matchinst flag down), listing in vs.words
+// the values of the names and strings among the expression's tokens:
+// the words a check looks up (checker's wordsInOrder lexes for them).
+// complete says the list is every one Tokens would give: the parse
+// accepted the expression, having read every token as Tokens lexes it
+// (a syntax error stops it early; libpcp's flag may lex a "/" otherwise).
+func (vs *verdictScratch) verdictWords(expr string, v pcpver.Version) (out Verdict, complete bool) {
+	vs.words = vs.words[:0]
+	out = vs.parse(expr, v, false, &vs.words)
+	return out, out.OK && vs.run.scan == nil
+}
+
+// parse computes the verdict, appending to words, when not nil, the
+// names and strings among the tokens lexed as Tokens lexes them.
+func (vs *verdictScratch) parse(expr string, v pcpver.Version, flag bool, words *[]string) Verdict {
 	g := lalr.For(v.Grammar())
 	vs.toks.reset(expr, v, flag)
 	run := &vs.run
@@ -53,7 +75,7 @@ func (vs *verdictScratch) verdict(expr string, v pcpver.Version, flag bool) Verd
 		expr:    expr,
 		toks:    &vs.toks,
 		flag:    flag,
-		pending: run.pending[:0],
+		words:   words,
 	}
 	accepted, err := lalr.Parse[Token](g, run, run, &vs.stacks)
 	out := Verdict{OK: accepted && err == nil, Leak: run.flag}
@@ -79,7 +101,7 @@ type libpcpRun struct {
 	expr       string
 	toks       *tokenIter // tokens as Tokens lexes them; used while libpcp's flag agrees
 	scan       *scanner   // lexes the rest once the flag disagrees
-	pending    []Token
+	words      *[]string  // names' and strings' values read from toks, or nil
 	flag       bool
 	lastOffset int
 	lexErr     string // the last lexer error: it overrides any parser message
@@ -105,6 +127,9 @@ func (r *libpcpRun) Next() (int, Token) {
 	var t Token
 	if r.scan == nil {
 		t = r.toks.next()
+		if r.words != nil && (t.Kind == TokName || t.Kind == TokString) {
+			*r.words = append(*r.words, t.Value)
+		}
 		if t.flag != r.flag && strings.HasPrefix(t.Text, "/") {
 			// The parser's flag differs from the nesting estimate Tokens
 			// made: lex from here on as libpcp does.
@@ -113,7 +138,7 @@ func (r *libpcpRun) Next() (int, Token) {
 		}
 	}
 	if r.scan != nil {
-		t = r.scan.next(r.flag, &r.pending)
+		t = r.scan.next(r.flag)
 	}
 	r.lastOffset = t.Offset
 	sym := r.tables.terminals[t.Kind]

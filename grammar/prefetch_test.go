@@ -53,12 +53,28 @@ func TestPrefetchedVerdicts(t *testing.T) {
 		var vs verdictScratch
 		for _, i := range idx {
 			start := strings.LastIndexByte(text[:lines[i].start], '\n') + 1
-			got, ok := p.verdict(start, lines[i].expr, false, &vs)
+			got, listed, ok := p.verdict(start, lines[i].expr, false, &vs)
 			if !ok {
 				t.Fatalf("%s: line %d (%q) not prefetched", order, i, lines[i].expr)
 			}
-			if want := LibpcpVerdict(lines[i].expr, pcpver.V6_0_3, false); !reflect.DeepEqual(got, want) {
+			want := LibpcpVerdict(lines[i].expr, pcpver.V6_0_3, false)
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: line %d (%q): prefetched %+v, alone %+v", order, i, lines[i].expr, got, want)
+			}
+			if listed != want.OK && !strings.Contains(lines[i].expr, "/") {
+				t.Errorf("%s: line %d (%q): listed %v with verdict OK %v", order, i, lines[i].expr, listed, want.OK)
+			}
+			if listed {
+				// Every word the lexer gives is among its chunk's.
+				chunk := map[string]bool{}
+				for _, w := range p.words[(p.next-1)/prefetchChunk] { // the line's chunk: p.next is past it
+					chunk[w] = true
+				}
+				EachToken(lines[i].expr, pcpver.V6_0_3, false, func(tok Token) {
+					if (tok.Kind == TokName || tok.Kind == TokString) && !chunk[tok.Value] {
+						t.Fatalf("%s: line %d (%q): word %q is not among its chunk's", order, i, lines[i].expr, tok.Value)
+					}
+				})
 			}
 		}
 	}

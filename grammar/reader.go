@@ -73,6 +73,9 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
 	r.run()
 	f.Definitions = pvec.Of(r.defs)
+	if pre != nil {
+		f.exprWords = &exprWords{words: pre.computedWords(), unlisted: r.unlisted}
+	}
 	if standIns := r.capped.StandIns(); len(standIns) > 0 {
 		f.standIns = true
 		f.Diagnostics = append(f.Diagnostics, standIns...)
@@ -114,13 +117,16 @@ func (r *configReader) at(i int) byte { return r.src[i-r.srcAt] }
 
 // configReader mirrors libpcp's character loop in __dminit_configfile.
 type configReader struct {
-	f          *File
-	src        []byte // the file's bytes from srcAt on (all of them, or the line Reparse reads)
-	srcAt      int
-	text       string // the file's bytes from textAt as a string: names and expressions are substrings of it
-	textAt     int    // the offset of text in src (Reparse reads one line)
-	pos        int
-	defs       []*Definition   // the definitions read, in order
+	f      *File
+	src    []byte // the file's bytes from srcAt on (all of them, or the line Reparse reads)
+	srcAt  int
+	text   string // the file's bytes from textAt as a string: names and expressions are substrings of it
+	textAt int    // the offset of text in src (Reparse reads one line)
+	pos    int
+	defs   []*Definition // the definitions read, in order
+	// unlisted are the definitions whose words are not among the
+	// prefetch's (File.ExprWords).
+	unlisted   []*Definition
 	registered map[string]bool // names this file registers (and libpcp's own)
 	// earlier holds the names earlier files of the path registered
 	// (Options.Registered), read only: copied into registered, they made
@@ -408,6 +414,9 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	offsets := ln.offsetMap(ep)
 	d.exprBase, d.exprRuns = int32(offsets.base), offsets.more
 	r.defs = append(r.defs, d)
+	if r.pre != nil {
+		r.unlisted = append(r.unlisted, d) // until its words are found listed (below)
+	}
 	d.leaked, d.release = r.f.Leak, packVersion(r.f.Version)
 	// libpcp's report of a rejected definition, built only for one.
 	pcpLines := func(caret int, msg string) []string {
@@ -428,12 +437,15 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	wasLeaking := r.f.Leak
-	switch v, ok := r.pre.verdict(ln.start, d.Expr, r.f.Leak, &r.vs); {
+	switch v, listed, ok := r.pre.verdict(ln.start, d.Expr, r.f.Leak, &r.vs); {
 	case memo != nil:
 		d.Verdict = memo.verdict
 		memo.share(d)
 	case ok:
 		d.Verdict = v
+		if listed {
+			r.unlisted = r.unlisted[:len(r.unlisted)-1]
+		}
 	default:
 		d.Verdict = r.vs.verdict(d.Expr, r.f.Version, r.f.Leak)
 		r.memo.put(d)
