@@ -199,3 +199,25 @@ func TestReadInputsLargestLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedByPosition: in order of start, equal starts in order too; one
+// out of place anywhere is not.
+func TestSortedByPosition(t *testing.T) {
+	at := func(line, col int32) grammar.Diagnostic {
+		return grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: line, Col: col}}}
+	}
+	for _, tc := range []struct {
+		diags []grammar.Diagnostic
+		want  bool
+	}{
+		{nil, true},
+		{[]grammar.Diagnostic{at(3, 1)}, true},
+		{[]grammar.Diagnostic{at(1, 5), at(1, 5), at(1, 6), at(2, 0)}, true},
+		{[]grammar.Diagnostic{at(2, 0), at(1, 9)}, false},
+		{[]grammar.Diagnostic{at(1, 0), at(1, 2), at(1, 1)}, false},
+	} {
+		if got := sortedByPosition(tc.diags); got != tc.want {
+			t.Errorf("sortedByPosition(%v) = %v, want %v", tc.diags, got, tc.want)
+		}
+	}
+}

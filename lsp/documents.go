@@ -228,6 +228,14 @@ func (ds *documents) schedule(u uri.URI, delay time.Duration, run func(gen int))
 	}
 	d.cancelRun() // a newer edit wins
 	gen := d.gen
+	if delay <= 0 {
+		// No debounce: to a worker now. A timer of no delay woke the
+		// runtime's network poller (a system call, 20 µs a keystroke)
+		// and ran on a goroutine of its own before a worker had it.
+		d.timer = nil
+		ds.workers.run(func() { run(gen) })
+		return
+	}
 	d.timer = time.AfterFunc(delay, func() { ds.workers.run(func() { run(gen) }) })
 }
 
