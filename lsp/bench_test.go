@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
 	metasnap "github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
@@ -39,7 +39,7 @@ func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecor
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "bench"})
 	rec := &versionRecorder{versions: make(chan int32, 1000)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	b.Cleanup(func() { conn.Close(); cancel() })
 	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(settings)}); err != nil {
 		b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
 	"io"
 	"net"
 	"os"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -24,7 +24,7 @@ func sessionOpts(t *testing.T, initOptions string, opts Options) (protocol.Serve
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, opts)
 	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
 	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(initOptions)}); err != nil {
 		t.Fatalf("initialize: %v", err)

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/txtar"
 )
 
@@ -88,7 +88,7 @@ func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol
 	opts.Getenv, opts.Version = func(string) string { return "" }, "test"
 	go Serve(ctx, serverEnd, opts)
 	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
 	yes := true
 	params := &protocol.InitializeParams{Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}
@@ -220,7 +220,7 @@ func TestLiveInlayValues(t *testing.T) {
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
 	rec := &refreshRecorder{recorder: &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}, refreshes: make(chan struct{}, 1)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
 	yes := true
 	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{

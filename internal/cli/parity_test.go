@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/lsp"
 )
 
@@ -200,7 +200,7 @@ func editorFindings(t *testing.T, args []string, path string) []finding {
 		done <- lsp.Serve(ctx, serverEnd, lsp.Options{Getenv: func(string) string { return "" }, Version: "test"})
 	}()
 	rec := &publishRecorder{diags: map[uri.URI][]protocol.Diagnostic{}, seen: make(chan struct{}, 1)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, jsonrpc2.NewHeaderStream(clientEnd))
+	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	defer func() {
 		conn.Close()
 		cancel()
