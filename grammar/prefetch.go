@@ -121,32 +121,23 @@ func (p *prefetched) compute(k int, vs *verdictScratch) {
 	close(p.computed[k])
 }
 
-// computedWords are the words of the chunks computed so far, in file
-// order (each chunk's without repeats; across chunks, they repeat).
-func (p *prefetched) computedWords() []string {
+// allWords are the words of every chunk, in file order (each chunk's
+// without repeats; across chunks, they repeat), once all are computed:
+// the workers compute every chunk the reader did not, so the wait is
+// short and bounded. Lines that are not a listed definition (a duplicate,
+// one read with libpcp's flag up) add words looked up for nothing, the
+// same ones on every run.
+func (p *prefetched) allWords() []string {
 	n := 0
 	for k := range p.computed {
-		if p.done(k) {
-			n += len(p.words[k])
-		}
+		<-p.computed[k]
+		n += len(p.words[k])
 	}
 	out := make([]string, 0, n)
 	for k := range p.computed {
-		if p.done(k) {
-			out = append(out, p.words[k]...)
-		}
+		out = append(out, p.words[k]...)
 	}
 	return out
-}
-
-// done reports whether chunk k's verdicts and words are in.
-func (p *prefetched) done(k int) bool {
-	select {
-	case <-p.computed[k]:
-		return true
-	default:
-		return false
-	}
 }
 
 // definitionLines calls each with the start and the expression of each

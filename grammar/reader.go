@@ -74,7 +74,7 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	r.run()
 	f.Definitions = pvec.Of(r.defs)
 	if pre != nil {
-		f.exprWords = &exprWords{words: pre.computedWords(), unlisted: r.unlisted}
+		f.exprWords = &exprWords{words: pre.allWords(), unlisted: r.unlisted}
 	}
 	if standIns := r.capped.StandIns(); len(standIns) > 0 {
 		f.standIns = true

@@ -113,6 +113,28 @@ func (c *lockedConn) Write(p []byte) (int, error) {
 	return c.ReadWriteCloser.Write(p)
 }
 
+// frameSender writes whole frames to w until the session is over (exit,
+// or the connection done), as the connection's Notify does: nothing after.
+// A publication an analysis finishes after exit, or after the client
+// closed its end, would be written to a pipe no one reads (and SIGPIPE
+// ends a process whose stdout is a closed pipe, whatever its exit status
+// was to be).
+func frameSender(w *lockedConn, exited, done <-chan struct{}) func(context.Context, []byte) error {
+	return func(ctx context.Context, frame []byte) error {
+		select {
+		case <-exited:
+			return errSessionOver
+		case <-done:
+			return errSessionOver
+		default:
+			return w.writeFrame(ctx, frame)
+		}
+	}
+}
+
+// errSessionOver is a message not sent because the session has ended.
+var errSessionOver = errors.New("the LSP session is over")
+
 // writeFrame writes one whole base-protocol frame, unless ctx is done.
 func (c *lockedConn) writeFrame(ctx context.Context, frame []byte) error {
 	if err := ctx.Err(); err != nil {
@@ -158,8 +180,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)
 	srv.notify = conn.Notify
-	srv.sendFrame = locked.writeFrame
 	life := newLifecycle()
+	srv.sendFrame = frameSender(locked, life.exited, conn.Done())
 	handler := life.handler(cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler)))
 	conn.Go(bg, handler)
 	select {

@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -188,6 +190,37 @@ func TestPublishFrame(t *testing.T) {
 		}
 		if string(note.Params()) != string(want) {
 			t.Fatalf("%d findings: params\n%s\nwant\n%s", n, note.Params(), want)
+		}
+	}
+}
+
+// bufferConn is a ReadWriteCloser that keeps what is written.
+type bufferConn struct{ bytes.Buffer }
+
+func (*bufferConn) Close() error { return nil }
+
+// TestFrameSenderStopsWhenTheSessionIsOver: a composed frame is written
+// whole while the session lasts, and not at all after exit or once the
+// connection is done (a publication finished late must not reach a pipe
+// the client closed).
+func TestFrameSenderStopsWhenTheSessionIsOver(t *testing.T) {
+	for _, end := range []string{"exit", "connection done"} {
+		var out bufferConn
+		exited, done := make(chan struct{}), make(chan struct{})
+		send := frameSender(&lockedConn{ReadWriteCloser: &out}, exited, done)
+		if err := send(context.Background(), []byte("Content-Length: 2\r\n\r\n{}")); err != nil {
+			t.Fatal(err)
+		}
+		if end == "exit" {
+			close(exited)
+		} else {
+			close(done)
+		}
+		if err := send(context.Background(), []byte("Content-Length: 2\r\n\r\n[]")); !errors.Is(err, errSessionOver) {
+			t.Errorf("%s: sending after it: %v, want errSessionOver", end, err)
+		}
+		if got := out.String(); got != "Content-Length: 2\r\n\r\n{}" {
+			t.Errorf("%s: written %q", end, got)
 		}
 	}
 }

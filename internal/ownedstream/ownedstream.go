@@ -3,12 +3,14 @@
 // owns its bytes.
 //
 // jsonrpc2's connection reads its own header stream frame by frame into
-// one reused buffer (ReadFrame), and a call's result can be decoded from
-// it after the reader has gone on to the next frame: a code action's title
-// in a test came out as the bytes of the $/progress notification that
-// followed it, in about one run of TestMarkers in twenty. This stream has
-// no ReadFrame: the connection reads it a message at a time, each decoded
-// from a body of its own.
+// one reused buffer, and go.lsp.dev/protocol decodes some results (a
+// list of code actions) into strings that point into the bytes it is
+// given: a code action's title in a test came out as the bytes of the
+// $/progress notification read after it, in about one run of TestMarkers
+// in twenty. This stream has no raw frames: the connection reads it a
+// message at a time, each decoded from a body of its own, which the
+// decoded strings may keep. (The server reads its clients likewise: a
+// body per message.)
 package ownedstream
 
 import (
