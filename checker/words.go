@@ -23,37 +23,22 @@ import (
 // for each part: the lookup it feeds answers by name.
 func wordsInOrder(metrics []*Metric, keep func(word string) bool) []string {
 	var listedFiles []*grammar.File
-	var unlisted map[*grammar.Definition]bool
-	filesSeen := map[*grammar.File]bool{}
+	listed := map[*grammar.File]bool{} // files whose read listed their words
+	unlisted := map[*grammar.Definition]bool{}
 	for _, m := range metrics {
-		if filesSeen[m.file] {
+		if _, done := listed[m.file]; done {
 			continue
 		}
-		filesSeen[m.file] = true
-		if _, un, ok := m.file.ExprWords(); ok {
+		_, un, ok := m.file.ExprWords()
+		listed[m.file] = ok
+		if ok {
 			listedFiles = append(listedFiles, m.file)
 			for _, d := range un {
-				if unlisted == nil {
-					unlisted = map[*grammar.Definition]bool{}
-				}
 				unlisted[d] = true
 			}
 		}
 	}
-	lex := func(m *Metric) bool {
-		if _, _, ok := m.file.ExprWords(); ok {
-			return unlisted[m.Def]
-		}
-		return true
-	}
-	words := metricWords(metrics, keep, lex)
-	if len(listedFiles) == 0 {
-		return words
-	}
-	seen := make(map[string]bool, len(words))
-	for _, w := range words {
-		seen[w] = true
-	}
+	words, seen := metricWords(metrics, keep, func(m *Metric) bool { return !listed[m.file] || unlisted[m.Def] })
 	for _, f := range listedFiles {
 		fw, _, _ := f.ExprWords()
 		for _, w := range fw {
@@ -67,9 +52,9 @@ func wordsInOrder(metrics []*Metric, keep func(word string) bool) []string {
 }
 
 // metricWords lists each metric's name and, where lex says so, the words
-// of its expression, without repeats, in order: lexed in contiguous
-// chunks on all CPUs.
-func metricWords(metrics []*Metric, keep func(word string) bool, lex func(*Metric) bool) []string {
+// of its expression, without repeats, in order, and the set of them:
+// lexed in contiguous chunks on all CPUs.
+func metricWords(metrics []*Metric, keep func(word string) bool, lex func(*Metric) bool) ([]string, map[string]bool) {
 	const minChunk = 2048
 	workers := min(runtime.NumCPU(), (len(metrics)+minChunk-1)/minChunk)
 	if workers < 1 {
@@ -99,7 +84,7 @@ func metricWords(metrics []*Metric, keep func(word string) bool, lex func(*Metri
 		}
 		lists[w], seens[w] = nil, nil
 	}
-	return words
+	return words, seen
 }
 
 // chunkWords is wordsInOrder for one chunk, and the set of its words. An

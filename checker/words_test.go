@@ -72,7 +72,7 @@ func TestWordsFromTheRead(t *testing.T) {
 			t.Errorf("%s: %d of %d metrics unlisted: the read's words are not used", v, lexedAgain, len(metrics))
 		}
 		for _, keep := range []func(string) bool{nil, underTop(map[string]bool{"sample": true, "gen": true})} {
-			lexed := metricWords(metrics, keep, func(*Metric) bool { return true })
+			lexed, _ := metricWords(metrics, keep, func(*Metric) bool { return true })
 			got := map[string]bool{}
 			for _, w := range wordsInOrder(metrics, keep) {
 				if got[w] {
