@@ -399,12 +399,26 @@ check('the preview code lens shows the live value', async () => {
 });
 
 check('the quick fix replaces the misspelt metric', async () => {
-  await goTo(3, 30);
-  await command('Quick Fix...');
-  const items = await waitFor('the quick fix menu', () => {
+  // The menu is asked for up to three times: on a loaded machine the
+  // workbench once let the command go by with no menu (the diagnostic
+  // shown, the cursor on it) and waited 15 s for nothing; asked again,
+  // it opens in about a second.
+  const menuRows = () => {
     const rows = [...document.querySelectorAll('.action-widget .monaco-list-row')].map((r) => r.textContent);
     return rows.length > 0 ? rows : false;
-  });
+  };
+  let items;
+  for (let attempt = 1; !items; attempt++) {
+    await goTo(3, 30);
+    await command('Quick Fix...');
+    try {
+      items = await waitFor('the quick fix menu', menuRows, { timeout: attempt < 3 ? 6000 : 15000 });
+    } catch (err) {
+      if (attempt >= 3) {
+        throw err;
+      }
+    }
+  }
   assert.ok(items.some((t) => /Change to sample\.long\.one$/.test(t)), `no "Change to sample.long.one" among: ${items.join(' | ')}`);
   const rows = await page.$$('.action-widget .monaco-list-row');
   for (const row of rows) {
