@@ -105,10 +105,18 @@ libpcp_fetch=$(echo "$libpcp_runs" | awk 'NF' | sort -g | awk '{ l[NR] = $0 } EN
 go_out+=$(echo "$fetch_out" | grep '^BenchmarkFetch50' | sort -g -k3 | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')$'\n'
 fetch_spread=$(echo "$fetch_out" | awk '/^BenchmarkFetch50/ { printf "%s%.0f", sep, $3 / 1e3; sep = " " }')
 libpcp_spread=$(echo "$libpcp_runs" | awk 'NF { printf "%s%.0f", sep, $1 * 1e6; sep = " " }')
+# The paired ratio: each round's libpcp run over ours, the two runs next to
+# each other in time, and the median of those ratios. pmcd's speed drifts
+# over seconds by more than the two clients differ; a round's two runs
+# see nearly the same pmcd, so their ratio is mostly the clients'
+# difference, where the ratio of the two sides' separate medians can pair
+# ours in a slow second with libpcp in a quick one.
+paired=$(paste -d' ' <(echo "$fetch_spread" | tr ' ' '\n') <(echo "$libpcp_spread" | tr ' ' '\n') |
+	awk 'NF == 2 && $1 > 0 { print $2 / $1 }' | sort -g | awk '{ l[NR] = $0 } END { if (NR) print l[int((NR + 1) / 2)] }')
 pminfo_names=$(grep -c '^[^ ]' "$dir/pminfo-d.out")
 echo "$go_out" | grep '^Benchmark'
 
-echo "$go_out" | awk -v pminfo="$best_pminfo" -v one="$best_one" -v pnames="$pminfo_names" -v lib="$libpcp_fetch" -v rounds="$rounds" -v n="$n" -v fspread="$fetch_spread" -v lspread="$libpcp_spread" '
+echo "$go_out" | awk -v paired="$paired" -v pminfo="$best_pminfo" -v one="$best_one" -v pnames="$pminfo_names" -v lib="$libpcp_fetch" -v rounds="$rounds" -v n="$n" -v fspread="$fetch_spread" -v lspread="$libpcp_spread" '
 function minset(k, v) { if (!(k in best) || v < best[k]) best[k] = v }
 /^BenchmarkWholePMNSMetadata/ { minset("meta", $3); for (i = 4; i < NF; i++) if ($(i+1) == "names") names = $i; else if ($(i+1) == "allocs/op") metaAllocs = $i }
 /^BenchmarkFetch50/ { minset("fetch", $3); for (i = 4; i < NF; i++) if ($(i+1) == "values") values = $i; else if ($(i+1) == "allocs/op") fetchAllocs = $i }
@@ -121,6 +129,7 @@ END {
 	printf "pmcd fetch of %d metrics (%d values; libpcp got %d): ours %.1f us, libpcp pmFetch %.1f us, ratio %.2fx (ours/libpcp; goal <= 1), %d allocs/op\n", l[3], values, l[4], ours, theirs, ours / theirs, fetchAllocs
 	printf "  (the Python loop and ctypes calls add about %.1f us per libpcp fetch)\n", l[2] * 1e6
 	printf "  (medians of %d runs of %d fetches a side; runs in us, in order: ours %s; libpcp %s)\n", rounds, n, fspread, lspread
+	if (paired != "") printf "  (paired: the median of each round'"'"'s libpcp/ours is %.2fx; goal >= 1)\nRESULT fetch50_paired_ratio %s x\n", paired, paired
 	printf "RESULT fetch50_us %.1f us\nRESULT libpcp_fetch50_us %.1f us\nRESULT pmns_metadata_ms %.1f ms\nRESULT pminfo_d_ms %.1f ms\n", best["fetch"] / 1e3, l[1] * 1e6, best["meta"] / 1e6, pminfo / 1e6
 	printf "NOTE libpcp'"'"'s fetch is timed in a Python loop through ctypes, which adds about %.0f us a fetch to it\n", l[2] * 1e6
 }'

@@ -236,6 +236,11 @@ func build(r results) []row {
 	f, okF := r.get("fetch50_us")
 	fl, okFL := r.get("libpcp_fetch50_us")
 	rat, x, okr = ratio(fl, f, okFL, okF)
+	if p, okP := r.get("fetch50_paired_ratio"); okP {
+		// The median of the rounds' own ratios (bench/pmcd.sh): each
+		// pairs two runs next to each other in time.
+		rat, x, okr = fmt.Sprintf("%.2f× (paired; %s of the medians)", p, rat), p, true
+	}
 	met = nil
 	if okr {
 		met = boolp(x >= 1)

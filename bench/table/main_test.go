@@ -48,3 +48,32 @@ func TestTableMarksGoals(t *testing.T) {
 		t.Errorf("the table lacks a MISSED mark, an n/a or the note:\n%s", text)
 	}
 }
+
+// The fetch row goes by the paired ratio when bench/pmcd.sh gives one,
+// and shows the ratio of the two medians beside it.
+func TestFetchGoesByThePairedRatio(t *testing.T) {
+	for _, tc := range []struct {
+		paired string
+		met    bool
+	}{{"", false}, {"1.04", true}, {"0.97", false}} {
+		lines := []string{"RESULT fetch50_us 460 us", "RESULT libpcp_fetch50_us 451 us"}
+		if tc.paired != "" {
+			lines = append(lines, "RESULT fetch50_paired_ratio "+tc.paired+" x")
+		}
+		r, _, err := read(strings.NewReader(strings.Join(lines, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range build(r) {
+			if x.Measure != "fetch of 50 metrics" {
+				continue
+			}
+			if x.Met == nil || *x.Met != tc.met {
+				t.Errorf("paired %q: met = %v, want %v (row %+v)", tc.paired, x.Met, tc.met, x)
+			}
+			if tc.paired != "" && (!strings.Contains(x.Ratio, tc.paired+"×") || !strings.Contains(x.Ratio, "0.98×")) {
+				t.Errorf("paired %q: ratio %q lacks the paired ratio or the medians' 0.98×", tc.paired, x.Ratio)
+			}
+		}
+	}
+}
