@@ -107,11 +107,34 @@ type lockedConn struct {
 	mu sync.Mutex
 }
 
+// Write writes p whole, before any other message, in pieces of at most
+// writePiece bytes.
 func (c *lockedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.ReadWriteCloser.Write(p)
+	n := 0
+	for len(p) > 0 {
+		k, err := c.ReadWriteCloser.Write(p[:min(len(p), writePiece)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
 }
+
+// writePiece bounds one write to the client. Linux wakes a reader waiting
+// on an empty pipe when a write ends, so the editor starts reading a
+// 185 KB publishDiagnostics (500 findings) only once all of it is in the
+// pipe, and then copies it out while the server waits for nothing: the
+// two copies run one after the other. In pieces, the editor reads the
+// first while the server writes the next. Measured with two processes
+// over a 1 MB pipe, each idle between messages as at a keystroke: from
+// the write's start to the reader holding the whole message, 510-610 µs
+// in one write, 320-430 µs in pieces of 32 KB (24 KB and 48 KB did no
+// better).
+const writePiece = 32 << 10
 
 // frameSender writes whole frames to w until the session is over (exit,
 // or the connection done), as the connection's Notify does: nothing after.

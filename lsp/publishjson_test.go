@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -222,5 +223,54 @@ func TestFrameSenderStopsWhenTheSessionIsOver(t *testing.T) {
 		if got := out.String(); got != "Content-Length: 2\r\n\r\n{}" {
 			t.Errorf("%s: written %q", end, got)
 		}
+	}
+}
+
+// pieceConn records the length of each write it is given, taking at most
+// max bytes of one (a short write, as a socket may make), and fails the
+// write after failAfter bytes when failAfter > 0.
+type pieceConn struct {
+	bufferConn
+	writes         []int
+	max, failAfter int
+}
+
+func (c *pieceConn) Write(p []byte) (int, error) {
+	c.writes = append(c.writes, len(p))
+	p = p[:min(len(p), c.max)]
+	if c.failAfter > 0 && c.Len()+len(p) > c.failAfter {
+		n, _ := c.bufferConn.Write(p[:c.failAfter-c.Len()])
+		return n, io.ErrClosedPipe
+	}
+	return c.bufferConn.Write(p)
+}
+
+// TestWriteInPieces: a message goes to the client in writes of at most
+// writePiece bytes, in order and whole, short writes continued; a failed
+// write ends it with the bytes written counted.
+func TestWriteInPieces(t *testing.T) {
+	msg := make([]byte, 3*writePiece+100)
+	for i := range msg {
+		msg[i] = byte('a' + i%26)
+	}
+	for _, max := range []int{len(msg), writePiece / 3} {
+		out := &pieceConn{max: max}
+		n, err := (&lockedConn{ReadWriteCloser: out}).Write(msg)
+		if err != nil || n != len(msg) || !bytes.Equal(out.Bytes(), msg) {
+			t.Fatalf("short writes of %d: wrote %d of %d (%v), same bytes %v", max, n, len(msg), err, bytes.Equal(out.Bytes(), msg))
+		}
+		for _, w := range out.writes {
+			if w > writePiece {
+				t.Errorf("short writes of %d: a write of %d bytes, over %d", max, w, writePiece)
+			}
+		}
+		if max == len(msg) && len(out.writes) != 4 {
+			t.Errorf("%d writes of %d bytes, want 4: %v", len(out.writes), len(msg), out.writes)
+		}
+	}
+	out := &pieceConn{max: len(msg), failAfter: writePiece + 10}
+	n, err := (&lockedConn{ReadWriteCloser: out}).Write(msg)
+	if !errors.Is(err, io.ErrClosedPipe) || n != writePiece+10 {
+		t.Errorf("failing after %d bytes: wrote %d, %v", writePiece+10, n, err)
 	}
 }
