@@ -205,7 +205,12 @@ func generatedConfig(n int, overCap bool) string {
 }
 
 func benchKeystroke(b *testing.B, lines int, overCap bool) {
-	bin := buildServer(b)
+	// KEYSTROKE_SERVER=/path/to/pcp-derive-lsp measures that binary (an
+	// A/B comparison of builds); by default the tree's, built here.
+	bin := os.Getenv("KEYSTROKE_SERVER")
+	if bin == "" {
+		bin = buildServer(b)
+	}
 	args := []string{"serve", "--log-level", "error"}
 	if p := os.Getenv("KEYSTROKE_CPUPROFILE"); p != "" {
 		// The server's own profile (the benchmark's -cpuprofile sees only
