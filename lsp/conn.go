@@ -116,8 +116,11 @@ func (c *lockedConn) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		k, err := c.ReadWriteCloser.Write(p[:min(len(p), writePiece)])
 		n += k
-		if err != nil {
+		switch {
+		case err != nil:
 			return n, err
+		case k == 0:
+			return n, io.ErrShortWrite // a writer that takes nothing would loop forever
 		}
 		p = p[k:]
 	}

@@ -268,6 +268,10 @@ func TestWriteInPieces(t *testing.T) {
 			t.Errorf("%d writes of %d bytes, want 4: %v", len(out.writes), len(msg), out.writes)
 		}
 	}
+	stuck := &pieceConn{max: 0} // takes nothing, and says nothing is wrong
+	if n, err := (&lockedConn{ReadWriteCloser: stuck}).Write(msg); !errors.Is(err, io.ErrShortWrite) || n != 0 {
+		t.Errorf("a writer that takes nothing: wrote %d, %v; want io.ErrShortWrite", n, err)
+	}
 	out := &pieceConn{max: len(msg), failAfter: writePiece + 10}
 	n, err := (&lockedConn{ReadWriteCloser: out}).Write(msg)
 	if !errors.Is(err, io.ErrClosedPipe) || n != writePiece+10 {
