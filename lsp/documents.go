@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -374,6 +375,20 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 // schedule (re)starts the analysis of a document after delay.
 func (s *server) schedule(u uri.URI, delay time.Duration) {
 	s.docs.schedule(u, delay, func(gen int) { s.analyse(u, gen) })
+	if delay <= 0 {
+		// The analysis is a worker's now, waiting in this thread's run
+		// queue while the handler returns and its goroutine reads the
+		// next message. Yielding runs the analysis here at once, on
+		// the thread that is awake and has the edit in its cache, and
+		// the reader goes on from the other one. Otherwise the
+		// scheduler woke the idle thread for the analysis: 70 to 100 µs
+		// of every keystroke (five interleaved runs of 300 keystrokes
+		// each way, medians: 277 → 226 µs at 1,000 lines, 643 → 574 µs
+		// at 100,000). The reader is not held up for long: the other
+		// thread takes it, and with one thread, a check is preempted
+		// within 10 ms and looks at its context every 256 metrics.
+		runtime.Gosched()
+	}
 }
 
 // reanalyseAll re-checks every open document now (new settings, or the
