@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -41,10 +42,12 @@ type diagnosticJSON struct {
 	// lastMu makes appendFindings one at a time: a publication it reads
 	// may become the spare of another.
 	lastMu sync.Mutex
-	// bufs are the buffers of the params, reused once sent (the
-	// connection copies them into its message): 250 KB a keystroke at
-	// 500 findings.
-	bufs sync.Pool
+	// free are frames no publication owns, for the next publishes (at
+	// most maxFreeFrames): a frame is 250 KB at 500 findings. Not a
+	// sync.Pool, which may drop what it is given: the test that bounds
+	// a publication's allocation runs under -race, where it drops a
+	// share on purpose.
+	free [][]byte
 }
 
 // diagnosticKey is what a cached finding's JSON depends on.
@@ -63,8 +66,13 @@ type publication struct {
 	// related marks findings with related information, whose JSON is
 	// not a function of their key: never reused.
 	related []bool
-	json    []byte
-	ends    []int
+	// json is a run of the frame it was sent in, whose buffer (frame,
+	// from its start) the publication owns until the next one replaces
+	// it: copying 150 KB of findings out of the frame was a third of a
+	// publish at 500 findings.
+	json  []byte
+	frame []byte
+	ends  []int
 }
 
 func (p *publication) start(i int) int {
@@ -141,20 +149,44 @@ func appendMarshal(buf []byte, v any) ([]byte, error) {
 // twice more (into its message, then behind the header it measured), and
 // each keystroke's publication went through three such buffers.
 func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) error {
-	bp, _ := c.bufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
+	c.mu.Lock()
+	var buf []byte
+	if n := len(c.free); n > 0 {
+		buf, c.free = c.free[n-1], c.free[:n-1]
 	}
-	buf := append((*bp)[:0], make([]byte, frameHeaderRoom)...)
+	c.mu.Unlock()
+	buf = append(buf[:0], make([]byte, frameHeaderRoom)...)
 	buf = append(buf, publishEnvelope...)
 	buf, err := c.publishParams(buf, u, version, findings, extra, docsURL)
 	if err == nil {
 		buf = append(buf, '}')
 		err = send(ctx, frameAround(buf, frameHeaderRoom))
 	}
-	*bp = buf[:0]
-	c.bufs.Put(bp)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.last[u]; p == nil || unsafe.SliceData(p.frame) != unsafe.SliceData(buf) {
+		c.freeFrame(buf) // not the one the last publication keeps
+	}
 	return err
+}
+
+// maxFreeFrames bounds the frames kept free: a publish takes one, and
+// the publication it replaces gives one back.
+const maxFreeFrames = 2
+
+// freeFrame keeps buf for a later publish, unless enough are kept. The
+// caller holds mu.
+func (c *diagnosticJSON) freeFrame(buf []byte) {
+	if buf != nil && len(c.free) < maxFreeFrames {
+		c.free = append(c.free, buf[:0])
+	}
+}
+
+// release frees the frame a replaced publication owned, once nothing
+// reads its JSON. The caller holds mu.
+func (c *diagnosticJSON) release(p *publication) {
+	c.freeFrame(p.frame)
+	p.json, p.frame = nil, nil
 }
 
 // publishEnvelope is the start of a publishDiagnostics notification's
@@ -251,16 +283,20 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 			next.ends[first+k] = old.ends[oldFirst+k] + shift
 		}
 	}
-	next.json = append(next.json[:0], buf[base:]...)
+	// The JSON stays where it is, in the frame (capped, so that what
+	// the frame appends next cannot reach into it).
+	next.json, next.frame = buf[base:len(buf):len(buf)], buf[:0]
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old != nil && c.last[u] == old {
 		clear(old.keys) // no messages kept alive by the spare
+		c.release(old)
 		c.spare = old
 	}
 	switch {
 	case len(findings) == 0:
 		delete(c.last, u) // nothing to reuse
+		next.json, next.frame = nil, nil
 	default:
 		if c.last == nil {
 			c.last = map[uri.URI]*publication{}

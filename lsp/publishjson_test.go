@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,5 +277,98 @@ func TestWriteInPieces(t *testing.T) {
 	n, err := (&lockedConn{ReadWriteCloser: out}).Write(msg)
 	if !errors.Is(err, io.ErrClosedPipe) || n != writePiece+10 {
 		t.Errorf("failing after %d bytes: wrote %d, %v", writePiece+10, n, err)
+	}
+}
+
+// TestPublishKeepsItsFrame: the last publication's JSON stays in the frame
+// it was sent in, and the frame is reused only once a newer publication
+// has replaced it. Keystrokes through publish, each changing one finding
+// of 500 (at the start, the middle, the end) and sometimes adding extra
+// diagnostics large enough to move the frame after the findings were
+// composed: every frame sent is what protocol.Marshal makes of the whole
+// list, so no frame was overwritten while its JSON was still read.
+func TestPublishKeepsItsFrame(t *testing.T) {
+	u := uri.File("/tmp/keystrokes.conf")
+	const docs = "https://example.org/docs"
+	findings := make([]grammar.Diagnostic, 500)
+	for i := range findings {
+		findings[i] = grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(2 * i)}, End: grammar.Pos{Line: int32(2 * i), Col: 7}},
+			Severity: grammar.SeverityWarning, Code: "attr-undefined-metric", Message: fmt.Sprintf("metric m%d is not defined before this line", i)}
+	}
+	big := []protocol.Diagnostic{{Message: protocol.String(strings.Repeat("fleet ", 60_000)), Severity: protocol.DiagnosticSeverityInformation}}
+	var c diagnosticJSON
+	var frame []byte
+	send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
+	for round := range 40 {
+		findings = slices.Clone(findings) // a snapshot's list is never changed
+		at := []int{0, 250, len(findings) - 1, 123}[round%4]
+		findings[at].Message = fmt.Sprintf("round %d: metric m%d is not defined before this line", round, at)
+		var extra []protocol.Diagnostic
+		if round%5 == 2 {
+			extra = big
+		}
+		if round%9 == 8 {
+			findings = findings[:len(findings)-1]
+		}
+		if err := c.publish(context.Background(), send, u, int32(round), findings, extra, docs); err != nil {
+			t.Fatal(err)
+		}
+		all := make([]protocol.Diagnostic, 0, len(findings)+len(extra))
+		for _, g := range findings {
+			all = append(all, toProtocolDiagnostic(u, g, docs))
+		}
+		want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: append(all, extra...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, _ := strings.Cut(string(frame), "\r\n\r\n")
+		msg, err := jsonrpc2.DecodeMessage([]byte(body))
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got := msg.(*jsonrpc2.Notification).Params(); string(got) != string(want) {
+			t.Fatalf("round %d: params differ from protocol.Marshal's (%d and %d bytes)", round, len(got), len(want))
+		}
+	}
+}
+
+// TestPublishAllocatesWhatChanged: a keystroke's publication of 500
+// findings, one of them changed, allocates a small part of their JSON
+// (about 150 KB): the frames are reused and the findings' JSON is not
+// copied out of them. It runs under -race too, which is why the frames are
+// not a sync.Pool's.
+func TestPublishAllocatesWhatChanged(t *testing.T) {
+	u := uri.File("/tmp/alloc.conf")
+	const docs = "https://example.org/docs"
+	findings := make([]grammar.Diagnostic, 500)
+	for i := range findings {
+		findings[i] = grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(2 * i)}, End: grammar.Pos{Line: int32(2 * i), Col: 7}},
+			Severity: grammar.SeverityWarning, Code: "attr-undefined-metric", Message: fmt.Sprintf("metric m%d is not defined before this line", i)}
+	}
+	typed := slices.Clone(findings)
+	typed[250].Message = "unknown metric kernel.all.loadx"
+	var c diagnosticJSON
+	send := func(context.Context, []byte) error { return nil }
+	lists := [][]grammar.Diagnostic{findings, typed}
+	round := 0
+	publish := func() {
+		if err := c.publish(context.Background(), send, u, int32(round), lists[round%2], nil, docs); err != nil {
+			t.Fatal(err)
+		}
+		round++
+	}
+	for range 4 { // the cache and the frames warm
+		publish()
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const keystrokes = 50
+	for range keystrokes {
+		publish()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / keystrokes; per > 16<<10 {
+		t.Errorf("a publication of 500 findings, one changed, allocated %d bytes; want at most 16 KiB", per)
 	}
 }
