@@ -130,7 +130,7 @@ func (a *Archive) ReplayFrom(ctx context.Context, t time.Time) error {
 	if a.replay != nil {
 		a.replay.close()
 	}
-	a.replay = &replayer{a: a, vol: pos.volume - 1, skipTo: pos.offset}
+	a.replay = &replayer{a: a, vol: pos.volume - 1, skipTo: pos.offset, forward: true, origin: t}
 	a.replayAt = t
 	return nil
 }

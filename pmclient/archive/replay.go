@@ -36,10 +36,24 @@ type replayer struct {
 	// returns, again and again.
 	dec wire.Decoder
 	rec Record
+	// forward: libpcp's forward replay (pmFetch, pmFetchArchive), which
+	// returns no record earlier than the last one it returned, or than
+	// origin before the first (the archive's start, or the time
+	// ReplayFrom went to). pmlogextract can write such records: merging
+	// archives recorded at once, a record of one came after a <mark>
+	// later than it. Off for RecordsFrom, which the interpolation reads
+	// record by record as libpcp's does.
+	forward bool
+	origin  time.Time
+}
+
+// forwardReplayer replays from the start as libpcp does (see forward).
+func (a *Archive) forwardReplayer() *replayer {
+	return &replayer{a: a, vol: -1, forward: true, origin: a.label.Start}
 }
 
 // Records replays every data record from the start, in time order.
-func (a *Archive) Records() *Reader { return &Reader{r: &replayer{a: a, vol: -1}} }
+func (a *Archive) Records() *Reader { return &Reader{r: a.forwardReplayer()} }
 
 // Reader iterates over an archive's data records.
 type Reader struct{ r *replayer }
@@ -96,6 +110,12 @@ func (r *replayer) next(ctx context.Context, reuse bool) (*Record, error) {
 		err = r.a.decodeRecord(buf, &r.dec, out, reuse)
 		if err != nil {
 			return nil, fmt.Errorf("%s at byte %d: %w", r.rr.path, r.rr.off-int64(len(buf)-recordFront), err)
+		}
+		if r.forward {
+			if out.Timestamp.Before(r.origin) {
+				continue
+			}
+			r.origin = out.Timestamp
 		}
 		return out, nil
 	}
@@ -202,7 +222,7 @@ func (a *Archive) fetch(ctx context.Context, pmids []pmapi.PMID, reuse bool) (*p
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.replay == nil {
-		a.replay = &replayer{a: a, vol: -1}
+		a.replay = a.forwardReplayer()
 	}
 	f := &a.fetched
 	if f.at == nil {
