@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +19,12 @@ import (
 // the same time: after the second record, a <mark> 2 ns later, then a
 // record 1 ns after the second (earlier than the mark), then one at the
 // mark's very time, then the last record as it was.
-func backwardsVolume(t *testing.T) []byte {
+func backwardsVolume(t *testing.T) []byte { return backwardsVolumeEnding(t, true) }
+
+// backwardsVolumeEnding is backwardsVolume, ending with the record
+// earlier than the mark (a forward replay skips it, though it is the
+// file's last) unless whole.
+func backwardsVolumeEnding(t *testing.T, whole bool) []byte {
 	t.Helper()
 	vol, err := os.ReadFile("testdata/small3.0")
 	if err != nil {
@@ -48,7 +54,11 @@ func backwardsVolume(t *testing.T) []byte {
 	binary.BigEndian.PutUint32(mark[20:], 24)
 	mark = at(mark, second+2) // numpmid 0: a mark
 	out := append([]byte(nil), vol[:binary.BigEndian.Uint32(vol)]...)
-	for _, rec := range [][]byte{records[0], records[1], mark, at(records[2], second+1), at(records[3], second+2), records[4]} {
+	sequence := [][]byte{records[0], records[1], mark, at(records[2], second+1), at(records[3], second+2), records[4]}
+	if !whole {
+		sequence = sequence[:4]
+	}
+	for _, rec := range sequence {
 		out = append(out, rec...)
 	}
 	return out
@@ -114,5 +124,46 @@ func TestReplaySkipsRecordsBeforeTheLast(t *testing.T) {
 	}
 	if !slices.Equal(stamps, wantStamps) {
 		t.Fatalf("Fetch returned the records at %v, want those libpcp replays: %v", stamps, wantStamps)
+	}
+}
+
+// TestEndIsTheFileLastRecord: the archive's end is the time of the last
+// record in the file, as pmGetArchiveEnd reports it, even when that
+// record is earlier than a mark before it and a forward replay skips it.
+func TestEndIsTheFileLastRecord(t *testing.T) {
+	dir := t.TempDir()
+	meta, err := os.ReadFile("testdata/small3.meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "ends-early")
+	if err := os.WriteFile(base+".meta", meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".0", backwardsVolumeEnding(t, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const script = `import sys
+from pcp import pmapi
+import cpmapi as c
+end = pmapi.pmContext(c.PM_CONTEXT_ARCHIVE, sys.argv[1]).pmGetHighResArchiveEnd()
+print("%d.%09d" % (end.tv_sec, end.tv_nsec))`
+	out, err := exec.Command("/usr/bin/python3", "-c", script, base).Output()
+	if err != nil {
+		t.Fatalf("libpcp's pmGetHighResArchiveEnd: %v", err)
+	}
+	a, err := Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := a.End(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%d.%09d", end.Unix(), end.Nanosecond()), strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("End is %s, libpcp's end %s", got, want)
+	}
+	if replay := ourDump(t, a); strings.Count(replay, "T ") != 2 {
+		t.Fatalf("the forward replay should skip the last record:\n%s", replay)
 	}
 }

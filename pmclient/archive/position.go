@@ -23,7 +23,9 @@ type Position struct {
 	offset int64 // 0: the first record after the volume's label
 }
 
-// Position returns where the record the next call to Next returns starts.
+// Position returns where the next call to Next starts reading: at the
+// record it returns, unless it skips records before that one (see
+// forward).
 func (rd *Reader) Position() Position {
 	r := rd.r
 	if r.rr == nil {

@@ -52,7 +52,9 @@ func (a *Archive) forwardReplayer() *replayer {
 	return &replayer{a: a, vol: -1, forward: true, origin: a.label.Start}
 }
 
-// Records replays every data record from the start, in time order.
+// Records replays the data records from the start as libpcp's
+// pmFetchArchive does: in file order, less any record earlier than the
+// one before it (see forward).
 func (a *Archive) Records() *Reader { return &Reader{r: a.forwardReplayer()} }
 
 // Reader iterates over an archive's data records.
@@ -332,7 +334,8 @@ func (a *Archive) HelpText(ctx context.Context, target pmclient.HelpTarget, long
 	return text, err
 }
 
-// End returns the timestamp of the last data record.
+// End returns the timestamp of the last data record in the file, as
+// pmGetArchiveEnd does: even one a forward replay skips (see forward).
 func (a *Archive) End(ctx context.Context) (time.Time, error) {
 	a.mu.Lock()
 	if a.endRead {
@@ -340,7 +343,7 @@ func (a *Archive) End(ctx context.Context) (time.Time, error) {
 		return a.end, nil
 	}
 	a.mu.Unlock()
-	rd := a.Records()
+	rd := &Reader{r: &replayer{a: a, vol: -1}}
 	defer rd.Close()
 	var last time.Time
 	for {
