@@ -39,9 +39,12 @@ type diagnosticJSON struct {
 	last      map[uri.URI]*publication // at most lastPublications
 	// spare is a publication replaced, whose slices the next one reuses.
 	spare *publication
-	// lastMu makes appendFindings one at a time: a publication it reads
-	// may become the spare of another.
-	lastMu sync.Mutex
+	// sending makes publishes one at a time, from composing a frame to
+	// freeing it: a publication it reads may become the spare of
+	// another, and a frame being written must not be freed by a newer
+	// publication of the document meanwhile (then freed again, and
+	// handed to two publishes at once).
+	sending sync.Mutex
 	// free are frames no publication owns, for the next publishes (at
 	// most maxFreeFrames): a frame is 250 KB at 500 findings. Not a
 	// sync.Pool, which may drop what it is given: the test that bounds
@@ -149,6 +152,8 @@ func appendMarshal(buf []byte, v any) ([]byte, error) {
 // twice more (into its message, then behind the header it measured), and
 // each keystroke's publication went through three such buffers.
 func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) error {
+	c.sending.Lock()
+	defer c.sending.Unlock()
 	c.mu.Lock()
 	var buf []byte
 	if n := len(c.free); n > 0 {
@@ -157,7 +162,7 @@ func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context,
 	c.mu.Unlock()
 	buf = append(buf[:0], make([]byte, frameHeaderRoom)...)
 	buf = append(buf, publishEnvelope...)
-	buf, err := c.publishParams(buf, u, version, findings, extra, docsURL)
+	buf, err := c.composeParams(buf, u, version, findings, extra, docsURL)
 	if err == nil {
 		buf = append(buf, '}')
 		err = send(ctx, frameAround(buf, frameHeaderRoom))
@@ -169,6 +174,10 @@ func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context,
 	}
 	return err
 }
+
+// maxPinnedSlack is how much larger than twice its JSON a frame a
+// publication keeps may be.
+const maxPinnedSlack = 64 << 10
 
 // maxFreeFrames bounds the frames kept free: a publish takes one, and
 // the publication it replaces gives one back.
@@ -197,6 +206,13 @@ const publishEnvelope = `{"jsonrpc":"2.0","method":"` + protocol.MethodTextDocum
 // document's findings and then the extra diagnostics, as protocol.Marshal
 // would encode them, with the findings' JSON from the cache.
 func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
+	c.sending.Lock()
+	defer c.sending.Unlock()
+	return c.composeParams(buf, u, version, findings, extra, docsURL)
+}
+
+// composeParams is publishParams; the caller holds sending.
+func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
 	head, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}})
 	if err != nil {
 		return nil, err
@@ -228,8 +244,6 @@ func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, version int32, fin
 // publication copied from it, the rest encoded (through the cache); and
 // keeps them as the document's last publication.
 func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []grammar.Diagnostic, docsURL string) ([]byte, error) {
-	c.lastMu.Lock()
-	defer c.lastMu.Unlock()
 	c.mu.Lock()
 	old, next := c.last[u], c.spare
 	c.spare = nil
@@ -284,8 +298,14 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 		}
 	}
 	// The JSON stays where it is, in the frame (capped, so that what
-	// the frame appends next cannot reach into it).
-	next.json, next.frame = buf[base:len(buf):len(buf)], buf[:0]
+	// the frame appends next cannot reach into it), unless the frame is
+	// much larger (a small document's publish in a frame a large one
+	// left): then a copy, so that no publication kept pins it.
+	if json := buf[base:]; cap(buf) <= 2*len(json)+maxPinnedSlack {
+		next.json, next.frame = json[:len(json):len(json)], buf[:0]
+	} else {
+		next.json, next.frame = slices.Clone(json), nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old != nil && c.last[u] == old {
@@ -314,8 +334,8 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 
 // forget lets go of a document's last publication (it was closed).
 func (c *diagnosticJSON) forget(u uri.URI) {
-	c.lastMu.Lock()
-	defer c.lastMu.Unlock()
+	c.sending.Lock()
+	defer c.sending.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.last, u)

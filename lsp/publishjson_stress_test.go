@@ -1,12 +1,15 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -86,5 +89,86 @@ func TestPublishConcurrentDocuments(t *testing.T) {
 	wg.Wait()
 	if len(c.last) > lastPublications {
 		t.Errorf("%d kept", len(c.last))
+	}
+}
+
+// TestPublishOneDocumentFromManyGoroutines: publishes of one document
+// that overlap (the server makes them one at a time; the cache must not
+// rely on it) each send the frame of their own list: a frame is never
+// freed while it is written, nor handed to two publishes (run with
+// -race).
+func TestPublishOneDocumentFromManyGoroutines(t *testing.T) {
+	const docs = "https://example.org/docs"
+	u := uri.File("/tmp/one.conf")
+	base := keystrokeFindings(200)
+	var c diagnosticJSON
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 100 {
+				list := slices.Clone(base)
+				at := (g*37 + round*11) % len(list)
+				list[at].Message = fmt.Sprintf("goroutine %d round %d", g, round)
+				var frame []byte
+				send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
+				if err := c.publish(context.Background(), send, u, int32(round), list, nil, docs); err != nil {
+					errs <- err
+					return
+				}
+				all := make([]protocol.Diagnostic, 0, len(list))
+				for _, d := range list {
+					all = append(all, toProtocolDiagnostic(u, d, docs))
+				}
+				want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, body, _ := strings.Cut(string(frame), "\r\n\r\n")
+				msg, err := jsonrpc2.DecodeMessage([]byte(body))
+				if err != nil {
+					errs <- fmt.Errorf("goroutine %d round %d: %w", g, round, err)
+					return
+				}
+				if got := msg.(*jsonrpc2.Notification).Params(); string(got) != string(want) {
+					errs <- fmt.Errorf("goroutine %d round %d: the frame sent is not its list's", g, round)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// TestSmallPublicationPinsNoLargeFrame: a document's publication made in
+// a frame a much larger one left (a big document's, with large extra
+// diagnostics) keeps a copy of its JSON, not that frame.
+func TestSmallPublicationPinsNoLargeFrame(t *testing.T) {
+	const docs = "https://example.org/docs"
+	var c diagnosticJSON
+	send := func(context.Context, []byte) error { return nil }
+	big := []protocol.Diagnostic{{Message: protocol.String(strings.Repeat("fleet ", 200_000)), Severity: protocol.DiagnosticSeverityInformation}}
+	large, small := uri.File("/tmp/large.conf"), uri.File("/tmp/small.conf")
+	for round := range 3 { // the large document's frames, replaced and freed
+		if err := c.publish(context.Background(), send, large, int32(round), keystrokeFindings(500), big, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.publish(context.Background(), send, small, 1, keystrokeFindings(1), nil, docs); err != nil {
+		t.Fatal(err)
+	}
+	p := c.last[small]
+	if limit := 2*len(p.json) + maxPinnedSlack; cap(p.frame) > limit {
+		t.Fatalf("a publication of %d bytes of JSON keeps a frame of %d bytes (at most %d)", len(p.json), cap(p.frame), limit)
+	}
+	if !strings.Contains(string(p.json), "metric m0 is not defined") {
+		t.Fatalf("the small publication's JSON is %.80q", p.json)
 	}
 }
