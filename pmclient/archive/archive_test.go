@@ -35,9 +35,7 @@ var (
 // recorded records the test archives once per test binary (a few seconds).
 func recorded(t *testing.T) string {
 	t.Helper()
-	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
-		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
-	}
+	requireLibpcp(t)
 	for _, tool := range []string{"pmlogger", "pmlogextract", "xz"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s missing: run scripts/pcp-testenv.sh", tool)
@@ -83,6 +81,16 @@ func recorded(t *testing.T) string {
 		t.Fatal(recordErr)
 	}
 	return recordDir
+}
+
+// requireLibpcp skips the test only when the developer opted out of the
+// oracles (PCP_DERIVE_LSP_NO_ORACLE=1); otherwise a missing libpcp fails
+// the test that needs it (make test installs it first).
+func requireLibpcp(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
+		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
+	}
 }
 
 // libpcpDump replays an archive through libpcp.

@@ -70,19 +70,8 @@ func backwardsVolumeEnding(t *testing.T, whole bool) []byte {
 // record and value for value as libpcp does (pmFetchArchive), and Fetch
 // (pmFetch) never returns the skipped record either.
 func TestReplaySkipsRecordsBeforeTheLast(t *testing.T) {
-	dir := t.TempDir()
-	meta, err := os.ReadFile("testdata/small3.meta")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vol := backwardsVolume(t)
-	base := filepath.Join(dir, "backwards")
-	if err := os.WriteFile(base+".meta", meta, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(base+".0", vol, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	requireLibpcp(t)
+	base := writeSmall3(t, backwardsVolume(t))
 	a, err := Open(base)
 	if err != nil {
 		t.Fatal(err)
@@ -131,18 +120,8 @@ func TestReplaySkipsRecordsBeforeTheLast(t *testing.T) {
 // record in the file, as pmGetArchiveEnd reports it, even when that
 // record is earlier than a mark before it and a forward replay skips it.
 func TestEndIsTheFileLastRecord(t *testing.T) {
-	dir := t.TempDir()
-	meta, err := os.ReadFile("testdata/small3.meta")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Join(dir, "ends-early")
-	if err := os.WriteFile(base+".meta", meta, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(base+".0", backwardsVolumeEnding(t, false), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	requireLibpcp(t)
+	base := writeSmall3(t, backwardsVolumeEnding(t, false))
 	const script = `import sys
 from pcp import pmapi
 import cpmapi as c
@@ -166,4 +145,23 @@ print("%d.%09d" % (end.tv_sec, end.tv_nsec))`
 	if replay := ourDump(t, a); strings.Count(replay, "T ") != 2 {
 		t.Fatalf("the forward replay should skip the last record:\n%s", replay)
 	}
+}
+
+// writeSmall3 writes an archive of testdata/small3.meta and the data
+// volume vol into a test directory, for libpcp to read too, and returns
+// its base name.
+func writeSmall3(t *testing.T, vol []byte) string {
+	t.Helper()
+	meta, err := os.ReadFile("testdata/small3.meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "crafted")
+	if err := os.WriteFile(base+".meta", meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".0", vol, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return base
 }
