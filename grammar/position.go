@@ -70,9 +70,9 @@ func col16Marks(src []byte) []col16Mark {
 func (f *File) Pos(offset int) Pos {
 	t := f.Text
 	offset = max(0, min(offset, t.size))
-	k, i := t.locate(offset)
-	p, base := t.pieces[k], t.offs[k]
-	line, start := t.lines[k]+i, base+int(p.starts[i])
+	r, i := t.locate(offset)
+	p, base := t.piece(r), t.pieceOff(r)
+	line, start := t.pieceLine(r)+i, base+int(p.starts[i])
 	rel, from, col16 := offset-base, start-base, 0
 	if step := rel / col16Step; step < len(p.marks) {
 		// The checkpoint of offset's step, or the one before when that
@@ -142,14 +142,14 @@ func (t *Text) Offset(line0, col16 int) int {
 	if line0 >= t.LineCount() {
 		return t.size
 	}
-	k, off, end := t.lineAt(line0)
-	b := t.pieces[k].b
+	r, off, end := t.lineAt(line0)
+	b := t.piece(r).b
 	for n := 0; off < end && n < col16; {
 		units, size := char16(b[off:end])
 		n += units
 		off += size
 	}
-	return t.offs[k] + off
+	return t.pieceOff(r) + off
 }
 
 // Len is the file's size in bytes.

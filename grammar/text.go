@@ -8,30 +8,49 @@ import (
 )
 
 // pieceSize is the size a Text's pieces are cut to, at a line's end: an
-// edit copies the piece it falls in (a few kilobytes) and the Text's
-// per-piece offsets (a few thousand entries for a 5 MB file), instead of
-// the whole text and a line index of one entry a line.
+// edit copies the piece it falls in (a few kilobytes), not the whole
+// text and a line index of one entry a line.
 const pieceSize = 4096
 
+// groupLen is how many pieces a Text's groups are cut to: an edit copies
+// the group it falls in and the per-group index, where one index of
+// every piece (1,200 entries for a 5 MB file, 29 KB) was copied on every
+// keystroke and was the largest thing a keystroke allocated.
+const groupLen = 32
+
 // Text is a file's bytes, immutable, held as pieces of whole lines with
-// their line starts. Replace makes the text of an edit sharing every
-// piece the edit leaves alone, so an editor's keystroke costs the piece
-// it falls in and not the file: a 100,000-line document was copied whole
-// (4.9 MB) with its line index (0.8 MB) on every keystroke, and the
-// garbage collector's share of a keystroke grew with it.
+// their line starts, in groups. Replace makes the text of an edit sharing
+// every piece and group the edit leaves alone, so an editor's keystroke
+// costs the piece and the group it falls in and not the file: a
+// 100,000-line document was copied whole (4.9 MB) with its line index
+// (0.8 MB) on every keystroke, and the garbage collector's share of a
+// keystroke grew with it.
 //
 // Every piece but the last ends with a newline, and the last has none
 // (it may be empty), so each line lies in one piece and a position's
-// column is counted within it.
+// column is counted within it. No group is empty.
 type Text struct {
-	pieces []*textPiece
-	offs   []int // offs[i]: the offset of pieces[i]'s first byte
-	lines  []int // lines[i]: the 0-based line of pieces[i]'s first byte
+	groups []*pieceGroup
+	gOffs  []int // gOffs[g]: the offset of groups[g]'s first byte
+	gLines []int // gLines[g]: the 0-based line of groups[g]'s first byte
 	size   int
 	// flat is the whole text in one slice, once made (Bytes) or when the
 	// Text was made of one (NewText).
 	flat atomic.Pointer[[]byte]
 }
+
+// pieceGroup is a run of pieces, with their offsets and lines counted
+// from the group's first byte and line. It is immutable: texts share it.
+type pieceGroup struct {
+	pieces []*textPiece
+	offs   []int // offs[k]: the offset of pieces[k]'s first byte in the group
+	lines  []int // lines[k]: the line of pieces[k]'s first byte in the group
+	size   int   // bytes
+	nlines int   // lines started in it
+}
+
+// pieceRef names a piece of a Text: group g's piece k.
+type pieceRef struct{ g, k int }
 
 // textPiece is one run of whole lines.
 type textPiece struct {
@@ -43,16 +62,15 @@ type textPiece struct {
 // NewText holds src as a Text, without a copy: src must not change.
 func NewText(src []byte) *Text {
 	t := &Text{size: len(src)}
-	n := len(src)/pieceSize + 1
-	t.pieces, t.offs, t.lines = make([]*textPiece, 0, n), make([]int, 0, n), make([]int, 0, n)
-	t.appendPieces(src, 0, 0, true)
+	t.appendGroups(cutPieces(nil, src, true), 0, 0)
 	t.flat.Store(&src)
 	return t
 }
 
-// appendPieces cuts b, the bytes at offset off and line line of the
-// text, into pieces. b ends with a newline unless last (the text's end).
-func (t *Text) appendPieces(b []byte, off, line int, last bool) {
+// cutPieces appends the pieces of b to pieces: b ends with a newline
+// unless last (the text's end), and then the empty piece after a final
+// newline is among them.
+func cutPieces(pieces []*textPiece, b []byte, last bool) []*textPiece {
 	for len(b) > 0 {
 		end := len(b)
 		if len(b) > 2*pieceSize {
@@ -60,17 +78,69 @@ func (t *Text) appendPieces(b []byte, off, line int, last bool) {
 				end = pieceSize + nl // just past that newline
 			}
 		}
-		p := newPiece(b[:end:end])
-		t.pieces, t.offs, t.lines = append(t.pieces, p), append(t.offs, off), append(t.lines, line)
-		off, line, b = off+end, line+len(p.starts), b[end:]
+		pieces, b = append(pieces, newPiece(b[:end:end])), b[end:]
 	}
-	if n := len(t.pieces); last && (n == 0 || endsLine(t.pieces[n-1].b)) {
+	if n := len(pieces); last && (n == 0 || endsLine(pieces[n-1].b)) {
 		// The line after the text's last newline, empty.
-		t.pieces, t.offs, t.lines = append(t.pieces, &textPiece{starts: []int32{0}}), append(t.offs, off), append(t.lines, line)
+		pieces = append(pieces, &textPiece{starts: []int32{0}})
+	}
+	return pieces
+}
+
+// appendGroups groups pieces, which start at offset off and line line of
+// the text, and appends the groups to t's.
+func (t *Text) appendGroups(pieces []*textPiece, off, line int) {
+	for len(pieces) > 0 {
+		n := len(pieces)
+		if n > 2*groupLen {
+			n = groupLen
+		}
+		index := make([]int, 2*n) // one allocation for both
+		g := &pieceGroup{pieces: pieces[:n:n], offs: index[:n:n], lines: index[n:]}
+		for k, p := range g.pieces {
+			g.offs[k], g.lines[k] = g.size, g.nlines
+			g.size += len(p.b)
+			g.nlines += len(p.starts)
+		}
+		t.groups, t.gOffs, t.gLines = append(t.groups, g), append(t.gOffs, off), append(t.gLines, line)
+		off, line, pieces = off+g.size, line+g.nlines, pieces[n:]
 	}
 }
 
 func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
+
+// piece is the piece r names; pieceOff and pieceLine are the offset and
+// 0-based line of its first byte in the text.
+func (t *Text) piece(r pieceRef) *textPiece { return t.groups[r.g].pieces[r.k] }
+func (t *Text) pieceOff(r pieceRef) int     { return t.gOffs[r.g] + t.groups[r.g].offs[r.k] }
+func (t *Text) pieceLine(r pieceRef) int    { return t.gLines[r.g] + t.groups[r.g].lines[r.k] }
+
+// next is the piece after r; ok is false past the last.
+func (t *Text) next(r pieceRef) (_ pieceRef, ok bool) {
+	if r.k++; r.k == len(t.groups[r.g].pieces) {
+		r.g, r.k = r.g+1, 0
+	}
+	return r, r.g < len(t.groups)
+}
+
+// lastPiece names the text's last piece.
+func (t *Text) lastPiece() pieceRef {
+	g := len(t.groups) - 1
+	return pieceRef{g, len(t.groups[g].pieces) - 1}
+}
+
+// allPieces yields the pieces in order.
+func (t *Text) allPieces() iter.Seq[*textPiece] {
+	return func(yield func(*textPiece) bool) {
+		for _, g := range t.groups {
+			for _, p := range g.pieces {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}
+}
 
 func newPiece(b []byte) *textPiece {
 	p := &textPiece{b: b, starts: make([]int32, 1, bytes.Count(b, []byte{'\n'})+1)}
@@ -105,7 +175,7 @@ func (t *Text) Bytes() []byte {
 		return *b
 	}
 	b := make([]byte, 0, t.size)
-	for _, p := range t.pieces {
+	for p := range t.allPieces() {
 		b = append(b, p.b...)
 	}
 	t.flat.Store(&b)
@@ -115,47 +185,51 @@ func (t *Text) Bytes() []byte {
 // String is the whole text (Bytes) as a string, without another copy.
 func (t *Text) String() string { return textOf(t.Bytes()) }
 
-// pieceAt is the index of the piece holding offset (clamped to the
-// text): the last one starting at or before it.
-func (t *Text) pieceAt(offset int) int {
-	return sort.Search(len(t.offs), func(i int) bool { return t.offs[i] > offset }) - 1
+// pieceAt names the piece holding offset (clamped to the text): the
+// last one starting at or before it.
+func (t *Text) pieceAt(offset int) pieceRef {
+	g := max(0, sort.Search(len(t.gOffs), func(i int) bool { return t.gOffs[i] > offset })-1)
+	grp, rel := t.groups[g], offset-t.gOffs[g]
+	return pieceRef{g, max(0, sort.Search(len(grp.offs), func(i int) bool { return grp.offs[i] > rel })-1)}
 }
 
 // LineCount is the number of lines: one more than the newlines.
 func (t *Text) LineCount() int {
-	last := len(t.pieces) - 1
-	return t.lines[last] + len(t.pieces[last].starts)
+	last := len(t.groups) - 1
+	return t.gLines[last] + t.groups[last].nlines
 }
 
 // LineOf is the 0-based line of offset (clamped to the text) and the
 // offset where that line starts.
 func (t *Text) LineOf(offset int) (line, start int) {
-	k, i := t.locate(offset)
-	return t.lines[k] + i, t.offs[k] + int(t.pieces[k].starts[i])
+	r, i := t.locate(offset)
+	return t.pieceLine(r) + i, t.pieceOff(r) + int(t.piece(r).starts[i])
 }
 
-// locate finds offset (clamped to the text): its piece k and the index i
+// locate finds offset (clamped to the text): its piece r and the index i
 // of its line among the piece's.
-func (t *Text) locate(offset int) (k, i int) {
+func (t *Text) locate(offset int) (r pieceRef, i int) {
 	offset = max(0, min(offset, t.size))
-	k = t.pieceAt(offset)
-	p, rel := t.pieces[k], int32(offset-t.offs[k])
-	return k, sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > rel }) - 1
+	r = t.pieceAt(offset)
+	p, rel := t.piece(r), int32(offset-t.pieceOff(r))
+	return r, sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > rel }) - 1
 }
 
 // lineAt locates 0-based line (within the text): its piece, and its
 // start and end (before its newline) as offsets in the piece.
-func (t *Text) lineAt(line int) (k, start, end int) {
-	k = sort.Search(len(t.lines), func(i int) bool { return t.lines[i] > line }) - 1
-	p := t.pieces[k]
-	i := line - t.lines[k]
+func (t *Text) lineAt(line int) (r pieceRef, start, end int) {
+	r.g = max(0, sort.Search(len(t.gLines), func(i int) bool { return t.gLines[i] > line })-1)
+	grp, rel := t.groups[r.g], line-t.gLines[r.g]
+	r.k = max(0, sort.Search(len(grp.lines), func(i int) bool { return grp.lines[i] > rel })-1)
+	p := grp.pieces[r.k]
+	i := rel - grp.lines[r.k]
 	start, end = int(p.starts[i]), len(p.b)
 	if i+1 < len(p.starts) {
 		end = int(p.starts[i+1]) - 1
 	} else if endsLine(p.b) {
 		end--
 	}
-	return k, start, end
+	return r, start, end
 }
 
 // LineStart is the offset where 0-based line starts: 0 before the first
@@ -167,8 +241,8 @@ func (t *Text) LineStart(line int) int {
 	case line >= t.LineCount():
 		return t.size
 	}
-	k, start, _ := t.lineAt(line)
-	return t.offs[k] + start
+	r, start, _ := t.lineAt(line)
+	return t.pieceOff(r) + start
 }
 
 // LineBytes is 0-based line's bytes, with its newline if it has one (nil
@@ -177,8 +251,8 @@ func (t *Text) LineBytes(line int) []byte {
 	if line < 0 || line >= t.LineCount() {
 		return nil
 	}
-	k, start, end := t.lineAt(line)
-	p := t.pieces[k]
+	r, start, end := t.lineAt(line)
+	p := t.piece(r)
 	if end < len(p.b) {
 		end++ // the newline
 	}
@@ -189,16 +263,18 @@ func (t *Text) LineBytes(line int) []byte {
 // one), read in place: a scan of every line without Bytes' copy.
 func (t *Text) Lines() iter.Seq2[int, []byte] {
 	return func(yield func(int, []byte) bool) {
-		for k, p := range t.pieces {
+		off := 0
+		for p := range t.allPieces() {
 			for i, st := range p.starts {
 				end := len(p.b)
 				if i+1 < len(p.starts) {
 					end = int(p.starts[i+1])
 				}
-				if !yield(t.offs[k]+int(st), p.b[st:end:end]) {
+				if !yield(off+int(st), p.b[st:end:end]) {
 					return
 				}
 			}
+			off += len(p.b)
 		}
 	}
 }
@@ -243,9 +319,9 @@ func (t *Text) spans(from, to int) iter.Seq[[]byte] {
 		if from >= to {
 			return
 		}
-		for k := t.pieceAt(from); k < len(t.pieces) && t.offs[k] < to; k++ {
-			p := t.pieces[k].b
-			lo, hi := max(0, from-t.offs[k]), min(len(p), to-t.offs[k])
+		for r, ok := t.pieceAt(from), true; ok && t.pieceOff(r) < to; r, ok = t.next(r) {
+			p, off := t.piece(r).b, t.pieceOff(r)
+			lo, hi := max(0, from-off), min(len(p), to-off)
 			if lo < hi && !yield(p[lo:hi:hi]) {
 				return
 			}
@@ -255,50 +331,60 @@ func (t *Text) spans(from, to int) iter.Seq[[]byte] {
 
 // Replace is the text with bytes [start, end) replaced by ins (start and
 // end clamped to the text, end at least start). It copies the pieces the
-// change touches, and the per-piece offsets.
+// change touches, their groups' index, and the per-group index.
 func (t *Text) Replace(start, end int, ins []byte) *Text {
 	start = max(0, min(start, t.size))
 	end = max(start, min(end, t.size))
 	k, m := t.pieceAt(start), t.pieceAt(end)
-	if m > k && t.offs[m] == end {
-		m-- // the change ends where piece m starts
+	if m != k && t.pieceOff(m) == end {
+		// The change ends where piece m starts: it ends in the one before.
+		if m.k > 0 {
+			m.k--
+		} else {
+			m.g--
+			m.k = len(t.groups[m.g].pieces) - 1
+		}
 	}
-	last := len(t.pieces) - 1
-	oldLines := 0
-	for i := k; i <= m; i++ {
-		oldLines += len(t.pieces[i].starts)
-	}
-	nb := make([]byte, 0, t.offs[m]+len(t.pieces[m].b)-t.offs[k]-(end-start)+len(ins))
-	nb = append(nb, t.pieces[k].b[:start-t.offs[k]]...)
+	last := t.lastPiece()
+	kOff, mOff := t.pieceOff(k), t.pieceOff(m)
+	nb := make([]byte, 0, mOff+len(t.piece(m).b)-kOff-(end-start)+len(ins))
+	nb = append(nb, t.piece(k).b[:start-kOff]...)
 	nb = append(nb, ins...)
-	nb = append(nb, t.pieces[m].b[end-t.offs[m]:]...)
+	nb = append(nb, t.piece(m).b[end-mOff:]...)
 	// A piece must end a line: take the next in when the change took
 	// the newline off the end of the ones it touched.
-	for m < last && !endsLine(nb) {
-		m++
-		oldLines += len(t.pieces[m].starts)
-		nb = append(nb, t.pieces[m].b...)
+	for m != last && !endsLine(nb) {
+		m, _ = t.next(m)
+		nb = append(nb, t.piece(m).b...)
 	}
+	// Groups k.g to m.g are made again: the pieces of k's group before
+	// it, the new ones, and those of m's group after it.
+	gk, gm := t.groups[k.g], t.groups[m.g]
+	run := make([]*textPiece, 0, k.k+len(nb)/pieceSize+2+len(gm.pieces)-m.k-1)
+	run = append(run, gk.pieces[:k.k]...)
+	run = cutPieces(run, nb, m == last)
+	run = append(run, gm.pieces[m.k+1:]...)
 	n := &Text{size: t.size - (end - start) + len(ins)}
-	tail := len(t.pieces) - m - 1
-	n.pieces = make([]*textPiece, k, k+len(nb)/pieceSize+2+tail)
-	n.offs = make([]int, k, cap(n.pieces))
-	n.lines = make([]int, k, cap(n.pieces))
-	copy(n.pieces, t.pieces[:k])
-	copy(n.offs, t.offs[:k])
-	copy(n.lines, t.lines[:k])
-	n.appendPieces(nb, t.offs[k], t.lines[k], m == last)
-	if m < last {
-		dOff := n.size - t.size
-		newLines := 0
-		for _, p := range n.pieces[k:] {
-			newLines += len(p.starts)
-		}
-		dLines := newLines - oldLines
-		n.pieces = append(n.pieces, t.pieces[m+1:]...)
-		for i := m + 1; i <= last; i++ {
-			n.offs = append(n.offs, t.offs[i]+dOff)
-			n.lines = append(n.lines, t.lines[i]+dLines)
+	tail := len(t.groups) - m.g - 1
+	groups := k.g + len(run)/groupLen + 1 + tail // at most
+	n.groups = make([]*pieceGroup, k.g, groups)
+	index := make([]int, 2*groups) // one allocation for both (an append past either reallocates it)
+	n.gOffs, n.gLines = index[:k.g:groups], index[groups:groups+k.g:2*groups]
+	copy(n.groups, t.groups[:k.g])
+	copy(n.gOffs, t.gOffs[:k.g])
+	copy(n.gLines, t.gLines[:k.g])
+	n.appendGroups(run, t.gOffs[k.g], t.gLines[k.g])
+	if tail > 0 {
+		// The groups after: shared, moved by the bytes and lines the
+		// change added.
+		newEnd := len(n.groups) - 1
+		oldNext := m.g + 1
+		dOff := n.gOffs[newEnd] + n.groups[newEnd].size - t.gOffs[oldNext]
+		dLines := n.gLines[newEnd] + n.groups[newEnd].nlines - t.gLines[oldNext]
+		n.groups = append(n.groups, t.groups[oldNext:]...)
+		for g := oldNext; g < len(t.groups); g++ {
+			n.gOffs = append(n.gOffs, t.gOffs[g]+dOff)
+			n.gLines = append(n.gLines, t.gLines[g]+dLines)
 		}
 	}
 	return n
@@ -317,11 +403,14 @@ func (t *Text) Equal(u *Text) bool {
 	if t == nil || u == nil || t.size != u.size {
 		return false
 	}
-	i, j, ai, bj := 0, 0, 0, 0 // pieces, and offsets in them, at the same text offset
-	for i < len(t.pieces) && j < len(u.pieces) {
-		a, b := t.pieces[i], u.pieces[j]
+	tp, tok := t.pieceAt(0), true
+	up, uok := u.pieceAt(0), true
+	ai, bj := 0, 0 // offsets in the pieces, at the same text offset
+	for tok && uok {
+		a, b := t.piece(tp), u.piece(up)
 		if ai == 0 && bj == 0 && a == b {
-			i, j = i+1, j+1
+			tp, tok = t.next(tp)
+			up, uok = u.next(up)
 			continue
 		}
 		n := min(len(a.b)-ai, len(b.b)-bj)
@@ -329,10 +418,12 @@ func (t *Text) Equal(u *Text) bool {
 			return false
 		}
 		if ai += n; ai == len(a.b) {
-			i, ai = i+1, 0
+			tp, tok = t.next(tp)
+			ai = 0
 		}
 		if bj += n; bj == len(b.b) {
-			j, bj = j+1, 0
+			up, uok = u.next(up)
+			bj = 0
 		}
 	}
 	return true

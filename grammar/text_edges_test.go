@@ -15,26 +15,27 @@ import (
 // cheap.
 func checkTextDeep(t *testing.T, got *Text, want []byte) {
 	t.Helper()
-	if len(got.pieces) == 0 || len(got.offs) != len(got.pieces) || len(got.lines) != len(got.pieces) {
-		t.Fatalf("%d pieces, %d offs, %d lines", len(got.pieces), len(got.offs), len(got.lines))
+	pieces, offs, lines := flatIndex(t, got)
+	if len(pieces) == 0 {
+		t.Fatalf("no pieces")
 	}
-	if got.offs[0] != 0 || got.lines[0] != 0 {
-		t.Fatalf("first piece at %d, line %d", got.offs[0], got.lines[0])
+	if offs[0] != 0 || lines[0] != 0 {
+		t.Fatalf("first piece at %d, line %d", offs[0], lines[0])
 	}
-	for i, p := range got.pieces {
-		last := i == len(got.pieces)-1
+	for i, p := range pieces {
+		last := i == len(pieces)-1
 		if !last && len(p.b) == 0 {
-			t.Fatalf("piece %d of %d is empty", i, len(got.pieces))
+			t.Fatalf("piece %d of %d is empty", i, len(pieces))
 		}
 		if !last && !endsLine(p.b) || last && endsLine(p.b) {
-			t.Fatalf("piece %d of %d ends %q", i, len(got.pieces), p.b[max(0, len(p.b)-3):])
+			t.Fatalf("piece %d of %d ends %q", i, len(pieces), p.b[max(0, len(p.b)-3):])
 		}
 		if i > 0 {
-			if got.offs[i] != got.offs[i-1]+len(got.pieces[i-1].b) {
-				t.Fatalf("piece %d at %d, after %d bytes at %d", i, got.offs[i], len(got.pieces[i-1].b), got.offs[i-1])
+			if offs[i] != offs[i-1]+len(pieces[i-1].b) {
+				t.Fatalf("piece %d at %d, after %d bytes at %d", i, offs[i], len(pieces[i-1].b), offs[i-1])
 			}
-			if got.lines[i] != got.lines[i-1]+len(got.pieces[i-1].starts) {
-				t.Fatalf("piece %d at line %d, after %d lines at %d", i, got.lines[i], len(got.pieces[i-1].starts), got.lines[i-1])
+			if lines[i] != lines[i-1]+len(pieces[i-1].starts) {
+				t.Fatalf("piece %d at line %d, after %d lines at %d", i, lines[i], len(pieces[i-1].starts), lines[i-1])
 			}
 		}
 		// starts: 0 and after every newline short of the piece's end.
@@ -53,8 +54,8 @@ func checkTextDeep(t *testing.T, got *Text, want []byte) {
 			}
 		}
 	}
-	if last := got.pieces[len(got.pieces)-1]; got.offs[len(got.offs)-1]+len(last.b) != len(want) {
-		t.Fatalf("pieces end at %d, text is %d bytes", got.offs[len(got.offs)-1]+len(last.b), len(want))
+	if last := pieces[len(pieces)-1]; offs[len(offs)-1]+len(last.b) != len(want) {
+		t.Fatalf("pieces end at %d, text is %d bytes", offs[len(offs)-1]+len(last.b), len(want))
 	}
 	if got.Len() != len(want) {
 		t.Fatalf("Len %d, want %d", got.Len(), len(want))
@@ -164,6 +165,39 @@ func checkTextDeep(t *testing.T, got *Text, want []byte) {
 	if !bytes.Equal(got.Bytes(), want) || got.String() != string(want) {
 		t.Fatalf("Bytes differ")
 	}
+}
+
+// flatIndex is a Text's pieces with their offsets and lines in the text,
+// from its groups, whose own index it checks: no group is empty, and
+// each one's offsets, lines, size and line count follow its pieces, and
+// start where the one before ends.
+func flatIndex(t *testing.T, text *Text) (pieces []*textPiece, offs, lines []int) {
+	t.Helper()
+	if len(text.groups) == 0 || len(text.gOffs) != len(text.groups) || len(text.gLines) != len(text.groups) {
+		t.Fatalf("%d groups, %d offsets, %d lines", len(text.groups), len(text.gOffs), len(text.gLines))
+	}
+	off, line := 0, 0
+	for g, grp := range text.groups {
+		if len(grp.pieces) == 0 || len(grp.offs) != len(grp.pieces) || len(grp.lines) != len(grp.pieces) {
+			t.Fatalf("group %d: %d pieces, %d offsets, %d lines", g, len(grp.pieces), len(grp.offs), len(grp.lines))
+		}
+		if text.gOffs[g] != off || text.gLines[g] != line {
+			t.Fatalf("group %d at %d, line %d; the one before ends at %d, line %d", g, text.gOffs[g], text.gLines[g], off, line)
+		}
+		size, n := 0, 0
+		for k, p := range grp.pieces {
+			if grp.offs[k] != size || grp.lines[k] != n {
+				t.Fatalf("group %d piece %d at %d, line %d in the group; want %d, %d", g, k, grp.offs[k], grp.lines[k], size, n)
+			}
+			pieces, offs, lines = append(pieces, p), append(offs, off+size), append(lines, line+n)
+			size, n = size+len(p.b), n+len(p.starts)
+		}
+		if grp.size != size || grp.nlines != n {
+			t.Fatalf("group %d: size %d, %d lines; its pieces have %d, %d", g, grp.size, grp.nlines, size, n)
+		}
+		off, line = off+size, line+n
+	}
+	return pieces, offs, lines
 }
 
 func trunc(b []byte) []byte {
@@ -464,4 +498,57 @@ func lineStarts(src []byte) []int {
 		}
 	}
 	return starts
+}
+
+// TestTextEditsAcrossGroups: edits of a text of several groups of pieces
+// (about 1.2 MB: ten groups) at and across the groups' boundaries, and
+// random ones, each Text checked against a flat copy (checkTextDeep
+// checks the groups' index too).
+func TestTextEditsAcrossGroups(t *testing.T) {
+	src := []byte(strings.Repeat("m1 = sample.long.one + 1\n", 48000))
+	text := NewText(src)
+	if len(text.groups) < 4 {
+		t.Fatalf("a text of %d bytes is %d groups", len(src), len(text.groups))
+	}
+	checkTextDeep(t, text, src)
+	boundary := func(text *Text, g int) int { return text.gOffs[min(g, len(text.groups)-1)] }
+	edits := []func(text *Text, n int) (start, end int, ins string){
+		func(text *Text, n int) (int, int, string) { b := boundary(text, 2); return b, b, "x" },                  // at a group's start
+		func(text *Text, n int) (int, int, string) { b := boundary(text, 2); return b - 1, b, "" },               // a group's last newline
+		func(text *Text, n int) (int, int, string) { return boundary(text, 1) + 7, boundary(text, 3) + 9, "" },   // across groups
+		func(text *Text, n int) (int, int, string) { return boundary(text, 1) + 7, boundary(text, 3) + 9, "\n" }, // and keep a line end
+		func(text *Text, n int) (int, int, string) {
+			b := boundary(text, 2)
+			return b, b, strings.Repeat("ab\n", 200000)
+		}, // many groups in
+		func(text *Text, n int) (int, int, string) { return 10, n - 10, "" },                         // all but both ends
+		func(text *Text, n int) (int, int, string) { return n, n, strings.Repeat("z = 1\n", 60000) }, // grow at the end
+		func(text *Text, n int) (int, int, string) { return 0, n, "" },                               // empty it
+	}
+	want := src
+	for _, edit := range edits {
+		start, end, ins := edit(text, len(want))
+		text, want = editAndCheck(t, text, want, start, end, ins)
+	}
+	rng := rand.New(rand.NewSource(11))
+	text, want = NewText(src), src
+	rounds := 40
+	if raceDetector {
+		rounds = 8
+	}
+	for range rounds {
+		start := rng.Intn(len(want) + 1)
+		end := start + rng.Intn(min(len(want)-start, 300*pieceSize)+1)
+		var ins string
+		switch rng.Intn(4) {
+		case 0:
+		case 1:
+			ins = "\n"
+		case 2:
+			ins = strings.Repeat("q = r.s\n", rng.Intn(40000))
+		default:
+			ins = "é"
+		}
+		text, want = editAndCheck(t, text, want, start, end, ins)
+	}
 }

@@ -8,39 +8,70 @@ import (
 	"sort"
 )
 
-// chunkLen is the length chunks are cut to: a splice copies the chunks
-// it touches and one entry a chunk, so about 2×chunkLen + n/chunkLen
-// words for n elements (a slice copy was n).
-const chunkLen = 512
+// chunkLen is the length chunks are cut to, and groupLen the number of
+// chunks groups are cut to: a splice copies the chunks it touches, the
+// index of their group and the per-group index, so about
+// 2×chunkLen + 2×groupLen + n/(chunkLen×groupLen) words for n elements.
+// With one level of 512-element chunks, a splice of 100,000 copied 10 KB,
+// most of it the per-chunk index, twice a keystroke.
+const (
+	chunkLen = 128
+	groupLen = 32
+)
 
-// Vec is an immutable list of T held as chunks, which versions share:
-// Splice makes a new Vec copying only the chunks the change touches. The
-// zero Vec is empty. The elements themselves are not copied: a Vec of
-// pointers shares what they point to.
+// Vec is an immutable list of T held as chunks, in groups, which versions
+// share: Splice makes a new Vec copying only the chunks the change
+// touches and their groups' index. The zero Vec is empty. The elements
+// themselves are not copied: a Vec of pointers shares what they point
+// to. No chunk and no group is empty.
 type Vec[T any] struct {
+	groups []*group[T]
+	ends   []int // ends[g]: the number of elements in groups[:g+1]
+}
+
+// group is a run of chunks, immutable: Vecs share it.
+type group[T any] struct {
 	chunks [][]T
-	ends   []int // ends[k]: the number of elements in chunks[:k+1]
+	ends   []int // ends[c]: the number of elements in chunks[:c+1]
 }
 
 // Of holds s as a Vec without a copy: s must not change afterwards.
 func Of[T any](s []T) Vec[T] {
 	var v Vec[T]
-	v.chunks, v.ends = appendChunks(nil, nil, s, 0)
+	v.appendGroups(cutChunks(nil, s), 0)
 	return v
 }
 
-// appendChunks cuts s into chunks after n elements (sharing s's array,
+// cutChunks appends s, cut into chunks, to chunks (sharing s's array,
 // each chunk's capacity its length so no append reaches a neighbour).
-func appendChunks[T any](chunks [][]T, ends []int, s []T, n int) ([][]T, []int) {
+func cutChunks[T any](chunks [][]T, s []T) [][]T {
 	for len(s) > 0 {
 		k := len(s)
 		if k > 2*chunkLen {
 			k = chunkLen
 		}
-		chunks, ends = append(chunks, s[:k:k]), append(ends, n+k)
-		n, s = n+k, s[k:]
+		chunks, s = append(chunks, s[:k:k]), s[k:]
 	}
-	return chunks, ends
+	return chunks
+}
+
+// appendGroups groups chunks, which start at element n of the list, and
+// appends the groups to v's.
+func (v *Vec[T]) appendGroups(chunks [][]T, n int) {
+	for len(chunks) > 0 {
+		k := len(chunks)
+		if k > 2*groupLen {
+			k = groupLen
+		}
+		g := &group[T]{chunks: chunks[:k:k], ends: make([]int, k)}
+		size := 0
+		for c, chunk := range g.chunks {
+			size += len(chunk)
+			g.ends[c] = size
+		}
+		n += size
+		v.groups, v.ends, chunks = append(v.groups, g), append(v.ends, n), chunks[k:]
+	}
 }
 
 // Len is the number of elements.
@@ -51,30 +82,42 @@ func (v Vec[T]) Len() int {
 	return v.ends[len(v.ends)-1]
 }
 
-// chunkOf is the chunk holding element i and the index of its first
-// element.
-func (v Vec[T]) chunkOf(i int) (k, start int) {
-	k = sort.SearchInts(v.ends, i+1)
-	if k > 0 {
-		start = v.ends[k-1]
+// place names a chunk: group g's chunk c, whose first element is the
+// list's start.
+type place struct{ g, c, start int }
+
+// locate is the chunk holding element i (0 <= i < Len).
+func (v Vec[T]) locate(i int) place {
+	g := sort.SearchInts(v.ends, i+1)
+	base := 0
+	if g > 0 {
+		base = v.ends[g-1]
 	}
-	return k, start
+	grp := v.groups[g]
+	c := sort.SearchInts(grp.ends, i-base+1)
+	if c > 0 {
+		base += grp.ends[c-1]
+	}
+	return place{g, c, base}
 }
+
+// chunk is the chunk p names.
+func (v Vec[T]) chunk(p place) []T { return v.groups[p.g].chunks[p.c] }
 
 // At is element i; it panics when i is out of range, as a slice does.
 func (v Vec[T]) At(i int) T {
 	if i < 0 || i >= v.Len() {
 		panic("pvec: index out of range")
 	}
-	k, start := v.chunkOf(i)
-	return v.chunks[k][i-start]
+	p := v.locate(i)
+	return v.chunk(p)[i-p.start]
 }
 
 // All yields each index and element in order.
 func (v Vec[T]) All() iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
 		i := 0
-		for _, c := range v.chunks {
+		for c := range v.Chunks() {
 			for _, x := range c {
 				if !yield(i, x) {
 					return
@@ -88,9 +131,25 @@ func (v Vec[T]) All() iter.Seq2[int, T] {
 // Values yields each element in order.
 func (v Vec[T]) Values() iter.Seq[T] {
 	return func(yield func(T) bool) {
-		for _, c := range v.chunks {
+		for c := range v.Chunks() {
 			for _, x := range c {
 				if !yield(x) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Chunks yields the elements in order, a run at a time, as the Vec holds
+// them: a loop over a long list indexes each run, where Values makes a
+// call and a copy of each element. The runs are shared: the caller must
+// not change them.
+func (v Vec[T]) Chunks() iter.Seq[[]T] {
+	return func(yield func([]T) bool) {
+		for _, g := range v.groups {
+			for _, c := range g.chunks {
+				if !yield(c) {
 					return
 				}
 			}
@@ -107,13 +166,20 @@ func (v Vec[T]) Slice(from, to int) []T {
 	if from == to {
 		return out
 	}
-	k, start := v.chunkOf(from)
-	for ; len(out) < to-from; k++ {
-		c := v.chunks[k]
-		lo := max(0, from-start)
-		hi := min(len(c), to-start)
-		out = append(out, c[lo:hi]...)
-		start += len(c)
+	p := v.locate(from)
+	for g := p.g; g < len(v.groups) && len(out) < to-from; g++ {
+		chunks := v.groups[g].chunks
+		if g == p.g {
+			chunks = chunks[p.c:]
+		}
+		for _, c := range chunks {
+			lo := max(0, from-p.start)
+			hi := min(len(c), to-p.start)
+			out = append(out, c[lo:hi]...)
+			if p.start += len(c); len(out) == to-from {
+				break
+			}
+		}
 	}
 	return out
 }
@@ -125,21 +191,28 @@ func (v Vec[T]) Collect() []T { return v.Slice(0, v.Len()) }
 // none does, for an f false and then true along the list (as
 // sort.Search).
 func (v Vec[T]) Search(f func(T) bool) int {
-	k := sort.Search(len(v.chunks), func(k int) bool { c := v.chunks[k]; return f(c[len(c)-1]) })
-	if k == len(v.chunks) {
+	last := func(c []T) T { return c[len(c)-1] }
+	g := sort.Search(len(v.groups), func(g int) bool { cs := v.groups[g].chunks; return f(last(cs[len(cs)-1])) })
+	if g == len(v.groups) {
 		return v.Len()
 	}
 	start := 0
-	if k > 0 {
-		start = v.ends[k-1]
+	if g > 0 {
+		start = v.ends[g-1]
 	}
-	c := v.chunks[k]
-	return start + sort.Search(len(c), func(i int) bool { return f(c[i]) })
+	grp := v.groups[g]
+	c := sort.Search(len(grp.chunks), func(c int) bool { return f(last(grp.chunks[c])) })
+	if c > 0 {
+		start += grp.ends[c-1]
+	}
+	chunk := grp.chunks[c]
+	return start + sort.Search(len(chunk), func(i int) bool { return f(chunk[i]) })
 }
 
 // Splice is the list with elements [from, to) replaced by with (which it
 // keeps: with must not change afterwards). It copies the chunks holding
-// from and to and the per-chunk index; every other chunk is shared.
+// from and to, the index of their groups, and the per-group index; every
+// other chunk and group is shared.
 func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	n := v.Len()
 	if from < 0 || to > n || from > to {
@@ -148,36 +221,47 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	if from == to && len(with) == 0 {
 		return v
 	}
+	if n == 0 {
+		return Of(with)
+	}
 	// Chunks k..m hold [from, to): for an insertion, the chunk of from
 	// (or the last chunk, at the end).
-	k, kStart := v.chunkOf(from)
-	if from == n && k > 0 {
-		k--
-		kStart -= len(v.chunks[k])
-	}
-	m, mStart := k, kStart
-	if to > from {
-		m, mStart = v.chunkOf(to - 1)
-	}
-	var joined []T
-	if k < len(v.chunks) {
-		joined = make([]T, 0, from-kStart+len(with)+mStart+len(v.chunks[m])-to)
-		joined = append(joined, v.chunks[k][:from-kStart]...)
-		joined = append(joined, with...)
-		joined = append(joined, v.chunks[m][to-mStart:]...)
+	var k place
+	if from < n {
+		k = v.locate(from)
 	} else {
-		joined, m = with, k-1 // an empty list
+		k = v.locate(n - 1)
 	}
+	m := k
+	if to > from {
+		m = v.locate(to - 1)
+	}
+	kc, mc := v.chunk(k), v.chunk(m)
+	joined := make([]T, 0, from-k.start+len(with)+m.start+len(mc)-to)
+	joined = append(joined, kc[:from-k.start]...)
+	joined = append(joined, with...)
+	joined = append(joined, mc[to-m.start:]...)
+	// Groups k.g to m.g are made again: the chunks of k's group before
+	// it, the new ones, and those of m's group after it.
+	gk, gm := v.groups[k.g], v.groups[m.g]
+	run := make([][]T, 0, k.c+len(joined)/chunkLen+1+len(gm.chunks)-m.c-1)
+	run = append(run, gk.chunks[:k.c]...)
+	run = cutChunks(run, joined)
+	run = append(run, gm.chunks[m.c+1:]...)
 	var out Vec[T]
-	tail := len(v.chunks) - m - 1
-	out.chunks = make([][]T, k, k+len(joined)/chunkLen+1+tail)
-	out.ends = make([]int, k, cap(out.chunks))
-	copy(out.chunks, v.chunks[:k])
-	copy(out.ends, v.ends[:k])
-	out.chunks, out.ends = appendChunks(out.chunks, out.ends, joined, kStart)
+	tail := len(v.groups) - m.g - 1
+	out.groups = make([]*group[T], k.g, k.g+len(run)/groupLen+1+tail)
+	out.ends = make([]int, k.g, cap(out.groups))
+	copy(out.groups, v.groups[:k.g])
+	copy(out.ends, v.ends[:k.g])
+	base := 0
+	if k.g > 0 {
+		base = v.ends[k.g-1]
+	}
+	out.appendGroups(run, base)
 	shift := len(with) - (to - from)
-	for i := m + 1; i < len(v.chunks); i++ {
-		out.chunks, out.ends = append(out.chunks, v.chunks[i]), append(out.ends, v.ends[i]+shift)
+	for g := m.g + 1; g < len(v.groups); g++ {
+		out.groups, out.ends = append(out.groups, v.groups[g]), append(out.ends, v.ends[g]+shift)
 	}
 	return out
 }

@@ -13,20 +13,40 @@ func check(t *testing.T, v Vec[int], want []int) {
 	if v.Len() != len(want) {
 		t.Fatalf("Len %d, want %d", v.Len(), len(want))
 	}
-	for k, c := range v.chunks {
-		if len(c) == 0 || len(c) > 2*chunkLen || cap(c) != len(c) {
-			t.Fatalf("chunk %d: length %d, capacity %d", k, len(c), cap(c))
+	if len(v.ends) != len(v.groups) {
+		t.Fatalf("%d groups, %d ends", len(v.groups), len(v.ends))
+	}
+	n := 0
+	for g, grp := range v.groups {
+		if len(grp.chunks) == 0 || len(grp.chunks) > 2*groupLen || len(grp.ends) != len(grp.chunks) {
+			t.Fatalf("group %d: %d chunks, %d ends", g, len(grp.chunks), len(grp.ends))
+		}
+		size := 0
+		for k, c := range grp.chunks {
+			if len(c) == 0 || len(c) > 2*chunkLen || cap(c) != len(c) {
+				t.Fatalf("group %d chunk %d: length %d, capacity %d", g, k, len(c), cap(c))
+			}
+			if size += len(c); grp.ends[k] != size {
+				t.Fatalf("group %d chunk %d ends at %d, want %d", g, k, grp.ends[k], size)
+			}
+		}
+		if n += size; v.ends[g] != n {
+			t.Fatalf("group %d ends at %d, want %d", g, v.ends[g], n)
 		}
 	}
-	for i, x := range want {
-		if got := v.At(i); got != x {
-			t.Fatalf("At(%d) = %d, want %d", i, got, x)
+	stride := 1 // every element of a small list, a sample of a big one
+	if len(want) > 4096 {
+		stride = 5
+	}
+	for i := 0; i < len(want); i += stride {
+		if got := v.At(i); got != want[i] {
+			t.Fatalf("At(%d) = %d, want %d", i, got, want[i])
 		}
 	}
 	if got := slices.Collect(v.Values()); !slices.Equal(got, want) && len(want) > 0 {
 		t.Fatalf("Values differ")
 	}
-	n := 0
+	n = 0
 	for i, x := range v.All() {
 		if i != n || x != want[i] {
 			t.Fatalf("All yields %d, %d at %d", i, x, n)
@@ -48,17 +68,24 @@ func check(t *testing.T, v Vec[int], want []int) {
 func TestSpliceEqualsSlices(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 30 {
-		want := make([]int, rng.IntN(3000))
+		// Every sixth list is of several groups (chunkLen × groupLen
+		// elements each).
+		size, steps := 3000, 200
+		if round%6 == 0 {
+			size, steps = 5*chunkLen*groupLen, 25
+		}
+		want := make([]int, rng.IntN(size))
 		for i := range want {
 			want[i] = i
 		}
 		v := Of(slices.Clone(want))
 		check(t, v, want)
 		next := 100000
-		for step := range 200 {
+		for step := range steps {
 			from := rng.IntN(len(want) + 1)
-			to := from + rng.IntN(min(len(want)-from, []int{0, 1, 3, 2000}[rng.IntN(4)])+1)
-			with := make([]int, []int{0, 1, 1, 2, 700}[rng.IntN(5)])
+			// Big lists have big changes too, across groups.
+			to := from + rng.IntN(min(len(want)-from, []int{0, 1, 3, 2000, size / 2}[rng.IntN(5)])+1)
+			with := make([]int, []int{0, 1, 1, 2, 700, size / 5}[rng.IntN(6)])
 			for i := range with {
 				with[i] = next
 				next++
@@ -76,13 +103,13 @@ func TestSpliceEqualsSlices(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
-	s := make([]int, 5000)
+	s := make([]int, 5*chunkLen*groupLen) // several groups
 	for i := range s {
 		s[i] = 2 * i
 	}
 	v := Of(s).Splice(100, 100, []int{199, 200, 201}) // still sorted
 	all := v.Collect()
-	for x := -1; x <= 10002; x += 7 {
+	for x := -1; x <= 2*len(s)+2; x += 7 {
 		want := sort.SearchInts(all, x)
 		if got := v.Search(func(y int) bool { return y >= x }); got != want {
 			t.Fatalf("Search(>= %d) = %d, want %d", x, got, want)
@@ -94,14 +121,17 @@ func TestSearch(t *testing.T) {
 }
 
 // TestSpliceCopiesAChunk bounds what replacing one element of 100,000
-// allocates: its chunk and the per-chunk index, not the list.
+// allocates: its chunk, its group's index and the per-group index, not
+// the list.
 func TestSpliceCopiesAChunk(t *testing.T) {
 	s := make([]*int, 100000)
 	v := Of(s)
 	x := 1
 	allocs := testing.AllocsPerRun(20, func() { v.Splice(50000, 50001, []*int{&x}) })
-	if allocs > 4 {
-		t.Errorf("%.0f allocations a splice, want at most 4", allocs)
+	// The chunk, its group's chunks, the group and its index (twice when
+	// the group is cut in two), the groups and their index.
+	if allocs > 8 {
+		t.Errorf("%.0f allocations a splice, want at most 8", allocs)
 	}
 	res := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
@@ -109,8 +139,7 @@ func TestSpliceCopiesAChunk(t *testing.T) {
 			v.Splice(50000, 50001, []*int{&x})
 		}
 	})
-	chunks := len(v.chunks)
-	if limit := int64(3*chunkLen*8 + chunks*(24+8) + 512); res.AllocedBytesPerOp() > limit {
+	if limit := int64(3*chunkLen*8 + 2*groupLen*(24+8) + len(v.groups)*(8+8) + 512); res.AllocedBytesPerOp() > limit {
 		t.Errorf("%d bytes a splice of %d elements, want at most %d", res.AllocedBytesPerOp(), v.Len(), limit)
 	}
 }
