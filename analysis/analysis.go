@@ -106,7 +106,7 @@ type File struct {
 	// severities, and with the suppression comments' own problems. Hints
 	// (repeats, for an editor's faded text) are included; reports for
 	// people drop them.
-	Findings []grammar.Diagnostic
+	Findings Findings
 	// syntax are the grammar's findings and checked the checker's, as
 	// libpcp produces them (no suppressions, no rules): PCPOrder reads
 	// them.
@@ -300,7 +300,7 @@ func (r *Result) finish() {
 		if f.marks < 0 {
 			f.marks = bytes.Count(f.File.Text.Bytes(), directiveMark)
 		}
-		syntax, checked := f.syntax, []grammar.Diagnostic(nil)
+		syntax, checked := f.syntax, f.checked
 		if r.opts.Incremental && r.Config.MaxPerCode > 0 {
 			// Capped here, each list as the read and the check cap
 			// theirs, and with the same rule for suppressed findings.
@@ -309,11 +309,11 @@ func (r *Result) finish() {
 				isSuppressed = suppressed
 			}
 			syntax = grammar.CapFindings(f.File, syntax, r.Config.MaxPerCode, isSuppressed)
-			checked = grammar.CapFindingsSeq(f.File, f.checked.Values(), r.Config.MaxPerCode, isSuppressed)
-		} else {
-			checked = f.checked.Collect()
+			if list, over := grammar.CapFindingsSeq(f.File, checked.Values(), r.Config.MaxPerCode, isSuppressed); over {
+				checked = pvec.Of(list)
+			}
 		}
-		f.Findings = r.Config.Rules.Apply(suppress(f.File, f.marks > 0, mergeByPosition(syntax, checked)))
+		f.Findings = filtered(f.File, f.marks > 0, r.Config.Rules, mergedFindings(syntax, checked))
 	}
 }
 
@@ -322,39 +322,17 @@ func (r *Result) finish() {
 // with their own problems, then the project's rules. It is the one place
 // both are applied, for a single analysis and for each host of a fleet.
 func Filter(f *grammar.File, diags []grammar.Diagnostic, r rules.Rules) []grammar.Diagnostic {
-	return r.Apply(suppress(f, bytes.Contains(f.Text.Bytes(), directiveMark), diags))
+	return filtered(f, bytes.Contains(f.Text.Bytes(), directiveMark), r, FindingsOf(diags)).Slice()
 }
 
-// mergeByPosition merges two lists sorted by start offset into one
-// (stable: a's finding first at the same offset). It copies only when
-// both have findings.
-func mergeByPosition(a, b []grammar.Diagnostic) []grammar.Diagnostic {
-	switch {
-	case len(b) == 0 && sortedByPosition(a):
-		return a
-	case len(a) == 0 && sortedByPosition(b):
-		return b
+// filtered is Filter of all, for a file whose text has directiveMark or
+// not (marked): all as it is when neither a comment nor a rule can
+// change it.
+func filtered(f *grammar.File, marked bool, r rules.Rules, all Findings) Findings {
+	if !marked && r.Neutral() {
+		return all
 	}
-	out := make([]grammar.Diagnostic, 0, len(a)+len(b))
-	if !sortedByPosition(a) || !sortedByPosition(b) {
-		// A capped read lists its stand-ins last.
-		out = append(append(out, a...), b...)
-		sortByPosition(out)
-		return out
-	}
-	// Both sorted (every keystroke's case): one pass, a's first at the
-	// same offset, as the stable sort puts them.
-	i, k := 0, 0
-	for i < len(a) && k < len(b) {
-		if b[k].Range.Start.Before(a[i].Range.Start) {
-			out = append(out, b[k])
-			k++
-		} else {
-			out = append(out, a[i])
-			i++
-		}
-	}
-	return append(append(out, a[i:]...), b[k:]...)
+	return FindingsOf(r.Apply(suppress(f, marked, all.Slice())))
 }
 
 // sortedByPosition reports whether diags are in order of start. By index:
@@ -377,7 +355,7 @@ func sortByPosition(diags []grammar.Diagnostic) {
 // by position: no suppression comment or rule applied (check's pcp
 // format, which mirrors libpcp).
 func (f File) Unfiltered() []grammar.Diagnostic {
-	return mergeByPosition(f.syntax, f.checked.Collect())
+	return mergedFindings(f.syntax, f.checked).Slice()
 }
 
 // PCPOrder returns, for each file, the findings libpcp prints, in the

@@ -68,7 +68,7 @@ func TestSuppressionsAndRules(t *testing.T) {
 			if res.CheckErr != nil || !res.Checked || res.Report == nil {
 				t.Fatalf("check: %v", res.CheckErr)
 			}
-			if got := summary(res.Files[0].Findings); got != tc.want {
+			if got := summary(res.Files[0].Findings.Slice()); got != tc.want {
 				t.Errorf("findings %s\nwant     %s", got, tc.want)
 			}
 			// libpcp's view is untouched by comments and rules.
@@ -85,13 +85,13 @@ func TestSuppressionsAndRules(t *testing.T) {
 func TestSyntaxOnlyAndCheckFailure(t *testing.T) {
 	in := []Input{Buffer("a.conf", []byte("a = 1 +\nb = disk.dev.reda\n"))}
 	res := Run(context.Background(), in, Config{Version: VersionChoice{Version: pcpver.Latest}}, Options{})
-	if res.Checked || res.SourceName != NoSource || summary(res.Files[0].Findings) != "1:syntax:error" {
-		t.Errorf("syntax only: checked %v, source %q, findings %s", res.Checked, res.SourceName, summary(res.Files[0].Findings))
+	if res.Checked || res.SourceName != NoSource || summary(res.Files[0].Findings.Slice()) != "1:syntax:error" {
+		t.Errorf("syntax only: checked %v, source %q, findings %s", res.Checked, res.SourceName, summary(res.Files[0].Findings.Slice()))
 	}
 	cfg := Config{Version: VersionChoice{Version: pcpver.Latest}, Source: failingSource{}}
 	res = Run(context.Background(), in, cfg, Options{})
-	if res.CheckErr == nil || res.Checked || summary(res.Files[0].Findings) != "1:syntax:error" {
-		t.Errorf("failed check: err %v, checked %v, findings %s", res.CheckErr, res.Checked, summary(res.Files[0].Findings))
+	if res.CheckErr == nil || res.Checked || summary(res.Files[0].Findings.Slice()) != "1:syntax:error" {
+		t.Errorf("failed check: err %v, checked %v, findings %s", res.CheckErr, res.Checked, summary(res.Files[0].Findings.Slice()))
 	}
 }
 
@@ -130,7 +130,7 @@ func TestConfigPathAndSeparate(t *testing.T) {
 	}
 	var names []string
 	for _, f := range one.Files {
-		names = append(names, filepath.Base(f.File.Path)+"="+summary(f.Findings))
+		names = append(names, filepath.Base(f.File.Path)+"="+summary(f.Findings.Slice()))
 	}
 	if got, want := strings.Join(names, ", "), "a.conf=1:unknown-metric:error, b.conf=1:duplicate-name:error 2:syntax:error, bin.conf=1:binary-file:error"; got != want {
 		t.Errorf("one config path:\n got %s\nwant %s", got, want)
@@ -143,7 +143,7 @@ func TestConfigPathAndSeparate(t *testing.T) {
 	sep := Run(context.Background(), inputs, cfg, Options{Separate: true})
 	names = nil
 	for _, f := range sep.Files {
-		names = append(names, filepath.Base(f.File.Path)+"="+summary(f.Findings))
+		names = append(names, filepath.Base(f.File.Path)+"="+summary(f.Findings.Slice()))
 	}
 	if got, want := strings.Join(names, ", "), "a.conf=1:unknown-metric:error, bin.conf=1:binary-file:error, b.conf=2:syntax:error"; got != want {
 		t.Errorf("separate:\n got %s\nwant %s", got, want)

@@ -50,7 +50,7 @@ func TestCodeExamples(t *testing.T) {
 			default:
 				t.Fatalf("%s has no example and no other way to make it happen here", in.Code)
 			}
-			got := Run(context.Background(), []Input{input}, c, Options{}).Files[0].Findings
+			got := Run(context.Background(), []Input{input}, c, Options{}).Files[0].Findings.Slice()
 			found := false
 			for _, d := range got {
 				if d.Code == in.Code {
@@ -69,7 +69,7 @@ func TestCodeExamples(t *testing.T) {
 			if in.Fix == "" {
 				t.Fatal("an example without its fix")
 			}
-			fixed := Run(context.Background(), []Input{Buffer("example.conf", []byte(in.Fix))}, c, Options{}).Files[0].Findings
+			fixed := Run(context.Background(), []Input{Buffer("example.conf", []byte(in.Fix))}, c, Options{}).Files[0].Findings.Slice()
 			if len(fixed) > 0 {
 				t.Errorf("the fixed example still gets findings:\n%s", findingLines(fixed))
 			}

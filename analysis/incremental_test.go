@@ -61,7 +61,7 @@ func keystroke(rng *rand.Rand, text string) string {
 // view is what an analysis tells, for comparing two.
 func view(r *Result) []any {
 	f := r.Files[0]
-	return []any{f.Findings, f.Unfiltered(), r.PCPOrder(), r.Checked, r.CheckErr, r.SourceName}
+	return []any{f.Findings.Slice(), f.Unfiltered(), r.PCPOrder(), r.Checked, r.CheckErr, r.SourceName}
 }
 
 // TestIncrementalEqualsRun: after random keystrokes, each analysed with
@@ -109,7 +109,7 @@ func TestIncrementalEqualsRun(t *testing.T) {
 					if next.refs.load() != nil && next.Report != nil && ok {
 						rechecked++
 					}
-					if slices.ContainsFunc(next.Files[0].Findings, func(d grammar.Diagnostic) bool { return d.More > 0 }) {
+					if slices.ContainsFunc(next.Files[0].Findings.Slice(), func(d grammar.Diagnostic) bool { return d.More > 0 }) {
 						capped++
 					}
 					checked = next
@@ -230,8 +230,8 @@ func TestRecheckAfterMetadataChange(t *testing.T) {
 	cfg := Config{Version: VersionChoice{Version: pcpver.V6_0_3, Reason: "test"}, Source: cache}
 	text := "x = a.one + 1\ny = b.two * 2\n"
 	checked := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
-	if n := len(checked.Files[0].Findings); n != 1 {
-		t.Fatalf("before the change: %d findings, want b.two unknown: %v", n, checked.Files[0].Findings)
+	if n := len(checked.Files[0].Findings.Slice()); n != 1 {
+		t.Fatalf("before the change: %d findings, want b.two unknown: %v", n, checked.Files[0].Findings.Slice())
 	}
 
 	swap.Source = snap(one + "," + two) // the PMDA of b.two installed
@@ -242,8 +242,8 @@ func TestRecheckAfterMetadataChange(t *testing.T) {
 		t.Fatal("a keystroke inside one line was not parsed incrementally")
 	}
 	next := Recheck(ctx, checked, parsed)
-	if n := len(next.Files[0].Findings); n != 0 {
-		t.Errorf("after the change: %v, want no findings (b.two exists now)", next.Files[0].Findings)
+	if n := len(next.Files[0].Findings.Slice()); n != 0 {
+		t.Errorf("after the change: %v, want no findings (b.two exists now)", next.Files[0].Findings.Slice())
 	}
 }
 
@@ -260,7 +260,7 @@ func TestCappedFindings(t *testing.T) {
 	ctx := context.Background()
 	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: 2}
 	count := func(r *Result) (n int) {
-		for _, d := range r.Files[0].Findings {
+		for _, d := range r.Files[0].Findings.Slice() {
 			if d.Code == "unknown-metric" {
 				n += d.Count()
 			}
@@ -270,7 +270,7 @@ func TestCappedFindings(t *testing.T) {
 	text := "a = no.such.a\nb = no.such.b\n# pcp-derive-lsp: ignore[unknown-metric]\nc = no.such.c\nd = no.such.d\ne = no.such.e\n"
 	got := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{})
 	if n := count(got); n != 4 {
-		t.Errorf("suppressed one of five unknown names under a cap of 2: %d counted, want 4\n%+v", n, got.Files[0].Findings)
+		t.Errorf("suppressed one of five unknown names under a cap of 2: %d counted, want 4\n%+v", n, got.Files[0].Findings.Slice())
 	}
 
 	text = "a = no.such.a\n"
@@ -303,7 +303,7 @@ func TestReparseBinaryBuffer(t *testing.T) {
 	text := grammar.NewText([]byte(b.String()))
 	prev := Parse([]Input{BufferText("t.conf", text)}, cfg, Options{})
 	codes := func(r *Result) (out []string) {
-		for _, d := range r.Files[0].Findings {
+		for _, d := range r.Files[0].Findings.Slice() {
 			out = append(out, d.Code)
 		}
 		return out

@@ -7,12 +7,15 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 )
 
-// TestMergeByPosition: the merge of two lists is what a stable sort of
-// one after the other gives, for sorted lists (the one-pass merge, ties
-// included) and unsorted ones (a capped read's stand-ins come last).
-func TestMergeByPosition(t *testing.T) {
+// TestMergedFindings: the findings of two lists, read one by one or as
+// one list, are what a stable sort of one after the other gives, for
+// sorted lists (merged as they are read, ties included, over several of
+// the checker list's chunks) and unsorted ones (a capped read's
+// stand-ins come last).
+func TestMergedFindings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	list := func(n int, sorted bool, tag string) []grammar.Diagnostic {
 		out := make([]grammar.Diagnostic, n)
@@ -26,11 +29,25 @@ func TestMergeByPosition(t *testing.T) {
 	}
 	for trial := range 2000 {
 		sortedA, sortedB := trial%4 != 0, trial%5 != 0
-		a, b := list(rng.IntN(8), sortedA, "a"), list(rng.IntN(8), sortedB, "b")
+		size := 8
+		if trial%50 == 0 {
+			size = 3000 // the checker's list in several chunks
+		}
+		a, b := list(rng.IntN(size), sortedA, "a"), list(rng.IntN(size), sortedB, "b")
 		want := append(append([]grammar.Diagnostic{}, a...), b...)
 		sort.SliceStable(want, func(i, j int) bool { return want[i].Range.Start.Before(want[j].Range.Start) })
-		if got := mergeByPosition(a, b); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
-			t.Fatalf("trial %d:\na    %v\nb    %v\ngot  %v\nwant %v", trial, a, b, got, want)
+		f := mergedFindings(a, pvec.Of(b))
+		var read []grammar.Diagnostic
+		for d := range f.All() {
+			read = append(read, *d)
+		}
+		for _, got := range [][]grammar.Diagnostic{f.Slice(), read} {
+			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("trial %d:\na    %v\nb    %v\ngot  %v\nwant %v", trial, a, b, got, want)
+			}
+		}
+		if f.Len() != len(want) {
+			t.Fatalf("trial %d: Len %d, want %d", trial, f.Len(), len(want))
 		}
 	}
 }

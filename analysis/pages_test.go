@@ -80,7 +80,7 @@ func exampleReport(t *testing.T, cfg Config, in codes.Info) string {
 	run := &report.Run{}
 	for _, f := range res.Files {
 		var shown []grammar.Diagnostic
-		for _, d := range f.Findings {
+		for _, d := range f.Findings.Slice() {
 			if d.Severity != grammar.SeverityHint {
 				shown = append(shown, d)
 			}

@@ -285,12 +285,13 @@ func CapFindings(f *File, diags []Diagnostic, limit int, suppressed func(*File, 
 }
 
 // CapFindingsSeq is CapFindings of the findings seq yields (a checker
-// report's shared list), in a list of the caller's.
-func CapFindingsSeq(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File, Diagnostic) bool) []Diagnostic {
+// report's shared list): the capped list and true when some kind has
+// more than limit, nil and false when seq is listed as it is.
+func CapFindingsSeq(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File, Diagnostic) bool) ([]Diagnostic, bool) {
 	if limit <= 0 || !overCap(f, seq, limit, suppressed) {
-		return slices.Collect(seq)
+		return nil, false
 	}
-	return capped(f, seq, limit, suppressed)
+	return capped(f, seq, limit, suppressed), true
 }
 
 // capped lists the findings of seq a capped analysis lists, and the
@@ -305,7 +306,7 @@ func capped(f *File, seq iter.Seq[Diagnostic], limit int, suppressed func(*File,
 	}
 	// Sized for what is listed: a list sized for every finding (100,000)
 	// would be kept by each version's shown findings.
-	out = append(slices.Clip(out), c.StandIns()...)
+	out = slices.Concat(out, c.StandIns())
 	slices.SortStableFunc(out, func(a, b Diagnostic) int { return a.Range.Start.Compare(b.Range.Start) })
 	return out
 }

@@ -330,3 +330,28 @@ func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
 		t.Fatalf("ReplacedDefinitions answers for another file")
 	}
 }
+
+// TestCapFindingsSeq: a list over the cap is capped as a capped read
+// lists it, in a list of its own size (an analysis holds it as what it
+// shows, for as long as the version lives: a list the size of every
+// finding would be kept with it); a list under the cap is not copied.
+func TestCapFindingsSeq(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "name%d\n", i) // missing "="
+	}
+	src := []byte(b.String())
+	all := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3}).Diagnostics
+	want := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3, MaxPerCode: 100}).Diagnostics
+	f := ParseConfig("c.conf", src, Options{Version: pcpver.V6_0_3})
+	got, over := CapFindingsSeq(f, slices.Values(all), 100, nil)
+	if !over || !reflect.DeepEqual(got, want) {
+		t.Fatalf("over the cap: %v, %d findings, want %d as a capped read lists them", over, len(got), len(want))
+	}
+	if cap(got) > 2*len(got) {
+		t.Errorf("%d findings in a list of capacity %d", len(got), cap(got))
+	}
+	if got, over := CapFindingsSeq(f, slices.Values(all), 3000, nil); over || got != nil {
+		t.Errorf("under the cap: %v, %d findings; want the list as it is", over, len(got))
+	}
+}

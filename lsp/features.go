@@ -499,7 +499,7 @@ func codeActions(d *snapshot, rg protocol.Range, docsURL string) []protocol.Comm
 	to := d.file.Offset(int(rg.End.Line), int(rg.End.Character))
 	kind := protocol.CodeActionKindQuickFix
 	var out []protocol.CommandOrCodeAction
-	for _, g := range d.findings {
+	for g := range d.findings.All() {
 		if start, end := d.file.Offsets(g.Range); end < from || start > to {
 			continue
 		}
@@ -509,7 +509,7 @@ func codeActions(d *snapshot, rg protocol.Range, docsURL string) []protocol.Comm
 				edits = append(edits, protocol.TextEdit{Range: toRange(e.Range), NewText: e.NewText})
 			}
 			out = append(out, &protocol.CodeAction{
-				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, g, docsURL)},
+				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, *g, docsURL)},
 				Edit: &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: edits}},
 			})
 		}

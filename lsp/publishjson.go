@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
@@ -89,7 +90,7 @@ func (p *publication) start(i int) int {
 // (each is its findings' JSON, 150 KB at 500 findings).
 const lastPublications = 16
 
-func keyOf(g grammar.Diagnostic) diagnosticKey {
+func keyOf(g *grammar.Diagnostic) diagnosticKey {
 	return diagnosticKey{rg: g.Range, sev: g.Severity, code: g.Code, message: g.Message}
 }
 
@@ -100,9 +101,9 @@ const diagnosticJSONGeneration = 8192
 
 // encode appends the JSON of g, as toProtocolDiagnostic renders it, to
 // buf.
-func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g grammar.Diagnostic, docsURL string) ([]byte, error) {
+func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g *grammar.Diagnostic, docsURL string) ([]byte, error) {
 	if len(g.Related) > 0 {
-		d := toProtocolDiagnostic(u, g, docsURL)
+		d := toProtocolDiagnostic(u, *g, docsURL)
 		return appendMarshal(buf, &d)
 	}
 	k := keyOf(g)
@@ -117,7 +118,7 @@ func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g grammar.Diagnostic, doc
 	if ok {
 		return append(buf, js...), nil
 	}
-	d := toProtocolDiagnostic(u, g, docsURL)
+	d := toProtocolDiagnostic(u, *g, docsURL)
 	js, err := protocol.Marshal(&d)
 	if err != nil {
 		return buf, err
@@ -151,7 +152,7 @@ func appendMarshal(buf []byte, v any) ([]byte, error) {
 // 500 findings the params are 150 KB: the connection's Notify copied them
 // twice more (into its message, then behind the header it measured), and
 // each keystroke's publication went through three such buffers.
-func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) error {
+func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) error {
 	c.sending.Lock()
 	defer c.sending.Unlock()
 	c.mu.Lock()
@@ -205,14 +206,14 @@ const publishEnvelope = `{"jsonrpc":"2.0","method":"` + protocol.MethodTextDocum
 // publishParams appends to buf the params of a publishDiagnostics of the
 // document's findings and then the extra diagnostics, as protocol.Marshal
 // would encode them, with the findings' JSON from the cache.
-func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
+func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
 	c.sending.Lock()
 	defer c.sending.Unlock()
 	return c.composeParams(buf, u, version, findings, extra, docsURL)
 }
 
 // composeParams is publishParams; the caller holds sending.
-func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, findings []grammar.Diagnostic, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
+func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
 	head, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}})
 	if err != nil {
 		return nil, err
@@ -222,14 +223,14 @@ func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, fin
 	if at < 0 {
 		return nil, fmt.Errorf("encoding publishDiagnostics: no empty diagnostics list in %s", head)
 	}
-	at += len(empty) - 1                                             // at the "]"
-	buf = slices.Grow(buf, len(head)+512*(len(findings)+len(extra))) // a finding is 300 to 500 bytes
+	at += len(empty) - 1                                              // at the "]"
+	buf = slices.Grow(buf, len(head)+512*(findings.Len()+len(extra))) // a finding is 300 to 500 bytes
 	buf = append(buf, head[:at]...)
 	if buf, err = c.appendFindings(buf, u, findings, docsURL); err != nil {
 		return nil, err
 	}
 	for i := range extra {
-		if len(findings) > 0 || i > 0 {
+		if findings.Len() > 0 || i > 0 {
 			buf = append(buf, ',')
 		}
 		if buf, err = appendMarshal(buf, &extra[i]); err != nil {
@@ -243,7 +244,7 @@ func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, fin
 // ones before and after those that differ from the document's last
 // publication copied from it, the rest encoded (through the cache); and
 // keeps them as the document's last publication.
-func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []grammar.Diagnostic, docsURL string) ([]byte, error) {
+func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings analysis.Findings, docsURL string) ([]byte, error) {
 	c.mu.Lock()
 	old, next := c.last[u], c.spare
 	c.spare = nil
@@ -251,11 +252,14 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 	if next == nil {
 		next = &publication{}
 	}
-	next.keys = slices.Grow(next.keys[:0], len(findings))[:len(findings)]
-	next.related = slices.Grow(next.related[:0], len(findings))[:len(findings)]
-	next.ends = slices.Grow(next.ends[:0], len(findings))[:len(findings)]
-	for i, g := range findings {
+	n := findings.Len()
+	next.keys = slices.Grow(next.keys[:0], n)[:n]
+	next.related = slices.Grow(next.related[:0], n)[:n]
+	next.ends = slices.Grow(next.ends[:0], n)[:n]
+	i := 0
+	for g := range findings.All() {
 		next.keys[i], next.related[i] = keyOf(g), len(g.Related) > 0
+		i++
 	}
 	// The runs the two publications share at their ends.
 	same := func(i, j int) bool {
@@ -263,10 +267,10 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 	}
 	head, tail := 0, 0
 	if old != nil {
-		for head < min(len(findings), len(old.keys)) && same(head, head) {
+		for head < min(n, len(old.keys)) && same(head, head) {
 			head++
 		}
-		for tail < min(len(findings), len(old.keys))-head && same(len(findings)-1-tail, len(old.keys)-1-tail) {
+		for tail < min(n, len(old.keys))-head && same(n-1-tail, len(old.keys)-1-tail) {
 			tail++
 		}
 	}
@@ -276,17 +280,24 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 		copy(next.ends, old.ends[:head])
 	}
 	var err error
-	for i := head; i < len(findings)-tail; i++ {
-		if i > 0 {
-			buf = append(buf, ',')
+	i = 0
+	for g := range findings.All() {
+		if i >= n-tail {
+			break
 		}
-		if buf, err = c.encode(buf, u, findings[i], docsURL); err != nil {
-			return nil, fmt.Errorf("encoding a diagnostic: %w", err)
+		if i >= head {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if buf, err = c.encode(buf, u, g, docsURL); err != nil {
+				return nil, fmt.Errorf("encoding a diagnostic: %w", err)
+			}
+			next.ends[i] = len(buf) - base
 		}
-		next.ends[i] = len(buf) - base
+		i++
 	}
 	if tail > 0 {
-		first := len(findings) - tail // its first finding, and old's
+		first := n - tail // its first finding, and old's
 		oldFirst := len(old.keys) - tail
 		if first > 0 {
 			buf = append(buf, ',')
@@ -314,7 +325,7 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings []gramma
 		c.spare = old
 	}
 	switch {
-	case len(findings) == 0:
+	case n == 0:
 		delete(c.last, u) // nothing to reuse
 		next.json, next.frame = nil, nil
 	default:

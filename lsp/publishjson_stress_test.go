@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
@@ -68,7 +69,7 @@ func TestPublishConcurrentDocuments(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					extra = []protocol.Diagnostic{{Message: protocol.String("fleet")}}
 				}
-				got, err := c.publishParams(nil, u, int32(round), list, extra, docs)
+				got, err := c.publishParams(nil, u, int32(round), analysis.FindingsOf(list), extra, docs)
 				if err != nil {
 					t.Error(err)
 					return
@@ -114,7 +115,7 @@ func TestPublishOneDocumentFromManyGoroutines(t *testing.T) {
 				list[at].Message = fmt.Sprintf("goroutine %d round %d", g, round)
 				var frame []byte
 				send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
-				if err := c.publish(context.Background(), send, u, int32(round), list, nil, docs); err != nil {
+				if err := c.publish(context.Background(), send, u, int32(round), analysis.FindingsOf(list), nil, docs); err != nil {
 					errs <- err
 					return
 				}
@@ -157,11 +158,11 @@ func TestSmallPublicationPinsNoLargeFrame(t *testing.T) {
 	big := []protocol.Diagnostic{{Message: protocol.String(strings.Repeat("fleet ", 200_000)), Severity: protocol.DiagnosticSeverityInformation}}
 	large, small := uri.File("/tmp/large.conf"), uri.File("/tmp/small.conf")
 	for round := range 3 { // the large document's frames, replaced and freed
-		if err := c.publish(context.Background(), send, large, int32(round), keystrokeFindings(500), big, docs); err != nil {
+		if err := c.publish(context.Background(), send, large, int32(round), analysis.FindingsOf(keystrokeFindings(500)), big, docs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.publish(context.Background(), send, small, 1, keystrokeFindings(1), nil, docs); err != nil {
+	if err := c.publish(context.Background(), send, small, 1, analysis.FindingsOf(keystrokeFindings(1)), nil, docs); err != nil {
 		t.Fatal(err)
 	}
 	p := c.last[small]

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
@@ -47,7 +48,7 @@ func TestPublishParamsEqualMarshal(t *testing.T) {
 		findings []grammar.Diagnostic
 		extra    []protocol.Diagnostic
 	}{{first, nil}, {first, nil}, {second, extra}, {nil, extra}, {nil, nil}, {second, nil}, {[]grammar.Diagnostic{sevChanged, moved}, nil}} {
-		got, err := c.publishParams(nil, u, int32(i+1), tc.findings, tc.extra, docs)
+		got, err := c.publishParams(nil, u, int32(i+1), analysis.FindingsOf(tc.findings), tc.extra, docs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestDiagnosticJSONBounded(t *testing.T) {
 	u := uri.File("/tmp/t.conf")
 	for i := range 5 * diagnosticJSONGeneration {
 		g := grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(i + 1), Col: 1}}, Code: "syntax", Message: fmt.Sprint("finding ", i)}
-		if _, err := c.encode(nil, u, g, ""); err != nil {
+		if _, err := c.encode(nil, u, &g, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +120,7 @@ func TestPublishReusesLastPublication(t *testing.T) {
 				}
 			}
 			lists[u] = list
-			got, err := c.publishParams(nil, u, int32(round), list, nil, docs)
+			got, err := c.publishParams(nil, u, int32(round), analysis.FindingsOf(list), nil, docs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestPublishReusesLastPublication(t *testing.T) {
 		}
 	}
 	for i := range 3 * lastPublications {
-		if _, err := c.publishParams(nil, uri.File(fmt.Sprintf("/tmp/%d.conf", i)), 1, []grammar.Diagnostic{finding(1)}, nil, docs); err != nil {
+		if _, err := c.publishParams(nil, uri.File(fmt.Sprintf("/tmp/%d.conf", i)), 1, analysis.FindingsOf([]grammar.Diagnostic{finding(1)}), nil, docs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -164,7 +165,7 @@ func TestPublishFrame(t *testing.T) {
 		}
 		var frame []byte
 		send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
-		if err := c.publish(context.Background(), send, u, int32(n), findings, nil, docs); err != nil {
+		if err := c.publish(context.Background(), send, u, int32(n), analysis.FindingsOf(findings), nil, docs); err != nil {
 			t.Fatal(err)
 		}
 		head, body, ok := strings.Cut(string(frame), "\r\n\r\n")
@@ -186,7 +187,7 @@ func TestPublishFrame(t *testing.T) {
 		if !ok || note.Method() != protocol.MethodTextDocumentPublishDiagnostics {
 			t.Fatalf("%d findings: decoded %T %+v, want a publishDiagnostics notification", n, msg, msg)
 		}
-		want, err := c.publishParams(nil, u, int32(n), findings, nil, docs)
+		want, err := c.publishParams(nil, u, int32(n), analysis.FindingsOf(findings), nil, docs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +307,7 @@ func TestPublishKeepsItsFrame(t *testing.T) {
 		if round%9 == 8 {
 			findings = findings[:len(findings)-1]
 		}
-		if err := c.publish(context.Background(), send, u, int32(round), findings, extra, docs); err != nil {
+		if err := c.publish(context.Background(), send, u, int32(round), analysis.FindingsOf(findings), extra, docs); err != nil {
 			t.Fatal(err)
 		}
 		all := make([]protocol.Diagnostic, 0, len(findings)+len(extra))
@@ -344,7 +345,7 @@ func TestPublishAllocatesWhatChanged(t *testing.T) {
 	lists := [][]grammar.Diagnostic{findings, typed}
 	round := 0
 	publish := func() {
-		if err := c.publish(context.Background(), send, u, int32(round), lists[round%2], nil, docs); err != nil {
+		if err := c.publish(context.Background(), send, u, int32(round), analysis.FindingsOf(lists[round%2]), nil, docs); err != nil {
 			t.Fatal(err)
 		}
 		round++

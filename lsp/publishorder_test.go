@@ -47,7 +47,7 @@ func TestSlowSyntaxPublishAfterCheck(t *testing.T) {
 func TestClosedDocumentPublicationReleased(t *testing.T) {
 	s, _, u, gen, snap := analysingSyntaxError(t, "/tmp/c.conf")
 	s.sendFrame = func(context.Context, []byte) error { return nil }
-	if len(snap.findings) == 0 {
+	if snap.findings.Len() == 0 {
 		t.Fatal("no findings to publish")
 	}
 	s.publish(u, gen, snap)

@@ -265,9 +265,9 @@ func toRange(r grammar.Range) protocol.Range {
 // diagnostics renders a snapshot's findings for the client, their codes
 // linked to their pages under docsURL.
 func diagnostics(snap *snapshot, docsURL string) []protocol.Diagnostic {
-	out := make([]protocol.Diagnostic, 0, len(snap.findings))
-	for _, g := range snap.findings {
-		out = append(out, toProtocolDiagnostic(snap.uri, g, docsURL))
+	out := make([]protocol.Diagnostic, 0, snap.findings.Len())
+	for g := range snap.findings.All() {
+		out = append(out, toProtocolDiagnostic(snap.uri, *g, docsURL))
 	}
 	return out
 }

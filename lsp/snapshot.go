@@ -28,7 +28,7 @@ type snapshot struct {
 	report  *checker.Report // nil when the syntax only was analysed, or no source answered
 	// findings are the document's findings as check reports them:
 	// sorted, suppression comments and the project's rules applied.
-	findings []grammar.Diagnostic
+	findings analysis.Findings
 }
 
 // newSnapshot wraps the shared analysis of one version of a document.

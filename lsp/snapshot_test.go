@@ -30,7 +30,7 @@ func writeMetadata(t *testing.T, metrics []metasnap.Metric) string {
 
 func codesOf(snap *snapshot) map[string]int {
 	out := map[string]int{}
-	for _, d := range snap.findings {
+	for d := range snap.findings.All() {
 		out[d.Code]++
 	}
 	return out
@@ -88,6 +88,6 @@ func TestRequestsReadOneConfiguration(t *testing.T) {
 	}
 	// only.in.b is B's; B has no kernel.* at all.
 	if got := codesOf(snapB); got["unknown-metric"] != 0 || got["pmda-missing"] != 1 {
-		t.Errorf("under B: %v, want one pmda-missing (kernel.*) and no unknown metric: %v", got, snapB.findings)
+		t.Errorf("under B: %v, want one pmda-missing (kernel.*) and no unknown metric: %v", got, snapB.findings.Slice())
 	}
 }

@@ -215,10 +215,14 @@ func splitCodes(list string) []string {
 	return strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
+// Neutral reports whether the rules change no finding: no code turned
+// off, no severity changed (Apply returns its findings as they are).
+func (r Rules) Neutral() bool { return len(r.disabled) == 0 && len(r.severity) == 0 }
+
 // Apply drops disabled findings and changes severities. It returns a new
-// slice; diags is not modified.
+// slice (diags itself when the rules are Neutral); diags is not modified.
 func (r Rules) Apply(diags []grammar.Diagnostic) []grammar.Diagnostic {
-	if len(r.disabled) == 0 && len(r.severity) == 0 {
+	if r.Neutral() {
 		return diags
 	}
 	out := make([]grammar.Diagnostic, 0, len(diags))

@@ -392,7 +392,7 @@ func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, 
 		order = res.PCPOrder()
 	}
 	for i, f := range res.Files {
-		file := report.File{File: f.File, Diagnostics: withoutHints(f.Findings)}
+		file := report.File{File: f.File, Diagnostics: withoutHints(f.Findings.Slice())}
 		if unfiltered {
 			file.Diagnostics, file.PCPOrder = f.Unfiltered(), order[i]
 		}
