@@ -37,7 +37,24 @@ if grep -q '^BenchmarkKeystroke' <<<"$list"; then
 	# several, and the first keystrokes of a session cost more).
 	# And 100,000 lines with 12,500 findings of one code, over the cap a
 	# file lists (BenchmarkKeystroke100000LinesOverCap).
-	out=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines(OverCap)?$' -benchtime 200x -benchmem)
+	# Three rounds in which the sizes take turns, and the best round of
+	# each size (as bench/check.sh does): the same build gave 0.41 and
+	# 0.76 ms at 100,000 lines in consecutive runs on this machine, as
+	# its other tenants came and went, and a table of one run measured
+	# them as much as the server.
+	rounds=""
+	for round in 1 2 3; do
+		rounds+=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines(OverCap)?$' -benchtime 200x -benchmem)$'\n'
+	done
+	out=$(awk '
+		function metric(name,   i) { for (i = 1; i <= NF; i++) if ($(i) == name) return $(i-1); return "" }
+		/^BenchmarkKeystroke/ {
+			a = metric("ns-arrival") + 0
+			if (!($1 in best) || a < best[$1]) { best[$1] = a; line[$1] = $0 }
+			if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+		}
+		END { for (i = 1; i <= n; i++) print line[order[i]] }' <<<"$rounds")
+	echo "NOTE each keystroke row is the best of three rounds, the sizes taking turns"
 	kind=Keystroke
 else
 	out=$(go test ./lsp -run '^$' -bench 'DidChange1000Lines|DidChange100000Lines' -benchtime 2x -benchmem)

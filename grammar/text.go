@@ -359,6 +359,7 @@ func (t *Text) Replace(start, end int, ins []byte) *Text {
 	}
 	// Groups k.g to m.g are made again: the pieces of k's group before
 	// it, the new ones, and those of m's group after it.
+	// (The capacities here are hints: an append past one reallocates.)
 	gk, gm := t.groups[k.g], t.groups[m.g]
 	run := make([]*textPiece, 0, k.k+len(nb)/pieceSize+2+len(gm.pieces)-m.k-1)
 	run = append(run, gk.pieces[:k.k]...)

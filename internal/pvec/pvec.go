@@ -83,7 +83,7 @@ func (v Vec[T]) Len() int {
 }
 
 // place names a chunk: group g's chunk c, whose first element is the
-// list's start.
+// list's element start.
 type place struct{ g, c, start int }
 
 // locate is the chunk holding element i (0 <= i < Len).
