@@ -424,20 +424,10 @@ func TestTextRandomEditsDeep(t *testing.T) {
 		text := NewText(want)
 		checkTextDeep(t, text, want)
 		for range edits {
-			start := rng.Intn(len(want) + 1)
-			end := start + rng.Intn(min(len(want)-start, 5*pieceSize)+1)
-			var ins string
-			switch rng.Intn(5) {
-			case 0:
-			case 1:
-				ins = "\n"
-			case 2:
-				ins = line() + "\n" + line()
-			case 3:
-				ins = strings.Repeat("\n", rng.Intn(3000))
-			default:
-				ins = "é"
-			}
+			start, end := randomSpan(rng, len(want), 5*pieceSize)
+			ins := randomInsert(rng,
+				func() string { return line() + "\n" + line() },
+				func() string { return strings.Repeat("\n", rng.Intn(3000)) })
 			text, want = editAndCheck(t, text, want, start, end, ins)
 		}
 	}
@@ -537,18 +527,30 @@ func TestTextEditsAcrossGroups(t *testing.T) {
 		rounds = 8
 	}
 	for range rounds {
-		start := rng.Intn(len(want) + 1)
-		end := start + rng.Intn(min(len(want)-start, 300*pieceSize)+1)
-		var ins string
-		switch rng.Intn(4) {
-		case 0:
-		case 1:
-			ins = "\n"
-		case 2:
-			ins = strings.Repeat("q = r.s\n", rng.Intn(40000))
-		default:
-			ins = "é"
-		}
+		start, end := randomSpan(rng, len(want), 300*pieceSize)
+		ins := randomInsert(rng, func() string { return strings.Repeat("q = r.s\n", rng.Intn(40000)) })
 		text, want = editAndCheck(t, text, want, start, end, ins)
+	}
+}
+
+// randomSpan is a random range [start, end) of a text of n bytes, at
+// most maxLen long.
+func randomSpan(rng *rand.Rand, n, maxLen int) (start, end int) {
+	start = rng.Intn(n + 1)
+	return start, start + rng.Intn(min(n-start, maxLen)+1)
+}
+
+// randomInsert is what a random edit inserts: nothing, a newline, one
+// multi-byte character, or what one of more makes.
+func randomInsert(rng *rand.Rand, more ...func() string) string {
+	switch k := rng.Intn(3 + len(more)); k {
+	case 0:
+		return ""
+	case 1:
+		return "\n"
+	case 2:
+		return "é"
+	default:
+		return more[k-3]()
 	}
 }
