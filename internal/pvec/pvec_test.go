@@ -98,7 +98,6 @@ func TestSpliceEqualsSlices(t *testing.T) {
 				check(t, old, before) // the version before is unchanged
 			}
 		}
-		_ = round
 	}
 }
 
