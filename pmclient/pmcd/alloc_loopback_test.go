@@ -24,6 +24,23 @@ import (
 // metric, per value or per request (the request, the reply's buffer and
 // the decoder's tables are reused), strings seen before shared.
 func TestFetchAllocationsLoopback(t *testing.T) {
+	// A context that can be cancelled costs nothing per request either:
+	// the connection's watch serves every request made with it.
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"background", context.Background()},
+		{"cancellable", cancellable},
+		{"value of cancellable", context.WithValue(cancellable, t, 1)}, // its Done channel
+	} {
+		t.Run(tc.name, func(t *testing.T) { testFetchAllocations(t, tc.ctx) })
+	}
+}
+
+func testFetchAllocations(t *testing.T, ctx context.Context) {
 	descs, want := fetchFixture()
 	reply := resultPDU(time.Unix(1e9, 0), want, descs, make([]error, len(descs)))
 	addr := fakePmcd(t, func(c net.Conn) { serveFetches(c, descs, reply) })
@@ -36,7 +53,6 @@ func TestFetchAllocationsLoopback(t *testing.T) {
 	for i, d := range descs {
 		pmids[i] = d.PMID
 	}
-	ctx := context.Background()
 	fetch := func() *pmclient.Result {
 		res, err := c.Fetch(ctx, pmids)
 		if err != nil {

@@ -425,7 +425,6 @@ func (c *Client) sendProfile(ctx context.Context, cn *conn) error {
 		return nil
 	}
 	rq := cn.begin(ctx)
-	defer rq.end()
 	if err := cn.write(rq, encodeProfile(0)); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
 // fakePmcdOn is fakePmcd on "tcp" (127.0.0.1) or "unix" (a socket in a
@@ -193,5 +195,70 @@ func TestSockIOErrors(t *testing.T) {
 	}
 	if _, err := s.Read(make([]byte, 16)); err == nil {
 		t.Error("a read of a reset connection succeeded")
+	}
+}
+
+// TestCancelWatchAcrossContexts: the connection's one cancellation watch
+// follows the requests' contexts. A context cancelled after its request
+// ended does not cut the next request, made with another context, short;
+// a watch kept for a context's Done channel still ends a request made
+// with a context of the same channel.
+func TestCancelWatchAcrossContexts(t *testing.T) {
+	gate := make(chan struct{}, 8) // one token a fetch reply
+	addr := fakePmcd(t, func(c net.Conn) {
+		servePmcd(c, func(c net.Conn) error {
+			<-gate
+			_, err := c.Write(versionResult("6.0.3"))
+			return err
+		})
+	})
+	t.Cleanup(func() { close(gate) })
+	c, err := New(addr, Options{RequestTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fetch := func(ctx context.Context, ids []pmapi.PMID) error {
+		_, err := c.Fetch(ctx, ids)
+		return err
+	}
+
+	first, cancelFirst := context.WithCancel(context.Background())
+	ids, _, err := c.LookupNames(first, []string{"pmcd.version"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate <- struct{}{}
+	if err := fetch(first, ids); err != nil {
+		t.Fatal(err)
+	}
+	// Cancelled while the connection is idle: the watch moves the
+	// socket's deadlines to now, and the next request's context is
+	// another one.
+	cancelFirst()
+	time.Sleep(50 * time.Millisecond)
+	second, cancelSecond := context.WithCancel(context.Background())
+	defer cancelSecond()
+	for i := range 2 {
+		gate <- struct{}{}
+		if err := fetch(second, ids); err != nil {
+			t.Fatalf("fetch %d after the first context was cancelled: %v", i+1, err)
+		}
+	}
+	if c.c == nil {
+		t.Fatal("the connection was dropped")
+	}
+
+	// A context of the second's Done channel, cancelled while its reply
+	// is awaited.
+	third := context.WithValue(second, t, "third")
+	time.AfterFunc(20*time.Millisecond, cancelSecond)
+	start := time.Now()
+	err = fetch(third, ids)
+	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
+		t.Errorf("error %v after %v, want the cancellation", err, time.Since(start))
+	}
+	if c.c != nil {
+		t.Error("the connection was kept after a cancelled request")
 	}
 }
