@@ -49,16 +49,27 @@ func TestTableMarksGoals(t *testing.T) {
 	}
 }
 
-// The fetch row goes by the paired ratio when bench/pmcd.sh gives one,
-// and shows the ratio of the two medians beside it.
+// The fetch row goes by the paired ratio when bench/fetchpair gives one,
+// and shows the ratio of the two medians beside it; with the paired
+// ratio's 95% interval, the goal is met when the interval reaches 1.
 func TestFetchGoesByThePairedRatio(t *testing.T) {
 	for _, tc := range []struct {
-		paired string
-		met    bool
-	}{{"", false}, {"1.04", true}, {"0.97", false}} {
+		paired, lo, hi string
+		met            bool
+	}{
+		{met: false},
+		{paired: "1.040", met: true},
+		{paired: "0.970", met: false},
+		{paired: "0.995", lo: "0.986", hi: "1.004", met: true},
+		{paired: "1.012", lo: "1.003", hi: "1.020", met: true},
+		{paired: "0.985", lo: "0.977", hi: "0.993", met: false},
+	} {
 		lines := []string{"RESULT fetch50_us 460 us", "RESULT libpcp_fetch50_us 451 us"}
 		if tc.paired != "" {
 			lines = append(lines, "RESULT fetch50_paired_ratio "+tc.paired+" x")
+		}
+		if tc.lo != "" {
+			lines = append(lines, "RESULT fetch50_paired_lo "+tc.lo+" x", "RESULT fetch50_paired_hi "+tc.hi+" x")
 		}
 		r, _, err := read(strings.NewReader(strings.Join(lines, "\n")))
 		if err != nil {
@@ -73,6 +84,9 @@ func TestFetchGoesByThePairedRatio(t *testing.T) {
 			}
 			if tc.paired != "" && (!strings.Contains(x.Ratio, tc.paired+"×") || !strings.Contains(x.Ratio, "0.98×")) {
 				t.Errorf("paired %q: ratio %q lacks the paired ratio or the medians' 0.98×", tc.paired, x.Ratio)
+			}
+			if tc.lo != "" && !strings.Contains(x.Ratio, tc.lo+"–"+tc.hi) {
+				t.Errorf("paired %q: ratio %q lacks the interval %s–%s", tc.paired, x.Ratio, tc.lo, tc.hi)
 			}
 		}
 	}
