@@ -5,7 +5,7 @@
 //		-- /usr/bin/python3 bench/lib/pmfetch.py 127.0.0.1 bench/testdata/fetch50.names
 //
 // Ours runs in this process; libpcp's in the command after "--", which
-// speaks bench/lib/pmfetch.py's protocol: "ready VALUES" once warm, then
+// speaks bench/lib/pmfetch.py's protocol: "ready VALUES LOOP_NS" once warm, then
 // for each line N on its stdin a burst of N fetches, answered with the
 // wall-clock and CPU nanoseconds per fetch.
 //
