@@ -71,8 +71,9 @@ func BenchmarkWholePMNSMetadata(b *testing.B) {
 }
 
 // BenchmarkFetch50: one fetch round trip of the 50 metrics in
-// bench/testdata/fetch50.names on a warm connection, values decoded
-// (bench/pmcd.sh: against libpcp's pmFetch of the same PMIDs).
+// bench/testdata/fetch50.names on a warm connection, values decoded. The
+// comparison with libpcp's pmFetch of the same PMIDs is bench/fetchpair's
+// (bench/pmcd.sh); this is the quick figure, and its allocations.
 func BenchmarkFetch50(b *testing.B) {
 	host := benchHost(b)
 	src, err := os.ReadFile("../../bench/testdata/fetch50.names")
@@ -96,8 +97,8 @@ func BenchmarkFetch50(b *testing.B) {
 		}
 	}
 	// The first fetch also looks the descriptors up, and the first few
-	// after it run cold: bench/pmcd.sh's libpcp loop fetches 20 times
-	// before it starts its clock, and so do we.
+	// after it run cold: bench/lib/pmfetch.py fetches 20 times before it
+	// starts its clock, and so do we.
 	for range 20 {
 		if _, err := c.Fetch(ctx, pmids); err != nil {
 			b.Fatal(err)

@@ -136,9 +136,9 @@ func (e *DeadlineError) Error() string {
 func (e *DeadlineError) Unwrap() error { return pmclient.ErrTimeout }
 
 // request is one request's timing: the caller's context and the request
-// deadline (Options.RequestDeadline from its start). It allocates
-// nothing: a context that can be cancelled is watched by the conn (see
-// cancelWatch), and a fetch costs no timers of its own.
+// deadline (Options.RequestDeadline from its start). It allocates nothing
+// while the requests' contexts share a Done channel (see cancelWatch),
+// and a fetch costs no timers of its own.
 type request struct {
 	ctx     context.Context
 	c       *conn
@@ -149,6 +149,10 @@ type request struct {
 func (c *conn) begin(ctx context.Context) request {
 	if done := ctx.Done(); done != nil {
 		c.watch.follow(ctx, done, c.nc)
+	} else {
+		// A context that is never cancelled: an earlier one's watch must
+		// not cut this request short when that one is.
+		c.watch.release()
 	}
 	return request{ctx: ctx, c: c, expires: time.Now().Add(c.deadline)}
 }
@@ -159,7 +163,9 @@ func (c *conn) begin(ctx context.Context) request {
 // a session's fetches): a context.AfterFunc per request cost three
 // allocations and about 1% of a fetch's time (issue #18). The conn's
 // requests are serial and own it; only the watch's function runs beside
-// them.
+// them. The watch holds its context until another replaces it or the
+// conn closes: a Client left unclosed under a long-lived context stays
+// reachable from it.
 type cancelWatch struct {
 	mu   sync.Mutex
 	done <-chan struct{} // the Done channel watched; nil for none
@@ -191,6 +197,9 @@ func (w *cancelWatch) follow(ctx context.Context, done <-chan struct{}, nc net.C
 // release stops watching. A watch function already running sees that
 // and leaves the socket alone.
 func (w *cancelWatch) release() {
+	if w.stop == nil && w.done == nil {
+		return
+	}
 	if w.stop != nil {
 		w.stop()
 		w.stop = nil

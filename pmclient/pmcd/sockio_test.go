@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
 // fakePmcdOn is fakePmcd on "tcp" (127.0.0.1) or "unix" (a socket in a
@@ -199,10 +197,10 @@ func TestSockIOErrors(t *testing.T) {
 }
 
 // TestCancelWatchAcrossContexts: the connection's one cancellation watch
-// follows the requests' contexts. A context cancelled after its request
-// ended does not cut the next request, made with another context, short;
-// a watch kept for a context's Done channel still ends a request made
-// with a context of the same channel.
+// follows the requests' contexts. An earlier context cancelled while a
+// request made with another one waits, or with one that is never
+// cancelled, does not cut it short; a watch kept for a context's Done
+// channel still ends a request made with a context of the same channel.
 func TestCancelWatchAcrossContexts(t *testing.T) {
 	gate := make(chan struct{}, 8) // one token a fetch reply
 	addr := fakePmcd(t, func(c net.Conn) {
@@ -218,43 +216,51 @@ func TestCancelWatchAcrossContexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fetch := func(ctx context.Context, ids []pmapi.PMID) error {
-		_, err := c.Fetch(ctx, ids)
-		return err
-	}
-
-	first, cancelFirst := context.WithCancel(context.Background())
-	ids, _, err := c.LookupNames(first, []string{"pmcd.version"})
+	ids, _, err := c.LookupNames(context.Background(), []string{"pmcd.version"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate <- struct{}{}
-	if err := fetch(first, ids); err != nil {
-		t.Fatal(err)
+	// fetchWhileCancelling fetches with ctx while earlier, cancelled
+	// 20 ms in, is cancelled; the reply comes 50 ms later.
+	fetchWhileCancelling := func(ctx context.Context, cancelEarlier context.CancelFunc) error {
+		time.AfterFunc(20*time.Millisecond, cancelEarlier)
+		time.AfterFunc(70*time.Millisecond, func() { gate <- struct{}{} })
+		_, err := c.Fetch(ctx, ids)
+		return err
 	}
-	// Cancelled while the connection is idle: the watch moves the
-	// socket's deadlines to now, and the next request's context is
-	// another one.
-	cancelFirst()
-	time.Sleep(50 * time.Millisecond)
+	watched := func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		gate <- struct{}{}
+		if _, err := c.Fetch(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
+		return ctx, cancel
+	}
+
+	// Cancelled while a request made with another context waits.
+	_, cancelFirst := watched()
 	second, cancelSecond := context.WithCancel(context.Background())
 	defer cancelSecond()
-	for i := range 2 {
-		gate <- struct{}{}
-		if err := fetch(second, ids); err != nil {
-			t.Fatalf("fetch %d after the first context was cancelled: %v", i+1, err)
-		}
+	if err := fetchWhileCancelling(second, cancelFirst); err != nil {
+		t.Fatalf("a fetch waiting while an earlier context was cancelled: %v", err)
+	}
+	// Cancelled while a request made with a context that is never
+	// cancelled waits.
+	_, cancelThird := watched()
+	if err := fetchWhileCancelling(context.Background(), cancelThird); err != nil {
+		t.Fatalf("a fetch with a background context waiting while an earlier context was cancelled: %v", err)
 	}
 	if c.c == nil {
 		t.Fatal("the connection was dropped")
 	}
 
-	// A context of the second's Done channel, cancelled while its reply
-	// is awaited.
-	third := context.WithValue(second, t, "third")
-	time.AfterFunc(20*time.Millisecond, cancelSecond)
+	// A context of a watched Done channel, cancelled while its reply is
+	// awaited.
+	fourth, cancelFourth := watched()
+	fifth := context.WithValue(fourth, t, "fifth")
+	time.AfterFunc(20*time.Millisecond, cancelFourth)
 	start := time.Now()
-	err = fetch(third, ids)
+	_, err = c.Fetch(fifth, ids)
 	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
 		t.Errorf("error %v after %v, want the cancellation", err, time.Since(start))
 	}
