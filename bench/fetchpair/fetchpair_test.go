@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -23,13 +24,27 @@ func TestMedianInterval(t *testing.T) {
 	}{
 		{"one value", []float64{7}, 7, 7},
 		{"few values: the whole range", []float64{1, 2, 3, 4, 5}, 1, 5},
-		// n = 100: ranks 50 ∓ 9.8, i.e. the 41st to the 60th value.
-		{"100 values", seq(100), 41, 60},
-		// n = 400: ranks 200 ∓ 19.6, the 181st to the 220th.
-		{"400 values", seq(400), 181, 220},
+		{"six values: still the whole range", seq(6), 1, 6},
+		// n = 9: P(X < 2) = 10/512 ≤ 2.5% < P(X < 3) = 46/512.
+		{"nine values", seq(9), 2, 8},
+		// The ranks of the binomial tables: 40th and 61st of 100, 180th
+		// and 221st of 400.
+		{"100 values", seq(100), 40, 61},
+		{"400 values", seq(400), 180, 221},
 	}
 	for _, c := range cases {
 		lo, hi := medianInterval(c.sorted)
+		if n := len(c.sorted); n >= 6 {
+			// The coverage the ranks give: at least 95%, and under 95%
+			// one rank further in.
+			k := int(lo)
+			if cover := 1 - 2*binomialBelow(n, k); cover < 0.95 {
+				t.Errorf("%s: coverage %.4f < 95%%", c.name, cover)
+			}
+			if cover := 1 - 2*binomialBelow(n, k+1); k+1 <= n/2 && cover >= 0.95 {
+				t.Errorf("%s: rank %d also covers 95%% (%.4f): the interval is wider than it need be", c.name, k+1, cover)
+			}
+		}
 		if lo != c.lo || hi != c.hi {
 			t.Errorf("%s: interval %v–%v, want %v–%v", c.name, lo, hi, c.lo, c.hi)
 		}
@@ -37,6 +52,16 @@ func TestMedianInterval(t *testing.T) {
 			t.Errorf("%s: median %v outside its interval %v–%v", c.name, m, lo, hi)
 		}
 	}
+}
+
+// binomialBelow is P(X < k) for X binomial(n, 1/2), summed directly.
+func binomialBelow(n, k int) float64 {
+	p, c := 0.0, 1.0 // c is n choose j
+	for j := 0; j < k; j++ {
+		p += c
+		c = c * float64(n-j) / float64(j+1)
+	}
+	return p / math.Pow(2, float64(n))
 }
 
 func TestSummarizePairsRounds(t *testing.T) {
@@ -53,6 +78,7 @@ func TestSummarizePairsRounds(t *testing.T) {
 	if s.ours != us(200) || s.libpcp != us(160) || s.oursCPU != us(32) || s.libpcpCPU != us(42) {
 		t.Errorf("medians %v %v, CPU %v %v; want 200µs 160µs, 32µs 42µs", s.ours, s.libpcp, s.oursCPU, s.libpcpCPU)
 	}
+	// Five rounds are too few for an interval: the whole range.
 	if s.ratioLo != 0.8 || s.ratioHi != 1.2 || s.ratioQ1 != 1.0 || s.ratioQ3 != 1.1 {
 		t.Errorf("interval %v–%v, quartiles %v–%v; want 0.8–1.2 and 1–1.1", s.ratioLo, s.ratioHi, s.ratioQ1, s.ratioQ3)
 	}

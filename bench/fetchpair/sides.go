@@ -157,24 +157,37 @@ func (c *child) parseReady(line string) error {
 	return nil
 }
 
-// line reads one line of the child's answer.
+// line reads one line of the child's answer; a child that ended says
+// how.
 func (c *child) line() (string, error) {
 	s, err := c.out.ReadString('\n')
 	if err != nil {
 		if err == io.EOF {
-			err = errors.New("exited")
+			if werr := c.cmd.Wait(); werr != nil {
+				return "", fmt.Errorf("exited: %w", werr)
+			}
+			return "", errors.New("exited")
 		}
 		return "", err
 	}
 	return strings.TrimSuffix(s, "\n"), nil
 }
 
+// burstTimeout bounds one burst of the child's: one that hangs (pmcd
+// gone, libpcp waiting out its own timeouts) is killed, and says so.
+const burstTimeout = time.Minute
+
 func (c *child) burst(n int) (timing, error) {
+	kill := time.AfterFunc(burstTimeout, func() { c.cmd.Process.Kill() })
+	defer kill.Stop()
 	if _, err := fmt.Fprintln(c.in, n); err != nil {
 		return timing{}, fmt.Errorf("libpcp side: %w", err)
 	}
 	line, err := c.line()
 	if err != nil {
+		if !kill.Stop() {
+			return timing{}, fmt.Errorf("libpcp side: no answer to a burst of %d fetches within %v: %w", n, burstTimeout, err)
+		}
 		return timing{}, fmt.Errorf("libpcp side: %w", err)
 	}
 	return parseTiming(line)

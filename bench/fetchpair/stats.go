@@ -63,17 +63,32 @@ func median(sorted []float64) float64 {
 
 // medianInterval is a 95% confidence interval of the median of a sorted
 // list by order statistics, distribution-free: the number of values below
-// the true median is binomial(n, 1/2), so the interval runs from the
-// value ranked n/2 - 1.96·√n/2 to the one ranked n/2 + 1.96·√n/2 (the
-// normal approximation, good from a few dozen values). With fewer than 6
-// values it is the whole range.
+// the true median is binomial(n, 1/2), so the k-th smallest and the k-th
+// largest value bound it with probability 1 - 2·P(X < k); k is the
+// largest rank that keeps this at 95% or more. With fewer than 6 values
+// no rank does, and it is the whole range.
 func medianInterval(sorted []float64) (lo, hi float64) {
 	n := len(sorted)
-	if n < 6 {
-		return sorted[0], sorted[n-1]
+	k := max(medianRank(n, 0.025), 1)
+	return sorted[k-1], sorted[n-k]
+}
+
+// medianRank is the largest k with P(X < k) ≤ alpha for X binomial(n,
+// 1/2), 0 when there is none (P(X = 0) > alpha).
+func medianRank(n int, alpha float64) int {
+	k, below := 0, 0.0
+	for j := 0; j < n; j++ {
+		below += math.Exp(logChoose(n, j) - float64(n)*math.Ln2)
+		if below > alpha {
+			break
+		}
+		k = j + 1
 	}
-	half := 1.96 * math.Sqrt(float64(n)) / 2
-	i := int(math.Floor(float64(n)/2 - half))
-	j := int(math.Ceil(float64(n)/2+half)) - 1
-	return sorted[max(i, 0)], sorted[min(j, n-1)]
+	return k
+}
+
+// logChoose is log(n choose k).
+func logChoose(n, k int) float64 {
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return lg(n) - lg(k) - lg(n-k)
 }
