@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -315,5 +316,74 @@ func TestReconnectBackoff(t *testing.T) {
 	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 80 * time.Second, 80 * time.Second}
 	if fmt.Sprint(waits) != fmt.Sprint(want) {
 		t.Errorf("back-off %v, want %v", waits, want)
+	}
+}
+
+// TestEndpoints: host specifications resolve to what libpcp connects to,
+// in its order (PCPIntro(1); __pmConnectPMCD): "localhost" is TCP, as
+// for libpcp, and only "local:" tries the unix socket first.
+func TestEndpoints(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	unix := func(path string) Endpoint { return Endpoint{"unix", path} }
+	tcp := func(addr string) Endpoint { return Endpoint{"tcp", addr} }
+	const sock = "/run/pcp/pmcd.socket"
+	cases := []struct {
+		spec   string
+		getenv func(string) string
+		want   []Endpoint
+		err    string
+	}{
+		{spec: "", want: []Endpoint{unix(sock), tcp("localhost:44321")}},
+		{spec: "local:", want: []Endpoint{unix(sock), tcp("localhost:44321")}},
+		{spec: "local:/tmp/p.sock", want: []Endpoint{unix("/tmp/p.sock"), tcp("localhost:44321")}},
+		{spec: "local:", getenv: env("PMCD_SOCKET", "/s", "PMCD_PORT", "4000,4001"), want: []Endpoint{unix("/s"), tcp("localhost:4000"), tcp("localhost:4001")}},
+		{spec: "unix:", want: []Endpoint{unix(sock)}},
+		{spec: "unix:/tmp/p.sock", want: []Endpoint{unix("/tmp/p.sock")}},
+		{spec: "localhost", want: []Endpoint{tcp("localhost:44321")}},
+		{spec: "db1", want: []Endpoint{tcp("db1:44321")}},
+		{spec: "db1:44322", want: []Endpoint{tcp("db1:44322")}},
+		{spec: "db1:44321,44322", want: []Endpoint{tcp("db1:44321"), tcp("db1:44322")}},
+		{spec: "db1", getenv: env("PMCD_PORT", "4000, 4001"), want: []Endpoint{tcp("db1:4000"), tcp("db1:4001")}},
+		{spec: "db1:5000", getenv: env("PMCD_PORT", "4000"), want: []Endpoint{tcp("db1:5000")}},
+		{spec: "[::1]:44322", want: []Endpoint{tcp("[::1]:44322")}},
+		{spec: "[::1]", want: []Endpoint{tcp("[::1]:44321")}},
+		{spec: "::1", want: []Endpoint{tcp("[::1]:44321")}},
+		{spec: "fe80::1:2", want: []Endpoint{tcp("[fe80::1:2]:44321")}},
+		{spec: "db1:", err: "no port after the colon"},
+		{spec: "db1:http", err: `"http" is not a port number`},
+		{spec: "db1:70000", err: `"70000" is not a port number`},
+		{spec: "db1:44321,", err: `"" is not a port number`},
+		{spec: ":44321", err: "empty host name"},
+		{spec: "[::1", err: "no closing ]"},
+		{spec: "[::1]x", err: `"x" after the address`},
+		{spec: "db1@proxy", err: "pmproxy relay"},
+		{spec: "db1?container=web", err: "connection attributes"},
+		{spec: "db1", getenv: env("PMCD_PORT", "pmcd"), err: `$PMCD_PORT "pmcd"`},
+	}
+	for _, c := range cases {
+		getenv := c.getenv
+		if getenv == nil {
+			getenv = env()
+		}
+		got, err := Endpoints(c.spec, getenv)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("Endpoints(%q): %v, %v; want an error with %q", c.spec, got, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("Endpoints(%q): %v", c.spec, err)
+		case !reflect.DeepEqual(got, c.want):
+			t.Errorf("Endpoints(%q) = %v, want %v", c.spec, got, c.want)
+		}
 	}
 }

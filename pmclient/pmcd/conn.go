@@ -24,42 +24,103 @@ type Endpoint struct {
 }
 
 // Endpoints resolves a PCP host specification to the endpoints to try in
-// order: "" and "local:" mean the unix socket, then TCP on localhost;
-// "unix:" or "unix:/path" the socket only; anything else is "host",
-// "host:port" or "[v6addr]:port" over TCP ($PMCD_PORT, default 44321).
+// order, as libpcp connects (PCPIntro(1)):
+//   - "" and "local:" the unix socket ($PMCD_SOCKET), then localhost over
+//     TCP; "local:PATH" that socket, then localhost over TCP;
+//   - "unix:" and "unix:PATH" the socket only;
+//   - anything else a host over TCP, "localhost" included: "HOST",
+//     "HOST:PORT[,PORT...]", "[V6ADDR]:PORT" or a bare IPv6 address,
+//     each port in turn ($PMCD_PORT's list, default 44321, when the spec
+//     names none).
+//
+// A pmproxy relay ("HOST@PROXY") and connection attributes ("HOST?...")
+// are refused: this client speaks to pmcd directly, without them.
 func Endpoints(spec string, getenv func(string) string) ([]Endpoint, error) {
 	socket := getenv("PMCD_SOCKET")
 	if socket == "" {
 		socket = "/run/pcp/pmcd.socket"
 	}
-	port := "44321"
+	ports := []string{"44321"}
 	if p := getenv("PMCD_PORT"); p != "" {
-		port = strings.TrimSpace(strings.Split(p, ",")[0])
-		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-			return nil, fmt.Errorf("$PMCD_PORT %q: not a port number", p)
+		var err error
+		if ports, err = portList(p); err != nil {
+			return nil, fmt.Errorf("$PMCD_PORT %q: %w", p, err)
 		}
 	}
+	tcp := func(host string, ports []string) []Endpoint {
+		eps := make([]Endpoint, len(ports))
+		for i, p := range ports {
+			eps[i] = Endpoint{"tcp", net.JoinHostPort(host, p)}
+		}
+		return eps
+	}
 	switch {
-	case spec == "" || spec == "local:" || spec == "localhost":
-		return []Endpoint{{"unix", socket}, {"tcp", net.JoinHostPort("localhost", port)}}, nil
+	case spec == "" || spec == "local:":
+		return append([]Endpoint{{"unix", socket}}, tcp("localhost", ports)...), nil
 	case strings.HasPrefix(spec, "unix:"):
 		if p := strings.TrimPrefix(spec, "unix:"); p != "" {
 			socket = p
 		}
 		return []Endpoint{{"unix", socket}}, nil
 	case strings.HasPrefix(spec, "local:"):
-		return []Endpoint{{"unix", strings.TrimPrefix(spec, "local:")}}, nil
+		return append([]Endpoint{{"unix", strings.TrimPrefix(spec, "local:")}}, tcp("localhost", ports)...), nil
 	}
-	host := spec
-	if h, p, err := net.SplitHostPort(spec); err == nil {
-		host, port = h, p
-	} else if strings.Count(spec, ":") > 1 {
-		host = strings.Trim(spec, "[]") // a bare IPv6 address
+	if i := strings.IndexAny(spec, "@?"); i >= 0 {
+		what := "a pmproxy relay (HOST@PROXY)"
+		if spec[i] == '?' {
+			what = "connection attributes (HOST?ATTRIBUTES)"
+		}
+		return nil, fmt.Errorf("host %q: %s not supported: name pmcd's host and port (use --pmproxy for pmproxy's REST API)", spec, what)
+	}
+	host, portSpec := spec, ""
+	switch {
+	case strings.HasPrefix(spec, "["):
+		end := strings.Index(spec, "]")
+		if end < 0 {
+			return nil, fmt.Errorf("host %q: no closing ] after the address", spec)
+		}
+		host, portSpec = spec[1:end], spec[end+1:]
+		if portSpec != "" && !strings.HasPrefix(portSpec, ":") {
+			return nil, fmt.Errorf("host %q: %q after the address", spec, portSpec)
+		}
+		portSpec = strings.TrimPrefix(portSpec, ":")
+		if portSpec == "" && strings.HasSuffix(spec, ":") {
+			return nil, fmt.Errorf("host %q: no port after the colon", spec)
+		}
+	case strings.Count(spec, ":") > 1:
+		// A bare IPv6 address: no port.
+	default:
+		if h, p, ok := strings.Cut(spec, ":"); ok {
+			host, portSpec = h, p
+			if p == "" {
+				return nil, fmt.Errorf("host %q: no port after the colon", spec)
+			}
+		}
 	}
 	if host == "" {
 		return nil, fmt.Errorf("host %q: empty host name", spec)
 	}
-	return []Endpoint{{"tcp", net.JoinHostPort(host, port)}}, nil
+	if portSpec != "" {
+		var err error
+		if ports, err = portList(portSpec); err != nil {
+			return nil, fmt.Errorf("host %q: %w", spec, err)
+		}
+	}
+	return tcp(host, ports), nil
+}
+
+// portList parses "PORT[,PORT...]", the ports libpcp tries in turn.
+func portList(s string) ([]string, error) {
+	var ports []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.ParseUint(f, 10, 16)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%q is not a port number", f)
+		}
+		ports = append(ports, strconv.FormatUint(n, 10))
+	}
+	return ports, nil
 }
 
 // conn is one connection to pmcd after a successful handshake.
