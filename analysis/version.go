@@ -60,7 +60,7 @@ func ResolveVersion(ctx context.Context, requested, what string, src pmclient.So
 		if err != nil {
 			return VersionChoice{}, fmt.Errorf("%s: %w", what, err)
 		}
-		return VersionChoice{v, fmt.Sprintf("%s %s", what, requested)}, nil
+		return VersionChoice{v, fmt.Sprintf("%s %s", what, requested) + modelNote(v)}, nil
 	}
 	latest := VersionChoice{pcpver.Latest, "latest release: no PCP version known for the metadata source"}
 	if src == nil {
@@ -77,5 +77,20 @@ func ResolveVersion(ctx context.Context, requested, what string, src pmclient.So
 		latest.Reason = fmt.Sprintf("latest release: %s records no PCP version", src.Describe())
 		return latest, nil
 	}
-	return VersionChoice{v, fmt.Sprintf("%s reports PCP %s", src.Describe(), raw)}, nil
+	return VersionChoice{v, fmt.Sprintf("%s reports PCP %s", src.Describe(), raw) + modelNote(v)}, nil
+}
+
+// modelNote says, for a release outside the ones proved against their
+// own libpcp, whose rules apply: a newer one follows the latest release
+// modelled, an older one the rules PCP's history gives it, unchecked.
+func modelNote(v pcpver.Version) string {
+	proved := pcpver.Proved()
+	oldest, newest := proved[0], proved[len(proved)-1]
+	switch {
+	case newest.Less(v):
+		return fmt.Sprintf("; newer than the latest release modelled: %s's rules apply", newest)
+	case v.Less(oldest):
+		return fmt.Sprintf("; older than %s, the oldest release checked against its own libpcp: its rules are modelled, not proved", oldest)
+	}
+	return ""
 }

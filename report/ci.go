@@ -33,6 +33,9 @@ func GitHub(w io.Writer, r *Run) error {
 				ghProperty("pcp-derive-lsp "+d.Code), ghData(d.Message))
 		}
 	}
+	for _, u := range r.Unread {
+		fmt.Fprintf(bw, "::error file=%s,title=%s::%s\n", ghProperty(u.Path), ghProperty("pcp-derive-lsp: not read"), ghData(u.Message))
+	}
 	return bw.Flush()
 }
 
@@ -86,6 +89,9 @@ func Checkstyle(w io.Writer, r *Run) error {
 		}
 		doc.Files = append(doc.Files, cf)
 	}
+	for _, u := range r.Unread {
+		doc.Files = append(doc.Files, cFile{Name: u.Path, Errors: []cError{{Severity: "error", Message: u.Message, Source: "pcp-derive-lsp.unread"}}})
+	}
 	return writeXML(w, doc)
 }
 
@@ -102,11 +108,14 @@ func JUnit(w io.Writer, r *Run) error {
 		Name      string   `xml:"name,attr"`
 		Classname string   `xml:"classname,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
+		// Error: the case could not run (an input not read).
+		Error *failure `xml:"error,omitempty"`
 	}
 	type testsuite struct {
 		Name      string     `xml:"name,attr"`
 		Tests     int        `xml:"tests,attr"`
 		Failures  int        `xml:"failures,attr"`
+		Errors    int        `xml:"errors,attr"`
 		Testcases []testcase `xml:"testcase"`
 	}
 	type testsuites struct {
@@ -114,6 +123,7 @@ func JUnit(w io.Writer, r *Run) error {
 		Name     string      `xml:"name,attr"`
 		Tests    int         `xml:"tests,attr"`
 		Failures int         `xml:"failures,attr"`
+		Errors   int         `xml:"errors,attr"`
 		Suites   []testsuite `xml:"testsuite"`
 	}
 	doc := testsuites{Name: "pcp-derive-lsp"}
@@ -137,6 +147,13 @@ func JUnit(w io.Writer, r *Run) error {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 		doc.Suites = append(doc.Suites, s)
+	}
+	for _, u := range r.Unread {
+		doc.Suites = append(doc.Suites, testsuite{Name: u.Path, Tests: 1, Errors: 1, Testcases: []testcase{{
+			Name: u.Path, Classname: u.Path, Error: &failure{Message: u.Message, Type: "unread", Text: u.Message},
+		}}})
+		doc.Tests++
+		doc.Errors++
 	}
 	return writeXML(w, doc)
 }
@@ -190,6 +207,14 @@ func GitLab(w io.Writer, r *Run) error {
 			is.Location.Positions.End = position{d.Range.End.Line, d.Range.End.Col}
 			issues = append(issues, is)
 		}
+	}
+	for _, u := range r.Unread {
+		sum := sha256.Sum256([]byte("unread\x00" + u.Path))
+		is := issue{Description: u.Message, CheckName: "pcp-derive-lsp/unread", Fingerprint: hex.EncodeToString(sum[:16]), Severity: "blocker"}
+		is.Location.Path = u.Path
+		is.Location.Positions.Begin = position{1, 1}
+		is.Location.Positions.End = position{1, 1}
+		issues = append(issues, is)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -38,28 +38,42 @@ func JSON(w io.Writer, r *Run) error {
 	jw.field("  ", "pcpVersionReason", r.PCPVersionReason, true)
 	jw.field("  ", "source", r.Source, true)
 	if len(r.Files) == 0 {
-		jw.raw("  \"files\": []\n}\n")
-		return jw.flush()
-	}
-	jw.raw("  \"files\": [\n")
-	for i, f := range r.Files {
-		jw.raw("    {\n")
-		jw.field("      ", "path", f.File.Path, true)
-		if len(f.Diagnostics) == 0 {
-			jw.raw("      \"diagnostics\": []\n")
-		} else {
-			jw.raw("      \"diagnostics\": [\n")
-			for k, d := range f.Diagnostics {
-				jw.raw("        ")
-				jw.diag("        ", jsonDiagOf(f.File, d))
-				jw.comma(k < len(f.Diagnostics)-1)
+		jw.raw("  \"files\": []")
+	} else {
+		jw.raw("  \"files\": [\n")
+		for i, f := range r.Files {
+			jw.raw("    {\n")
+			jw.field("      ", "path", f.File.Path, true)
+			if len(f.Diagnostics) == 0 {
+				jw.raw("      \"diagnostics\": []\n")
+			} else {
+				jw.raw("      \"diagnostics\": [\n")
+				for k, d := range f.Diagnostics {
+					jw.raw("        ")
+					jw.diag("        ", jsonDiagOf(f.File, d))
+					jw.comma(k < len(f.Diagnostics)-1)
+				}
+				jw.raw("      ]\n")
 			}
-			jw.raw("      ]\n")
+			jw.raw("    }")
+			jw.comma(i < len(r.Files)-1)
 		}
-		jw.raw("    }")
-		jw.comma(i < len(r.Files)-1)
+		jw.raw("  ]")
 	}
-	jw.raw("  ]\n}\n")
+	if len(r.Unread) > 0 {
+		// The inputs that could not be read: a report that only listed
+		// the files it read would look clean to a CI job reading it.
+		jw.raw(",\n  \"unread\": [\n")
+		for i, u := range r.Unread {
+			jw.raw("    {\n")
+			jw.field("      ", "path", u.Path, true)
+			jw.field("      ", "message", u.Message, false)
+			jw.raw("    }")
+			jw.comma(i < len(r.Unread)-1)
+		}
+		jw.raw("  ]")
+	}
+	jw.raw("\n}\n")
 	return jw.flush()
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"io"
 	"strings"
 	"testing"
@@ -164,5 +165,80 @@ func TestJSONStreamsTheSameBytes(t *testing.T) {
 		if got.String() != want.String() {
 			t.Errorf("run %d: streamed\n%s\nwant\n%s", i, got.String(), want.String())
 		}
+	}
+}
+
+// TestUnreadInputsInEveryFormat: an input that could not be read is in
+// every machine-readable report, beside the files that were read, so a
+// CI job reading only the report does not take the run for clean.
+func TestUnreadInputsInEveryFormat(t *testing.T) {
+	read := grammar.ParseConfig("good.conf", []byte("x = 1\n"), grammar.Options{})
+	run := &Run{Tool: "pcp-derive-lsp", Files: []File{{File: read}},
+		Unread: []Unread{{Path: "gone.conf", Message: "stat gone.conf: no such file or directory"}}}
+	formats := []struct {
+		name  string
+		write func(io.Writer, *Run) error
+		check func(t *testing.T, out []byte)
+	}{
+		{"json", JSON, func(t *testing.T, out []byte) {
+			var doc struct {
+				Files  []struct{ Path string }
+				Unread []struct{ Path, Message string }
+			}
+			if err := json.Unmarshal(out, &doc); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, out)
+			}
+			if len(doc.Files) != 1 || len(doc.Unread) != 1 || doc.Unread[0].Path != "gone.conf" || !strings.Contains(doc.Unread[0].Message, "no such file") {
+				t.Errorf("files %+v, unread %+v", doc.Files, doc.Unread)
+			}
+		}},
+		{"junit", JUnit, func(t *testing.T, out []byte) {
+			var doc struct {
+				Tests  int `xml:"tests,attr"`
+				Errors int `xml:"errors,attr"`
+				Suites []struct {
+					Name   string `xml:"name,attr"`
+					Errors int    `xml:"errors,attr"`
+					Cases  []struct {
+						Error *struct {
+							Message string `xml:"message,attr"`
+						} `xml:"error"`
+					} `xml:"testcase"`
+				} `xml:"testsuite"`
+			}
+			if err := xml.Unmarshal(out, &doc); err != nil {
+				t.Fatalf("not XML: %v\n%s", err, out)
+			}
+			last := doc.Suites[len(doc.Suites)-1]
+			if doc.Tests != 2 || doc.Errors != 1 || last.Name != "gone.conf" || last.Errors != 1 || last.Cases[0].Error == nil || !strings.Contains(last.Cases[0].Error.Message, "no such file") {
+				t.Errorf("JUnit report:\n%s", out)
+			}
+		}},
+		{"sarif", func(w io.Writer, r *Run) error { return SARIF(w, r, t.TempDir()) }, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte(`"executionSuccessful": false`)) || !bytes.Contains(out, []byte("gone.conf")) {
+				t.Errorf("SARIF report:\n%s", out)
+			}
+		}},
+	}
+	for _, name := range []string{"github", "checkstyle", "gitlab"} {
+		write := map[string]func(io.Writer, *Run) error{"github": GitHub, "checkstyle": Checkstyle, "gitlab": GitLab}[name]
+		formats = append(formats, struct {
+			name  string
+			write func(io.Writer, *Run) error
+			check func(t *testing.T, out []byte)
+		}{name, write, func(t *testing.T, out []byte) {
+			if !bytes.Contains(out, []byte("gone.conf")) || !bytes.Contains(out, []byte("no such file or directory")) {
+				t.Errorf("%s report lacks the unread input:\n%s", name, out)
+			}
+		}})
+	}
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := f.write(&out, run); err != nil {
+				t.Fatal(err)
+			}
+			f.check(t, out.Bytes())
+		})
 	}
 }

@@ -26,14 +26,31 @@ type sourceFlags struct {
 	indomConfig                     string
 }
 
-func (s *sourceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.host, "host", "", "metadata from pmcd on `HOST[:PORT]`")
-	fs.StringVar(&s.socket, "socket", "", "metadata from pmcd's unix `SOCKET`")
-	fs.StringVar(&s.archive, "archive", "", "metadata from a PCP `ARCHIVE`")
-	fs.StringVar(&s.pmproxy, "pmproxy", "", "metadata from pmcd through the pmproxy at `URL` (http://host:44322; its REST API)")
+// sourceUse is what a command takes from its source, which its flags'
+// help says: check and describe read metadata; eval and explain values
+// too. Only check can do without any (--no-metadata).
+type sourceUse int
+
+const (
+	forChecking sourceUse = iota // check: metadata, or none
+	forMetadata                  // describe: metadata
+	forValues                    // eval, explain: values and metadata
+)
+
+func (s *sourceFlags) register(fs *flag.FlagSet, use sourceUse) {
+	what := "metadata"
+	if use == forValues {
+		what = "values and metadata"
+	}
+	fs.StringVar(&s.host, "host", "", what+" from pmcd on `HOST[:PORT]` (local:, unix:PATH, HOST:PORT,PORT...)")
+	fs.StringVar(&s.socket, "socket", "", what+" from pmcd's unix `SOCKET`")
+	fs.StringVar(&s.archive, "archive", "", what+" from a PCP `ARCHIVE`")
+	fs.StringVar(&s.pmproxy, "pmproxy", "", what+" from pmcd through the pmproxy at `URL` (http://host:44322; its REST API)")
 	fs.StringVar(&s.hostspec, "hostspec", "", "with --pmproxy, the pmcd `HOST[:PORT]` pmproxy is to reach (default --host, else pmproxy's own host)")
 	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \"embedded\" for the one in the binary")
-	fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
+	if use == forChecking {
+		fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
+	}
 	fs.StringVar(&s.indomConfig, "indom-config", "", "equivalent instance domains from `FILE` (pcp7; default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf)")
 }
 
@@ -90,7 +107,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
 	var src sourceFlags
-	src.register(fs)
+	src.register(fs, forChecking)
 	var ruleOpts ruleFlags
 	ruleOpts.register(fs)
 	var fleetOpts fleetFlags

@@ -261,3 +261,31 @@ func TestSeparateConfigs(t *testing.T) {
 		t.Errorf("the pre-commit hook does not check files separately (%v)", err)
 	}
 }
+
+// TestSourceFlagsSayWhatTheSourceGives: each command's help says what its
+// source gives it, and only check offers --no-metadata (the others
+// cannot do without a source).
+func TestSourceFlagsSayWhatTheSourceGives(t *testing.T) {
+	for _, tc := range []struct {
+		cmd        string
+		what       string
+		noMetadata bool
+	}{
+		{"check", "metadata from a PCP ARCHIVE", true},
+		{"describe", "metadata from a PCP ARCHIVE", false},
+		{"eval", "values and metadata from a PCP ARCHIVE", false},
+		{"explain", "values and metadata from a PCP ARCHIVE", false},
+	} {
+		stdout, stderr, _ := run(t, "", tc.cmd, "-h")
+		help := stdout + stderr
+		if !strings.Contains(help, tc.what) {
+			t.Errorf("%s -h does not say %q:\n%s", tc.cmd, tc.what, help)
+		}
+		if got := strings.Contains(help, "-no-metadata"); got != tc.noMetadata {
+			t.Errorf("%s -h lists --no-metadata: %v, want %v", tc.cmd, got, tc.noMetadata)
+		}
+	}
+	if _, stderr, status := run(t, "", "eval", "--no-metadata", "x.conf"); status != ExitUsage || !strings.Contains(stderr, "no-metadata") {
+		t.Errorf("eval --no-metadata: status %d, %q; want a usage error naming the flag", status, stderr)
+	}
+}

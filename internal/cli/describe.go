@@ -15,17 +15,13 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
 	var src sourceFlags
-	src.register(fs)
+	src.register(fs, forMetadata)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
 	}
 	if len(paths) == 0 {
 		fs.Usage()
-		return ExitUsage
-	}
-	if src.noMetadata {
-		fmt.Fprintln(env.Stderr, "pcp-derive-lsp describe: needs metadata; --no-metadata makes no sense here")
 		return ExitUsage
 	}
 	source, err := src.open(ctx, env)

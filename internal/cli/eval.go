@@ -110,7 +110,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	var opts evalFlags
 	opts.register(fs)
 	var src sourceFlags
-	src.register(fs)
+	src.register(fs, forValues)
 	fs.StringVar(&src.archive, "a", "", "values from a PCP `ARCHIVE` (same as --archive)")
 	operands, status, done := parseFlags(fs, env, args)
 	if done {
@@ -138,11 +138,8 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		return fail("interval %q: must be more than zero", opts.interval)
 	}
 	source, err := src.open(ctx, env)
-	switch {
-	case err != nil:
+	if err != nil {
 		return fail("%v", err)
-	case source == nil:
-		return fail("values need a pmcd or an archive; --no-metadata makes no sense here")
 	}
 	arch, fromArchive := source.(*archive.Archive)
 	if !fromArchive {

@@ -52,7 +52,7 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	maxInstances := fs.Int("max-instances", 5, "values shown per node in text output (`N`; JSON has them all)")
 	format := fs.String("format", "text", "output `FORMAT`: text or json (schema in docs/explain.md)")
 	var src sourceFlags
-	src.register(fs)
+	src.register(fs, forValues)
 	operands, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -83,9 +83,6 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 		return usage("--start needs --archive (live values are sampled now)")
 	}
 	interval, _ := pmapi.ParseInterval(intervalText)
-	if src.noMetadata {
-		return usage("values need a pmcd or an archive; --no-metadata makes no sense here")
-	}
 	source, err := src.open(ctx, env)
 	if err != nil {
 		return usage("%v", err)
