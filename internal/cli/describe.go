@@ -14,6 +14,8 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	var version versionFlag
 	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the run ends (go tool pprof)")
 	var src sourceFlags
 	src.register(fs, forMetadata)
 	paths, status, done := parseFlags(fs, env, args)
@@ -24,6 +26,16 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	prof, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
+		return ExitUsage
+	}
+	defer func() {
+		if err := prof.stop(); err != nil {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
+		}
+	}()
 	source, err := src.open(ctx, env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", err)
