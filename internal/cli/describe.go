@@ -132,27 +132,29 @@ func loadDescribed(ctx context.Context, env Env, src *sourceFlags, source pmclie
 	return res.Report, ok
 }
 
+// describedMetric is one metric of describe's JSON document.
+type describedMetric struct {
+	Name      string `json:"name"`
+	Status    string `json:"status"`
+	Type      string `json:"type,omitempty"`
+	Semantics string `json:"semantics,omitempty"`
+	Units     string `json:"units,omitempty"`
+	InDom     string `json:"indom,omitempty"`
+	Problem   string `json:"problem,omitempty"`
+}
+
 // describeJSON writes describe's JSON document a metric at a time, byte
 // for byte as json.Encoder with an indent of two spaces wrote it from one
 // map holding every metric (keys in sorted order; "metrics": null when
 // there is none).
 func describeJSON(w io.Writer, rep *checker.Report, choice analysis.VersionChoice) error {
-	type metric struct {
-		Name      string `json:"name"`
-		Status    string `json:"status"`
-		Type      string `json:"type,omitempty"`
-		Semantics string `json:"semantics,omitempty"`
-		Units     string `json:"units,omitempty"`
-		InDom     string `json:"indom,omitempty"`
-		Problem   string `json:"problem,omitempty"`
-	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("    ", "  ") // an element of "metrics", two levels in
 	io.WriteString(w, "{\n  \"metrics\": ")
 	n := 0
 	for m := range rep.Metrics.Values() {
-		jm := metric{Name: m.Def.Name, Status: m.Status.String()}
+		jm := describedMetric{Name: m.Def.Name, Status: m.Status.String()}
 		if m.Status == checker.Valid || m.Status == checker.Masked {
 			jm.Type, jm.Semantics, jm.Units, jm.InDom = m.Desc.Type.String(), m.Desc.Sem.String(), m.Desc.Units.String(), m.Desc.InDom.String()
 		}

@@ -12,15 +12,6 @@ import (
 // spaces) wrote from one map of the whole document: sorted keys, HTML
 // characters escaped, "metrics": null for a config without definitions.
 func TestDescribeJSONAsOneDocument(t *testing.T) {
-	type metric struct {
-		Name      string `json:"name"`
-		Status    string `json:"status"`
-		Type      string `json:"type,omitempty"`
-		Semantics string `json:"semantics,omitempty"`
-		Units     string `json:"units,omitempty"`
-		InDom     string `json:"indom,omitempty"`
-		Problem   string `json:"problem,omitempty"`
-	}
 	for name, config := range map[string]string{
 		"none": "# nothing defined\n",
 		"one":  "m.a = sample.long.one\n",
@@ -32,11 +23,11 @@ func TestDescribeJSONAsOneDocument(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", name, status, stderr)
 		}
 		var doc struct {
-			Metrics          []metric `json:"metrics"`
-			PCPVersion       string   `json:"pcpVersion"`
-			PCPVersionReason string   `json:"pcpVersionReason"`
-			Source           string   `json:"source"`
-			Version          int      `json:"version"`
+			Metrics          []describedMetric `json:"metrics"`
+			PCPVersion       string            `json:"pcpVersion"`
+			PCPVersionReason string            `json:"pcpVersionReason"`
+			Source           string            `json:"source"`
+			Version          int               `json:"version"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, stdout)
