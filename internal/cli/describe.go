@@ -7,12 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 func runDescribe(ctx context.Context, env Env, args []string) int {
@@ -52,7 +49,7 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	if !vok {
 		return ExitUsage
 	}
-	rep, ok := loadDescribed(ctx, env, &src, source, choice.Version, paths)
+	rep, ok := load(ctx, env, "describe", &src, source, choice.Version, paths, true)
 	if rep == nil {
 		return ExitUsage
 	}
@@ -90,46 +87,6 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 		return ExitUsage
 	}
 	return status
-}
-
-// loadDescribed is loadChecked for describe, which reads each metric's
-// status, descriptor and problem and never its syntax tree or node
-// metadata: the check drops them as it goes (analysis.Config.FindingsOnly)
-// and caps the findings nobody prints (as check does), and the binary is
-// told the input's size to bound the heap by it (Env.InputsRead). Before,
-// every definition's tree stayed live (41% of the heap after the check of
-// 100,000 generated definitions), under a collector target of 5 times
-// the live heap with no limit: a peak of 13 times the input at 100,000
-// definitions and 45 times at 1,000,000.
-func loadDescribed(ctx context.Context, env Env, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string) (rep *checker.Report, ok bool) {
-	inputs := analysis.ReadInputs(paths, env.Stdin, analysis.DefaultMaxSize)
-	ok = len(inputs) > 0
-	if !ok {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: no config file in %s\n", strings.Join(paths, " "))
-	}
-	var total int64
-	for _, in := range inputs {
-		total += int64(len(in.Src))
-		if in.Err != nil || in.Problem != "" {
-			why := in.Problem
-			if in.Err != nil {
-				why = in.Err.Error()
-			}
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %s: %s\n", in.Path, why)
-			ok = false
-		}
-	}
-	if env.InputsRead != nil {
-		env.InputsRead(total)
-	}
-	cfg := analysis.Config{Version: analysis.VersionChoice{Version: version}, Source: source, InDoms: src.equivalence(env),
-		FindingsOnly: true, MaxPerCode: analysis.DefaultMaxPerCode}
-	res := analysis.Run(ctx, inputs, cfg, analysis.Options{})
-	if res.CheckErr != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp describe: %v\n", res.CheckErr)
-		return nil, false
-	}
-	return res.Report, ok
 }
 
 // describedMetric is one metric of describe's JSON document.
