@@ -65,7 +65,7 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 		for _, tc := range []struct {
 			terms int
 			crash bool
-		}{{20000, false}, {45000, true}} {
+		}{{20000, false}, {45000, true}, {1100000, true}} {
 			config := "deep = " + chain(tc.terms) + "\nb = deep + 1\n"
 			crashed, err := r.Crashes(context.Background(), config, "deep")
 			if err != nil {

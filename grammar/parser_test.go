@@ -322,3 +322,23 @@ func TestSpansCoverTheirText(t *testing.T) {
 		}
 	}
 }
+
+// TestLongChainVerdict: libpcp's parser takes a left-associative chain of
+// any length (its stack stays shallow; pminfo then crashes binding it,
+// which the checker reports), so the verdict accepts one of 1,100,000
+// terms: a bound on the driver's total steps once made it a syntax
+// error, "lalr: parse did not terminate", that libpcp never prints.
+func TestLongChainVerdict(t *testing.T) {
+	for _, terms := range []int{600000, 1100000, 2000000} {
+		expr := strings.Repeat("sample.long.one + ", terms-1) + "sample.long.one"
+		for _, v := range pcpver.Proved() {
+			if got := LibpcpVerdict(expr, v, false); !got.OK {
+				t.Errorf("%s: a chain of %d terms: rejected at %d with %q, libpcp accepts it", v, terms, got.Caret, got.Message)
+			}
+		}
+		var deep *TooDeepError
+		if _, err := ParseExpr(expr, pcpver.V6_0_3); !errors.As(err, &deep) || deep.Depth != terms-1 {
+			t.Errorf("a chain of %d terms: tree parse error %v, want a TooDeepError of %d", terms, err, terms-1)
+		}
+	}
+}

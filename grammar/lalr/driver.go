@@ -241,9 +241,16 @@ func Parse[V any](g Grammar, lex Lexer[V], red Reducer[V], st *Stacks[V]) (accep
 	defer func() { st.states, st.values = states, values }()
 	lookahead, lookValue := empty, zero
 	errStatus := 0
-	// A bounded loop: every step either consumes input, shrinks the stack
-	// or reduces; the bound only guards against a broken table.
-	for steps := 0; steps < 1<<22; steps++ {
+	// A bounded loop. Between two tokens read, a step reduces (unit
+	// chains are shorter than the nonterminals, and other rules shrink
+	// the stack or grow it to at most MaxDepth) or pops in recovery, so
+	// no correct table takes more than maxIdle steps without reading: the
+	// bound guards against a broken table only. It counts steps since
+	// the last token, not in all: a bound on the total stopped long
+	// valid input (a chain of 1,100,000 terms takes 4,400,000 steps),
+	// and the work stays linear in the tokens.
+	maxIdle := (MaxDepth + 2) * (nnon + 2)
+	for idle := 0; idle < maxIdle; idle++ {
 		st := states[len(states)-1]
 		if st == a.finalSt {
 			return true, nil
@@ -261,6 +268,7 @@ func Parse[V any](g Grammar, lex Lexer[V], red Reducer[V], st *Stacks[V]) (accep
 		} else {
 			if lookahead == empty {
 				lookahead, lookValue = lex.Next()
+				idle = 0
 			}
 			v := a.dense[st*a.nterminals+lookahead]
 			switch {
