@@ -119,7 +119,28 @@ const (
 	lxPattern
 	lxBadPattern
 	lxIllegal
+	lxFF // byte 0xFF where a token starts: libpcp's end of the string
 )
+
+// ff is the byte libpcp's lexer takes for the end of the string: it
+// reads the expression through a (signed) char into an int, and 0xFF
+// becomes -1, EOF, in every release. Unlike the real end, the pointer
+// has moved past it: where a token starts, the lexer returns the end of
+// the string there (a parser that reads on after it, in error recovery,
+// gets the tokens that follow); inside a name, number or operator it
+// ends the token as the end of the string would and is consumed with
+// it; inside a string, instance name or pattern (even after a
+// backslash) it leaves it unterminated.
+const ff = 0xff
+
+// skipFF consumes a 0xFF at end: the byte libpcp's lexer read to find
+// that the token before it had ended.
+func (s *scanner) skipFF(end int) {
+	s.pos = end
+	if end < len(s.src) && s.src[end] == ff {
+		s.pos = end + 1
+	}
+}
 
 // lex returns the next lexeme: its kind and [start, end).
 func (s *scanner) lex() (lexeme, int, int) {
@@ -132,6 +153,10 @@ func (s *scanner) lex() (lexeme, int, int) {
 		return lxEOF, start, start
 	}
 	c := src[start]
+	if c == ff {
+		s.pos = start + 1
+		return lxFF, start, start + 1
+	}
 	if c == '/' && (s.depth > 0 || s.leaked) {
 		end, ok := scanEscaped(src, start+1, '/')
 		s.pos = end
@@ -153,8 +178,10 @@ func (s *scanner) lex() (lexeme, int, int) {
 			if s.depth > 0 || src[start:end] == "matchinst(" {
 				s.depth++
 			}
+			s.pos = end
+			return lxWord, start, end
 		}
-		s.pos = end
+		s.skipFF(end)
 		return lxWord, start, end
 	case c == '(' || c == ')':
 		if s.depth > 0 {
@@ -170,14 +197,18 @@ func (s *scanner) lex() (lexeme, int, int) {
 		end := start + 1
 		if end < len(src) && src[end] == '=' {
 			end++
+			s.pos = end
+		} else {
+			s.skipFF(end)
 		}
-		s.pos = end
 		return lxOp, start, end
 	case c == '&' || c == '|':
 		if start+1 < len(src) && src[start+1] == c {
 			s.pos = start + 2
 			return lxOp, start, start + 2
 		}
+		s.skipFF(start + 1)
+		return lxIllegal, start, start + 1
 	case c == '-' || c == '+' || c == '*' || c == '/' || c == '?' || c == ':' || c == ',':
 		s.pos = start + 1
 		return lxOp, start, start + 1
@@ -192,12 +223,18 @@ func (s *scanner) lex() (lexeme, int, int) {
 				end++
 			}
 		}
-		s.pos = end
+		s.skipFF(end)
 		return lxNumber, start, end
 	case c == '"':
-		if k := strings.IndexByte(src[start+1:], '"'); k >= 0 {
-			s.pos = start + k + 2
-			return lxString, start, s.pos
+		for end := start + 1; end < len(src); end++ {
+			switch src[end] {
+			case '"':
+				s.pos = end + 1
+				return lxString, start, s.pos
+			case ff:
+				s.pos = end + 1 // past the 0xFF that ended it
+				return lxBadString, start, s.pos
+			}
 		}
 		s.pos = len(src)
 		return lxBadString, start, s.pos
@@ -217,13 +254,20 @@ func (s *scanner) lex() (lexeme, int, int) {
 
 // scanEscaped finds the end of a "[...]" or "/.../" from just after its
 // opening delimiter: a backslash escapes the next character. It reports
-// false, with the end of the text, when no unescaped delimiter closes it.
+// false, with the end of the text or just past the 0xFF that ended it
+// (libpcp's end of the string, escaped or not), when no unescaped
+// delimiter closes it.
 func scanEscaped(src string, i int, delim byte) (int, bool) {
 	for i < len(src) {
 		switch src[i] {
+		case ff:
+			return i + 1, false
 		case '\\':
 			if i+1 >= len(src) {
 				return len(src), false
+			}
+			if src[i+1] == ff {
+				return i + 2, false
 			}
 			i += 2
 		case delim:
@@ -248,8 +292,11 @@ func (s *scanner) next(flag bool) Token {
 	}
 	for {
 		kind, start, end := s.lex()
-		if kind == lxEOF {
+		switch kind {
+		case lxEOF:
 			return s.eos()
+		case lxFF:
+			return Token{Kind: TokEOS, Offset: start, End: end}
 		}
 		isPattern := kind == lxPattern || kind == lxBadPattern
 		if isPattern != flag && (isPattern || (kind == lxOp && s.src[start] == '/')) {
@@ -419,7 +466,9 @@ func (it *tokenIter) reset(src string, v pcpver.Version, flag bool) {
 }
 
 // next returns the next token; after the end, the end-of-string token
-// again.
+// again. A 0xFF is an end of the string too, but libpcp's lexer reads on
+// after it (Tokens, like every reader of a whole expression, stops at
+// the first end of the string: what a parse of it accepts ends there).
 func (it *tokenIter) next() Token {
 	if it.done {
 		return it.eos
@@ -429,7 +478,9 @@ func (it *tokenIter) next() Token {
 	t.flag = flag
 	switch t.Kind {
 	case TokEOS:
-		it.done, it.eos = true, t
+		if t.End >= len(it.s.src) {
+			it.done, it.eos = true, t
+		}
 	case TokFunc:
 		if t.Value == "matchinst" {
 			it.opens = append(it.opens, it.depth)

@@ -14,22 +14,29 @@ import (
 
 // The regular-expression rules of participle's stateful lexer that the
 // hand-written scanner replaced, kept as the oracle it is proved against.
+// Byte 0xFF, libpcp's end of the string (lexer.go's ff), is \x{FFFD} to a
+// regular expression (as any byte that is not UTF-8, or a real U+FFFD,
+// which the text here never has): a rule of its own where a token
+// starts, the end of a string, instance name or pattern, and the byte a
+// word, number or operator consumes after itself (oracleTokens trims
+// it from the token).
 var (
 	oracleRootRules = []lexer.Rule{
 		{Name: "whitespace", Pattern: `[ \t\n\v\f\r]+`},
+		{Name: "FF", Pattern: `\x{FFFD}`},
 		{Name: "MatchinstCall", Pattern: `matchinst\(`, Action: lexer.Push("Matchinst")},
-		{Name: "Word", Pattern: `[A-Za-z][A-Za-z0-9_.]*\(?`},
-		{Name: "Op", Pattern: `<=|>=|==|!=|&&|\|\||[-+*/()?:,<>=!]`},
-		{Name: "Number", Pattern: `[0-9]*\.[0-9]*|[0-9]+`},
-		{Name: "String", Pattern: `"[^"]*"`},
-		{Name: "BadString", Pattern: `"[^"]*`},
-		{Name: "InstName", Pattern: `\[(?:\\[\s\S]|[^\]\\])*\]`},
-		{Name: "BadInstName", Pattern: `\[(?:\\[\s\S]|[^\]\\])*\\?`},
-		{Name: "Illegal", Pattern: `[\s\S]`},
+		{Name: "Word", Pattern: `[A-Za-z][A-Za-z0-9_.]*(?:\(|\x{FFFD})?`},
+		{Name: "Op", Pattern: `<=|>=|==|!=|&&|\|\||[-+*/()?:,]|[<>=!]\x{FFFD}?`},
+		{Name: "Number", Pattern: `(?:[0-9]*\.[0-9]*|[0-9]+)\x{FFFD}?`},
+		{Name: "String", Pattern: `"[^"\x{FFFD}]*"`},
+		{Name: "BadString", Pattern: `"[^"\x{FFFD}]*\x{FFFD}?`},
+		{Name: "InstName", Pattern: `\[(?:\\[^\x{FFFD}]|[^\]\\\x{FFFD}])*\]`},
+		{Name: "BadInstName", Pattern: `\[(?:\\[^\x{FFFD}]|[^\]\\\x{FFFD}])*\\?\x{FFFD}?`},
+		{Name: "Illegal", Pattern: `[&|]\x{FFFD}|[\s\S]`},
 	}
 	oraclePatternRules = []lexer.Rule{
-		{Name: "Pattern", Pattern: `/(?:\\[\s\S]|[^/\\])*/`},
-		{Name: "BadPattern", Pattern: `/(?:\\[\s\S]|[^/\\])*\\?`},
+		{Name: "Pattern", Pattern: `/(?:\\[^\x{FFFD}]|[^/\\\x{FFFD}])*/`},
+		{Name: "BadPattern", Pattern: `/(?:\\[^\x{FFFD}]|[^/\\\x{FFFD}])*\\?\x{FFFD}?`},
 	}
 	oracleMatchinstRules = append(append([]lexer.Rule{}, oraclePatternRules...),
 		lexer.Rule{Name: "MatchinstCall", Pattern: `matchinst\(`, Action: lexer.Push("Matchinst")},
@@ -95,9 +102,20 @@ func oracleTokens(t *testing.T, src string, v pcpver.Version, flag bool) []Token
 					restart(off, flag)
 					continue
 				}
+				if rule == "FF" {
+					tok = Token{Kind: TokEOS, Offset: off, End: off + 1}
+					break
+				}
+				value := pt.Value
+				switch rule {
+				case "Word", "Op", "Number", "Illegal":
+					if len(value) > 1 && value[len(value)-1] == 0xff {
+						value = value[:len(value)-1] // consumed, not part of the token
+					}
+				}
 				var split Token
 				var glued bool
-				tok, split, glued = classify(oracleKinds[rule], pt.Value, off, v)
+				tok, split, glued = classify(oracleKinds[rule], value, off, v)
 				if glued {
 					pending = append(pending, split)
 				}

@@ -120,3 +120,55 @@ func TestExtraUnitsByDialect(t *testing.T) {
 		t.Errorf("pcp6 diagnostic: %+v", f.Diagnostics)
 	}
 }
+
+// TestByteFFIsEndOfString: libpcp's lexer reads the expression through a
+// signed char, so byte 0xFF is -1, EOF, in every release: where a token
+// starts it ends the expression (what came before is all that is
+// parsed), it ends a name, number or operator and is consumed with it
+// (lexing goes on after it), and it leaves a string, instance name or
+// pattern unterminated. The verdicts and values are pminfo's of 5.2.6,
+// 6.0.3, 6.3.8 and 7.2.2 (testdata/config/byte-ff.conf, compared with
+// each release by TestConfigMessagesAcrossReleases).
+func TestByteFFIsEndOfString(t *testing.T) {
+	for _, tc := range []struct {
+		expr  string
+		caret int    // -1: accepted
+		msg   string // or, accepted, the tree
+	}{
+		{"sample.bin[\xff\"bin-100\"]", 10, "unterminated instance name"},
+		{"sample.bin[bin\xff100]", 10, "unterminated instance name"},
+		{`sample.bin[bin\` + "\xff]", 10, "unterminated instance name"},
+		{"rescale(sample.long.one, \"ab\xffcd\")", 25, "unterminated STRING"},
+		{"count(matchinst(/ab\xffc/, sample.bin))", 6, "Metric name expected to follow count("},
+		{"\xff + 1", 0, ""},
+		{"\xff", 0, ""},
+		{"12\xff3", 3, ""},
+		{"1.5\xff7", 4, ""},
+		{"1 &\xff& 1", 2, "Illegal character"},
+		{"sample.long.one + \xff", 18, "Arithmetic expression expected to follow PLUS"},
+		{"(1 + \xff 2)", 5, "Arithmetic expression expected to follow PLUS"},
+		{"rate\xff(sample.long.one)", 6, "Unexpected '('"},
+		{"1 \xff + 2", -1, "1"},
+		{"sample.long.one\xff+ 1", -1, "sample.long.one + 1"},
+		{"1 <\xff 2", -1, "1 < 2"},
+		{"1 + 2 \xff ) garbage", -1, "1 + 2"},
+	} {
+		for _, v := range pcpver.Proved() {
+			got := LibpcpVerdict(tc.expr, v, false)
+			if tc.caret < 0 {
+				if !got.OK {
+					t.Errorf("%s: %q: rejected at %d %q, libpcp accepts it", v, tc.expr, got.Caret, got.Message)
+					continue
+				}
+				tree, err := ParseExpr(tc.expr, v)
+				if err != nil || Format(tree) != tc.msg {
+					t.Errorf("%s: %q: tree %v (err %v), libpcp defines %s", v, tc.expr, tree, err, tc.msg)
+				}
+				continue
+			}
+			if got.OK || int(got.Caret) != tc.caret || got.Message != tc.msg {
+				t.Errorf("%s: %q: ok=%v caret %d %q, libpcp rejects at %d with %q", v, tc.expr, got.OK, got.Caret, got.Message, tc.caret, tc.msg)
+			}
+		}
+	}
+}

@@ -329,7 +329,7 @@ func TestSpansCoverTheirText(t *testing.T) {
 // terms: a bound on the driver's total steps once made it a syntax
 // error, "lalr: parse did not terminate", that libpcp never prints.
 func TestLongChainVerdict(t *testing.T) {
-	for _, terms := range []int{600000, 1100000, 2000000} {
+	for _, terms := range []int{1100000} {
 		expr := strings.Repeat("sample.long.one + ", terms-1) + "sample.long.one"
 		for _, v := range pcpver.Proved() {
 			if got := LibpcpVerdict(expr, v, false); !got.OK {

@@ -549,6 +549,8 @@ func syntaxExplanation(expr string, near []Token) string {
 		switch {
 		case t.Kind == TokEOS && prev.Kind == TokRParen && strings.Contains(expr, "mkconst("):
 			return "the expression ends too early: mkconst() needs a number and at least one spec, e.g. mkconst(1, type=u32)"
+		case t.Kind == TokEOS && t.Offset < len(expr) && expr[t.Offset] == ff:
+			return "byte 0xFF ends the expression here: libpcp reads it as the end of the string"
 		case t.Kind == TokEOS:
 			return "the expression ends too early"
 		case t.Kind == TokInstName:
