@@ -140,6 +140,7 @@ type configReader struct {
 	vs      verdictScratch // reused by every definition's verdict
 	capped  FindingCap     // Options.MaxPerCode's count
 	held    []Diagnostic   // the line's findings, until capped (listHeld)
+	final   bool           // reading the last line, which has no newline
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.
@@ -151,6 +152,9 @@ type logicalLine struct {
 	start     int         // file offset of the line's first byte
 	end       int         // file offset just past the newline (or EOF)
 	finalLine bool
+	// shown is how much of buf libpcp prints of the line: up to its
+	// first NUL (line sets it).
+	shown int
 }
 
 // append adds byte c, at file offset i, to the line.
@@ -244,7 +248,7 @@ func (r *configReader) run() {
 		lastc = c
 	}
 	if len(ln.buf) > 0 {
-		ln.end, ln.finalLine = r.end(), true
+		ln.end, ln.finalLine, r.final = r.end(), true, true
 		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(r.end())}, SeverityWarning, "no-final-newline",
 			"the last line has no newline: libpcp never reads it, so this definition is ignored", nil)
 		r.line(&ln)
@@ -257,6 +261,9 @@ func (r *configReader) run() {
 // cap, a duplicate's removal landed on an unrelated finding). Under
 // Options.MaxPerCode it is held until its line is read (listHeld).
 func (r *configReader) diag(rg Range, sev Severity, code, msg string, pcp []string) *Diagnostic {
+	if r.final {
+		pcp = nil // libpcp never reads a last line with no newline: it prints nothing of it
+	}
 	d := Diagnostic{Range: rg, Severity: sev, Code: code, Message: msg, PCP: pcp}
 	if r.capped.Max > 0 {
 		// Whether a suppression comment turns it off depends on its
@@ -311,25 +318,44 @@ func (r *configReader) lineRange(ln *logicalLine) Range {
 func (r *configReader) line(ln *logicalLine) {
 	buf := ln.buf
 	rg := r.lineRange(ln)
-	if k := bytes.IndexByte(buf, 0); k >= 0 {
+	// libpcp reads the line with fgetc (the first "=", "(" and ")" are
+	// found in all of it, NULs or not) and then uses it as C strings: a
+	// NUL ends what it prints of the line and, after the "=", the
+	// expression or value; before the "=" it ends the name, whose
+	// trailing white space is then not trimmed (pminfo of every release).
+	ln.shown = len(buf)
+	nameNUL := -1
+	k := bytes.IndexByte(buf, 0)
+	if k >= 0 {
 		r.diag(Range{r.f.Pos(ln.off(k)), r.f.Pos(ln.off(k) + 1)}, SeverityError, "nul-byte",
-			"NUL byte in the line: libpcp stops reading the line here", nil)
-		return
-	}
-	if !utf8.Valid(buf) {
+			"NUL byte in the line: libpcp reads no further than here", nil)
+		ln.shown = k
+		if ln.eq >= 0 && k < ln.eq {
+			nameNUL = k
+			if j := bytes.IndexByte(buf[ln.eq+1:], 0); j >= 0 {
+				ln.buf = buf[:ln.eq+1+j]
+			}
+		} else {
+			ln.buf = buf[:k]
+		}
+		if !utf8.Valid(buf) {
+			r.diag(rg, SeverityWarning, "invalid-utf8", "the line is not valid UTF-8", nil)
+		}
+		buf = ln.buf
+	} else if !utf8.Valid(buf) {
 		r.diag(rg, SeverityWarning, "invalid-utf8", "the line is not valid UTF-8", nil)
 	}
-	if len(buf) == 0 {
-		return
+	if len(buf) == 0 && k < 0 {
+		return // empty (a line of a NUL alone is not, for libpcp)
 	}
-	if buf[0] == '#' {
+	if len(buf) > 0 && buf[0] == '#' {
 		r.f.Comments = append(r.f.Comments, rg)
 		if r.f.Version.Has(pcpver.ControlLines) && len(buf) >= 8 && strings.EqualFold(string(buf[:8]), "#control") {
 			r.control(ln, rg)
 		}
 		return
 	}
-	text := r.str(ln, 0, len(buf))
+	text := r.str(ln, 0, ln.shown)
 	if ln.eq == -1 {
 		r.diag(rg, SeverityError, "missing-equals", "missing \"=\" after the derived metric name",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing ``='' after derived metric name", text})
@@ -339,11 +365,15 @@ func (r *configReader) line(ln *logicalLine) {
 	if ln.lp != -1 {
 		nameEnd = ln.lp
 	}
+	trimEnd := true
+	if nameNUL >= 0 && nameNUL < nameEnd {
+		nameEnd, trimEnd = nameNUL, false
+	}
 	nameStart := 0
 	for nameStart < nameEnd && isSpace(buf[nameStart]) {
 		nameStart++
 	}
-	for nameEnd > nameStart && isSpace(buf[nameEnd-1]) {
+	for trimEnd && nameEnd > nameStart && isSpace(buf[nameEnd-1]) {
 		nameEnd--
 	}
 	name := text[nameStart:nameEnd]
@@ -577,8 +607,18 @@ func syntaxExplanation(expr string, near []Token) string {
 
 func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
 	buf := ln.buf
-	attr := strings.TrimFunc(string(buf[ln.lp+1:ln.rp]), func(c rune) bool { return c < 128 && isSpace(byte(c)) })
-	text := string(buf)
+	isSp := func(c rune) bool { return c < 128 && isSpace(byte(c)) }
+	var attr string
+	if ln.rp > ln.lp {
+		attr = string(buf[ln.lp+1 : ln.rp])
+		if k := strings.IndexByte(attr, 0); k >= 0 {
+			// A C string: it ends at the NUL, untrimmed there.
+			attr = strings.TrimLeftFunc(attr[:k], isSp)
+		} else {
+			attr = strings.TrimFunc(attr, isSp)
+		}
+	}
+	text := string(buf[:min(ln.shown, len(buf))])
 	if ln.rp < ln.lp {
 		attr = ""
 	}
