@@ -202,6 +202,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	type group struct {
 		srcs     []grammar.Source
 		problems []Input
+		binary   map[int]Input // by index in srcs: a binary file, parsed all the same
 	}
 	var groups []*group
 	for i, in := range inputs {
@@ -212,6 +213,12 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		switch {
 		case in.Err != nil:
 			r.IOErrors = append(r.IOErrors, &InputError{Path: in.Path, Err: in.Err})
+		case in.Problem != "" && in.Src != nil:
+			if g.binary == nil {
+				g.binary = map[int]Input{}
+			}
+			g.binary[len(g.srcs)] = in
+			g.srcs = append(g.srcs, grammar.Source{Path: in.Path, Src: in.Src, Text: in.text})
 		case in.Problem != "":
 			g.problems = append(g.problems, in)
 		default:
@@ -233,9 +240,16 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 			files = grammar.ParseConfigsWith(g.srcs, read)
 		}
 		var idx []int
-		for _, f := range files {
+		for k, f := range files {
 			idx = append(idx, len(r.Files))
-			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1})
+			syntax := f.Diagnostics
+			if p, ok := g.binary[k]; ok {
+				syntax = append([]grammar.Diagnostic{{
+					Severity: grammar.SeverityError, Code: p.ProblemCode, Message: p.Problem,
+					Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
+				}}, f.Diagnostics...)
+			}
+			r.Files = append(r.Files, File{File: f, syntax: syntax, marks: -1})
 		}
 		r.groups = append(r.groups, idx)
 		for _, p := range g.problems {

@@ -110,7 +110,9 @@ func (failingSource) Children(context.Context, string) ([]pmclient.Child, error)
 // TestConfigPathAndSeparate: inputs make one config path (a name defined
 // in an earlier file is a duplicate in a later one; binding errors print
 // after every file has loaded), or with Separate one per PATH argument,
-// each followed by its files that are no config.
+// each followed by its files that are no config. A binary file (a NUL in
+// its first 8 KB) is read in its place, as libpcp loads it, after its
+// binary-file finding.
 func TestConfigPathAndSeparate(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -132,11 +134,11 @@ func TestConfigPathAndSeparate(t *testing.T) {
 	for _, f := range one.Files {
 		names = append(names, filepath.Base(f.File.Path)+"="+summary(f.Findings.Slice()))
 	}
-	if got, want := strings.Join(names, ", "), "a.conf=1:unknown-metric:error, b.conf=1:duplicate-name:error 2:syntax:error, bin.conf=1:binary-file:error"; got != want {
+	if got, want := strings.Join(names, ", "), "a.conf=1:unknown-metric:error, bin.conf=1:binary-file:error 2:no-final-newline:warning 2:nul-byte:error 2:missing-equals:error, b.conf=1:duplicate-name:error 2:syntax:error"; got != want {
 		t.Errorf("one config path:\n got %s\nwant %s", got, want)
 	}
 	order := one.PCPOrder()
-	if got, want := summary(order[0])+" | "+summary(order[1]), " | 1:duplicate-name:error 2:syntax:error 1:unknown-metric:error"; got != want {
+	if got, want := summary(order[0])+" | "+summary(order[2]), " | 1:duplicate-name:error 2:syntax:error 1:unknown-metric:error"; got != want {
 		t.Errorf("libpcp's order: %q, want %q", got, want)
 	}
 
@@ -145,7 +147,7 @@ func TestConfigPathAndSeparate(t *testing.T) {
 	for _, f := range sep.Files {
 		names = append(names, filepath.Base(f.File.Path)+"="+summary(f.Findings.Slice()))
 	}
-	if got, want := strings.Join(names, ", "), "a.conf=1:unknown-metric:error, bin.conf=1:binary-file:error, b.conf=2:syntax:error"; got != want {
+	if got, want := strings.Join(names, ", "), "a.conf=1:unknown-metric:error, bin.conf=1:binary-file:error 2:no-final-newline:warning 2:nul-byte:error 2:missing-equals:error, b.conf=2:syntax:error"; got != want {
 		t.Errorf("separate:\n got %s\nwant %s", got, want)
 	}
 	if sep.Report != nil {
@@ -218,6 +220,31 @@ func TestSortedByPosition(t *testing.T) {
 	} {
 		if got := sortedByPosition(tc.diags); got != tc.want {
 			t.Errorf("sortedByPosition(%v) = %v, want %v", tc.diags, got, tc.want)
+		}
+	}
+}
+
+// TestNULLinesDefineWhatLibpcpDefines: a NUL ends a line's expression
+// for libpcp, which defines what comes before it; a NUL in the first
+// 8 KB makes the file binary-file and it is still read as libpcp reads
+// it (pminfo of every release: grammar/testdata/config/nul-bytes.conf).
+func TestNULLinesDefineWhatLibpcpDefines(t *testing.T) {
+	for _, src := range []string{
+		"a.b = 1\n\x00\nc.d = 2\n",
+		strings.Repeat("# pad\n", 2000) + "a.b = 1\x00 + garbage\nc.d = 2\n",
+	} {
+		r := Parse([]Input{Buffer("nul.conf", []byte(src))}, embeddedConfig(t), Options{})
+		if len(r.Files) != 1 {
+			t.Fatalf("%d files", len(r.Files))
+		}
+		var defined []string
+		for d := range r.Files[0].File.Definitions.Values() {
+			if d.Registered {
+				defined = append(defined, d.Name)
+			}
+		}
+		if got := strings.Join(defined, " "); got != "a.b c.d" {
+			t.Errorf("%.20q...: defined %q, want a.b c.d (findings %s)", src, got, summary(r.Files[0].Findings.Slice()))
 		}
 	}
 }

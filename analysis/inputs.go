@@ -33,8 +33,10 @@ type Input struct {
 	// analyses each group as a config path of its own.
 	Group int
 	// Problem is a finding about the file as a whole (binary, too
-	// large), with its code; the file is not parsed. Err is an I/O error:
-	// the file could not be read at all.
+	// large), with its code. A too large file is not parsed; a binary
+	// one is (Src is set): libpcp loads it all the same, and its
+	// verdicts and definitions are reproduced after the finding. Err is
+	// an I/O error: the file could not be read at all.
 	Problem, ProblemCode string
 	Err                  error
 }
@@ -50,7 +52,7 @@ func Buffer(path string, src []byte) Input {
 // second index of the same lines).
 func BufferText(path string, text *grammar.Text) Input {
 	in := classify(path, text.Bytes(), DefaultMaxSize)
-	if in.Problem == "" && in.Err == nil {
+	if in.Src != nil {
 		in.text = text
 	}
 	return in
@@ -199,6 +201,9 @@ func classify(path string, src []byte, maxSize int64) Input {
 	head := src[:min(len(src), binaryHead)]
 	if in := problemOf(int64(len(src)), bytes.IndexByte(head, 0) >= 0, maxSize); in.ProblemCode != "" {
 		in.Path = path
+		if in.ProblemCode == "binary-file" {
+			in.Src = src
+		}
 		return in
 	}
 	return Input{Path: path, Src: src}
@@ -215,7 +220,7 @@ func problemOf(size int64, nulInHead bool, maxSize int64) Input {
 	case size > maxSize:
 		return Input{ProblemCode: "too-large", Problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
 	case nulInHead:
-		return Input{ProblemCode: "binary-file", Problem: "binary file (NUL bytes): not a derived metric config, not checked"}
+		return Input{ProblemCode: "binary-file", Problem: "binary file (NUL bytes in the first 8 KB): not a derived metric config; checked as libpcp would still load it"}
 	}
 	return Input{}
 }

@@ -84,7 +84,7 @@ var registry = []Info{
 	{
 		Code: "binary-file", Kind: File, Severity: SevError,
 		Summary:   "the file is not text",
-		Behaviour: "A derived metric config is text: a NUL byte in its first 8 KB marks it as something else (an archive, a compiled file) put where configs go. libpcp would read it line by line as C strings, cut at every NUL, and report whatever the fragments look like. pcp-derive-lsp reports the file once and does not check it.",
+		Behaviour: "A derived metric config is text: a NUL byte in its first 8 KB marks it as something else (an archive, a compiled file) put where configs go. libpcp loads it all the same, line by line as C strings cut at every NUL (see `nul-byte`), defines whatever the fragments define and reports whatever errors they make. pcp-derive-lsp reports the file once with this code and then reads it as libpcp does: `--format pcp` prints libpcp's own messages for it, and the metrics it defines are known to the other files, `describe` and `eval`.",
 		Example:   "m.a = 1\n\x00\x01\x02\x03",
 		Fix:       "m.a = 1\n",
 		FixNote:   "Move the file out of the config directory, or, if it is a config that got binary junk, remove the junk.",
@@ -99,8 +99,8 @@ var registry = []Info{
 	{
 		Code: "nul-byte", Kind: File, Severity: SevError,
 		Summary:   "a NUL byte ends the line early for libpcp",
-		Behaviour: "libpcp reads each line with C string functions, so a NUL byte ends the line there: the rest of the line is never seen, and what comes before it is parsed alone. (A NUL in the first 8 KB makes the whole file a `binary-file`.)",
-		NoExample: "it needs a NUL byte after the first 8 KB of the file; before that, the file is a binary-file.",
+		Behaviour: "libpcp reads a line with fgetc and then uses it as C strings, so a NUL byte ends what it sees: after the `=`, the expression or attribute value ends at the NUL, and what comes before it is parsed and defined alone (a quoted value goes on reading the lines that follow); before the `=`, the name ends there, with no trailing white space trimmed, while the expression after the `=` is still read; a line that starts with a NUL is not empty to libpcp (a `missing '='` or `name missing` error that prints an empty line). pcp-derive-lsp reports each such line and reads it exactly so (every release alike). (A NUL in the first 8 KB also makes the whole file a `binary-file`.)",
+		NoExample: "a NUL byte cannot be shown in an example.",
 		FixNote:   "Remove the NUL byte; it usually comes from a broken editor or a bad concatenation.",
 	},
 	{
