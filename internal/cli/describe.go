@@ -14,7 +14,7 @@ import (
 
 func runDescribe(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "describe", "[flags] PATH...",
-		"Prints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist.")
+		"Prints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist. Definitions libpcp\nrejects as syntax errors are not listed: check reports them.")
 	var version versionFlag
 	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
