@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -46,7 +47,11 @@ type Client struct {
 	failures    int
 	retryAt     time.Time
 	types       map[pmapi.PMID]pmapi.Type
-	dec         wire.Decoder // Fetch's: layouts and strings seen before
+	// described is the PMID list Fetch last found all in types (which
+	// only grows): a fetch of the same list again, the common case,
+	// skips a map lookup per metric.
+	described []pmapi.PMID
+	dec       wire.Decoder // Fetch's: layouts and strings seen before
 	// Changes accumulates pmcd state-change flags (agents added or
 	// restarted, names changed) seen since the caller last cleared them.
 	changes int32
@@ -437,9 +442,14 @@ func (c *Client) sendProfile(ctx context.Context, cn *conn) error {
 func (c *Client) Fetch(ctx context.Context, pmids []pmapi.PMID) (*pmclient.Result, error) {
 	c.mu.Lock()
 	var unknown []pmapi.PMID
-	for _, id := range pmids {
-		if _, ok := c.types[id]; !ok {
-			unknown = append(unknown, id)
+	if !slices.Equal(pmids, c.described) {
+		for _, id := range pmids {
+			if _, ok := c.types[id]; !ok {
+				unknown = append(unknown, id)
+			}
+		}
+		if len(unknown) == 0 {
+			c.described = append(c.described[:0], pmids...)
 		}
 	}
 	c.mu.Unlock()

@@ -387,3 +387,35 @@ func TestEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchDescribesEachNewList: Fetch skips looking its metrics' types up
+// when it fetches the list it fetched last; a list that differs in any
+// place has its new metrics described before their values are decoded.
+func TestFetchDescribesEachNewList(t *testing.T) {
+	requirePmcd(t)
+	c, _ := New("127.0.0.1", Options{})
+	defer c.Close()
+	ctx := context.Background()
+	names := []string{"sample.long.one", "sample.double.million", "sample.string.hullo"}
+	ids, _, err := c.LookupNames(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []pmapi.Value{{Inst: pmclient.InNull, Int: 1}, {Inst: pmclient.InNull, Float: 1e6}, {Inst: pmclient.InNull, String: "hullo world!"}}
+	for _, list := range [][]int{{0}, {0}, {0, 1}, {0, 2}, {2, 1}, {0, 1, 2}, {0, 1, 2}} {
+		var pmids []pmapi.PMID
+		for _, i := range list {
+			pmids = append(pmids, ids[i])
+		}
+		res, err := c.Fetch(ctx, pmids)
+		if err != nil {
+			t.Fatalf("fetching %v: %v", list, err)
+		}
+		for j, i := range list {
+			m := res.Metrics[j]
+			if m.Err != nil || !reflect.DeepEqual(m.Values, want[i:i+1]) {
+				t.Errorf("fetching %v: %s is %+v, want %+v", list, names[i], m, want[i])
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"os"
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -42,12 +43,25 @@ func FuzzDecodeVsets(f *testing.F) {
 		f.Add(s)
 	}
 	types := map[pmapi.PMID]pmapi.Type{fuzzPMID: pmapi.TypeString, fuzzPMID + 1: pmapi.TypeAggregate, fuzzPMID + 2: pmapi.TypeU64}
+	// reused decodes every input into the buffers of the inputs before
+	// it, and must decode each as fresh does into new memory: both have
+	// seen the same inputs (what a Decoder learns, the strings interned,
+	// changes what copying costs).
+	var reused, fresh Decoder
 	f.Fuzz(func(t *testing.T, p []byte) {
 		if len(p) < 24 {
 			return
 		}
 		n := int(int32(binary.BigEndian.Uint32(p[20:])))
 		ms, err := DecodeVsets(p, 24, n, types)
+		inNew, errNew := fresh.DecodeFresh(p, 24, n, types)
+		inReused, errReused := reused.Decode(p, 24, n, types)
+		if (errNew == nil) != (errReused == nil) {
+			t.Fatalf("into new memory: error %v; into reused buffers: error %v", errNew, errReused)
+		}
+		if errNew == nil && !reflect.DeepEqual(inNew, inReused) {
+			t.Fatalf("into reused buffers:\n%+v\ninto new memory:\n%+v", inReused, inNew)
+		}
 		if err != nil {
 			return
 		}
