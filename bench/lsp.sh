@@ -87,7 +87,7 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 }
 /^BenchmarkFeatures(1000|100000)Lines/ {
 	n = $1; sub("^BenchmarkFeatures", "", n); sub(/Lines.*/, "", n)
-	printf "hover + completion + inlay hints, %6d lines: %6.2f ms\n", n, $3/1e6
+	printf "hover + completion + inlay hints + code lenses, %6d lines: %6.2f ms\n", n, $3/1e6
 	printf "RESULT features_%d_ms %.4f ms\n", n, $3/1e6
 }
 /^BenchmarkCompletion100kNames/  { rss = metric("MB-RSS")

@@ -152,7 +152,8 @@ func rssMB() float64 { return procStatusMB("/proc/self/status", "VmRSS:") }
 
 // benchFeatures measures what a user asks of a checked document while
 // reading it, in its middle: hover on an operand, completion after a
-// dot, and the inlay hints of a screenful of lines. Each op is the three
+// dot, the inlay hints of a screenful of lines and the document's code
+// lenses (around the screen, at 100,000 lines). Each op is the four
 // requests; the goal (issue #18) is the same cost at 100,000 lines as at
 // 1,000.
 func benchFeatures(b *testing.B, lines int) {
@@ -186,6 +187,10 @@ func benchFeatures(b *testing.B, lines int) {
 		}
 		if _, err := srv.InlayHint(ctx, &protocol.InlayHintParams{TextDocument: doc, Range: screen}); err != nil {
 			b.Fatalf("inlay hints: %v", err)
+		}
+		lenses, err := srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: doc})
+		if err != nil || len(lenses) == 0 {
+			b.Fatalf("code lenses: %d, %v", len(lenses), err)
 		}
 	}
 }
