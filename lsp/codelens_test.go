@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,12 +27,12 @@ func (r *lensRefreshRecorder) CodeLensRefresh(context.Context) error {
 	return nil
 }
 
-// TestCodeLensesAroundTheScreen: a document of up to maxCodeLenses
-// definitions has a lens on every valid one; a bigger one has them on
-// the maxCodeLenses definitions around what the client last showed
-// (the range it asked inlay hints for; the top before it asked), and a
-// screen that leaves those lines asks the client, once, to ask again.
-func TestCodeLensesAroundTheScreen(t *testing.T) {
+// TestCodeLensesAroundTheUser: a document of up to maxCodeLenses
+// definitions has a lens on every valid one; a bigger one has them on the
+// maxCodeLenses definitions around where the user is (the top until the
+// client says), and when that moves far from the lenses the client has,
+// a client that supports it is asked, once, to ask for them again.
+func TestCodeLensesAroundTheUser(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
@@ -47,11 +48,18 @@ func TestCodeLensesAroundTheScreen(t *testing.T) {
 	}
 	srv.Initialized(cctx, &protocol.InitializedParams{})
 
+	// Documents of one-line definitions after a header of comments; every
+	// tenth, at i%10 == 4, names no metric and has no lens.
+	const header = 20
+	line := func(def int) uint32 { return uint32(header + def) }
 	open := func(name string, defs int) protocol.TextDocumentIdentifier {
 		var b strings.Builder
+		for range header {
+			b.WriteString("# generated: one definition per disk\n")
+		}
 		for i := range defs {
-			if i%10 == 9 {
-				fmt.Fprintf(&b, "bad.m%d = no.such.metric\n", i) // no lens
+			if i%10 == 4 {
+				fmt.Fprintf(&b, "bad.m%d = no.such.metric\n", i)
 			} else {
 				fmt.Fprintf(&b, "m%d = kernel.all.load * %d\n", i, i)
 			}
@@ -61,13 +69,19 @@ func TestCodeLensesAroundTheScreen(t *testing.T) {
 		rec.wait(t, u)
 		return protocol.TextDocumentIdentifier{URI: u}
 	}
-	// lenses returns the lines of a document's lenses, checking that each
-	// one's argument names its own definition.
-	lenses := func(doc protocol.TextDocumentIdentifier) []uint32 {
+	// wantLenses checks that a document's lenses are those of the valid
+	// definitions [first, end), each with its own preview argument.
+	wantLenses := func(doc protocol.TextDocumentIdentifier, first, end int) {
 		t.Helper()
 		got, err := srv.CodeLens(cctx, &protocol.CodeLensParams{TextDocument: doc})
 		if err != nil {
 			t.Fatal(err)
+		}
+		var want []uint32
+		for i := first; i < end; i++ {
+			if i%10 != 4 {
+				want = append(want, line(i))
+			}
 		}
 		var lines []uint32
 		for _, l := range got {
@@ -77,7 +91,10 @@ func TestCodeLensesAroundTheScreen(t *testing.T) {
 			}
 			lines = append(lines, l.Range.Start.Line)
 		}
-		return lines
+		if !slices.Equal(lines, want) {
+			t.Errorf("%d lenses on lines %d to %d, want %d on lines %d to %d (definitions %d to %d)",
+				len(lines), lines[0], lines[len(lines)-1], len(want), want[0], want[len(want)-1], first, end-1)
+		}
 	}
 	show := func(doc protocol.TextDocumentIdentifier, from, to uint32) {
 		t.Helper()
@@ -85,54 +102,83 @@ func TestCodeLensesAroundTheScreen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	refreshed := func() bool {
+	hoverAt := func(doc protocol.TextDocumentIdentifier, l uint32) {
+		t.Helper()
+		if _, err := srv.Hover(cctx, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: doc, Position: protocol.Position{Line: l, Character: 8}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refreshed := func(t *testing.T, want bool, what string) {
+		t.Helper()
 		select {
 		case <-rec.refreshes:
-			return true
+			if !want {
+				t.Errorf("%s: a refresh asked", what)
+			}
 		case <-time.After(200 * time.Millisecond):
-			return false
+			if want {
+				t.Errorf("%s: no refresh asked", what)
+			}
 		}
 	}
 
 	small := open("small.conf", maxCodeLenses)
-	if got := lenses(small); len(got) != maxCodeLenses*9/10 || got[0] != 0 || got[len(got)-1] != maxCodeLenses-2 {
-		t.Errorf("%d definitions: %d lenses from line %d to %d, want %d from 0 to %d", maxCodeLenses, len(got), got[0], got[len(got)-1], maxCodeLenses*9/10, maxCodeLenses-2)
-	}
-	show(small, 900, 960)
-	if refreshed() {
-		t.Error("a document with every lens was asked to refresh them")
-	}
+	wantLenses(small, 0, maxCodeLenses)
+	show(small, line(900), line(960))
+	hoverAt(small, line(10))
+	refreshed(t, false, "a document with every lens")
 
 	const n = 10 * maxCodeLenses
 	big := open("big.conf", n)
-	if got := lenses(big); len(got) != maxCodeLenses*9/10 || got[0] != 0 || got[len(got)-1] != maxCodeLenses-2 {
-		t.Errorf("%d definitions, nothing shown yet: %d lenses from line %d, want %d from line 0", n, len(got), got[0], maxCodeLenses*9/10)
+	wantLenses(big, 0, maxCodeLenses) // nothing said yet: the top
+	for range 3 {
+		show(big, 0, 60) // the header and the first definitions
+		refreshed(t, false, "the top of the file shown")
+		wantLenses(big, 0, maxCodeLenses)
 	}
-	show(big, 100, 160) // within the lensed lines
-	if refreshed() {
-		t.Error("refresh asked for a screen within the lensed lines")
+	show(big, 0, uint32(header+n)) // a whole document's hints, as Neovim asks
+	refreshed(t, false, "a whole document's inlay hints")
+	wantLenses(big, 0, maxCodeLenses)
+
+	at := 6 * maxCodeLenses
+	hoverAt(big, line(at))
+	refreshed(t, true, "a hover far from the lenses")
+	hoverAt(big, line(at+maxCodeLenses/10))
+	refreshed(t, false, "a second move before the client asked again")
+	wantLenses(big, at+maxCodeLenses/10-maxCodeLenses/2, at+maxCodeLenses/10+maxCodeLenses/2)
+
+	at += maxCodeLenses / 10
+	show(big, line(at+maxCodeLenses/4-30), line(at+maxCodeLenses/4+30)) // a quarter of the window on
+	refreshed(t, false, "a screen a quarter of the window away")
+	show(big, line(at+maxCodeLenses/4+20), line(at+maxCodeLenses/4+80))
+	refreshed(t, true, "a screen over a quarter of the window away")
+	wantLenses(big, at+maxCodeLenses/4+50-maxCodeLenses/2, at+maxCodeLenses/4+50+maxCodeLenses/2)
+
+	for range 2 {
+		show(big, line(n-60), line(n)+5) // the end, and the blank lines after it
+		wantLenses(big, n-maxCodeLenses, n)
 	}
-	at := uint32(n * 6 / 10)
-	show(big, at, at+60)
-	if !refreshed() {
-		t.Fatal("no refresh asked when the screen left the lensed lines")
+	refreshed(t, true, "the end shown") // once: then the lenses are the end's
+	refreshed(t, false, "the end shown again")
+
+	// An edit moves the lenses to where it is, for the client's next ask.
+	srv.DidChange(cctx, &protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: big, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: protocol.Position{Line: line(3000)}, End: protocol.Position{Line: line(3000)}}, Text: "# a note\n"}},
+	})
+	rec.wait(t, big.URI)
+	got, err := srv.CodeLens(cctx, &protocol.CodeLensParams{TextDocument: big})
+	if err != nil || len(got) != maxCodeLenses*9/10 || got[0].Range.Start.Line != line(2500) {
+		t.Errorf("after an edit at line %d: %d lenses from line %d, want %d from line %d (%v)", line(3000), len(got), got[0].Range.Start.Line, maxCodeLenses*9/10, line(2500), err)
 	}
-	at += 500
-	show(big, at, at+60)
-	if refreshed() {
-		t.Error("a second refresh asked before the client asked for lenses again")
-	}
-	got := lenses(big)
-	if len(got) != maxCodeLenses*9/10 || got[0] > at+30-maxCodeLenses/2 || got[len(got)-1] < at+30+maxCodeLenses/2-2 {
-		t.Errorf("screen at %d-%d: %d lenses from line %d to %d, want %d around it", at, at+60, len(got), got[0], got[len(got)-1], maxCodeLenses*9/10)
-	}
-	show(big, n-60, n) // the end: a window that stops at the last definition
-	if !refreshed() {
-		t.Fatal("no refresh asked when the screen moved to the end")
-	}
-	if got := lenses(big); len(got) != maxCodeLenses*9/10 || got[len(got)-1] != n-2 {
-		t.Errorf("screen at the end: %d lenses, the last on line %d, want %d ending on line %d", len(got), got[len(got)-1], maxCodeLenses*9/10, n-2)
-	}
+
+	// Closed and opened again: its lenses start at the top again.
+	srv.DidClose(cctx, &protocol.DidCloseTextDocumentParams{TextDocument: big})
+	rec.wait(t, big.URI)
+	again := open("big.conf", n)
+	wantLenses(again, 0, maxCodeLenses)
+	show(again, 0, 60)
+	refreshed(t, false, "a document opened again, at its top")
 }
 
 // TestPreviewArgument: the preview command's argument, written by hand,

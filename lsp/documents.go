@@ -352,6 +352,13 @@ func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDo
 	if err := s.docs.edit(u, params.TextDocument.Version, params.ContentChanges); err != nil {
 		return err
 	}
+	if len(params.ContentChanges) > 0 {
+		if edit, ok := params.ContentChanges[0].(*protocol.TextDocumentContentChangePartial); ok {
+			// The user is where they type; the client asks for the
+			// lenses again after the edit.
+			s.lenses.move(u, edit.Range.Start.Line)
+		}
+	}
 	s.schedule(u, s.session.config().settings.debounce())
 	return nil
 }
@@ -368,6 +375,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	s.publishing.Lock()
 	s.docs.close(u)
 	s.diagJSON.forget(u)
+	s.lenses.forget(u)
 	s.publishing.Unlock()
 	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: []protocol.Diagnostic{}})
 }

@@ -52,9 +52,6 @@ type explainStore struct {
 	// visible is the line range each document's client last asked inlay
 	// hints for: what is on screen.
 	visible map[uri.URI]protocol.Range
-	// lensed is the line range whose definitions got code lenses, in a
-	// document with more definitions than maxCodeLenses.
-	lensed map[uri.URI]protocol.Range
 }
 
 // maxRecordedDefinitions is the size of document whose every definition
@@ -70,36 +67,13 @@ type docExplain struct {
 }
 
 func newExplainStore() *explainStore {
-	return &explainStore{docs: map[uri.URI]*docExplain{}, visible: map[uri.URI]protocol.Range{}, lensed: map[uri.URI]protocol.Range{}}
+	return &explainStore{docs: map[uri.URI]*docExplain{}, visible: map[uri.URI]protocol.Range{}}
 }
 
-// setVisible records the range a client asked inlay hints for, and
-// reports whether it goes past the lines that got code lenses (only ever
-// for a document with lenses around the screen alone).
-func (e *explainStore) setVisible(u uri.URI, rg protocol.Range) (leftLenses bool) {
+// setVisible records the range a client asked inlay hints for.
+func (e *explainStore) setVisible(u uri.URI, rg protocol.Range) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.visible[u] = rg
-	lensed, ok := e.lensed[u]
-	if !ok || (rg.Start.Line >= lensed.Start.Line && rg.End.Line <= lensed.End.Line) {
-		return false
-	}
-	delete(e.lensed, u) // one refresh until the client asks for lenses again
-	return true
-}
-
-// onScreen is the range a client last asked inlay hints for, if it has.
-func (e *explainStore) onScreen(u uri.URI) (protocol.Range, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	rg, ok := e.visible[u]
-	return rg, ok
-}
-
-// setLensed records the lines whose definitions got code lenses.
-func (e *explainStore) setLensed(u uri.URI, lines protocol.Range) {
-	e.mu.Lock()
-	e.lensed[u] = lines
 	e.mu.Unlock()
 }
 

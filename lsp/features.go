@@ -23,6 +23,7 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	ctx, cancel := detach(ctx)
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
+		s.noteFocus(snap, params.Position.Line)
 		return s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position)), nil
 	}
 	return nil, nil
@@ -251,6 +252,7 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	ctx, cancel := detach(ctx)
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
+		s.noteFocus(snap, params.Position.Line)
 		return completion(ctx, snap, s.session.nameIndex(), params.Position)
 	}
 	return nil, nil
@@ -484,6 +486,7 @@ func formatting(d *snapshot) []protocol.TextEdit {
 // CodeAction offers the checker's fixes for diagnostics in the range.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
+		s.noteFocus(snap, params.Range.Start.Line)
 		out := codeActions(snap, params.Range, s.opts.DocsURL)
 		if act := explainAction(snap, snap.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))); act != nil {
 			out = append(out, act)

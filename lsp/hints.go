@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -42,10 +41,9 @@ func (s *server) InlayHint(ctx context.Context, params *protocol.InlayHintParams
 	if snap == nil || snap.report == nil {
 		return nil, nil
 	}
-	if s.explains.setVisible(snap.uri, params.Range) && s.session.clientCaps().codeLensRefresh {
-		// The screen left the lines whose definitions have lenses: the
-		// client asks again, for those around it.
-		go s.client.CodeLensRefresh(s.bg)
+	s.explains.setVisible(snap.uri, params.Range)
+	if rg := params.Range; rg.End.Line >= rg.Start.Line && rg.End.Line-rg.Start.Line <= maxScreenLines {
+		s.noteFocus(snap, rg.Start.Line+(rg.End.Line-rg.Start.Line)/2)
 	}
 	return inlayHints(snap, s.previews.get(snap.uri, snap.version), params.Range), nil
 }
@@ -98,100 +96,6 @@ func hintText(d pmapi.Desc) string {
 		t += " [" + d.InDom.String() + "]"
 	}
 	return t
-}
-
-// maxCodeLenses is how many definitions of a document get a code lens.
-// A client asks for a whole document's lenses after every edit, and the
-// protocol gives it no way to ask for a part: past this many
-// definitions, the lenses are those of the maxCodeLenses definitions
-// around what is on screen, so that a request costs about what it costs
-// at 1,000 lines (issue #18: a lens on each of 85,500 definitions of a
-// 100,000-line config took 400 ms, most of it encoding and decoding
-// their JSON). The server learns what is on screen from the range the
-// client asks inlay hints for, as the explain store does.
-const maxCodeLenses = 1000
-
-// CodeLens offers "preview values" above every valid definition, or
-// above those around the screen in a document of more than
-// maxCodeLenses definitions.
-func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
-	snap := s.current(ctx, params.TextDocument.URI)
-	if snap == nil || snap.report == nil {
-		return nil, nil
-	}
-	screen, seen := s.explains.onScreen(snap.uri)
-	first, end := lensWindow(snap.file.Definitions.Len(), func() int {
-		if !seen {
-			return 0 // an editor opens a file at its top
-		}
-		return snap.file.Definitions.Search(func(d *grammar.Definition) bool {
-			return uint32(max(d.Range.End.Line-1, 0)) >= (screen.Start.Line+screen.End.Line)/2
-		})
-	})
-	if end-first < snap.file.Definitions.Len() {
-		s.explains.setLensed(snap.uri, lensedLines(snap, first, end))
-	}
-	return codeLenses(snap, s.previews.get(snap.uri, snap.version), first, end), nil
-}
-
-// lensWindow is the range of definition indexes [first, end) that get a
-// lens in a document of n definitions: all of them, or maxCodeLenses
-// centred on the one center returns (called only then).
-func lensWindow(n int, center func() int) (first, end int) {
-	if n <= maxCodeLenses {
-		return 0, n
-	}
-	first = min(max(center()-maxCodeLenses/2, 0), n-maxCodeLenses)
-	return first, first + maxCodeLenses
-}
-
-// lensedLines is the line range (0-based) of the definitions [first, end).
-func lensedLines(a *snapshot, first, end int) protocol.Range {
-	if first >= end {
-		return protocol.Range{}
-	}
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(max(a.file.Definitions.At(first).Range.Start.Line-1, 0))},
-		End:   protocol.Position{Line: uint32(max(a.file.Definitions.At(end-1).Range.End.Line-1, 0))},
-	}
-}
-
-// codeLenses offer a preview above each valid definition of the
-// definitions [first, end), titled with its latest values when there are
-// some.
-func codeLenses(a *snapshot, values map[string]shownValues, first, end int) []protocol.CodeLens {
-	var out []protocol.CodeLens
-	quotedURI, _ := json.Marshal(string(a.uri))
-	for i := first; i < end; i++ {
-		def := a.file.Definitions.At(i)
-		m, ok := a.report.ByName.Lookup(def.Name)
-		if !ok || m.Def != def || m.Status != checker.Valid {
-			continue
-		}
-		title := "preview values"
-		if v, ok := values[def.Name]; ok {
-			title = "= " + v.short
-		}
-		at := toRange(def.NameRange)
-		out = append(out, protocol.CodeLens{Range: at,
-			Command: protocol.Command{Title: title, Command: cmdPreview, Arguments: []protocol.LSPAny{previewArgument(quotedURI, at.Start)}}})
-	}
-	return out
-}
-
-// previewArgument is the preview command's argument for a position in
-// the document whose URI is quotedURI (a JSON string): the JSON of
-// previewParams, written directly (json.Marshal of each lens's argument
-// was most of a code lens request's time).
-func previewArgument(quotedURI []byte, p protocol.Position) protocol.LSPAny {
-	b := make([]byte, 0, len(quotedURI)+64)
-	b = append(b, `{"textDocument":{"uri":`...)
-	b = append(b, quotedURI...)
-	b = append(b, `},"position":{"line":`...)
-	b = strconv.AppendUint(b, uint64(p.Line), 10)
-	b = append(b, `,"character":`...)
-	b = strconv.AppendUint(b, uint64(p.Character), 10)
-	return append(b, `}}`...)
 }
 
 // previewParams are the parameters of pcp/preview and of the preview

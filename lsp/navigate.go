@@ -245,6 +245,7 @@ func foldingRanges(a *snapshot) []protocol.FoldingRange {
 // cursor, with the one being typed highlighted.
 func (s *server) SignatureHelp(ctx context.Context, params *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
 	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		s.noteFocus(snap, params.Position.Line)
 		return signatureHelp(snap, params.Position), nil
 	}
 	return nil, nil

@@ -119,6 +119,7 @@ type server struct {
 	rules     *projectRules
 	fleet     fleetChecks    // the documents' checks across the fleet setting's hosts
 	explains  *explainStore  // what the preview saw of every node, for hover and empty-now
+	lenses    *lensFocus     // where the user is in each document, for its code lenses
 	diagJSON  diagnosticJSON // the JSON of the findings published lately
 	// publishing orders the publishes (publishIf).
 	publishing sync.Mutex
@@ -132,7 +133,7 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 		opts.RetryInterval = 5 * time.Second
 	}
 	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, session: newSession(), docs: newDocuments(opts.OpenDocuments),
-		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules(), explains: newExplainStore()}
+		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules(), explains: newExplainStore(), lenses: newLensFocus()}
 }
 
 func (s *server) close() {

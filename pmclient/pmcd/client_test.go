@@ -402,7 +402,7 @@ func TestFetchDescribesEachNewList(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []pmapi.Value{{Inst: pmclient.InNull, Int: 1}, {Inst: pmclient.InNull, Float: 1e6}, {Inst: pmclient.InNull, String: "hullo world!"}}
-	for _, list := range [][]int{{0}, {0}, {0, 1}, {0, 2}, {2, 1}, {0, 1, 2}, {0, 1, 2}} {
+	for _, list := range [][]int{{0}, {0}, {1}, {0, 1}, {0, 2}, {2, 1}, {0, 1, 2}, {0, 1, 2}} {
 		var pmids []pmapi.PMID
 		for _, i := range list {
 			pmids = append(pmids, ids[i])

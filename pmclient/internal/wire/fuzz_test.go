@@ -43,17 +43,36 @@ func FuzzDecodeVsets(f *testing.F) {
 		f.Add(s)
 	}
 	types := map[pmapi.PMID]pmapi.Type{fuzzPMID: pmapi.TypeString, fuzzPMID + 1: pmapi.TypeAggregate, fuzzPMID + 2: pmapi.TypeU64}
-	// reused decodes every input into the buffers of the inputs before
-	// it, and must decode each as fresh does into new memory: both have
-	// seen the same inputs (what a Decoder learns, the strings interned,
-	// changes what copying costs).
-	var reused, fresh Decoder
+	// dirty fills a decoder's buffers with a value of every kind the
+	// types give, and an error, before it decodes the input.
+	var sets []testVset
+	for i, pmid := range []pmapi.PMID{fuzzPMID, fuzzPMID + 1, fuzzPMID + 2} {
+		set := testVset{pmid: pmid, numval: 24}
+		for j := range 24 {
+			v := testValue{inst: int32(j), block: []byte("dirty\x00")}
+			if i == 2 {
+				v.block = u64Block(^uint64(j))
+			}
+			set.values = append(set.values, v)
+		}
+		sets = append(sets, set, testVset{pmid: pmid, numval: int32(pmclient.ErrIPC)})
+	}
+	dirty := encodeVsets(sets)
 	f.Fuzz(func(t *testing.T, p []byte) {
 		if len(p) < 24 {
 			return
 		}
 		n := int(int32(binary.BigEndian.Uint32(p[20:])))
 		ms, err := DecodeVsets(p, 24, n, types)
+		// Into buffers a record of every kind of value used before, and
+		// into new memory after the same record: the same values.
+		var reused, fresh Decoder
+		if _, err := reused.Decode(dirty, 8, len(sets), types); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.DecodeFresh(dirty, 8, len(sets), types); err != nil {
+			t.Fatal(err)
+		}
 		inNew, errNew := fresh.DecodeFresh(p, 24, n, types)
 		inReused, errReused := reused.Decode(p, 24, n, types)
 		if (errNew == nil) != (errReused == nil) {

@@ -1,0 +1,211 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// maxCodeLenses is how many definitions of a document get a code lens.
+// A client asks for a whole document's lenses after every edit, and the
+// protocol gives it no way to ask for a part: past this many
+// definitions, the lenses are those of the maxCodeLenses definitions
+// around where the user is (lensFocus), so that a request costs about
+// what it costs at 1,000 lines (issue #18: a lens on each of 85,500
+// definitions of a 100,000-line config took 400 ms, most of it encoding
+// and decoding their JSON).
+const maxCodeLenses = 1000
+
+// maxScreenLines is the tallest inlay hint range taken for a screen. A
+// client that asks for a whole document's hints at once (Neovim does)
+// says nothing of where the user is.
+const maxScreenLines = maxCodeLenses / 4
+
+// lensRefreshTimeout bounds the wait for a client's answer to
+// workspace/codeLens/refresh.
+const lensRefreshTimeout = 5 * time.Second
+
+// lensFocus keeps, per open document, where the user is and which
+// definitions got code lenses last. Where the user is comes from what
+// the client asks about: the middle of a screen-sized inlay hint range,
+// the position of a hover, completion, signature help or code action,
+// the start of an edit. It matters only to documents of more than
+// maxCodeLenses definitions.
+type lensFocus struct {
+	mu   sync.Mutex
+	docs map[uri.URI]*docFocus
+}
+
+type docFocus struct {
+	line    uint32 // where the user is, 0-based
+	located bool   // line is known
+	// sent: the client has lenses for the definitions from index first,
+	// and has not been asked to refresh them since.
+	sent  bool
+	first int
+}
+
+func newLensFocus() *lensFocus { return &lensFocus{docs: map[uri.URI]*docFocus{}} }
+
+func (f *lensFocus) doc(u uri.URI) *docFocus {
+	d := f.docs[u]
+	if d == nil {
+		d = &docFocus{}
+		f.docs[u] = d
+	}
+	return d
+}
+
+// move records that the user is at line of u.
+func (f *lensFocus) move(u uri.URI, line uint32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.doc(u)
+	d.line, d.located = line, true
+}
+
+// at is where the user is in u, if the client has said.
+func (f *lensFocus) at(u uri.URI) (uint32, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d := f.docs[u]; d != nil {
+		return d.line, d.located
+	}
+	return 0, false
+}
+
+// lensed records the definitions u's lenses were sent for: the window
+// from index first, or every definition (all).
+func (f *lensFocus) lensed(u uri.URI, first int, all bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.doc(u)
+	d.sent, d.first = !all, first
+}
+
+// stale reports, once until lenses are sent again, whether the window
+// from index first (where the user is now) has moved from the one sent
+// by more than a quarter of its size.
+func (f *lensFocus) stale(u uri.URI, first int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.docs[u]
+	if d == nil || !d.sent || abs(first-d.first) <= maxCodeLenses/4 {
+		return false
+	}
+	d.sent = false
+	return true
+}
+
+// forget drops a closed document.
+func (f *lensFocus) forget(u uri.URI) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.docs, u)
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// lensWindow is the range of definition indexes [first, end) that get a
+// lens in a document of n definitions: all of them, or maxCodeLenses
+// centred on the one center returns (called only then).
+func lensWindow(n int, center func() int) (first, end int) {
+	if n <= maxCodeLenses {
+		return 0, n
+	}
+	first = min(max(center()-maxCodeLenses/2, 0), n-maxCodeLenses)
+	return first, first + maxCodeLenses
+}
+
+// lensWindowAt is the lens window of a snapshot when the user is at line
+// (0-based), or at its top when located is false (an editor opens a
+// file there).
+func lensWindowAt(a *snapshot, line uint32, located bool) (first, end int) {
+	defs := a.file.Definitions
+	return lensWindow(defs.Len(), func() int {
+		if !located {
+			return 0
+		}
+		return defs.Search(func(d *grammar.Definition) bool { return uint32(max(d.Range.End.Line-1, 0)) >= line })
+	})
+}
+
+// noteFocus records that the user is at line of a document, and asks a
+// client that can to refresh its code lenses when that moves their
+// window (past maxCodeLenses definitions) far from the one it has.
+func (s *server) noteFocus(a *snapshot, line uint32) {
+	s.lenses.move(a.uri, line)
+	if a.file.Definitions.Len() <= maxCodeLenses || !s.session.clientCaps().codeLensRefresh {
+		return
+	}
+	if first, _ := lensWindowAt(a, line, true); s.lenses.stale(a.uri, first) {
+		go func() {
+			ctx, cancel := context.WithTimeout(s.bg, lensRefreshTimeout)
+			defer cancel()
+			if err := s.client.CodeLensRefresh(ctx); err != nil {
+				s.log.Debug("codeLens/refresh", zap.Error(err))
+			}
+		}()
+	}
+}
+
+// CodeLens offers "preview values" above every valid definition, or
+// above those of the maxCodeLenses definitions around where the user is
+// in a bigger document.
+func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	snap := s.current(ctx, params.TextDocument.URI)
+	if snap == nil || snap.report == nil {
+		return nil, nil
+	}
+	line, located := s.lenses.at(snap.uri)
+	first, end := lensWindowAt(snap, line, located)
+	s.lenses.lensed(snap.uri, first, end-first == snap.file.Definitions.Len())
+	return codeLenses(snap, s.previews.get(snap.uri, snap.version), first, end), nil
+}
+
+// codeLenses offer a preview above each valid definition of the
+// definitions [first, end), titled with its latest values when there are
+// some.
+func codeLenses(a *snapshot, values map[string]shownValues, first, end int) []protocol.CodeLens {
+	var out []protocol.CodeLens
+	quotedURI, _ := json.Marshal(string(a.uri))
+	for i := first; i < end; i++ {
+		def := a.file.Definitions.At(i)
+		m, ok := a.report.ByName.Lookup(def.Name)
+		if !ok || m.Def != def || m.Status != checker.Valid {
+			continue
+		}
+		title := "preview values"
+		if v, ok := values[def.Name]; ok {
+			title = "= " + v.short
+		}
+		at := toRange(def.NameRange)
+		out = append(out, protocol.CodeLens{Range: at,
+			Command: protocol.Command{Title: title, Command: cmdPreview, Arguments: []protocol.LSPAny{previewArgument(quotedURI, at.Start)}}})
+	}
+	return out
+}
+
+// previewArgument is the preview command's argument for a position in
+// the document whose URI is quotedURI (a JSON string): the JSON of
+// previewParams, written directly (json.Marshal of each lens's argument
+// was most of a code lens request's time).
+func previewArgument(quotedURI []byte, p protocol.Position) protocol.LSPAny {
+	b := make([]byte, 0, len(quotedURI)+64)
+	b = append(b, `{"textDocument":{"uri":`...)
+	b = append(b, quotedURI...)
+	b = append(b, `},"position":{"line":`...)
+	b = strconv.AppendUint(b, uint64(p.Line), 10)
+	b = append(b, `,"character":`...)
+	b = strconv.AppendUint(b, uint64(p.Character), 10)
+	return append(b, `}}`...)
+}
