@@ -14,7 +14,7 @@
 # taking turns; the median of the rounds' paired ratios counts, with its
 # 95% interval. Both sides spend about 90% of a fetch waiting for pmcd and
 # its agents (per fetch on this machine: pmcd 82 µs, pmdalinux 194 µs and
-# pmdasample 24 µs of CPU, each client about 34 µs), whose speed drifts
+# pmdasample 24 µs of CPU, each client 32 to 36 µs), whose speed drifts
 # from one second to the next by more than the clients differ; bursts of
 # 17 ms side by side see the same pmcd (see bench/fetchpair).
 set -euo pipefail

@@ -85,6 +85,7 @@ func run(ctx context.Context, w io.Writer, host, namesFile string, rounds, burst
 		s.ratio, s.ratioLo, s.ratioHi, s.ratioQ1, s.ratioQ3)
 	fmt.Fprintf(w, "RESULT fetch50_paired_ratio %.4f x\nRESULT fetch50_paired_lo %.4f x\nRESULT fetch50_paired_hi %.4f x\n", s.ratio, s.ratioLo, s.ratioHi)
 	fmt.Fprintf(w, "RESULT fetch50_us %.1f us\nRESULT libpcp_fetch50_us %.1f us\nRESULT fetch50_allocs %.0f allocs\n", s.ours.Seconds()*1e6, s.libpcp.Seconds()*1e6, allocs)
+	fmt.Fprintf(w, "RESULT fetch50_cpu_us %.1f us\nRESULT libpcp_fetch50_cpu_us %.1f us\n", s.oursCPU.Seconds()*1e6, s.libpcpCPU.Seconds()*1e6)
 	fmt.Fprintf(w, "NOTE libpcp's fetch is timed in a Python loop through ctypes, which adds about %.1f µs a fetch to it\n", l.loop.Seconds()*1e6)
 	return nil
 }

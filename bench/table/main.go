@@ -265,7 +265,16 @@ func build(r results) []row {
 	if okr {
 		met = boolp(x >= 1)
 	}
-	add("fetch of 50 metrics", measure(f, okF, "%.0f", "µs"), "libpcp pmFetch "+measure(fl, okFL, "%.0f", "µs"), rat, goal, met)
+	ours, theirs := measure(f, okF, "%.0f", "µs"), "libpcp pmFetch "+measure(fl, okFL, "%.0f", "µs")
+	if c, okC := r.get("fetch50_cpu_us"); okC {
+		// The clients' own work, beside the wall time pmcd and its
+		// agents take most of.
+		ours += fmt.Sprintf(", %.1f µs CPU", c)
+	}
+	if c, okC := r.get("libpcp_fetch50_cpu_us"); okC {
+		theirs += fmt.Sprintf(", %.1f µs CPU", c)
+	}
+	add("fetch of 50 metrics", ours, theirs, rat, goal, met)
 	s, okS := r.get("scan_ms")
 	sa, okSA := r.get("scan_alloc_mb")
 	sb, okSB := r.get("scan_bytes_mb")

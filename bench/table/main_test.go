@@ -95,3 +95,26 @@ func TestFetchGoesByThePairedRatio(t *testing.T) {
 		}
 	}
 }
+
+// The fetch row shows each client's CPU a fetch beside its wall time,
+// when bench/fetchpair measured them.
+func TestFetchShowsEachClientsCPU(t *testing.T) {
+	for _, tc := range []struct {
+		lines        []string
+		ours, theirs string
+	}{
+		{nil, "460 µs", "libpcp pmFetch 451 µs"},
+		{[]string{"RESULT fetch50_cpu_us 33.4 us", "RESULT libpcp_fetch50_cpu_us 35.0 us"}, "460 µs, 33.4 µs CPU", "libpcp pmFetch 451 µs, 35.0 µs CPU"},
+	} {
+		lines := append([]string{"RESULT fetch50_us 460 us", "RESULT libpcp_fetch50_us 451 us"}, tc.lines...)
+		r, _, err := read(strings.NewReader(strings.Join(lines, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range build(r) {
+			if x.Measure == "fetch of 50 metrics" && (x.Ours != tc.ours || x.Reference != tc.theirs) {
+				t.Errorf("%q: ours %q, reference %q; want %q, %q", tc.lines, x.Ours, x.Reference, tc.ours, tc.theirs)
+			}
+		}
+	}
+}
