@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +11,6 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
 )
 
 // lensRefreshRecorder counts the client's codeLens/refresh requests.
@@ -33,20 +30,12 @@ func (r *lensRefreshRecorder) CodeLensRefresh(context.Context) error {
 // client says), and when that moves far from the lenses the client has,
 // a client that supports it is asked, once, to ask for them again.
 func TestCodeLensesAroundTheUser(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	serverEnd, clientEnd := net.Pipe()
-	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
-	rec := &lensRefreshRecorder{recorder: &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}, refreshes: make(chan struct{}, 10)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
-	t.Cleanup(func() { conn.Close(); cancel() })
+	rec := &lensRefreshRecorder{recorder: newRecorder(), refreshes: make(chan struct{}, 10)}
 	yes := true
-	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{
+	srv, cctx := sessionAs(t, Options{}, rec, &protocol.InitializeParams{
 		InitializationOptions: []byte(`{"source": {"metadata": "embedded"}, "debounce": 0, "preview": {"enabled": false}}`),
 		Capabilities:          protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{CodeLens: &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: &yes}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	srv.Initialized(cctx, &protocol.InitializedParams{})
+	})
 
 	// Documents of one-line definitions after a header of comments; every
 	// tenth, at i%10 == 4, names no metric and has no lens.

@@ -83,13 +83,7 @@ func sessionIn(t *testing.T, initOptions, root string) (protocol.Server, *record
 // sessionWith is sessionIn with server options.
 func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol.Server, *recorder, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	serverEnd, clientEnd := net.Pipe()
-	opts.Getenv, opts.Version = func(string) string { return "" }, "test"
-	go Serve(ctx, serverEnd, opts)
-	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
-	t.Cleanup(func() { conn.Close(); cancel() })
+	rec := newRecorder()
 	yes := true
 	params := &protocol.InitializeParams{Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}
 	if root != "" {
@@ -98,11 +92,30 @@ func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol
 	if initOptions != "" {
 		params.InitializationOptions = []byte(initOptions)
 	}
+	srv, cctx := sessionAs(t, opts, rec, params)
+	return srv, rec, cctx
+}
+
+func newRecorder() *recorder {
+	return &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
+}
+
+// sessionAs starts a server with options and a client over an in-memory
+// pipe, the client answering the server as client does and initializing
+// with params.
+func sessionAs(t *testing.T, opts Options, client protocol.Client, params *protocol.InitializeParams) (protocol.Server, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	serverEnd, clientEnd := net.Pipe()
+	opts.Getenv, opts.Version = func(string) string { return "" }, "test"
+	go Serve(ctx, serverEnd, opts)
+	cctx, conn, srv := protocol.NewClient(ctx, client, ownedstream.New(clientEnd))
+	t.Cleanup(func() { conn.Close(); cancel() })
 	if _, err := srv.Initialize(cctx, params); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	srv.Initialized(cctx, &protocol.InitializedParams{})
-	return srv, rec, cctx
+	return srv, cctx
 }
 
 func (r *recorder) wait(t *testing.T, u uri.URI) []protocol.Diagnostic {
@@ -216,20 +229,12 @@ func TestLiveInlayValues(t *testing.T) {
 	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
 		t.Skip("PCP_DERIVE_LSP_NO_ORACLE=1")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	serverEnd, clientEnd := net.Pipe()
-	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "test"})
-	rec := &refreshRecorder{recorder: &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}, refreshes: make(chan struct{}, 1)}
-	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
-	t.Cleanup(func() { conn.Close(); cancel() })
+	rec := &refreshRecorder{recorder: newRecorder(), refreshes: make(chan struct{}, 1)}
 	yes := true
-	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{
+	srv, cctx := sessionAs(t, Options{}, rec, &protocol.InitializeParams{
 		InitializationOptions: []byte(`{"source": {"host": "127.0.0.1"}, "preview": {"interval": 1}}`),
 		Capabilities:          protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{InlayHint: &protocol.InlayHintWorkspaceClientCapabilities{RefreshSupport: &yes}}},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	srv.Initialized(cctx, &protocol.InitializedParams{})
+	})
 	u := uri.File("/tmp/live.conf")
 	srv.DidOpen(cctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1,
 		Text: "m.h = sample.long.hundred * 2\nm.b = sample.bin[bin-200]\n"}})

@@ -144,26 +144,12 @@ func (d *Decoder) decode(p []byte, off, n int, types map[pmapi.PMID]pmapi.Type, 
 			off += 8
 			if valfmt == 0 {
 				// In situ, the common case: no call.
-				switch t {
-				case pmapi.Type32:
-					v.Int = int64(int32(raw))
-				case pmapi.TypeFloat:
-					v.Float = float64(math.Float32frombits(raw))
-				default:
-					v.Uint, v.Int = uint64(raw), int64(raw)
-				}
+				setInSitu(v, raw, t)
 				continue
 			}
 			if x, ok := block64(p, raw, t); ok {
 				// A 64-bit counter or a double, the next most common.
-				switch t {
-				case pmapi.Type64:
-					v.Int = int64(x)
-				case pmapi.TypeU64:
-					v.Uint = x
-				default:
-					v.Float = math.Float64frombits(x)
-				}
+				set64(v, x, t)
 				continue
 			}
 			dv, err := d.value(p, valfmt, raw, t)
@@ -257,14 +243,9 @@ func (d *Decoder) value(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value
 	if t.Arithmetic() {
 		// A 64-bit or floating-point block: nothing to copy or share.
 		if x, ok := block64(p, raw, t); ok {
-			switch t {
-			case pmapi.Type64:
-				return pmapi.Value{Int: int64(x)}, nil
-			case pmapi.TypeU64:
-				return pmapi.Value{Uint: x}, nil
-			default:
-				return pmapi.Value{Float: math.Float64frombits(x)}, nil
-			}
+			var v pmapi.Value
+			set64(&v, x, t)
+			return v, nil
 		}
 		// A 32-bit value in a block is copied out as its bytes, at every
 		// reference: charged like any copy, so that many references to
@@ -308,6 +289,33 @@ func (d *Decoder) value(p []byte, valfmt, raw uint32, t pmapi.Type) (pmapi.Value
 	return v, nil
 }
 
+// setInSitu sets the fields of a zero value that an in-situ value of
+// type t has: a signed 32-bit integer, a float, or an unsigned one (as
+// both Uint and Int).
+func setInSitu(v *pmapi.Value, raw uint32, t pmapi.Type) {
+	switch t {
+	case pmapi.Type32:
+		v.Int = int64(int32(raw))
+	case pmapi.TypeFloat:
+		v.Float = float64(math.Float32frombits(raw))
+	default:
+		v.Uint, v.Int = uint64(raw), int64(raw)
+	}
+}
+
+// set64 sets the field of a zero value that a 64-bit block's payload x
+// fills for t, one of the types block64 reads.
+func set64(v *pmapi.Value, x uint64, t pmapi.Type) {
+	switch t {
+	case pmapi.Type64:
+		v.Int = int64(x)
+	case pmapi.TypeU64:
+		v.Uint = x
+	default:
+		v.Float = math.Float64frombits(x)
+	}
+}
+
 // block64 reads the 8 bytes of a 64-bit integer or double value block at
 // word offset raw, when t is such a type and the block is well formed;
 // anything else is decodeValue's to decode or refuse.
@@ -334,14 +342,7 @@ func (d *Decoder) charge(n int) { d.budget -= int64(n) }
 func decodeValue(p []byte, valfmt, raw uint32, t pmapi.Type, d *Decoder) (pmapi.Value, error) {
 	var v pmapi.Value
 	if valfmt == 0 {
-		switch t {
-		case pmapi.Type32:
-			v.Int = int64(int32(raw))
-		case pmapi.TypeFloat:
-			v.Float = float64(math.Float32frombits(raw))
-		default:
-			v.Uint, v.Int = uint64(raw), int64(raw)
-		}
+		setInSitu(&v, raw, t)
 		return v, nil
 	}
 	off := int64(raw) * 4
