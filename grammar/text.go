@@ -429,3 +429,61 @@ func (t *Text) Equal(u *Text) bool {
 	}
 	return true
 }
+
+// CommonEnds is how many bytes t and b share at their start (prefix) and,
+// after that, at their end (suffix): prefix+suffix is at most the length
+// of either. A client that sends a whole document for an edit changed the
+// bytes between them alone, and re-analysing only those keeps a keystroke
+// in a 100,000-line config as cheap as with a ranged change. It reads t
+// in place, in blocks compared as wholes first.
+func (t *Text) CommonEnds(b []byte) (prefix, suffix int) {
+	limit := min(t.size, len(b))
+	for span := range t.spans(0, limit) {
+		n := commonPrefix(span, b[prefix:])
+		prefix += n
+		if n < len(span) {
+			break
+		}
+	}
+	// Backwards, in blocks of up to 4 KiB read from t (copied only where a
+	// block spans two pieces).
+	for suffix < limit-prefix {
+		k := min(4096, limit-prefix-suffix)
+		end := t.size - suffix
+		block := t.Slice(end-k, end)
+		n := commonSuffix(block, b[:len(b)-suffix])
+		suffix += n
+		if n < k {
+			break
+		}
+	}
+	return prefix, suffix
+}
+
+// commonPrefix is the length of a's and b's common start.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	const block = 256
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix is the length of a's and b's common end.
+func commonSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	const block = 256
+	i := 0
+	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
+		i += block
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -132,13 +133,14 @@ func (ds *documents) open(u uri.URI, version int32, text string) {
 	ds.mu.Unlock()
 }
 
-// edit applies a client's changes to a document's text.
-func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocumentContentChangeEvent) error {
+// edit applies a client's changes to a document's text, and returns the
+// line (0-based) where they start, or -1 when they change nothing.
+func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocumentContentChangeEvent) (line int, err error) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d := ds.m[u]
 	if d == nil {
-		return fmt.Errorf("didChange for %s, which is not open", u)
+		return -1, fmt.Errorf("didChange for %s, which is not open", u)
 	}
 	text := d.text
 	var all grammar.TextChange
@@ -146,8 +148,16 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 		var one grammar.TextChange
 		switch c := ch.(type) {
 		case *protocol.TextDocumentContentChangeWholeDocument:
-			one = grammar.TextChange{Start: 0, OldEnd: text.Len(), NewEnd: len(c.Text)}
-			text = grammar.NewText(textBytes(c.Text))
+			// Only the bytes between what the two texts share at their
+			// ends changed: the analysis redoes those lines alone, as
+			// for a ranged change.
+			b := textBytes(c.Text)
+			prefix, suffix := text.CommonEnds(b)
+			oldEnd, newEnd := text.Len()-suffix, len(b)-suffix
+			// Copied: a piece over the client's string would keep all of
+			// it alive for the few bytes it holds.
+			text = text.Replace(prefix, oldEnd, bytes.Clone(b[prefix:newEnd]))
+			one = grammar.TextChange{Start: prefix, OldEnd: oldEnd, NewEnd: newEnd}
 		case *protocol.TextDocumentContentChangePartial:
 			start := text.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character))
 			end := max(text.Offset(int(c.Range.End.Line), int(c.Range.End.Character)), start)
@@ -169,7 +179,11 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 	}
 	ds.size.add(int64(text.Len() - d.text.Len()))
 	d.text, d.version = text, version
-	return nil
+	line = -1
+	if len(changes) > 0 && (all.OldEnd > all.Start || all.NewEnd > all.Start) {
+		line, _ = text.LineOf(min(all.Start, text.Len()))
+	}
+	return line, nil
 }
 
 // close forgets a document; an analysis in flight is dropped.
@@ -343,21 +357,19 @@ func (d *document) fresh(snap *snapshot, cfg *config) bool {
 func (s *server) DidOpen(ctx context.Context, params *protocol.DidOpenTextDocumentParams) error {
 	td := params.TextDocument
 	s.docs.open(td.URI, td.Version, td.Text)
+	s.lenses.open(td.URI)
 	s.schedule(td.URI, 0)
 	return nil
 }
 
 func (s *server) DidChange(ctx context.Context, params *protocol.DidChangeTextDocumentParams) error {
 	u := params.TextDocument.URI
-	if err := s.docs.edit(u, params.TextDocument.Version, params.ContentChanges); err != nil {
+	line, err := s.docs.edit(u, params.TextDocument.Version, params.ContentChanges)
+	if err != nil {
 		return err
 	}
-	if len(params.ContentChanges) > 0 {
-		if edit, ok := params.ContentChanges[0].(*protocol.TextDocumentContentChangePartial); ok {
-			// The user is where they type; the client asks for the
-			// lenses again after the edit.
-			s.lenses.move(u, edit.Range.Start.Line)
-		}
+	if line >= 0 {
+		s.lenses.move(u, uint32(line)) // the user is where they type
 	}
 	s.schedule(u, s.session.config().settings.debounce())
 	return nil

@@ -33,6 +33,14 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 				changes = append(changes, &protocol.TextDocumentContentChangeWholeDocument{Text: cur})
 				continue
 			}
+			if rng.IntN(8) == 0 {
+				// A keystroke as a client of whole documents sends it.
+				at := rng.IntN(len(cur) + 1)
+				end := min(len(cur), at+rng.IntN(3))
+				cur = cur[:at] + []string{"", "x", "\n", "é"}[rng.IntN(4)] + cur[end:]
+				changes = append(changes, &protocol.TextDocumentContentChangeWholeDocument{Text: cur})
+				continue
+			}
 			lines := strings.Count(cur, "\n")
 			a := protocol.Position{Line: uint32(rng.IntN(lines + 1)), Character: uint32(rng.IntN(30))}
 			b := a
@@ -48,7 +56,7 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 		if rng.IntN(100) != 0 {
 			version++ // now and then a client sends a version that does not grow
 		}
-		if err := ds.edit(u, version, changes); err != nil {
+		if _, err := ds.edit(u, version, changes); err != nil {
 			t.Fatal(err)
 		}
 		if d.text.String() != cur {

@@ -486,7 +486,12 @@ func formatting(d *snapshot) []protocol.TextEdit {
 // CodeAction offers the checker's fixes for diagnostics in the range.
 func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
-		s.noteFocus(snap, params.Range.Start.Line)
+		if params.Range.End.Line == params.Range.Start.Line {
+			// At the cursor, or a selection on its line; a whole
+			// document's actions (on save) say nothing of where the
+			// user is.
+			s.noteFocus(snap, params.Range.Start.Line)
+		}
 		out := codeActions(snap, params.Range, s.opts.DocsURL)
 		if act := explainAction(snap, snap.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))); act != nil {
 			out = append(out, act)

@@ -402,10 +402,14 @@ func (s *server) previewLoop(ctx context.Context, cfg *config) {
 			changed = true
 		}
 		if changed && caps.inlayRefresh {
-			s.client.InlayHintRefresh(ctx)
+			// Bounded: a client that never answers must not stall the
+			// preview.
+			rctx, cancel := context.WithTimeout(ctx, lensRefreshTimeout)
+			s.client.InlayHintRefresh(rctx)
+			cancel()
 		}
 		if changed && caps.codeLensRefresh {
-			s.client.CodeLensRefresh(ctx)
+			s.refreshLenses(ctx)
 		}
 		select {
 		case <-ctx.Done():

@@ -25,10 +25,12 @@ import (
 // and decoding their JSON).
 const maxCodeLenses = 1000
 
-// maxScreenLines is the tallest inlay hint range taken for a screen. A
-// client that asks for a whole document's hints at once (Neovim does)
-// says nothing of where the user is.
-const maxScreenLines = maxCodeLenses / 4
+// maxScreenLines is the tallest inlay hint range taken for a screen:
+// VS Code asks for three screens and 60 lines, 250 lines and more on a
+// tall one; a client that asks for a whole document's hints at once
+// (Neovim does) says nothing of where the user is, and a document of
+// more than maxCodeLenses definitions is longer than this.
+const maxScreenLines = maxCodeLenses / 2
 
 // lensRefreshTimeout bounds the wait for a client's answer to
 // workspace/codeLens/refresh.
@@ -56,54 +58,62 @@ type docFocus struct {
 
 func newLensFocus() *lensFocus { return &lensFocus{docs: map[uri.URI]*docFocus{}} }
 
-func (f *lensFocus) doc(u uri.URI) *docFocus {
-	d := f.docs[u]
-	if d == nil {
-		d = &docFocus{}
-		f.docs[u] = d
-	}
-	return d
+// open starts u afresh: nothing known of where the user is.
+func (f *lensFocus) open(u uri.URI) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.docs[u] = &docFocus{}
 }
 
-// move records that the user is at line of u.
+// move records that the user is at line of u, an open document (a
+// request answered after u closed moves nothing).
 func (f *lensFocus) move(u uri.URI, line uint32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d := f.doc(u)
-	d.line, d.located = line, true
-}
-
-// at is where the user is in u, if the client has said.
-func (f *lensFocus) at(u uri.URI) (uint32, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if d := f.docs[u]; d != nil {
-		return d.line, d.located
+		d.line, d.located = line, true
 	}
-	return 0, false
 }
 
-// lensed records the definitions u's lenses were sent for: the window
-// from index first, or every definition (all).
-func (f *lensFocus) lensed(u uri.URI, first int, all bool) {
+// lens picks the window of u's lenses where the user is (window computes
+// it from the line, or from none) and records it as sent, all at once: a
+// move that comes between would otherwise be lost, its refresh pending
+// for a window it never got.
+func (f *lensFocus) lens(u uri.URI, n int, window func(line uint32, located bool) (first, end int)) (first, end int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d := f.doc(u)
-	d.sent, d.first = !all, first
+	d := f.docs[u]
+	if d == nil {
+		return window(0, false)
+	}
+	first, end = window(d.line, d.located)
+	d.sent, d.first = end-first < n, first
+	return first, end
+}
+
+// refreshFailed undoes stale for a refresh the client did not answer:
+// the window it has is still the one sent, and a later move may ask
+// again.
+func (f *lensFocus) refreshFailed(u uri.URI, first int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d := f.docs[u]; d != nil && !d.sent {
+		d.sent, d.first = true, first
+	}
 }
 
 // stale reports, once until lenses are sent again, whether the window
 // from index first (where the user is now) has moved from the one sent
-// by more than a quarter of its size.
-func (f *lensFocus) stale(u uri.URI, first int) bool {
+// by more than a quarter of its size; sent is where that one starts.
+func (f *lensFocus) stale(u uri.URI, first int) (sent int, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := f.docs[u]
 	if d == nil || !d.sent || abs(first-d.first) <= maxCodeLenses/4 {
-		return false
+		return 0, false
 	}
 	d.sent = false
-	return true
+	return d.first, true
 }
 
 // forget drops a closed document.
@@ -147,15 +157,23 @@ func (s *server) noteFocus(a *snapshot, line uint32) {
 	if a.file.Definitions.Len() <= maxCodeLenses || !s.session.clientCaps().codeLensRefresh {
 		return
 	}
-	if first, _ := lensWindowAt(a, line, true); s.lenses.stale(a.uri, first) {
+	first, _ := lensWindowAt(a, line, true)
+	if sent, ok := s.lenses.stale(a.uri, first); ok {
 		go func() {
-			ctx, cancel := context.WithTimeout(s.bg, lensRefreshTimeout)
-			defer cancel()
-			if err := s.client.CodeLensRefresh(ctx); err != nil {
+			if err := s.refreshLenses(s.bg); err != nil {
 				s.log.Debug("codeLens/refresh", zap.Error(err))
+				s.lenses.refreshFailed(a.uri, sent)
 			}
 		}()
 	}
+}
+
+// refreshLenses asks the client to ask for code lenses again, waiting
+// lensRefreshTimeout at most for its answer.
+func (s *server) refreshLenses(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, lensRefreshTimeout)
+	defer cancel()
+	return s.client.CodeLensRefresh(ctx)
 }
 
 // CodeLens offers "preview values" above every valid definition, or
@@ -166,9 +184,9 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	if snap == nil || snap.report == nil {
 		return nil, nil
 	}
-	line, located := s.lenses.at(snap.uri)
-	first, end := lensWindowAt(snap, line, located)
-	s.lenses.lensed(snap.uri, first, end-first == snap.file.Definitions.Len())
+	first, end := s.lenses.lens(snap.uri, snap.file.Definitions.Len(), func(line uint32, located bool) (int, int) {
+		return lensWindowAt(snap, line, located)
+	})
 	return codeLenses(snap, s.previews.get(snap.uri, snap.version), first, end), nil
 }
 

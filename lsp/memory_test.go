@@ -20,7 +20,7 @@ func TestOpenDocumentsTold(t *testing.T) {
 	for v := int32(2); v < 12; v++ {
 		ch := []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{
 			Range: protocol.Range{Start: protocol.Position{Line: 3, Character: 0}, End: protocol.Position{Line: 3, Character: 0}}, Text: "x"}}
-		if err := ds.edit("file:///a.conf", v, ch); err != nil {
+		if _, err := ds.edit("file:///a.conf", v, ch); err != nil {
 			t.Fatal(err)
 		}
 	}
