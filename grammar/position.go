@@ -134,7 +134,10 @@ func (f *File) Line(n int) string {
 func (f *File) Offset(line0, col16 int) int { return f.Text.Offset(line0, col16) }
 
 // Offset converts a 0-based line and UTF-16 column (an LSP position) to a
-// byte offset, clamped to the line: 0 before the text, its end past it.
+// byte offset, clamped to the line: 0 before the text, its end past it. A
+// line's end is before its "\r\n" or "\n", as LSP counts: a column past
+// the end of a CRLF line is not between its "\r" and "\n" (an edit there
+// would split the line ending).
 func (t *Text) Offset(line0, col16 int) int {
 	if line0 < 0 {
 		return 0
@@ -144,6 +147,9 @@ func (t *Text) Offset(line0, col16 int) int {
 	}
 	r, off, end := t.lineAt(line0)
 	b := t.piece(r).b
+	if end > off && b[end-1] == '\r' && end < len(b) && b[end] == '\n' {
+		end--
+	}
 	for n := 0; off < end && n < col16; {
 		units, size := char16(b[off:end])
 		n += units

@@ -435,7 +435,7 @@ func (t *Text) Equal(u *Text) bool {
 // of either. A client that sends a whole document for an edit changed the
 // bytes between them alone, and re-analysing only those keeps a keystroke
 // in a 100,000-line config as cheap as with a ranged change. It reads t
-// in place, in blocks compared as wholes first.
+// in place, once, a piece at a time.
 func (t *Text) CommonEnds(b []byte) (prefix, suffix int) {
 	limit := min(t.size, len(b))
 	for span := range t.spans(0, limit) {
@@ -445,15 +445,16 @@ func (t *Text) CommonEnds(b []byte) (prefix, suffix int) {
 			break
 		}
 	}
-	// Backwards, in blocks of up to 4 KiB read from t (copied only where a
-	// block spans two pieces).
+	// Backwards, a piece at a time, read in place.
 	for suffix < limit-prefix {
-		k := min(4096, limit-prefix-suffix)
 		end := t.size - suffix
-		block := t.Slice(end-k, end)
+		r := t.pieceAt(end - 1)
+		off := t.pieceOff(r)
+		from := max(off, end-(limit-prefix-suffix))
+		block := t.piece(r).b[from-off : end-off]
 		n := commonSuffix(block, b[:len(b)-suffix])
 		suffix += n
-		if n < k {
+		if n < len(block) {
 			break
 		}
 	}

@@ -70,3 +70,39 @@ func TestCommonEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetEndOfCRLFLine: a column at or past the end of a line is its
+// end before the line ending, "\r\n" as much as "\n", as LSP counts.
+func TestOffsetEndOfCRLFLine(t *testing.T) {
+	text := NewText([]byte("abc\r\ndéf\r\nlast\r"))
+	for _, tc := range []struct{ line, col, want int }{
+		{0, 3, 3}, {0, 4, 3}, {0, 99, 3},
+		{1, 3, 9}, {1, 99, 9},
+		{2, 99, 16}, // no newline: a lone "\r" at the end is a column
+		{3, 0, 16},
+	} {
+		if got := text.Offset(tc.line, tc.col); got != tc.want {
+			t.Errorf("Offset(%d, %d) = %d, want %d", tc.line, tc.col, got, tc.want)
+		}
+	}
+}
+
+// TestCommonEndsReadsInPlace: comparing a 100,000-line text with a copy
+// changed in its middle allocates nothing (issue #18: a copy of every
+// 4 KiB block of the suffix was 2.45 MB a keystroke).
+func TestCommonEndsReadsInPlace(t *testing.T) {
+	src := bytes.Repeat([]byte("disk.dev.avgsz = delta(disk.dev.total_bytes) / delta(disk.dev.total)\n"), 100000)
+	text := NewText(bytes.Clone(src))
+	mid := len(src) / 2
+	text = text.Replace(mid, mid+1, src[mid:mid+1]) // pieces
+	other := bytes.Clone(src)
+	other[mid] = '#'
+	allocs := testing.AllocsPerRun(5, func() {
+		if p, s := text.CommonEnds(other); p != mid || s != len(src)-mid-1 {
+			t.Fatalf("CommonEnds = %d, %d; want %d, %d", p, s, mid, len(src)-mid-1)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations a comparison, want none", allocs)
+	}
+}

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -154,13 +153,14 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 			b := textBytes(c.Text)
 			prefix, suffix := text.CommonEnds(b)
 			oldEnd, newEnd := text.Len()-suffix, len(b)-suffix
-			// Copied: a piece over the client's string would keep all of
-			// it alive for the few bytes it holds.
-			text = text.Replace(prefix, oldEnd, bytes.Clone(b[prefix:newEnd]))
+			text = text.Replace(prefix, oldEnd, b[prefix:newEnd]) // Replace copies it
 			one = grammar.TextChange{Start: prefix, OldEnd: oldEnd, NewEnd: newEnd}
 		case *protocol.TextDocumentContentChangePartial:
+			// A range given end first is the same range, as clients'
+			// own documents read it.
 			start := text.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character))
-			end := max(text.Offset(int(c.Range.End.Line), int(c.Range.End.Character)), start)
+			end := text.Offset(int(c.Range.End.Line), int(c.Range.End.Character))
+			start, end = min(start, end), max(start, end)
 			text = text.Replace(start, end, textBytes(c.Text))
 			one = grammar.TextChange{Start: start, OldEnd: end, NewEnd: start + len(c.Text)}
 		}

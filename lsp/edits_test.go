@@ -48,8 +48,8 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 				b = protocol.Position{Line: a.Line + uint32(rng.IntN(2)), Character: uint32(rng.IntN(30))}
 			}
 			ins := []string{"", "x", "(", "\n", "q.r = 3\n", "é"}[rng.IntN(6)]
-			start := offsetIn(cur, a)
-			end := max(offsetIn(cur, b), start)
+			start, end := offsetIn(cur, a), offsetIn(cur, b)
+			start, end = min(start, end), max(start, end) // a range given end first
 			cur = cur[:start] + ins + cur[end:]
 			changes = append(changes, &protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: a, End: b}, Text: ins})
 		}
@@ -82,4 +82,35 @@ func TestChangeSinceDescribesEdits(t *testing.T) {
 		t.Errorf("the change was known for only %d of %d earlier versions", known, asked)
 	}
 	t.Logf("the change was known for %d of %d earlier versions", known, asked)
+}
+
+// TestRangedEditsAsClientsApplyThem: ranges as editors send them, applied
+// as the LSP specification and clients' own documents apply them: a
+// column past the end of a CRLF line is the end before "\r\n", and a
+// range given end first is the same range.
+func TestRangedEditsAsClientsApplyThem(t *testing.T) {
+	pos := func(l, c uint32) protocol.Position { return protocol.Position{Line: l, Character: c} }
+	for _, tc := range []struct {
+		name, text string
+		from, to   protocol.Position
+		ins, want  string
+	}{
+		{"past the end of a CRLF line", "abc\r\ndef\r\n", pos(0, 99), pos(0, 99), "X", "abcX\r\ndef\r\n"},
+		{"to past the end of a CRLF line", "abc\r\ndef\r\n", pos(0, 1), pos(0, 99), "", "a\r\ndef\r\n"},
+		{"end first", "abcdef\n", pos(0, 4), pos(0, 1), "X", "aXef\n"},
+		{"past the last line", "a = 1\n", pos(9, 0), pos(9, 0), "b = 2\n", "a = 1\nb = 2\n"},
+		{"a surrogate pair", "m = \"😀x\"\n", pos(0, 7), pos(0, 8), "", "m = \"😀\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := newDocuments(func(int64) {})
+			u := uri.File("/tmp/ranged.conf")
+			ds.open(u, 1, tc.text)
+			if _, err := ds.edit(u, 2, []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: protocol.Range{Start: tc.from, End: tc.to}, Text: tc.ins}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := ds.m[u].text.String(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
