@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -194,19 +195,25 @@ func TestIncrementalChangeAndClose(t *testing.T) {
 func TestNamespaceProgress(t *testing.T) {
 	_, rec, _ := session(t, `{"source": {"metadata": "embedded"}}`)
 	deadline := time.Now().Add(60 * time.Second) // a liveness bound: -race on a loaded machine is slow
+	var p []string
 	for time.Now().Before(deadline) {
 		rec.mu.Lock()
-		p := append([]string(nil), rec.progress...)
+		p = append(p[:0], rec.progress...)
 		rec.mu.Unlock()
-		if len(p) >= 2 && strings.HasPrefix(p[len(p)-1], "end: ") {
-			if !strings.HasPrefix(p[0], "begin: Loading metric names") || !strings.Contains(p[len(p)-1], "metric names") {
+		// The test client may take the notifications in any order (its
+		// connection handles each in a goroutine of its own): the begin
+		// and the end, wherever they are.
+		began := slices.ContainsFunc(p, func(m string) bool { return strings.HasPrefix(m, "begin: Loading metric names") })
+		ended := slices.ContainsFunc(p, func(m string) bool { return strings.HasPrefix(m, "end: ") })
+		if began && ended {
+			if !slices.ContainsFunc(p, func(m string) bool { return strings.HasPrefix(m, "end: ") && strings.Contains(m, "metric names") }) {
 				t.Errorf("progress %q", p)
 			}
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("no $/progress end for loading the namespace")
+	t.Fatalf("no $/progress begin and end for loading the namespace: %q", p)
 }
 
 // refreshRecorder counts workspace/inlayHint/refresh requests.
