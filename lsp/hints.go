@@ -404,7 +404,7 @@ func (s *server) previewLoop(ctx context.Context, cfg *config) {
 		if changed && caps.inlayRefresh {
 			// Bounded: a client that never answers must not stall the
 			// preview.
-			rctx, cancel := context.WithTimeout(ctx, lensRefreshTimeout)
+			rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 			s.client.InlayHintRefresh(rctx)
 			cancel()
 		}

@@ -32,9 +32,9 @@ const maxCodeLenses = 1000
 // more than maxCodeLenses definitions is longer than this.
 const maxScreenLines = maxCodeLenses / 2
 
-// lensRefreshTimeout bounds the wait for a client's answer to
-// workspace/codeLens/refresh.
-const lensRefreshTimeout = 5 * time.Second
+// refreshTimeout bounds the wait for a client's answer to
+// workspace/codeLens/refresh and workspace/inlayHint/refresh.
+const refreshTimeout = 5 * time.Second
 
 // lensFocus keeps, per open document, where the user is and which
 // definitions got code lenses last. Where the user is comes from what
@@ -75,19 +75,18 @@ func (f *lensFocus) move(u uri.URI, line uint32) {
 	}
 }
 
-// lens picks the window of u's lenses where the user is (window computes
-// it from the line, or from none) and records it as sent, all at once: a
-// move that comes between would otherwise be lost, its refresh pending
-// for a window it never got.
-func (f *lensFocus) lens(u uri.URI, n int, window func(line uint32, located bool) (first, end int)) (first, end int) {
+// lens picks the window of a's lenses where the user is and records it
+// as sent, all at once: a move that comes between would otherwise be
+// lost, its refresh pending for a window it never got.
+func (f *lensFocus) lens(a *snapshot) (first, end int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d := f.docs[u]
+	d := f.docs[a.uri]
 	if d == nil {
-		return window(0, false)
+		return lensWindowAt(a, 0, false)
 	}
-	first, end = window(d.line, d.located)
-	d.sent, d.first = end-first < n, first
+	first, end = lensWindowAt(a, d.line, d.located)
+	d.sent, d.first = end-first < a.file.Definitions.Len(), first
 	return first, end
 }
 
@@ -125,28 +124,22 @@ func (f *lensFocus) forget(u uri.URI) {
 
 func abs(x int) int { return max(x, -x) }
 
-// lensWindow is the range of definition indexes [first, end) that get a
-// lens in a document of n definitions: all of them, or maxCodeLenses
-// centred on the one center returns (called only then).
-func lensWindow(n int, center func() int) (first, end int) {
+// lensWindowAt is the range of definition indexes [first, end) of a
+// snapshot that get a lens when the user is at line (0-based), or at its
+// top when located is false (an editor opens a file there): every
+// definition, or the maxCodeLenses centred on the one at line.
+func lensWindowAt(a *snapshot, line uint32, located bool) (first, end int) {
+	defs := a.file.Definitions
+	n := defs.Len()
 	if n <= maxCodeLenses {
 		return 0, n
 	}
-	first = min(max(center()-maxCodeLenses/2, 0), n-maxCodeLenses)
+	center := 0
+	if located {
+		center = defs.Search(func(d *grammar.Definition) bool { return uint32(max(d.Range.End.Line-1, 0)) >= line })
+	}
+	first = min(max(center-maxCodeLenses/2, 0), n-maxCodeLenses)
 	return first, first + maxCodeLenses
-}
-
-// lensWindowAt is the lens window of a snapshot when the user is at line
-// (0-based), or at its top when located is false (an editor opens a
-// file there).
-func lensWindowAt(a *snapshot, line uint32, located bool) (first, end int) {
-	defs := a.file.Definitions
-	return lensWindow(defs.Len(), func() int {
-		if !located {
-			return 0
-		}
-		return defs.Search(func(d *grammar.Definition) bool { return uint32(max(d.Range.End.Line-1, 0)) >= line })
-	})
 }
 
 // noteFocus records that the user is at line of a document, and asks a
@@ -169,9 +162,9 @@ func (s *server) noteFocus(a *snapshot, line uint32) {
 }
 
 // refreshLenses asks the client to ask for code lenses again, waiting
-// lensRefreshTimeout at most for its answer.
+// refreshTimeout at most for its answer.
 func (s *server) refreshLenses(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, lensRefreshTimeout)
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
 	return s.client.CodeLensRefresh(ctx)
 }
@@ -184,9 +177,7 @@ func (s *server) CodeLens(ctx context.Context, params *protocol.CodeLensParams) 
 	if snap == nil || snap.report == nil {
 		return nil, nil
 	}
-	first, end := s.lenses.lens(snap.uri, snap.file.Definitions.Len(), func(line uint32, located bool) (int, int) {
-		return lensWindowAt(snap, line, located)
-	})
+	first, end := s.lenses.lens(snap)
 	return codeLenses(snap, s.previews.get(snap.uri, snap.version), first, end), nil
 }
 
