@@ -264,6 +264,16 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	return r
 }
 
+// Against is the parse to be checked against another source under the
+// same release, why saying how that source's release was decided: one
+// parse serves every source that follows the release (the hosts of a
+// fleet). r is not changed.
+func (r *Result) Against(src pmclient.Source, why VersionChoice) *Result {
+	c := *r
+	c.Config.Source, c.Config.Version.Reason = src, why.Reason
+	return &c
+}
+
 // Check binds and checks the parsed files against the source, one config
 // path at a time, and returns a new result; parsed is not changed. With
 // no source, or when the check fails (CheckErr), the result keeps the
@@ -331,17 +341,12 @@ func (r *Result) finish() {
 	}
 }
 
-// Filter turns findings of f as libpcp produces them (sorted by
-// position) into what the user is shown: suppression comments applied,
-// with their own problems, then the project's rules. It is the one place
-// both are applied, for a single analysis and for each host of a fleet.
-func Filter(f *grammar.File, diags []grammar.Diagnostic, r rules.Rules) []grammar.Diagnostic {
-	return filtered(f, bytes.Contains(f.Text.Bytes(), directiveMark), r, FindingsOf(diags)).Slice()
-}
-
-// filtered is Filter of all, for a file whose text has directiveMark or
-// not (marked): all as it is when neither a comment nor a rule can
-// change it.
+// filtered turns findings of f as libpcp produces them (sorted by
+// position) into what the user is shown: suppression comments applied
+// (when the text has directiveMark: marked), with their own problems,
+// then the project's rules; all as it is when neither a comment nor a
+// rule can change it. It is the one place both are applied, for a single
+// analysis and for each host of a fleet.
 func filtered(f *grammar.File, marked bool, r rules.Rules, all Findings) Findings {
 	if !marked && r.Neutral() {
 		return all

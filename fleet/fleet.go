@@ -13,14 +13,13 @@ import (
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
 // Defaults for Options.
@@ -37,15 +36,18 @@ type Options struct {
 	// HostTimeout bounds each host as a whole: connecting, asking its
 	// release, checking (default DefaultHostTimeout).
 	HostTimeout time.Duration
-	// Version is the release to follow ("" or analysis.Auto: each host's
-	// own, as its source reports it); VersionFlag names the setting.
-	Version, VersionFlag string
+	// Version is the release to follow, resolved for each host as for
+	// one analysis (auto, the zero request: each host's own, as its
+	// source reports it).
+	Version analysis.VersionRequest
 	// InDoms are the equivalent instance domains (pcp7), for every host.
 	InDoms *pmapi.InDomEquivalence
-	// Filter post-processes a host's findings on one file (suppression
-	// comments, rule settings) before hosts are compared; nil keeps them.
-	Filter func(*grammar.File, []grammar.Diagnostic) []grammar.Diagnostic
-	// Open opens a target's source; nil opens it as OpenTarget does.
+	// Rules are the project's choices, applied with the suppression
+	// comments to every host's findings as to one analysis's.
+	Rules rules.Rules
+	// Open opens a target's source; nil opens its Source through
+	// package choose, as every command does (lazily: a host's first
+	// request is the one that tells whether it answers).
 	Open func(ctx context.Context, t Target) (pmclient.Source, error)
 	// PMProxyParallel is how many requests may be in flight to one
 	// pmproxy (default 1: see pmproxy.Gate).
@@ -73,12 +75,12 @@ func (s HostState) String() string {
 // Host is one host's part of the result.
 type Host struct {
 	Target
-	Source  string // its source, described ("pmcd at db1")
-	State   HostState
-	Err     string // why it was not checked
-	PCP     analysis.VersionChoice
-	Elapsed time.Duration
-	outcome *outcome // the verdicts, shared by hosts with the same ones
+	SourceName string // its source, described ("pmcd at db1")
+	State      HostState
+	Err        string // why it was not checked
+	PCP        analysis.VersionChoice
+	Elapsed    time.Duration
+	outcome    *outcome // the verdicts, shared by hosts with the same ones
 }
 
 // Definition is one definition of the config, as reports key it.
@@ -147,28 +149,25 @@ func (r *Result) DistinctOutcomes() int {
 // timeout.
 var errHostTimeout = errors.New("host timeout")
 
-// Check checks the config (sources loaded together, as one config
-// path) against every target, Concurrency at a time, and lines the
+// Check checks the config (inputs loaded together, as one config path)
+// against every target, Concurrency at a time, and lines the
 // verdicts up. It returns when every host is done or ctx ends; a host
 // that is down or slow is reported as such, never waited on past its
 // timeout.
-func Check(ctx context.Context, srcs []grammar.Source, targets []Target, opts Options) *Result {
+func Check(ctx context.Context, inputs []analysis.Input, targets []Target, opts Options) *Result {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.HostTimeout <= 0 {
 		opts.HostTimeout = DefaultHostTimeout
 	}
-	if opts.VersionFlag == "" {
-		opts.VersionFlag = "--pcp-version"
-	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	e := &engine{opts: opts, srcs: srcs, parses: map[pcpver.Version]*parse{},
+	e := &engine{opts: opts, inputs: inputs, parses: map[pcpver.Version]*parse{},
 		verdictIDs: map[[32]byte]int32{}, outcomes: map[[32]byte]*outcome{}, gates: map[string]*pmproxy.Gate{}}
 	if e.opts.Open == nil {
-		e.opts.Open = e.openTarget
+		e.opts.Open = e.open
 	}
 	hosts := make([]*Host, len(targets))
 	sem := make(chan struct{}, opts.Concurrency)
@@ -202,8 +201,8 @@ func Check(ctx context.Context, srcs []grammar.Source, targets []Target, opts Op
 // release, verdicts and outcomes interned by content, one pmproxy gate
 // per pmproxy.
 type engine struct {
-	opts Options
-	srcs []grammar.Source
+	opts   Options
+	inputs []analysis.Input
 
 	mu         sync.Mutex
 	parses     map[pcpver.Version]*parse
@@ -213,11 +212,12 @@ type engine struct {
 	gates      map[string]*pmproxy.Gate
 }
 
-// parse is the config as one release reads it, shared by its hosts.
+// parse is the config as one release reads it (analysis.Parse), shared
+// by its hosts: each checks it against its own source.
 type parse struct {
-	once  sync.Once
-	files []*grammar.File
-	keys  []Definition // every definition, in file order
+	once sync.Once
+	res  *analysis.Result
+	keys []Definition // every definition, in file order
 }
 
 func (e *engine) parsed(v pcpver.Version) *parse {
@@ -229,40 +229,30 @@ func (e *engine) parsed(v pcpver.Version) *parse {
 	}
 	e.mu.Unlock()
 	p.once.Do(func() {
-		p.files = grammar.ParseConfigs(e.srcs, v)
-		for _, f := range p.files {
-			for _, d := range f.Definitions.All() {
-				p.keys = append(p.keys, Definition{Path: f.Path, Line: int(d.Range.Start.Line), Name: d.Name})
+		cfg := analysis.Config{Version: analysis.VersionChoice{Version: v}, InDoms: e.opts.InDoms, Rules: e.opts.Rules}
+		p.res = analysis.Parse(e.inputs, cfg, analysis.Options{})
+		for _, f := range p.res.Files {
+			for _, d := range f.File.Definitions.All() {
+				p.keys = append(p.keys, Definition{Path: f.File.Path, Line: int(d.Range.Start.Line), Name: d.Name})
 			}
 		}
 	})
 	return p
 }
 
-// OpenTarget opens a target's source the way Check does by default:
-// pmcd and pmproxy clients with the environment's timeouts (requests to
-// one pmproxy through gate), archives with the default limits.
-func OpenTarget(t Target, gate *pmproxy.Gate, getenv func(string) string) (pmclient.Source, error) {
-	switch t.Kind {
-	case PMProxy:
-		return pmproxy.New(t.Proxy, pmproxy.Options{Hostspec: t.Spec, Gate: gate, Getenv: getenv})
-	case Archive:
-		return archive.OpenWith(t.Spec, archive.Options{})
-	}
-	return pmcd.New(t.Spec, pmcd.Options{Getenv: getenv})
-}
-
-func (e *engine) openTarget(_ context.Context, t Target) (pmclient.Source, error) {
+// open opens a target's source through package choose, with one gate
+// per pmproxy for the requests in flight to it.
+func (e *engine) open(ctx context.Context, t Target) (pmclient.Source, error) {
 	var gate *pmproxy.Gate
-	if t.Kind == PMProxy {
+	if proxy := t.Source.PMProxy; proxy != "" {
 		e.mu.Lock()
-		if gate = e.gates[t.Proxy]; gate == nil {
+		if gate = e.gates[proxy]; gate == nil {
 			gate = pmproxy.NewGate(e.opts.PMProxyParallel)
-			e.gates[t.Proxy] = gate
+			e.gates[proxy] = gate
 		}
 		e.mu.Unlock()
 	}
-	return OpenTarget(t, gate, e.opts.Getenv)
+	return choose.Open(ctx, t.Source, choose.Options{Getenv: e.opts.Getenv, Lazy: true, Gate: gate})
 }
 
 // knownVersion answers Version with what the source already said, so
@@ -300,42 +290,41 @@ func (e *engine) checkHost(ctx context.Context, t Target) *Host {
 	if c, ok := src.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	h.Source = src.Describe()
+	h.SourceName = src.Describe()
 	// The first request: a host that is down or refuses says so here.
 	raw, verr := src.Version(ctx)
-	if verr != nil && t.Kind != Archive {
+	if verr != nil && t.live() {
 		return fail(Unreachable, verr)
 	}
-	h.PCP, err = analysis.ResolveVersion(ctx, e.opts.Version, e.opts.VersionFlag, knownVersion{src, raw, verr})
+	h.PCP, err = e.opts.Version.Resolve(ctx, knownVersion{src, raw, verr})
 	if err != nil {
 		return fail(Failed, err)
 	}
 	p := e.parsed(h.PCP.Version)
-	rep, err := checker.Check(ctx, p.files, plainSource{src}, checker.Options{Version: h.PCP.Version, InDoms: e.opts.InDoms})
-	if err != nil {
-		return fail(Failed, err)
+	res := analysis.Check(ctx, p.res.Against(plainSource{src}, h.PCP))
+	if res.CheckErr != nil {
+		return fail(Failed, res.CheckErr)
 	}
 	if ctx.Err() != nil {
 		return fail(TimedOut, context.Cause(ctx))
 	}
 	vec := make([]int32, 0, len(p.keys))
-	for _, f := range p.files {
-		diags := append(append([]grammar.Diagnostic{}, f.Diagnostics...), rep.Diagnostics(f)...)
-		if e.opts.Filter != nil {
-			diags = e.opts.Filter(f, diags)
-		}
+	for _, f := range res.Files {
 		byDef := map[*grammar.Definition][]Finding{}
-		for _, d := range diags {
-			if def := f.DefinitionAtPos(d.Range.Start); def != nil {
+		for d := range f.Findings.All() {
+			if d.Severity == grammar.SeverityHint {
+				continue // an editor's faded text, not a verdict
+			}
+			if def := f.File.DefinitionAtPos(d.Range.Start); def != nil {
 				// A message naming the source ("no proc.* metrics in pmcd
 				// at db1") would set each host apart: the report names
 				// the hosts.
-				msg := strings.ReplaceAll(d.Message, h.Source, "this host")
+				msg := strings.ReplaceAll(d.Message, h.SourceName, "this host")
 				byDef[def] = append(byDef[def], Finding{Code: d.Code, Severity: d.Severity, Message: msg, Range: d.Range})
 			}
 		}
-		for _, d := range f.Definitions.All() {
-			vec = append(vec, e.intern(Verdict{Fate: FateOf(h.PCP.Version, d, rep), Findings: byDef[d]}))
+		for _, d := range f.File.Definitions.All() {
+			vec = append(vec, e.intern(Verdict{Fate: FateOf(h.PCP.Version, d, res.Report), Findings: byDef[d]}))
 		}
 	}
 	h.outcome = e.internOutcome(h.PCP.Version, vec)
@@ -391,9 +380,9 @@ func (e *engine) internOutcome(v pcpver.Version, vec []int32) *outcome {
 func (e *engine) result(hosts []*Host) *Result {
 	r := &Result{Hosts: hosts, verdicts: e.verdicts}
 	order := map[string]int{}
-	for i, s := range e.srcs {
-		if _, ok := order[s.Path]; !ok {
-			order[s.Path] = i
+	for i, in := range e.inputs {
+		if _, ok := order[in.Path]; !ok {
+			order[in.Path] = i
 		}
 	}
 	index := map[Definition]int{}
@@ -449,6 +438,8 @@ func (e *engine) result(hosts []*Host) *Result {
 			break
 		}
 	}
-	r.Files = e.parsed(v).files
+	for _, f := range e.parsed(v).res.Files {
+		r.Files = append(r.Files, f.File)
+	}
 	return r
 }

@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
@@ -53,7 +55,7 @@ func fleetOf(sources map[string]pmclient.Source) func(context.Context, fleet.Tar
 		if s, ok := sources[t.Name]; ok {
 			return s, nil
 		}
-		return nil, errors.New("connecting to pmcd at " + t.Spec + ": connection refused")
+		return nil, errors.New("connecting to pmcd at " + t.Source.Host + ": connection refused")
 	}
 }
 
@@ -69,7 +71,7 @@ func targets(t *testing.T, list string) []fleet.Target {
 func checkFleet(t *testing.T, sources map[string]pmclient.Source, list string, opts fleet.Options) *fleet.Result {
 	t.Helper()
 	opts.Open = fleetOf(sources)
-	res := fleet.Check(context.Background(), []grammar.Source{{Path: "app.conf", Src: []byte(config)}}, targets(t, list), opts)
+	res := fleet.Check(context.Background(), []analysis.Input{analysis.Buffer("app.conf", []byte(config))}, targets(t, list), opts)
 	for _, h := range res.Hosts {
 		h.Elapsed = 0 // for golden output
 	}
@@ -183,7 +185,7 @@ func TestConcurrencyBound(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 		return countingSource{base, &open, &peak}, nil
 	}}
-	res := fleet.Check(context.Background(), []grammar.Source{{Path: "app.conf", Src: []byte(config)}}, targets(t, strings.Join(list, ",")), opts)
+	res := fleet.Check(context.Background(), []analysis.Input{analysis.Buffer("app.conf", []byte(config))}, targets(t, strings.Join(list, ",")), opts)
 	if p := peak.Load(); p > 4 || p < 2 {
 		t.Errorf("peak of %d sources open at once, want 2..4", p)
 	}
@@ -199,19 +201,78 @@ func TestConcurrencyBound(t *testing.T) {
 	}
 }
 
+// bigArchive writes an archive whose metadata is over 1 MiB: a small
+// recorded archive's, then 1.5 MiB of help text.
+func bigArchive(t *testing.T) string {
+	t.Helper()
+	base := filepath.Join(t.TempDir(), "big")
+	for _, suffix := range []string{".meta", ".0"} {
+		b, err := os.ReadFile("../pmclient/archive/testdata/small3" + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; suffix == ".meta" && i < 24; i++ {
+			b = helpText(b, uint32(0x40000000+i), 64<<10)
+		}
+		if err := os.WriteFile(base+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base
+}
+
+// helpText appends an archive's help text record for a PMID: its
+// length, TEXT (4), one-line|PMID (1|4), the PMID, the text and a NUL,
+// its length again.
+func helpText(meta []byte, pmid uint32, size int) []byte {
+	n := uint32(4*5 + size + 1)
+	for _, w := range []uint32{n, 4, 1 | 4, pmid} {
+		meta = binary.BigEndian.AppendUint32(meta, w)
+	}
+	meta = append(meta, bytes.Repeat([]byte{'h'}, size)...)
+	return binary.BigEndian.AppendUint32(append(meta, 0), n)
+}
+
+// An archive is opened as every command opens one (package choose):
+// under the metadata cap $PCP_DERIVE_LSP_MAX_METADATA_MB sets.
+func TestArchiveMetadataCap(t *testing.T) {
+	base := bigArchive(t)
+	for _, tc := range []struct {
+		capMB string
+		want  fleet.HostState
+	}{
+		{"", fleet.Checked},
+		{"1", fleet.Unreachable},
+		{"2", fleet.Checked},
+	} {
+		getenv := func(k string) string {
+			if k == "PCP_DERIVE_LSP_MAX_METADATA_MB" {
+				return tc.capMB
+			}
+			return ""
+		}
+		res := fleet.Check(context.Background(), []analysis.Input{analysis.Buffer("app.conf", []byte(config))},
+			targets(t, "big=archive:"+base), fleet.Options{Getenv: getenv})
+		h := res.Hosts[0]
+		if h.State != tc.want || tc.want == fleet.Unreachable && !strings.Contains(h.Err, "1048576 bytes, the cap") {
+			t.Errorf("cap %q MiB: %v %q, want %v", tc.capMB, h.State, h.Err, tc.want)
+		}
+	}
+}
+
 func TestParseTarget(t *testing.T) {
 	for _, tc := range []struct {
 		in, proxy string
 		want      fleet.Target
 	}{
-		{"db1", "", fleet.Target{Name: "db1", Kind: fleet.Pmcd, Spec: "db1"}},
-		{"db1:44331", "", fleet.Target{Name: "db1:44331", Kind: fleet.Pmcd, Spec: "db1:44331"}},
-		{"web=10.0.0.5", "", fleet.Target{Name: "web", Kind: fleet.Pmcd, Spec: "10.0.0.5"}},
-		{"db1", "http://gw:44322", fleet.Target{Name: "db1", Kind: fleet.PMProxy, Spec: "db1", Proxy: "http://gw:44322"}},
-		{"http://gw:44322?hostspec=db2", "", fleet.Target{Name: "db2", Kind: fleet.PMProxy, Spec: "db2", Proxy: "http://gw:44322"}},
-		{"x=http://gw?hostspec=db2:44331", "", fleet.Target{Name: "x", Kind: fleet.PMProxy, Spec: "db2:44331", Proxy: "http://gw"}},
-		{"archive:/var/log/pcp/pmlogger/db1/20260101", "", fleet.Target{Name: "/var/log/pcp/pmlogger/db1/20260101", Kind: fleet.Archive, Spec: "/var/log/pcp/pmlogger/db1/20260101"}},
-		{"unix:/run/pcp/pmcd.socket", "", fleet.Target{Name: "unix:/run/pcp/pmcd.socket", Kind: fleet.Pmcd, Spec: "unix:/run/pcp/pmcd.socket"}},
+		{"db1", "", fleet.Target{Name: "db1", Source: choose.Spec{Host: "db1"}}},
+		{"db1:44331", "", fleet.Target{Name: "db1:44331", Source: choose.Spec{Host: "db1:44331"}}},
+		{"web=10.0.0.5", "", fleet.Target{Name: "web", Source: choose.Spec{Host: "10.0.0.5"}}},
+		{"db1", "http://gw:44322", fleet.Target{Name: "db1", Source: choose.Spec{PMProxy: "http://gw:44322", Hostspec: "db1"}}},
+		{"http://gw:44322?hostspec=db2", "", fleet.Target{Name: "db2", Source: choose.Spec{PMProxy: "http://gw:44322", Hostspec: "db2"}}},
+		{"x=http://gw?hostspec=db2:44331", "", fleet.Target{Name: "x", Source: choose.Spec{PMProxy: "http://gw", Hostspec: "db2:44331"}}},
+		{"archive:/var/log/pcp/pmlogger/db1/20260101", "", fleet.Target{Name: "/var/log/pcp/pmlogger/db1/20260101", Source: choose.Spec{Archive: "/var/log/pcp/pmlogger/db1/20260101"}}},
+		{"unix:/run/pcp/pmcd.socket", "", fleet.Target{Name: "unix:/run/pcp/pmcd.socket", Source: choose.Spec{Host: "unix:/run/pcp/pmcd.socket"}}},
 	} {
 		got, err := fleet.ParseTarget(tc.in, tc.proxy)
 		if err != nil || got != tc.want {
@@ -227,7 +288,7 @@ func TestParseTarget(t *testing.T) {
 
 func TestReadHostsFile(t *testing.T) {
 	ts, err := fleet.ReadHostsFile(strings.NewReader("# the web tier\nweb1\n\nweb2:44331 # old pmcd\n  db=10.0.0.9\n"), "hosts", "")
-	if err != nil || len(ts) != 3 || ts[1].Spec != "web2:44331" || ts[2].Name != "db" {
+	if err != nil || len(ts) != 3 || ts[1].Source.Host != "web2:44331" || ts[2].Name != "db" {
 		t.Fatalf("%+v %v", ts, err)
 	}
 	_, err = fleet.ReadHostsFile(strings.NewReader("web1\nweb 2\n"), "hosts", "")
@@ -264,8 +325,8 @@ func TestArchiveFarm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ts) != 2 || ts[0].Name != "db1" || ts[0].Spec != filepath.Join(dir, "db1", "20260102.00.10") ||
-		ts[1].Name != "web1" || ts[1].Kind != fleet.Archive {
+	if len(ts) != 2 || ts[0].Name != "db1" || ts[0].Source.Archive != filepath.Join(dir, "db1", "20260102.00.10") ||
+		ts[1].Name != "web1" || ts[1].Source.Archive == "" {
 		t.Errorf("%+v", ts)
 	}
 	if _, err := fleet.ArchiveFarm(filepath.Join(dir, "empty")); err == nil {

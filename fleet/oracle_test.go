@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 )
 
@@ -128,7 +128,7 @@ func TestFleetMatchesEachHostsLibpcp(t *testing.T) {
 	}
 	ctx := context.Background()
 	start := time.Now()
-	res := fleet.Check(ctx, []grammar.Source{{Path: "fleet.conf", Src: []byte(fleetConfig)}}, targets,
+	res := fleet.Check(ctx, []analysis.Input{analysis.Buffer("fleet.conf", []byte(fleetConfig))}, targets,
 		fleet.Options{Concurrency: 4, HostTimeout: 4 * time.Second})
 	elapsed := time.Since(start)
 	if elapsed > 30*time.Second {
@@ -238,13 +238,13 @@ func TestArchiveFarmCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := fleet.Check(context.Background(), []grammar.Source{{Path: "farm.conf", Src: []byte("farm.ok = sample.long.one * 2\nfarm.unknown = sample.no.such + 1\n")}}, targets, fleet.Options{})
+	res := fleet.Check(context.Background(), []analysis.Input{analysis.Buffer("farm.conf", []byte("farm.ok = sample.long.one * 2\nfarm.unknown = sample.no.such + 1\n"))}, targets, fleet.Options{})
 	if len(res.Hosts) != 2 {
 		t.Fatalf("%d hosts: %+v", len(res.Hosts), targets)
 	}
 	for _, h := range res.Hosts {
-		if h.State != fleet.Checked || h.PCP.Version.String() != want[h.Name] || !strings.HasSuffix(h.Spec, "20260102.00.10") {
-			t.Errorf("%s: %v %q, PCP %v (want %s), archive %s", h.Name, h.State, h.Err, h.PCP, want[h.Name], h.Spec)
+		if h.State != fleet.Checked || h.PCP.Version.String() != want[h.Name] || !strings.HasSuffix(h.Source.Archive, "20260102.00.10") {
+			t.Errorf("%s: %v %q, PCP %v (want %s), archive %s", h.Name, h.State, h.Err, h.PCP, want[h.Name], h.Source.Archive)
 		}
 	}
 	rows := res.Rows()

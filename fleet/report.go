@@ -279,7 +279,7 @@ type JSONFinding struct {
 func (r *Result) Document(toolVersion string) JSON {
 	doc := JSON{Version: 1, Tool: "pcp-derive-lsp", ToolVersion: toolVersion, Hosts: []JSONHost{}, Definitions: []JSONDefinition{}}
 	for _, h := range r.Hosts {
-		jh := JSONHost{Name: h.Name, Target: h.Target.String(), Source: h.Source, State: h.State.String(), Error: h.Err, Seconds: h.Elapsed.Seconds()}
+		jh := JSONHost{Name: h.Name, Target: h.Target.String(), Source: h.SourceName, State: h.State.String(), Error: h.Err, Seconds: h.Elapsed.Seconds()}
 		if h.State == Checked {
 			jh.PCPVersion, jh.PCPVersionReason = h.PCP.Version.String(), h.PCP.Reason
 		}

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
 )
@@ -106,7 +107,7 @@ func startFleet(tb testing.TB, n int) *simFleet {
 			go s.Serve(ln)
 			f.servers = append(f.servers, s)
 		}
-		f.targets = append(f.targets, fleet.Target{Name: fmt.Sprintf("host%04d", i), Kind: fleet.Pmcd, Spec: addr})
+		f.targets = append(f.targets, fleet.Target{Name: fmt.Sprintf("host%04d", i), Source: choose.Spec{Host: addr}})
 	}
 	for _, ln := range down {
 		ln.Close()
@@ -121,16 +122,16 @@ func startFleet(tb testing.TB, n int) *simFleet {
 
 // scaleConfig is the config the simulated fleet checks: the examples,
 // which use disk, network and kernel metrics.
-func scaleConfig(tb testing.TB) []grammar.Source {
+func scaleConfig(tb testing.TB) []analysis.Input {
 	tb.Helper()
 	paths, _ := filepath.Glob("../testdata/examples/*.conf")
-	var out []grammar.Source
+	var out []analysis.Input
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out = append(out, grammar.Source{Path: p, Src: b})
+		out = append(out, analysis.Buffer(p, b))
 	}
 	if len(out) == 0 {
 		tb.Fatal("no testdata/examples/*.conf")
@@ -149,7 +150,7 @@ type scaleRun struct {
 	outcomes, checked int
 }
 
-func measure(tb testing.TB, f *simFleet, srcs []grammar.Source, opts fleet.Options) (*fleet.Result, scaleRun) {
+func measure(tb testing.TB, f *simFleet, srcs []analysis.Input, opts fleet.Options) (*fleet.Result, scaleRun) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -173,7 +174,7 @@ func measure(tb testing.TB, f *simFleet, srcs []grammar.Source, opts fleet.Optio
 	}()
 	var open, peakOpen atomic.Int32
 	opts.Open = func(ctx context.Context, t fleet.Target) (pmclient.Source, error) {
-		src, err := fleet.OpenTarget(t, nil, func(string) string { return "" })
+		src, err := choose.Open(ctx, t.Source, choose.Options{Getenv: func(string) string { return "" }, Lazy: true})
 		if err != nil {
 			return nil, err
 		}
@@ -265,7 +266,7 @@ func TestServeSimFleet(t *testing.T) {
 	}
 	f := startFleet(t, n)
 	for _, tg := range f.targets {
-		fmt.Printf("%s %s\n", tg.Name, tg.Spec)
+		fmt.Printf("%s %s\n", tg.Name, tg.Source.Host)
 	}
 	fmt.Println("ready")
 	select {}

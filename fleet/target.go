@@ -17,44 +17,31 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy"
 )
 
-// Kind is how a host is reached.
-type Kind int
-
-const (
-	// Pmcd is a direct connection to the host's pmcd (PCP's host
-	// specification: host, host:port, unix:PATH, local:).
-	Pmcd Kind = iota
-	// PMProxy is the host's pmcd through a pmproxy's REST API.
-	PMProxy
-	// Archive is a PCP archive recorded on (or for) the host.
-	Archive
-)
-
-// Target is one host of the fleet.
+// Target is one host of the fleet: what reports call it and where its
+// metadata comes from (a pmcd, that pmcd through a pmproxy, or an
+// archive), opened as every other source is (package choose).
 type Target struct {
 	// Name is what reports call the host: as the user wrote it, or the
 	// folder of a pmlogger farm.
-	Name string
-	Kind Kind
-	// Spec is the pmcd host specification (Pmcd, and PMProxy's
-	// hostspec, "" for pmproxy's own host) or the archive (Archive).
-	Spec string
-	// Proxy is the pmproxy URL (PMProxy).
-	Proxy string
+	Name   string
+	Source choose.Spec
 }
 
+// String is the host's name and, for a host not reached at its name,
+// how it is reached.
 func (t Target) String() string {
-	switch t.Kind {
-	case PMProxy:
-		return fmt.Sprintf("%s (pmcd %s through pmproxy %s)", t.Name, t.Spec, t.Proxy)
-	case Archive:
-		return fmt.Sprintf("%s (archive %s)", t.Name, t.Spec)
+	if t.Source.PMProxy == "" && t.Source.Archive == "" && t.Source.Metadata == "" {
+		return t.Name
 	}
-	return t.Name
+	return fmt.Sprintf("%s (%s)", t.Name, t.Source)
 }
+
+// live says the target is a host that answers (pmcd, pmproxy), not a file.
+func (t Target) live() bool { return t.Source.Archive == "" && t.Source.Metadata == "" }
 
 // ParseTarget reads one host as --hosts and --hosts-file take them:
 //
@@ -87,7 +74,7 @@ func ParseTarget(s, proxy string) (Target, error) {
 		if name == spec && hostspec != "" {
 			name = hostspec
 		}
-		return Target{Name: name, Kind: PMProxy, Spec: hostspec, Proxy: u.String()}, nil
+		return Target{Name: name, Source: choose.Spec{PMProxy: u.String(), Hostspec: hostspec}}, nil
 	case strings.Contains(spec, "://") && !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://"):
 		return Target{}, fmt.Errorf("host %q: want a host, http[s]://PROXY?hostspec=HOST or archive:PATH", s)
 	case strings.HasPrefix(spec, "archive:"):
@@ -98,11 +85,11 @@ func ParseTarget(s, proxy string) (Target, error) {
 		if name == spec {
 			name = path
 		}
-		return Target{Name: name, Kind: Archive, Spec: path}, nil
+		return Target{Name: name, Source: choose.Spec{Archive: path}}, nil
 	case proxy != "":
-		return Target{Name: name, Kind: PMProxy, Spec: spec, Proxy: proxy}, nil
+		return Target{Name: name, Source: choose.Spec{PMProxy: proxy, Hostspec: spec}}, nil
 	}
-	return Target{Name: name, Kind: Pmcd, Spec: spec}, nil
+	return Target{Name: name, Source: choose.Spec{Host: spec}}, nil
 }
 
 // ParseHosts reads --hosts: hosts separated by commas.
@@ -174,7 +161,7 @@ func ArchiveFarm(dir string) ([]Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Target{Name: e.Name(), Kind: Archive, Spec: latest})
+		out = append(out, Target{Name: e.Name(), Source: choose.Spec{Archive: latest}})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if len(out) == 0 {

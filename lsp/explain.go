@@ -413,7 +413,7 @@ func (s *server) valueSource(ctx context.Context, a *snapshot) (pmclient.Source,
 		archive = s.opts.Getenv("PCP_ARCHIVE")
 	}
 	if r, ok := src.(pmclient.Recording); ok && r.Recorded() && archive != "" {
-		fresh, err := choose.Open(ctx, choose.Spec{Archive: archive, Getenv: s.opts.Getenv})
+		fresh, err := choose.Open(ctx, choose.Spec{Archive: archive}, choose.Options{Getenv: s.opts.Getenv})
 		if err != nil {
 			return nil, nil, err
 		}

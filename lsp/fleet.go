@@ -183,21 +183,15 @@ func (s *server) checkFleet(u uri.URI, text *grammar.Text, cfg *config) (*fleet.
 	ctx, cancel := context.WithTimeout(s.bg, fleetTimeout)
 	defer cancel()
 	indoms, rl := cfg.indoms, s.rulesFor(u)
-	// Each host's own release, unless one is asked for: decided as for
-	// the document's own analysis.
-	requested, what := analysis.VersionRequest{PCPVersion: st.PCPVersion, Dialect: st.Dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}.Pick()
 	timeout := time.Duration(st.Fleet.HostTimeout * float64(time.Second))
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	return fleet.Check(ctx, []grammar.Source{{Path: fileName(u), Src: text.Bytes(), Text: text}}, targets, fleet.Options{
-		Concurrency: st.Fleet.Concurrency, HostTimeout: timeout, Version: requested, VersionFlag: what,
-		InDoms: indoms, Getenv: s.opts.Getenv,
-		// Suppression comments and the project's rules, as for the
-		// document's own findings.
-		Filter: func(f *grammar.File, d []grammar.Diagnostic) []grammar.Diagnostic {
-			return analysis.Filter(f, d, rl)
-		},
+	// Each host's own release, unless one is asked for, and the
+	// project's rules: decided as for the document's own analysis.
+	return fleet.Check(ctx, []analysis.Input{analysis.BufferText(fileName(u), text)}, targets, fleet.Options{
+		Concurrency: st.Fleet.Concurrency, HostTimeout: timeout, Version: st.versionRequest(),
+		InDoms: indoms, Rules: rl, Getenv: s.opts.Getenv,
 	}), nil
 }
 

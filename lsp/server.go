@@ -14,6 +14,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 )
 
 // Options configure a server.
@@ -52,12 +53,8 @@ type Settings struct {
 	PCPVersion string `json:"pcpVersion"`
 	// Dialect is PCPVersion's older spelling: "pcp6", "pcp7" or "auto".
 	Dialect string `json:"dialect"`
-	Source  struct {
-		Host, Socket, Archive, Metadata string
-		// PMProxy reaches pmcd through the pmproxy at this URL; Hostspec
-		// (else Host) is the pmcd it reaches.
-		PMProxy, Hostspec string
-	} `json:"source"`
+	// Source is where metadata comes from (empty: choose's default).
+	Source choose.Spec `json:"source"`
 	// Fleet names the hosts the config is deployed to; see FleetSettings.
 	Fleet FleetSettings `json:"fleet"`
 	// IndomConfig names a file of equivalent instance domains (pcp7);

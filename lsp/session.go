@@ -144,6 +144,13 @@ func (se *clientSession) close() {
 	}
 }
 
+// versionRequest is the release the settings ask to follow, resolved as
+// check resolves its flags: pcpVersion wins; when it is unset or auto,
+// an explicit older dialect setting still counts.
+func (st Settings) versionRequest() analysis.VersionRequest {
+	return analysis.VersionRequest{PCPVersion: st.PCPVersion, Dialect: st.Dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}
+}
+
 // applySettings makes the configuration the settings ask for: it opens
 // the metadata source they name, resolves the PCP release (as check does,
 // analysis.VersionRequest) and reads the equivalent instance domains.
@@ -154,9 +161,7 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		}
 	}
 	cfg := &config{settings: st}
-	src, err := choose.Open(ctx, choose.Spec{Host: st.Source.Host, Socket: st.Source.Socket,
-		Archive: st.Source.Archive, Metadata: st.Source.Metadata, PMProxy: st.Source.PMProxy, Hostspec: st.Source.Hostspec,
-		Getenv: s.opts.Getenv, Lazy: true})
+	src, err := choose.Open(ctx, st.Source, choose.Options{Getenv: s.opts.Getenv, Lazy: true})
 	s.fleet.reset()
 	if err != nil {
 		cfg.sourceErr = err
@@ -165,9 +170,7 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		// flushed when pmcd reports that its namespace changed.
 		cfg.source = pmclient.NewCache(src)
 	}
-	// pcpVersion wins; when it is unset or auto, an explicit older
-	// dialect setting still counts: as check decides between its flags.
-	req := analysis.VersionRequest{PCPVersion: st.PCPVersion, Dialect: st.Dialect, PCPVersionName: "pcpVersion", DialectName: "dialect"}
+	req := st.versionRequest()
 	// A pmcd that stalls must not hold up initialize: past a bound, the
 	// version is resolved as if the source did not say.
 	vctx, cancel := context.WithTimeout(ctx, versionTimeout)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,80 +11,8 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
-
-// sourceFlags choose where metadata comes from.
-type sourceFlags struct {
-	host, socket, archive, metadata string
-	pmproxy, hostspec               string
-	noMetadata                      bool
-	indomConfig                     string
-}
-
-// sourceUse is what a command takes from its source, which its flags'
-// help says: check and describe read metadata; eval and explain values
-// too. Only check can do without any (--no-metadata).
-type sourceUse int
-
-const (
-	forChecking sourceUse = iota // check: metadata, or none
-	forMetadata                  // describe: metadata
-	forValues                    // eval, explain: values and metadata
-)
-
-func (s *sourceFlags) register(fs *flag.FlagSet, use sourceUse) {
-	what := "metadata"
-	if use == forValues {
-		what = "values and metadata"
-	}
-	fs.StringVar(&s.host, "host", "", what+" from pmcd on `HOST[:PORT]` (local:, unix:PATH, HOST:PORT,PORT...)")
-	fs.StringVar(&s.socket, "socket", "", what+" from pmcd's unix `SOCKET`")
-	fs.StringVar(&s.archive, "archive", "", what+" from a PCP `ARCHIVE`")
-	fs.StringVar(&s.pmproxy, "pmproxy", "", what+" from pmcd through the pmproxy at `URL` (http://host:44322; its REST API)")
-	fs.StringVar(&s.hostspec, "hostspec", "", "with --pmproxy, the pmcd `HOST[:PORT]` pmproxy is to reach (default --host, else pmproxy's own host)")
-	fs.StringVar(&s.metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \"embedded\" for the one in the binary")
-	if use == forChecking {
-		fs.BoolVar(&s.noMetadata, "no-metadata", false, "syntax checks only")
-	}
-	fs.StringVar(&s.indomConfig, "indom-config", "", "equivalent instance domains from `FILE` (pcp7; default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf)")
-}
-
-// equivalence reads the equivalent instance domains (see
-// choose.Equivalence) and prints the problems found in the file.
-func (s *sourceFlags) equivalence(env Env) *pmapi.InDomEquivalence {
-	eq, problems, err := choose.Equivalence(s.indomConfig, env.Getenv)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: indom config: %v\n", err)
-	}
-	for _, p := range problems {
-		kind := "error (libpcp ignores the whole file)"
-		if p.Warning {
-			kind = "warning"
-		}
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s:%d: %s: %s\n", p.File, p.Line, kind, p.Msg)
-	}
-	return eq
-}
-
-// open picks the source (see package choose); nil for --no-metadata.
-func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error) {
-	if s.noMetadata {
-		return nil, nil
-	}
-	if s.hostspec != "" && s.pmproxy == "" {
-		return nil, fmt.Errorf("--hostspec %s: names the pmcd a pmproxy reaches; give --pmproxy URL too (or --host %s to reach it directly)", s.hostspec, s.hostspec)
-	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	return choose.Open(ctx, choose.Spec{Host: s.host, Socket: s.socket, Archive: s.archive, Metadata: s.metadata,
-		PMProxy: s.pmproxy, Hostspec: s.hostspec, Getenv: getenv})
-}
 
 func runCheck(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "check", "[flags] PATH...",

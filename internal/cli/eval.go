@@ -111,7 +111,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	opts.register(fs)
 	var src sourceFlags
 	src.register(fs, forValues)
-	fs.StringVar(&src.archive, "a", "", "values from a PCP `ARCHIVE` (same as --archive)")
+	fs.StringVar(&src.spec.Archive, "a", "", "values from a PCP `ARCHIVE` (same as --archive)")
 	operands, status, done := parseFlags(fs, env, args)
 	if done {
 		return status

@@ -79,7 +79,7 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	if *format != "text" && *format != "json" {
 		return usage("--format %q: want text or json", *format)
 	}
-	if *startText != "" && src.archive == "" {
+	if *startText != "" && src.spec.Archive == "" {
 		return usage("--start needs --archive (live values are sampled now)")
 	}
 	interval, _ := pmapi.ParseInterval(intervalText)

@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 )
 
 // newFlags makes a subcommand's flag set with the one help style every
@@ -52,4 +57,83 @@ func parseFlags(fs *flag.FlagSet, env Env, args []string) (positional []string, 
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// sourceFlags are the flags that say where metadata comes from: they
+// fill in the one description of a source (choose.Spec), which source
+// checks and choose opens, as it opens the server's and each fleet
+// host's.
+type sourceFlags struct {
+	spec        choose.Spec
+	indomConfig string
+}
+
+// sourceUse is what a command takes from its source, which its flags'
+// help says: check and describe read metadata; eval and explain values
+// too. Only check can do without any (--no-metadata).
+type sourceUse int
+
+const (
+	forChecking sourceUse = iota // check: metadata, or none
+	forMetadata                  // describe: metadata
+	forValues                    // eval, explain: values and metadata
+)
+
+func (s *sourceFlags) register(fs *flag.FlagSet, use sourceUse) {
+	what := "metadata"
+	if use == forValues {
+		what = "values and metadata"
+	}
+	fs.StringVar(&s.spec.Host, "host", "", what+" from pmcd on `HOST[:PORT]` (local:, unix:PATH, HOST:PORT,PORT...)")
+	fs.StringVar(&s.spec.Socket, "socket", "", what+" from pmcd's unix `SOCKET`")
+	fs.StringVar(&s.spec.Archive, "archive", "", what+" from a PCP `ARCHIVE`")
+	fs.StringVar(&s.spec.PMProxy, "pmproxy", "", what+" from pmcd through the pmproxy at `URL` (http://host:44322; its REST API)")
+	fs.StringVar(&s.spec.Hostspec, "hostspec", "", "with --pmproxy, the pmcd `HOST[:PORT]` pmproxy is to reach (default --host, else pmproxy's own host)")
+	fs.StringVar(&s.spec.Metadata, "metadata", "", "metadata from a snapshot `FILE` (see the snapshot command), or \""+choose.Embedded+"\" for the one in the binary")
+	if use == forChecking {
+		fs.BoolVar(&s.spec.None, "no-metadata", false, "syntax checks only")
+	}
+	fs.StringVar(&s.indomConfig, "indom-config", "", "equivalent instance domains from `FILE` (pcp7; default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf)")
+}
+
+// named says the flags name a source (else choose's default applies).
+func (s *sourceFlags) named() bool { return s.spec != choose.Spec{} }
+
+// source is the source the flags describe, refused when they
+// contradict each other.
+func (s *sourceFlags) source() (choose.Spec, error) {
+	if s.spec.Hostspec != "" && s.spec.PMProxy == "" {
+		return choose.Spec{}, fmt.Errorf("--hostspec %s: names the pmcd a pmproxy reaches; give --pmproxy URL too (or --host %s to reach it directly)", s.spec.Hostspec, s.spec.Hostspec)
+	}
+	return s.spec, nil
+}
+
+// open opens the source (see package choose); nil for --no-metadata.
+func (s *sourceFlags) open(ctx context.Context, env Env) (pmclient.Source, error) {
+	spec, err := s.source()
+	if err != nil {
+		return nil, err
+	}
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return choose.Open(ctx, spec, choose.Options{Getenv: getenv})
+}
+
+// equivalence reads the equivalent instance domains (see
+// choose.Equivalence) and prints the problems found in the file.
+func (s *sourceFlags) equivalence(env Env) *pmapi.InDomEquivalence {
+	eq, problems, err := choose.Equivalence(s.indomConfig, env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: indom config: %v\n", err)
+	}
+	for _, p := range problems {
+		kind := "error (libpcp ignores the whole file)"
+		if p.Warning {
+			kind = "warning"
+		}
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s:%d: %s: %s\n", p.File, p.Line, kind, p.Msg)
+	}
+	return eq
 }

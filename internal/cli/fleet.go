@@ -11,6 +11,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
@@ -106,19 +107,19 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 	case o.version.isList():
 		value, flag := o.version.value()
 		return fail("%s %s: a fleet follows each host's release (or one given release), not a list", flag, value)
-	case o.src.host != "" || o.src.socket != "" || o.src.archive != "" || o.src.metadata != "" || o.src.noMetadata || o.src.hostspec != "":
+	case o.src.spec != choose.Spec{PMProxy: o.src.spec.PMProxy}: // --pmproxy reaches the hosts
 		return fail("--host, --socket, --archive, --metadata, --hostspec and --no-metadata name one source; with a fleet, name the hosts with --hosts, --hosts-file or --archive-dir")
 	case fl.concurrency < 1:
 		return fail("--concurrency %d: want at least 1", fl.concurrency)
 	case fl.hostTimeout <= 0:
 		return fail("--host-timeout %v: want a positive duration", fl.hostTimeout)
 	}
-	targets, err := fl.targets(o.src.pmproxy)
+	targets, err := fl.targets(o.src.spec.PMProxy)
 	if err != nil {
 		return fail("%v", err)
 	}
 	ioErrors := 0
-	var srcs []grammar.Source
+	var inputs []analysis.Input
 	for _, in := range analysis.ReadInputs(paths, env.Stdin, o.maxSize) {
 		switch {
 		case in.Err != nil:
@@ -128,23 +129,19 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 			ioErrors++
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s: %s\n", in.Path, in.Problem)
 		default:
-			srcs = append(srcs, grammar.Source{Path: in.Path, Src: in.Src})
+			inputs = append(inputs, in)
 		}
 	}
-	if len(srcs) == 0 {
+	if len(inputs) == 0 {
 		return fail("no config to check in %v", paths)
 	}
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	version, versionFlag := o.version.value()
-	res := fleet.Check(ctx, srcs, targets, fleet.Options{
+	res := fleet.Check(ctx, inputs, targets, fleet.Options{
 		Concurrency: fl.concurrency, HostTimeout: fl.hostTimeout, PMProxyParallel: fl.pmproxyRequests,
-		Version: version, VersionFlag: versionFlag, InDoms: o.src.equivalence(env), Getenv: getenv,
-		Filter: func(f *grammar.File, d []grammar.Diagnostic) []grammar.Diagnostic {
-			return withoutHints(analysis.Filter(f, d, o.rules))
-		},
+		Version: o.version.req, InDoms: o.src.equivalence(env), Rules: o.rules, Getenv: getenv,
 	})
 	stdout := env.Stdout
 	if o.quiet {

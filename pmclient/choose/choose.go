@@ -1,7 +1,8 @@
 // Package choose opens the metadata source a user asked for, with the
-// precedence every command and the language server share: explicit
-// settings, then $PCP_HOST and $PCP_ARCHIVE, then a pmcd on this host if it
-// answers quickly, then the snapshot embedded in the binary.
+// precedence every command, the language server and each host of a
+// fleet share: explicit settings, then $PCP_HOST and $PCP_ARCHIVE, then a
+// pmcd on this host if it answers quickly, then the snapshot embedded in
+// the binary.
 package choose
 
 import (
@@ -21,29 +22,90 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
-// Spec names a source. At most one of Host, Socket, Archive, Metadata,
-// PMProxy is normally set; Metadata "embedded" is the built-in snapshot.
+// Embedded is the Metadata that names the snapshot built into the binary.
+const Embedded = "embedded"
+
+// Spec is the one description of where metadata comes from. The command
+// line's source flags, the server's source settings (its JSON names are
+// the settings' names: pcpDerived.source.host, ...) and each host of a
+// fleet are read into one; Open opens it. At most one of Host, Socket,
+// Archive, Metadata, PMProxy is normally set; when several are, Open
+// takes them in the order metadata, archive, pmproxy, host, socket. The
+// zero Spec asks for the default source (see the package comment).
 type Spec struct {
-	Host, Socket, Archive, Metadata string
+	// Host is a pmcd's host specification: HOST[:PORT], local:,
+	// unix:PATH.
+	Host string `json:"host"`
+	// Socket is the path of a pmcd's unix domain socket.
+	Socket string `json:"socket"`
+	// Archive is a PCP archive: its base name or any of its files.
+	Archive string `json:"archive"`
+	// Metadata is a snapshot file (the snapshot command's), or Embedded.
+	Metadata string `json:"metadata"`
 	// PMProxy is the URL of a pmproxy to reach pmcd through (its REST
 	// API); Hostspec, else Host, is the pmcd it is to reach ("" for
 	// pmproxy's own host).
-	PMProxy, Hostspec string
-	// Getenv reads the environment (default os.Getenv).
-	Getenv func(string) string
-	// Lazy returns a named pmcd's client without checking that it
-	// answers: a language server keeps it and reconnects later.
-	Lazy bool
+	PMProxy  string `json:"pmproxy"`
+	Hostspec string `json:"hostspec"`
+	// None asks for no source: syntax checks only (check --no-metadata).
+	None bool `json:"-"`
 }
 
-// Open returns the source the spec asks for.
-func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
-	getenv := s.Getenv
+// String describes the spec as a user would name it.
+func (s Spec) String() string {
+	switch {
+	case s.None:
+		return "no metadata"
+	case s.Metadata == Embedded:
+		return "the embedded snapshot"
+	case s.Metadata != "":
+		return "snapshot " + s.Metadata
+	case s.Archive != "":
+		return "archive " + s.Archive
+	case s.PMProxy != "":
+		return fmt.Sprintf("pmcd %s through pmproxy %s", s.proxiedHost(), s.PMProxy)
+	case s.Host != "":
+		return "pmcd at " + s.Host
+	case s.Socket != "":
+		return "pmcd at unix:" + s.Socket
+	}
+	return "the default source"
+}
+
+// proxiedHost is the pmcd a pmproxy is to reach.
+func (s Spec) proxiedHost() string {
+	if s.Hostspec != "" {
+		return s.Hostspec
+	}
+	return s.Host
+}
+
+// Options say how Open opens a spec.
+type Options struct {
+	// Getenv reads the environment (default os.Getenv): $PCP_HOST,
+	// $PCP_ARCHIVE, pmcd's timeouts, the metadata cap.
+	Getenv func(string) string
+	// Lazy returns a named pmcd's or pmproxy's client without checking
+	// that it answers: a language server keeps it and reconnects later,
+	// a fleet asks each host once.
+	Lazy bool
+	// Gate bounds the requests in flight to a pmproxy, shared by the
+	// clients of one pmproxy (nil: a gate of the client's own).
+	Gate *pmproxy.Gate
+}
+
+// Open returns the source the spec asks for; nil, nil for Spec.None.
+// Files (archives, snapshots) are read under the metadata cap
+// ($PCP_DERIVE_LSP_MAX_METADATA_MB).
+func Open(ctx context.Context, s Spec, o Options) (pmclient.Source, error) {
+	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	switch {
-	case s.Metadata == "embedded":
+	case s.None:
+		return nil, nil
+	case s.Metadata == Embedded:
 		return embedded.Source()
 	case s.Metadata != "":
 		f, err := os.Open(s.Metadata)
@@ -55,15 +117,15 @@ func Open(ctx context.Context, s Spec) (pmclient.Source, error) {
 	case s.Archive != "":
 		return archive.OpenWith(s.Archive, archive.Options{MaxMetadataBytes: maxMetadata(getenv)})
 	case s.PMProxy != "":
-		return s.proxy(ctx, getenv)
+		return proxy(ctx, s, o, getenv)
 	case s.Host == "" && s.Socket == "" && getenv("PCP_ARCHIVE") != "":
 		return archive.OpenWith(getenv("PCP_ARCHIVE"), archive.Options{MaxMetadataBytes: maxMetadata(getenv)})
 	case s.Host != "":
-		return s.connect(ctx, s.Host, getenv)
+		return connect(ctx, s.Host, o.Lazy, getenv)
 	case s.Socket != "":
-		return s.connect(ctx, "unix:"+s.Socket, getenv)
+		return connect(ctx, "unix:"+s.Socket, o.Lazy, getenv)
 	case getenv("PCP_HOST") != "":
-		return s.connect(ctx, getenv("PCP_HOST"), getenv)
+		return connect(ctx, getenv("PCP_HOST"), o.Lazy, getenv)
 	}
 	if c, err := pmcd.New("local:", pmcd.Options{ConnectTimeout: time.Second, RequestTimeout: 2 * time.Second, Getenv: getenv}); err == nil {
 		probe, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -89,8 +151,8 @@ func maxMetadata(getenv func(string) string) int64 {
 	return mb << 20
 }
 
-func (s Spec) connect(ctx context.Context, spec string, getenv func(string) string) (pmclient.Source, error) {
-	if s.Lazy {
+func connect(ctx context.Context, spec string, lazy bool, getenv func(string) string) (pmclient.Source, error) {
+	if lazy {
 		return pmcd.New(spec, pmcd.Options{Getenv: getenv})
 	}
 	c, err := Connect(ctx, spec, getenv)
@@ -102,16 +164,12 @@ func (s Spec) connect(ctx context.Context, spec string, getenv func(string) stri
 
 // proxy opens a pmproxy client and, unless Lazy, checks that the pmcd
 // behind it answers.
-func (s Spec) proxy(ctx context.Context, getenv func(string) string) (pmclient.Source, error) {
-	hostspec := s.Hostspec
-	if hostspec == "" {
-		hostspec = s.Host
-	}
-	c, err := pmproxy.New(s.PMProxy, pmproxy.Options{Hostspec: hostspec, Getenv: getenv})
+func proxy(ctx context.Context, s Spec, o Options, getenv func(string) string) (pmclient.Source, error) {
+	c, err := pmproxy.New(s.PMProxy, pmproxy.Options{Hostspec: s.proxiedHost(), Gate: o.Gate, Getenv: getenv})
 	if err != nil {
 		return nil, err
 	}
-	if !s.Lazy {
+	if !o.Lazy {
 		if _, err := c.Version(ctx); err != nil {
 			c.Close()
 			return nil, err

@@ -2,9 +2,11 @@ package choose
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,9 +42,64 @@ func TestMaxMetadataEnv(t *testing.T) {
 		if got := maxMetadata(getenv); got != tc.wantCap {
 			t.Errorf("%q: cap %d, want %d", tc.env, got, tc.wantCap)
 		}
-		_, err := Open(context.Background(), Spec{Metadata: path, Getenv: getenv})
+		_, err := Open(context.Background(), Spec{Metadata: path}, Options{Getenv: getenv})
 		if got := errors.Is(err, snapshot.ErrTooLarge); got != tc.tooBig || !tc.tooBig && err != nil {
 			t.Errorf("$PCP_DERIVE_LSP_MAX_METADATA_MB=%q: error %v", tc.env, err)
 		}
+	}
+}
+
+// TestEditorSettingsSchema: VS Code's settings schema offers every field
+// of the one description of a source, with its type, and nothing else
+// under pcpDerived.source: the server decodes its source settings into a
+// Spec, so a field added here and not there could not be set.
+func TestEditorSettingsSchema(t *testing.T) {
+	b, err := os.ReadFile("../../editors/vscode/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct {
+					Type string `json:"type"`
+				} `json:"properties"`
+			} `json:"configuration"`
+		} `json:"contributes"`
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "pcpDerived.source."
+	props := pkg.Contributes.Configuration.Properties
+	jsonType := map[reflect.Kind]string{reflect.String: "string", reflect.Bool: "boolean"}
+	want := map[string]bool{}
+	spec := reflect.TypeFor[Spec]()
+	for i := range spec.NumField() {
+		f := spec.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			t.Errorf("Spec.%s has no JSON name: the settings could not name it", f.Name)
+			continue
+		}
+		want[prefix+name] = true
+		p, ok := props[prefix+name]
+		switch {
+		case !ok:
+			t.Errorf("package.json has no setting %s%s (Spec.%s)", prefix, name, f.Name)
+		case p.Type != jsonType[f.Type.Kind()]:
+			t.Errorf("%s%s is of type %q in package.json, want %q (Spec.%s)", prefix, name, p.Type, jsonType[f.Type.Kind()], f.Name)
+		}
+	}
+	for name := range props {
+		if strings.HasPrefix(name, prefix) && !want[name] {
+			t.Errorf("package.json offers %s, which Spec has no field for", name)
+		}
+	}
+	if len(want) < 6 {
+		t.Errorf("%d source settings checked, want at least 6", len(want))
 	}
 }
