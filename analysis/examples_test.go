@@ -55,7 +55,7 @@ func TestCodeExamples(t *testing.T) {
 			for _, d := range got {
 				if d.Code == in.Code {
 					found = true
-					if d.Severity.String() != string(in.Severity) {
+					if d.Severity != in.Severity {
 						t.Errorf("the example's finding is a %s, the registry's default is %s: %s", d.Severity, in.Severity, d.Message)
 					}
 				}

@@ -9,10 +9,9 @@ import (
 
 // Findings is a file's findings as the user is shown them (File.Findings),
 // sorted by position. It holds the two lists they are made of, the
-// grammar's and the checker's, and merges them as they are read: an
-// editor's keystroke at 100,000 lines with 500 findings copied them into
-// one new list every time (68 KB, a quarter of what a keystroke
-// allocated), for a list the next keystroke replaced. When the shown
+// grammar's and the checker's, and merges them as they are read, rather
+// than copy them into one new list on every keystroke for a list the
+// next keystroke replaces. When the shown
 // findings are not those two lists as they are (a suppression comment or
 // a rule dropped or changed some, or a list was out of order), it holds
 // the one list made of them. The zero Findings is empty.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
@@ -160,7 +161,7 @@ func readFile(path string, maxSize int64) Input {
 	size := int64(0)
 	if info, err := f.Stat(); err == nil {
 		if info.Size() > maxSize {
-			return Input{Path: path, ProblemCode: "too-large",
+			return Input{Path: path, ProblemCode: codes.TooLarge,
 				Problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", info.Size(), maxSize)}
 		}
 		size = info.Size()
@@ -218,9 +219,9 @@ const binaryHead = 8192
 func problemOf(size int64, nulInHead bool, maxSize int64) Input {
 	switch {
 	case size > maxSize:
-		return Input{ProblemCode: "too-large", Problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
+		return Input{ProblemCode: codes.TooLarge, Problem: fmt.Sprintf("input is more than the %d byte limit (--max-size): not checked", maxSize)}
 	case nulInHead:
-		return Input{ProblemCode: "binary-file", Problem: "binary file (NUL bytes in the first 8 KB): not a derived metric config; checked as libpcp would still load it"}
+		return Input{ProblemCode: codes.BinaryFile, Problem: "binary file (NUL bytes in the first 8 KB): not a derived metric config; checked as libpcp would still load it"}
 	}
 	return Input{}
 }

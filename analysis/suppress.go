@@ -101,7 +101,7 @@ func checkDirective(f *grammar.File, at int, line string) []grammar.Diagnostic {
 	m := ignoreRE.FindStringSubmatchIndex(line)
 	if m == nil {
 		return []grammar.Diagnostic{{
-			Range: rangeOf(0, len(line)), Severity: grammar.SeverityError, Code: "suppression",
+			Range: rangeOf(0, len(line)), Severity: grammar.SeverityError, Code: codes.Suppression,
 			Message: `malformed pcp-derive-lsp comment: want "# pcp-derive-lsp: ignore" or "# pcp-derive-lsp: ignore[CODE,...]"`,
 		}}
 	}
@@ -118,7 +118,7 @@ func checkDirective(f *grammar.File, at int, line string) []grammar.Diagnostic {
 		if code := list[i:j]; code != "" {
 			if _, ok := codes.Lookup(code); !ok {
 				rg := rangeOf(m[2]+i, m[2]+j)
-				d := grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: "suppression",
+				d := grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: codes.Suppression,
 					Message: fmt.Sprintf("unknown finding code %q: this comment suppresses nothing for it", code)}
 				if alt := codes.Closest(code); alt != "" {
 					d.Message += fmt.Sprintf("; did you mean %s?", alt)

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/editdist"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -25,13 +27,11 @@ import (
 const maxSuggestedNames = 2000
 
 // suggester finds names close to unknown ones. It remembers its answer
-// per unknown name (a config repeats the same misspelling) and reuses its
-// distance rows, so the cost is one namespace scan per distinct name,
-// without allocation.
+// per unknown name (a config repeats the same misspelling), so the cost
+// is one namespace scan per distinct name.
 type suggester struct {
-	names     func() []string
-	memo      map[string][]string
-	prev, cur []int
+	names func() []string
+	memo  map[string][]string
 	// shared, when set, is what the checks of the document before this
 	// one suggested (Report.suggested).
 	shared *suggestions
@@ -43,8 +43,8 @@ func newSuggester(names func() []string) *suggester {
 
 // suggestions remembers "did you mean" answers from one check of a
 // document to the next (Recheck passes them on): typing in a name leaves
-// it unknown keystroke after keystroke, and each asked for a scan of the
-// whole namespace (a tenth of a keystroke's analysis, profiled). The
+// it unknown keystroke after keystroke, and each would scan the whole
+// namespace again. The
 // answers hold for the namespace they were computed against: its list,
 // the same slice for as long as the metadata cache keeps it.
 type suggestions struct {
@@ -102,18 +102,12 @@ func (s *suggester) suggest(unknown string) []string {
 	}
 	limit := max(2, len(unknown)/4)
 	var cands []cand
-	distance := func(n string) int { return s.editDistance(unknown, n, limit) }
-	if len(unknown) > 0 && len(unknown) <= 64 {
-		// The namespace is thousands of names, scanned again on every
-		// keystroke that leaves a name unknown: a column of the table a
-		// machine word (bitPattern) instead of a cell at a time.
-		distance = newBitPattern(unknown).distance
-	}
+	from := editdist.New(unknown)
 	for _, n := range s.names() {
 		if abs(len(n)-len(unknown)) > limit {
 			continue
 		}
-		if d := distance(n); d <= limit {
+		if d := from.Distance(n); d <= limit {
 			cands = append(cands, cand{n, d})
 		}
 	}
@@ -139,77 +133,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// editDistance is Levenshtein distance, giving up above limit.
-func (s *suggester) editDistance(a, b string, limit int) int {
-	if cap(s.prev) < len(b)+1 {
-		s.prev, s.cur = make([]int, len(b)+1), make([]int, len(b)+1)
-	}
-	prev, cur := s.prev[:len(b)+1], s.cur[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			best = min(best, cur[j])
-		}
-		if best > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// bitPattern is a name of at most 64 bytes prepared for bit-parallel
-// Levenshtein distance (Myers' algorithm, in Hyyrö's form for whole
-// strings): match[c] has bit i set where the name's byte i is c.
-type bitPattern struct {
-	match [256]uint64
-	last  uint64 // the bit of the name's last byte
-	n     int
-}
-
-func newBitPattern(name string) *bitPattern {
-	p := &bitPattern{last: 1 << (len(name) - 1), n: len(name)}
-	for i := 0; i < len(name); i++ {
-		p.match[name[i]] |= 1 << i
-	}
-	return p
-}
-
-// distance is the Levenshtein distance (bytes) from the pattern's name
-// to b: the table's column for each byte of b is kept as bit vectors of
-// its vertical differences (+1 in pv, -1 in mv), and the distance moves
-// with the difference in the last row.
-func (p *bitPattern) distance(b string) int {
-	pv, mv, score := ^uint64(0), uint64(0), p.n
-	for j := 0; j < len(b); j++ {
-		eq := p.match[b[j]]
-		xv := eq | mv
-		xh := (((eq & pv) + pv) ^ pv) | eq
-		ph := mv | ^(xh | pv)
-		mh := pv & xh
-		switch {
-		case ph&p.last != 0:
-			score++
-		case mh&p.last != 0:
-			score--
-		}
-		ph = ph<<1 | 1 // row 0 grows by one a byte of b
-		mh <<= 1
-		pv = mh | ^(xv | ph)
-		mv = ph & xv
-	}
-	return score
 }
 
 // advisor adds warnings about valid metrics and hints for failing ones,
@@ -304,7 +227,7 @@ func unknownNameIn(msg string) string {
 func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, instancesOf func(pmapi.InDom) ([]pmclient.Instance, bool)) {
 	warn := func(n grammar.Node, code, msg string, fixes ...grammar.Fix) {
 		c.add(f, m, grammar.Diagnostic{
-			Range: exprRange(f, m.Def, n.Span()), Severity: severity(code), Code: code, Message: msg, Fixes: fixes,
+			Range: exprRange(f, m.Def, n.Span()), Severity: codes.DefaultSeverity(code), Code: code, Message: msg, Fixes: fixes,
 		})
 	}
 	descOf := func(n grammar.Node) (pmapi.Desc, bool) {
@@ -322,7 +245,7 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 		case *grammar.Metric:
 			if other, ok := c.report.ByName.Lookup(n.Name); ok && other != m {
 				if !c.opts.Version.Has(pcpver.NestedDerivedError) {
-					warn(n, "nested-derived", fmt.Sprintf("%s is a derived metric: PCP before 6.2.2 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
+					warn(n, codes.NestedDerived, fmt.Sprintf("%s is a derived metric: PCP before 6.2.2 accepts it here but every fetch of %s fails with \"No PMCD agent for domain of request\"", n.Name, m.Def.Name))
 				}
 			}
 			if n.Inst != nil && !c.quotedInstance(f, m, n, *n.Inst, descOf, instancesOf) {
@@ -333,14 +256,14 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 				c.adviseInstance(warn, n, n.Inst.Name, descOf, instancesOf)
 			}
 			if !c.opts.Version.Has(pcpver.ExprInstance) {
-				warn(n, "libpcp-crash", fmt.Sprintf("(expr)[instance] crashes libpcp %s when fetched (fixed in PCP 6.1.1): filter the metric itself, as metric[instance]", c.opts.Version))
+				warn(n, codes.LibpcpCrash, fmt.Sprintf("(expr)[instance] crashes libpcp %s when fetched (fixed in PCP 6.1.1): filter the metric itself, as metric[instance]", c.opts.Version))
 			}
 		case *grammar.Matchinst:
 			c.adviseMatchinst(warn, n, descOf, instancesOf)
 
 		case *grammar.Unary:
 			if x, ok := descOf(n.X); ok && n.Op == "!" && x.Type != pmapi.Type32 && x.Type != pmapi.TypeU32 {
-				warn(n, "wrong-value", fmt.Sprintf("libpcp computes !x only for 32-bit values: for this %s operand the value is garbage; write (x) == 0", typeText(x.Type)),
+				warn(n, codes.WrongValue, fmt.Sprintf("libpcp computes !x only for 32-bit values: for this %s operand the value is garbage; write (x) == 0", typeText(x.Type)),
 					grammar.Fix{Title: "Rewrite as (x) == 0", Edits: []grammar.Edit{{Range: exprRange(f, m.Def, n.Span()), NewText: "(" + grammar.Format(n.X) + ") == 0"}}})
 			}
 		case *grammar.Binary:
@@ -350,11 +273,11 @@ func (c *checkRun) adviseValid(f *grammar.File, m *Metric, tree grammar.Node, in
 				return false // binds without fetching: nesting is fine
 			}
 			if x, ok := descOf(n.Arg); ok && n.Func == "rate" && x.Sem != pmapi.SemCounter {
-				warn(n, "rate-of-instant", fmt.Sprintf("rate() of a %s metric is its change per second, rarely what is wanted (rate() is for counters)", x.Sem))
+				warn(n, codes.RateOfInstant, fmt.Sprintf("rate() of a %s metric is its change per second, rarely what is wanted (rate() is for counters)", x.Sem))
 			}
 			if n.Func == "scalar" && !c.opts.Version.Has(pcpver.ExprInstance) {
 				if x, ok := descOf(n.Arg); ok && x.InDom != pmapi.InDomNull {
-					warn(n, "libpcp-crash", fmt.Sprintf("scalar() of an expression with no values crashes libpcp %s (fixed in PCP 6.1.1)", c.opts.Version))
+					warn(n, codes.LibpcpCrash, fmt.Sprintf("scalar() of an expression with no values crashes libpcp %s (fixed in PCP 6.1.1)", c.opts.Version))
 				}
 			}
 		}
@@ -368,7 +291,7 @@ func (c *checkRun) adviseInstance(warn func(grammar.Node, string, string, ...gra
 		return
 	}
 	if d.InDom == pmapi.InDomNull {
-		warn(n, "filter-on-singular", fmt.Sprintf("[%s] filters a metric without instances: libpcp accepts it and it never has a value", inst))
+		warn(n, codes.FilterOnSingular, fmt.Sprintf("[%s] filters a metric without instances: libpcp accepts it and it never has a value", inst))
 		return
 	}
 	insts, ok := instancesOf(d.InDom)
@@ -390,7 +313,7 @@ func (c *checkRun) adviseInstance(warn func(grammar.Node, string, string, ...gra
 	} else if len(names) <= 8 {
 		msg += fmt.Sprintf(" (instances: %s)", strings.Join(names, ", "))
 	}
-	warn(n, "unknown-instance", msg)
+	warn(n, codes.UnknownInstance, msg)
 }
 
 // quotedInstance reports an instance filter written with quotes, as in
@@ -417,7 +340,7 @@ func (c *checkRun) quotedInstance(f *grammar.File, m *Metric, n grammar.Node, in
 	fixText := "[" + strings.NewReplacer(`\`, `\\`, "]", `\]`).Replace(unquoted) + "]"
 	rg := exprRange(f, m.Def, inst.At)
 	c.add(f, m, grammar.Diagnostic{
-		Range: rg, Severity: severity("quoted-instance"), Code: "quoted-instance",
+		Range: rg, Severity: codes.DefaultSeverity(codes.QuotedInstance), Code: codes.QuotedInstance,
 		Message: fmt.Sprintf("the quotes are part of the instance name: libpcp looks for an instance named %s, quotes included, so %s never has a value; write %s", name, m.Def.Name, fixText),
 		Fixes:   []grammar.Fix{{Title: "Remove the quotes: " + fixText, Edits: []grammar.Edit{{Range: rg, NewText: fixText}}, Safe: true}},
 	})
@@ -448,7 +371,7 @@ func (c *checkRun) adviseMatchinst(warn func(grammar.Node, string, string, ...gr
 		return
 	}
 	if d.InDom == pmapi.InDomNull {
-		warn(n, "filter-on-singular", "matchinst() filters an expression without instances: libpcp accepts it and it never has a value")
+		warn(n, codes.FilterOnSingular, "matchinst() filters an expression without instances: libpcp accepts it and it never has a value")
 		return
 	}
 	insts, ok := instancesOf(d.InDom)
@@ -456,7 +379,7 @@ func (c *checkRun) adviseMatchinst(warn func(grammar.Node, string, string, ...gr
 		return
 	}
 	if posixOnly.MatchString(n.Pattern) {
-		warn(n, "pattern-unchecked", "this pattern uses POSIX regular expression features pcp-derive-lsp cannot evaluate exactly, so it was not matched against the instances")
+		warn(n, codes.PatternUnchecked, "this pattern uses POSIX regular expression features pcp-derive-lsp cannot evaluate exactly, so it was not matched against the instances")
 		return
 	}
 	re, err := regexp.CompilePOSIX(n.Pattern)
@@ -469,7 +392,7 @@ func (c *checkRun) adviseMatchinst(warn func(grammar.Node, string, string, ...gr
 			return
 		}
 	}
-	warn(n, "pattern-matches-nothing", fmt.Sprintf("the pattern matches none of the %d current instances of %s (libpcp matches names cut at the first space, case-sensitively)", len(insts), d.InDom))
+	warn(n, codes.PatternMatchesNothing, fmt.Sprintf("the pattern matches none of the %d current instances of %s (libpcp matches names cut at the first space, case-sensitively)", len(insts), d.InDom))
 }
 
 func (c *checkRun) adviseBinary(warn func(grammar.Node, string, string, ...grammar.Fix), m *Metric, n *grammar.Binary, descOf func(grammar.Node) (pmapi.Desc, bool)) {
@@ -498,7 +421,7 @@ func (c *checkRun) adviseBinary(warn func(grammar.Node, string, string, ...gramm
 			always = map[string]string{">": "false", "<=": "true"}[n.Op]
 		}
 		if always != "" {
-			warn(n, "wrong-value", fmt.Sprintf("libpcp compares a signed 32-bit metric with an integer literal as unsigned, so this comparison is always %s (negative values compare as huge ones); write mkconst(0, type=32) for the literal", always))
+			warn(n, codes.WrongValue, fmt.Sprintf("libpcp compares a signed 32-bit metric with an integer literal as unsigned, so this comparison is always %s (negative values compare as huge ones); write mkconst(0, type=32) for the literal", always))
 		}
 	case "-":
 		// An integer literal is unsigned: with a signed 32-bit metric the
@@ -516,10 +439,10 @@ func (c *checkRun) adviseBinary(warn func(grammar.Node, string, string, ...gramm
 		if other.Type == pmapi.Type32 {
 			msg += "; write the literal as mkconst(N, type=32) for a signed result"
 		}
-		warn(n, "wrong-value", msg)
+		warn(n, codes.WrongValue, msg)
 	case "/":
 		if num, ok := grammar.Unwrap(n.R).(*grammar.Number); ok && strings.Trim(num.Text, "0.") == "" {
-			warn(n, "wrong-value", "division by a constant zero: libpcp returns infinity (or 0 when the numerator is 0)")
+			warn(n, codes.WrongValue, "division by a constant zero: libpcp returns infinity (or 0 when the numerator is 0)")
 		}
 	}
 	if n.Op == "*" || n.Op == "/" {
@@ -529,7 +452,7 @@ func (c *checkRun) adviseBinary(warn func(grammar.Node, string, string, ...gramm
 		wrongTime := lu.DimTime != 0 && ru.DimTime != 0 && lu.ScaleTime < ru.ScaleTime && (lu.DimTime > 0) != (ru.DimTime > 0)
 		wrongSpace := lu.DimSpace != 0 && ru.DimSpace != 0 && lu.ScaleSpace < ru.ScaleSpace && (lu.DimSpace > 0) != (ru.DimSpace > 0)
 		if wrongTime || wrongSpace {
-			warn(n, "wrong-value", "libpcp converts the left operand's units the wrong way here (a known libpcp bug with "+
+			warn(n, codes.WrongValue, "libpcp converts the left operand's units the wrong way here (a known libpcp bug with "+
 				"opposite dimensions in * and /): the value is off by the scale factor squared; swap the operands or rescale() one first")
 		}
 	}

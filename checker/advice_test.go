@@ -3,7 +3,6 @@ package checker
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -123,35 +122,5 @@ func TestMissingPMDA(t *testing.T) {
 	}
 	if rep.ByName.Metric("m.a").Status != Unbound {
 		t.Errorf("m.a is %v: libpcp still hides it", rep.ByName.Metric("m.a").Status)
-	}
-}
-
-// TestBitDistanceEqualsTable: the bit-parallel distance is the table's,
-// for names up to 64 bytes over a small alphabet (many matches) and
-// dotted metric names, against names of every length near theirs.
-func TestBitDistanceEqualsTable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	word := func(n int, alphabet string) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
-	s := newSuggester(nil)
-	for range 20000 {
-		alphabet := []string{"ab", "abc.", "kernel.alcpusy", "\x00\xff\x80a"}[rng.IntN(4)]
-		a := word(1+rng.IntN(64), alphabet)
-		b := word(rng.IntN(80), alphabet)
-		want := s.editDistance(a, b, 1000)
-		if got := newBitPattern(a).distance(b); got != want {
-			t.Fatalf("distance(%q, %q) = %d, want %d", a, b, got, want)
-		}
-	}
-	if got := newBitPattern("kernel.all.load").distance("kernel.all.lod"); got != 1 {
-		t.Errorf("one byte dropped: %d", got)
-	}
-	if got := newBitPattern(strings.Repeat("x", 64)).distance(""); got != 64 {
-		t.Errorf("against nothing: %d", got)
 	}
 }

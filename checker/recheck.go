@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -83,30 +84,82 @@ func metricOperands(m *Metric) []string {
 // a #control line, a check of several files): call Check then. The
 // findings equal Check's.
 func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src pmclient.Source, opts Options) (_ *Report, _ *Refs, ok bool, _ error) {
-	if prev == nil || len(prev.Files) != 1 || prev.Version != opts.Version {
+	if !recheckable(prev, f, opts) {
 		return nil, nil, false, nil
-	}
-	pf := prev.Files[0]
-	if (pf.OptionNovalue == nil) != (f.OptionNovalue == nil) || (pf.OptionNovalue != nil && *pf.OptionNovalue != *f.OptionNovalue) {
-		return nil, nil, false, nil
-	}
-	if pf.Path != f.Path {
-		return nil, nil, false, nil
-	}
-	for d := range prev.findings[pf].Values() {
-		if crossLine(d) {
-			return nil, nil, false, nil
-		}
 	}
 	if refs == nil {
 		refs = NewRefs(prev)
 	}
-	// The definitions before the change and after it: prev's own values
-	// when Reparse read only the changed line, equal ones when it read
-	// the whole text again.
-	pd, nd := pf.Definitions, f.Definitions
+	r := &recheck{prev: prev, refs: refs, pf: prev.Files[0], f: f, made: map[string]bool{}}
+	r.findChange()
+	r.again = r.usersOfChange()
+	if len(r.again) > maxChangedRefs {
+		return nil, nil, false, nil
+	}
+	r.start(ctx, src, opts)
+	if !r.spliceMetrics() || !r.redoUsers() {
+		return nil, nil, false, nil
+	}
+	if err := r.checkFresh(ctx, src); err != nil {
+		return nil, nil, false, err
+	}
+	if !r.keepFindings(opts) {
+		return nil, nil, false, nil
+	}
+	return r.rep, r.nextRefs(), true, nil
+}
+
+// recheck is one Recheck's work: where the definitions changed, which
+// metrics are checked again, and the report it makes.
+type recheck struct {
+	prev *Report
+	refs *Refs
+	pf   *grammar.File // the file prev checked
+	f    *grammar.File // its new version
+	// p definitions at the head and s at the tail are the same in both
+	// versions: prev's own values, or (suffixShared false) equal ones read
+	// again.
+	p, s                   int
+	suffixShared           bool
+	oldChanged, newChanged []*grammar.Definition
+	// again are the names of the metrics checked again: the changed ones
+	// and, transitively, those that use a changed name.
+	again map[string]bool
+	rep   *Report
+	c     *checkRun
+	fresh []*Metric       // the metrics made anew, to check
+	made  map[string]bool // their names
+}
+
+// recheckable says prev's verdicts can be kept for f's unchanged lines:
+// one file, the same release, path and option_novalue, and no finding
+// that points at another line.
+func recheckable(prev *Report, f *grammar.File, opts Options) bool {
+	if prev == nil || len(prev.Files) != 1 || prev.Version != opts.Version {
+		return false
+	}
+	pf := prev.Files[0]
+	if (pf.OptionNovalue == nil) != (f.OptionNovalue == nil) || (pf.OptionNovalue != nil && *pf.OptionNovalue != *f.OptionNovalue) {
+		return false
+	}
+	if pf.Path != f.Path {
+		return false
+	}
+	for d := range prev.findings[pf].Values() {
+		if crossLine(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// findChange finds the definitions before the change and after it:
+// prev's own values when Reparse read only the changed line, equal ones
+// when it read the whole text again.
+func (r *recheck) findChange() {
+	pd, nd := r.pf.Definitions, r.f.Definitions
 	p, s, suffixShared := 0, 0, true
-	if from, oldTo, _, ok := f.ReplacedDefinitions(pf); ok {
+	if from, oldTo, _, ok := r.f.ReplacedDefinitions(r.pf); ok {
 		// Reparse says what it replaced: no pass over the lists.
 		p, s = from, pd.Len()-oldTo
 	} else {
@@ -124,121 +177,147 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 			s++
 		}
 	}
-	oldChanged, newChanged := pd.Slice(p, pd.Len()-s), nd.Slice(p, nd.Len()-s)
-	// The metrics to check again: the changed ones and, transitively,
-	// those that use a changed name.
+	r.p, r.s, r.suffixShared = p, s, suffixShared
+	r.oldChanged, r.newChanged = pd.Slice(p, pd.Len()-s), nd.Slice(p, nd.Len()-s)
+}
+
+// usersOfChange are the names of the changed definitions and,
+// transitively, of the metrics that use them.
+func (r *recheck) usersOfChange() map[string]bool {
 	again := map[string]bool{}
 	var queue []string
-	for _, d := range append(append([]*grammar.Definition(nil), oldChanged...), newChanged...) {
-		if !again[d.Name] {
-			again[d.Name] = true
-			queue = append(queue, d.Name)
+	for _, list := range [][]*grammar.Definition{r.oldChanged, r.newChanged} {
+		for _, d := range list {
+			if !again[d.Name] {
+				again[d.Name] = true
+				queue = append(queue, d.Name)
+			}
 		}
 	}
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
-		for _, u := range refs.users(name) {
+		for _, u := range r.refs.users(name) {
 			if !again[u] {
 				again[u] = true
 				queue = append(queue, u)
 			}
 		}
 	}
-	if len(again) > maxChangedRefs {
-		return nil, nil, false, nil
-	}
-	// prev's metrics of the definitions before the change, and of those
-	// after it (Metrics has one per registered definition, in order).
-	k0, ok0 := metricIndex(prev.Metrics, pd, p)
-	k1, ok1 := metricIndex(prev.Metrics, pd, pd.Len()-s)
-	if !ok0 || !ok1 {
-		return nil, nil, false, nil
-	}
+	return again
+}
 
-	// ByName is the earlier check's with the names of the metrics made
-	// anew layered over it.
-	rep := &Report{Files: []*grammar.File{f}, ByName: prev.ByName.layered(),
+// start makes the report and the check run: ByName is the earlier
+// check's with the names of the metrics made anew layered over it.
+func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) {
+	prev, f := r.prev, r.f
+	r.rep = &Report{Files: []*grammar.File{f}, ByName: prev.ByName.layered(),
 		findings: map[*grammar.File]pvec.Vec[grammar.Diagnostic]{}, Source: src.Describe(), Version: opts.Version,
 		suggested: prev.suggested}
-	if rep.suggested == nil {
-		rep.suggested = &suggestions{}
+	if r.rep.suggested == nil {
+		r.rep.suggested = &suggestions{}
 	}
-	c := &checkRun{opts: opts, report: rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
+	r.c = &checkRun{opts: opts, report: r.rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}, diags: map[*grammar.File][]grammar.Diagnostic{}}
-	c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
-	c.topNames = topNamesOf(ctx, src)
-	for _, d := range oldChanged {
+	r.c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
+	r.c.topNames = topNamesOf(ctx, src)
+	for _, d := range r.oldChanged {
 		// Still the earlier metric: the name is no longer registered (a
 		// name has at most one registered definition: libpcp refuses a
 		// second).
-		if m, ok := rep.ByName.Lookup(d.Name); ok && m.Def == d {
-			rep.ByName.remove(d.Name)
+		if m, ok := r.rep.ByName.Lookup(d.Name); ok && m.Def == d {
+			r.rep.ByName.remove(d.Name)
 		}
 	}
-	var fresh []*Metric
-	made := map[string]bool{}
-	check := func(d *grammar.Definition) *Metric {
-		m := &Metric{Def: d, file: f}
-		fresh = append(fresh, m)
-		rep.ByName.set(d.Name, m)
-		made[d.Name] = true
-		return m
+}
+
+// metric makes a metric of d to check, under its name.
+func (r *recheck) metric(d *grammar.Definition) *Metric {
+	m := &Metric{Def: d, file: r.f}
+	r.fresh = append(r.fresh, m)
+	r.rep.ByName.set(d.Name, m)
+	r.made[d.Name] = true
+	return m
+}
+
+// spliceMetrics makes the report's metrics: prev's with those of the
+// changed definitions replaced. A splice shares every chunk of prev's
+// list the change does not touch. false: prev's metrics are not in the
+// order of its definitions.
+func (r *recheck) spliceMetrics() bool {
+	pd, nd, s := r.pf.Definitions, r.f.Definitions, r.s
+	// prev's metrics of the definitions before the change, and of those
+	// after it (Metrics has one per registered definition, in order).
+	k0, ok0 := metricIndex(r.prev.Metrics, pd, r.p)
+	k1, ok1 := metricIndex(r.prev.Metrics, pd, pd.Len()-s)
+	if !ok0 || !ok1 {
+		return false
 	}
-	// prev's metrics with those of the changed definitions replaced: a
-	// splice shares every chunk of prev's list the change does not touch.
 	var madeNew []*Metric
-	for _, d := range newChanged {
+	for _, d := range r.newChanged {
 		if d.Registered {
-			madeNew = append(madeNew, check(d))
+			madeNew = append(madeNew, r.metric(d))
 		}
 	}
-	rep.Metrics = prev.Metrics.Splice(k0, k1, madeNew)
+	rep := r.rep
+	rep.Metrics = r.prev.Metrics.Splice(k0, k1, madeNew)
+	if r.suffixShared {
+		return true
+	}
+	// Read again whole: prev's verdicts, for the new definitions. (The
+	// definitions were compared one by one, so a copy of the metrics
+	// after the change costs no more.)
 	tail := k0 + len(madeNew)
-	if !suffixShared {
-		// Read again whole: prev's verdicts, for the new definitions. (The
-		// definitions were compared one by one above, so a copy of the
-		// metrics after the change costs no more.)
-		after := rep.Metrics.Slice(tail, rep.Metrics.Len())
-		k, anyMoved := 0, false
-		for j := range s {
-			a, b := pd.At(pd.Len()-s+j), nd.At(nd.Len()-s+j)
-			if !a.Registered {
-				continue
-			}
-			if k == len(after) || after[k].Def != a {
-				return nil, nil, false, nil
-			}
-			if a != b {
-				moved := *after[k]
-				moved.Def = b
-				after[k] = &moved
-				rep.ByName.set(b.Name, &moved)
-				anyMoved = true
-			}
-			k++
+	after := rep.Metrics.Slice(tail, rep.Metrics.Len())
+	k, anyMoved := 0, false
+	for j := range s {
+		a, b := pd.At(pd.Len()-s+j), nd.At(nd.Len()-s+j)
+		if !a.Registered {
+			continue
 		}
-		if anyMoved {
-			rep.Metrics = rep.Metrics.Splice(tail, rep.Metrics.Len(), after)
+		if k == len(after) || after[k].Def != a {
+			return false
 		}
+		if a != b {
+			moved := *after[k]
+			moved.Def = b
+			after[k] = &moved
+			rep.ByName.set(b.Name, &moved)
+			anyMoved = true
+		}
+		k++
 	}
-	// The metrics around the change that use a changed name, checked
-	// again in their places.
+	if anyMoved {
+		rep.Metrics = rep.Metrics.Splice(tail, rep.Metrics.Len(), after)
+	}
+	return true
+}
+
+// redoUsers makes the metrics around the change that use a changed name
+// anew, in their places.
+func (r *recheck) redoUsers() bool {
+	rep := r.rep
 	var redone []metricAt
-	for name := range again {
+	for name := range r.again {
 		m, ok := rep.ByName.Lookup(name)
-		if !ok || made[name] {
-			continue // gone, or made above
+		if !ok || r.made[name] {
+			continue // gone, or made by spliceMetrics
 		}
 		at := m.Def.Range.Start
 		k := rep.Metrics.Search(func(x *Metric) bool { return !x.Def.Range.Start.Before(at) })
 		if k == rep.Metrics.Len() || rep.Metrics.At(k) != m {
-			return nil, nil, false, nil
+			return false
 		}
-		redone = append(redone, metricAt{k, check(m.Def)})
+		redone = append(redone, metricAt{k, r.metric(m.Def)})
 	}
 	rep.Metrics = replaceMetrics(rep.Metrics, redone)
-	// Look up what the fresh metrics name; the others keep their verdicts.
+	return true
+}
+
+// checkFresh looks up what the fresh metrics name (the others keep their
+// verdicts), checks and advises them, and adds the lookups to the
+// earlier check's operands.
+func (r *recheck) checkFresh(ctx context.Context, src pmclient.Source) error {
 	var names []string
 	seen := map[string]bool{}
 	addName := func(n string) {
@@ -247,72 +326,79 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 			names = append(names, n)
 		}
 	}
-	for _, m := range fresh {
+	for _, m := range r.fresh {
 		addName(m.Def.Name)
 		for _, op := range metricOperands(m) {
 			addName(op)
 		}
 	}
-	if err := c.lookup(ctx, src, names); err != nil {
-		return nil, nil, false, err
+	if err := r.c.lookup(ctx, src, names); err != nil {
+		return err
 	}
-	for i, m := range fresh {
+	for i, m := range r.fresh {
 		if i%cancelEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, false, err
+				return err
 			}
 		}
-		c.ensure(m)
+		r.c.ensure(m)
 	}
-	c.adviseSome(ctx, src, fresh) // (and lets go of their file: Metric.release)
+	r.c.adviseSome(ctx, src, r.fresh) // (and lets go of their file: Metric.release)
 	if err := ctx.Err(); err != nil {
-		return nil, nil, false, err // cancelled while advising: not complete
+		return err // cancelled while advising: not complete
 	}
-	freshDiags := c.diags[f]
-	for _, d := range freshDiags {
+	r.rep.Operands = maps.Clone(r.prev.Operands)
+	if r.rep.Operands == nil {
+		r.rep.Operands = make(map[string]pmapi.Desc, len(r.c.descs))
+	}
+	maps.Copy(r.rep.Operands, r.c.descs)
+	return nil
+}
+
+// keepFindings makes the report's findings: the earlier ones outside
+// what was checked again (in the same places), and the fresh ones.
+// false: a fresh finding points at another line, or the cap needs
+// stand-ins (Check makes them).
+func (r *recheck) keepFindings(opts Options) bool {
+	fresh := r.c.diags[r.f]
+	for _, d := range fresh {
 		if crossLine(d) {
-			return nil, nil, false, nil
+			return false
 		}
 	}
-	// The operands: the earlier check's and the fresh lookups.
-	rep.Operands = maps.Clone(prev.Operands)
-	if rep.Operands == nil {
-		rep.Operands = make(map[string]pmapi.Desc, len(c.descs))
-	}
-	for k, v := range c.descs {
-		rep.Operands[k] = v
-	}
-	// The findings: the earlier ones outside what was checked again (in
-	// the same places), and the fresh ones.
+	pd := r.pf.Definitions
 	head, end := grammar.Pos{Line: math.MaxInt32}, grammar.Pos{Line: math.MaxInt32}
-	if p < pd.Len() {
-		head = pd.At(p).Range.Start
+	if r.p < pd.Len() {
+		head = pd.At(r.p).Range.Start
 	}
-	if s > 0 {
-		end = pd.At(pd.Len() - s).Range.Start
+	if r.s > 0 {
+		end = pd.At(pd.Len() - r.s).Range.Start
 	}
-	sortFindings(freshDiags)
-	out := recheckedFindings(prev, pf, again, head, end, freshDiags)
-	if c.omitted || (opts.MaxPerCode > 0 && grammar.OverCap(f, out.Collect(), opts.MaxPerCode, opts.Suppressed)) {
-		return nil, nil, false, nil // Check makes the stand-ins
+	sortFindings(fresh)
+	out := recheckedFindings(r.prev, r.pf, r.again, head, end, fresh)
+	if r.c.omitted || (opts.MaxPerCode > 0 && grammar.OverCap(r.f, out.Collect(), opts.MaxPerCode, opts.Suppressed)) {
+		return false
 	}
-	rep.findings[f] = out
-	// The index, with the fresh metrics' operands layered over.
-	next := &Refs{base: refs.base, changed: make(map[string][]string, len(refs.changed)+len(again))}
-	for k, v := range refs.changed {
-		next.changed[k] = v
-	}
-	for _, d := range oldChanged {
+	r.rep.findings[r.f] = out
+	return true
+}
+
+// nextRefs is the index for the next Recheck, with the fresh metrics'
+// operands layered over refs; it compacts the report's names.
+func (r *recheck) nextRefs() *Refs {
+	next := &Refs{base: r.refs.base, changed: make(map[string][]string, len(r.refs.changed)+len(r.again))}
+	maps.Copy(next.changed, r.refs.changed)
+	for _, d := range r.oldChanged {
 		next.changed[d.Name] = nil
 	}
-	for _, m := range fresh {
+	for _, m := range r.fresh {
 		next.changed[m.Def.Name] = metricOperands(m)
 	}
 	if len(next.changed) > maxChangedRefs {
-		next = NewRefs(rep)
+		next = NewRefs(r.rep)
 	}
-	rep.ByName = rep.ByName.compact()
-	return rep, next, true, nil
+	r.rep.ByName = r.rep.ByName.compact()
+	return next
 }
 
 // metricIndex is the index in metrics (one per registered definition of
@@ -367,7 +453,7 @@ func replaceMetrics(metrics pvec.Vec[*Metric], repl []metricAt) pvec.Vec[*Metric
 // crossLine says whether a finding depends on other definitions' places
 // (a missing PMDA reported once per file, a cycle of derived metrics).
 func crossLine(d grammar.Diagnostic) bool {
-	return d.More > 0 || d.Code == "pmda-missing" || (d.Code == "libpcp-crash" && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
+	return d.More > 0 || d.Code == codes.PMDAMissing || (d.Code == codes.LibpcpCrash && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
 }
 
 // sameDefinition says whether b, read again, is a: the same text,

@@ -7,20 +7,48 @@
 package codes
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/editdist"
 )
 
-// Severity is a finding's severity as users spell it in rules and flags.
-type Severity string
+// Severity is how serious a finding is: the one severity of the module
+// (a finding's, grammar.Severity, is this type; the registry's default,
+// the project's rules and the flags all speak it). The numbers are LSP's
+// DiagnosticSeverity: the server passes one as it is.
+type Severity int
 
 // Severities, most severe first.
 const (
-	SevError   Severity = "error"
-	SevWarning Severity = "warning"
-	SevInfo    Severity = "info"
-	SevHint    Severity = "hint"
+	SevError   Severity = 1
+	SevWarning Severity = 2
+	SevInfo    Severity = 3
+	SevHint    Severity = 4
 )
+
+// severityNames are the severities as users spell them in rules and
+// flags, and as outputs print them.
+var severityNames = [...]string{SevError: "error", SevWarning: "warning", SevInfo: "info", SevHint: "hint"}
+
+func (s Severity) String() string {
+	if s >= SevError && s <= SevHint {
+		return severityNames[s]
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// ParseSeverity reads a severity as users spell it: error, warning, info
+// or hint.
+func ParseSeverity(name string) (Severity, bool) {
+	for s := SevError; s <= SevHint; s++ {
+		if severityNames[s] == name {
+			return s, true
+		}
+	}
+	return 0, false
+}
 
 // Kind groups codes by who decides the finding.
 type Kind string
@@ -78,11 +106,56 @@ func DocURL(base, code string) string {
 	return base + code + ".md"
 }
 
+// The codes, one constant each, in the registry's order: emitters name a
+// code by its constant (TestEveryEmittedCodeRegistered refuses a literal),
+// so a misspelt code does not compile.
+const (
+	BinaryFile            = "binary-file"             // the file is not text
+	TooLarge              = "too-large"               // the file is larger than the size limit
+	NULByte               = "nul-byte"                // a NUL byte ends the line early for libpcp
+	InvalidUTF8           = "invalid-utf8"            // the line is not valid UTF-8
+	NoFinalNewline        = "no-final-newline"        // the last line has no newline, so libpcp never reads it
+	Control               = "control"                 // a #control line is malformed
+	MissingEquals         = "missing-equals"          // the line has no "="
+	MissingName           = "missing-name"            // the derived metric name is missing
+	IllegalName           = "illegal-name"            // the derived metric name is not a valid PCP metric name
+	MissingExpr           = "missing-expr"            // the expression is missing
+	MissingLParen         = "missing-lparen"          // an attribute line lacks "("
+	MissingRParen         = "missing-rparen"          // an attribute line lacks ")"
+	DuplicateName         = "duplicate-name"          // a derived metric of this name is already defined
+	AttrMissingName       = "attr-missing-name"       // an attribute line has no attribute name
+	AttrMissingValue      = "attr-missing-value"      // an attribute line has no value
+	AttrUnterminated      = "attr-unterminated"       // a quoted attribute value never ends
+	AttrExtraText         = "attr-extra-text"         // text after a quoted attribute value is ignored
+	AttrUndefinedMetric   = "attr-undefined-metric"   // an attribute names a derived metric not defined before it
+	AttrInvalid           = "attr-invalid"            // an attribute is unknown or set twice
+	Syntax                = "syntax"                  // libpcp rejects the expression's syntax
+	Dialect               = "dialect"                 // the construct needs a newer PCP than the target release
+	Semantic              = "semantic"                // libpcp rejects the metric when it binds it
+	UnknownMetric         = "unknown-metric"          // an operand names a metric the metadata source does not know
+	PMDAMissing           = "pmda-missing"            // an operand belongs to a PCP PMDA that is not installed where the metadata came from
+	Masked                = "masked"                  // a real metric of the same name hides the derived metric
+	NoValue               = "no-value"                // the derived metric is registered but never has a value
+	FilterOnSingular      = "filter-on-singular"      // an instance filter on a metric without instances never has a value
+	UnknownInstance       = "unknown-instance"        // an instance filter names an instance the metric does not have now
+	QuotedInstance        = "quoted-instance"         // an instance filter is written with quotes, which libpcp keeps as part of the name
+	PatternMatchesNothing = "pattern-matches-nothing" // a matchinst() pattern matches none of the current instances
+	PatternUnchecked      = "pattern-unchecked"       // a matchinst() pattern uses POSIX features that cannot be checked here
+	RateOfInstant         = "rate-of-instant"         // rate() of an instantaneous or discrete value
+	NestedDerived         = "nested-derived"          // an operand is itself a derived metric
+	WrongValue            = "wrong-value"             // libpcp computes a value other than the expression suggests
+	LibpcpCrash           = "libpcp-crash"            // the target release of libpcp crashes on this expression
+	Suppression           = "suppression"             // a "# pcp-derive-lsp:" comment is malformed or names an unknown code
+	Internal              = "internal"                // pcp-derive-lsp could not analyse the definition
+	EmptyNow              = "empty-now"               // a valid derived metric has no values in the live source's latest sample
+	HostUnreachable       = "host-unreachable"        // a host of a fleet check could not be checked: down, too slow or refusing
+)
+
 // registry lists every code, by kind.
 var registry = []Info{
 	// The config file as libpcp reads it.
 	{
-		Code: "binary-file", Kind: File, Severity: SevError,
+		Code: BinaryFile, Kind: File, Severity: SevError,
 		Summary:   "the file is not text",
 		Behaviour: "A derived metric config is text: a NUL byte in its first 8 KB marks it as something else (an archive, a compiled file) put where configs go. libpcp loads it all the same, line by line as C strings cut at every NUL (see `nul-byte`), defines whatever the fragments define and reports whatever errors they make. pcp-derive-lsp reports the file once with this code and then reads it as libpcp does: `--format pcp` prints libpcp's own messages for it, and the metrics it defines are known to the other files, `describe` and `eval`.",
 		Example:   "m.a = 1\n\x00\x01\x02\x03",
@@ -90,21 +163,21 @@ var registry = []Info{
 		FixNote:   "Move the file out of the config directory, or, if it is a config that got binary junk, remove the junk.",
 	},
 	{
-		Code: "too-large", Kind: File, Severity: SevError,
+		Code: TooLarge, Kind: File, Severity: SevError,
 		Summary:   "the file is larger than the size limit",
 		Behaviour: "libpcp reads any size, but no real config is tens of megabytes: a file that large is a log or a dump in the wrong place. pcp-derive-lsp skips a file above `check --max-size` (64 MB by default, the same for an editor buffer) rather than spend memory on it.",
 		NoExample: "an example would be larger than the limit (64 MB by default).",
 		FixNote:   "Split a generated config into files of a sane size, or raise `check --max-size` if the file really is a config.",
 	},
 	{
-		Code: "nul-byte", Kind: File, Severity: SevError,
+		Code: NULByte, Kind: File, Severity: SevError,
 		Summary:   "a NUL byte ends the line early for libpcp",
 		Behaviour: "libpcp reads a line with fgetc and then uses it as C strings, so a NUL byte ends what it sees: after the `=`, the expression or attribute value ends at the NUL, and what comes before it is parsed and defined alone (a quoted value goes on reading the lines that follow); before the `=`, the name ends there, with no trailing white space trimmed, while the expression after the `=` is still read; a line that starts with a NUL is not empty to libpcp (a `missing '='` or `name missing` error that prints an empty line). pcp-derive-lsp reports each such line and reads it exactly so (every release alike). (A NUL in the first 8 KB also makes the whole file a `binary-file`.)",
 		NoExample: "a NUL byte cannot be shown in an example.",
 		FixNote:   "Remove the NUL byte; it usually comes from a broken editor or a bad concatenation.",
 	},
 	{
-		Code: "invalid-utf8", Kind: File, Severity: SevWarning,
+		Code: InvalidUTF8, Kind: File, Severity: SevWarning,
 		Summary:   "the line is not valid UTF-8",
 		Behaviour: "libpcp passes the bytes through: help text that is not UTF-8 (Latin-1 from an old editor) reaches `pminfo -T` and every client as it is, and shows as garbage in UTF-8 terminals and tools. In an expression, such bytes are a syntax error anyway.",
 		Example:   "m.a = hinv.ncpu\nm.a(oneline) = caf\xe9 count\n",
@@ -112,7 +185,7 @@ var registry = []Info{
 		FixNote:   "Save the file as UTF-8 (`iconv -f latin1 -t utf-8`).",
 	},
 	{
-		Code: "no-final-newline", Kind: File, Severity: SevWarning,
+		Code: NoFinalNewline, Kind: File, Severity: SevWarning,
 		Summary:   "the last line has no newline, so libpcp never reads it",
 		Behaviour: "libpcp only processes a line when it reads its newline. A last line without one is dropped without a word: the metric it defines does not exist, and nothing says why.",
 		Example:   "m.a = hinv.ncpu\nm.b = hinv.ncpu * 2",
@@ -120,7 +193,7 @@ var registry = []Info{
 		FixNote:   "End the file with a newline (most editors have a setting for it).",
 	},
 	{
-		Code: "control", Kind: File, Severity: SevWarning,
+		Code: Control, Kind: File, Severity: SevWarning,
 		SeverityNote: "an error when the line has no `=` at all, as libpcp says",
 		Summary:      "a #control line is malformed",
 		Behaviour:    "From PCP 7.1.1, a line starting `#control` sets derived metric controls (`global_limit`, `context_limit`, `debug_syntax`, `debug_semantics`, `debug_eval`, `option_novalue`), as `NAME=INTEGER` items separated by commas. libpcp stops at the first item it cannot use (no `=`, no value, a value that is not a whole number, an unknown name, a value out of range) and ignores the rest of the line. Before 7.1.1 the line is a comment.",
@@ -129,7 +202,7 @@ var registry = []Info{
 		FixNote:      "Write each control as `name=value` with a value libpcp accepts: 0 or 1 for the debug flags and `option_novalue`, -1 or more than 0 for `global_limit`. `context_limit` cannot be set from a config.",
 	},
 	{
-		Code: "missing-equals", Kind: File, Severity: SevError,
+		Code: MissingEquals, Kind: File, Severity: SevError,
 		Summary:   "the line has no \"=\"",
 		Behaviour: "Every line that is not empty and does not start with `#` in its first column must be `name = expression` or `name(attribute) = value`. libpcp prints that the `=` is missing after the derived metric name, and skips the line. An indented comment and a line of only spaces are such lines too.",
 		Example:   "mem.free.ratio mem.util.free / mem.physmem\n",
@@ -137,7 +210,7 @@ var registry = []Info{
 		FixNote:   "Put `=` between the name and the expression; start comments in the first column.",
 	},
 	{
-		Code: "missing-name", Kind: File, Severity: SevError,
+		Code: MissingName, Kind: File, Severity: SevError,
 		Summary:   "the derived metric name is missing",
 		Behaviour: "The text before `=` (or before `(` on an attribute line) is the metric's name; libpcp prints `derived metric name missing` when there is none and skips the line.",
 		Example:   " = hinv.ncpu * 2\n",
@@ -145,7 +218,7 @@ var registry = []Info{
 		FixNote:   "Name the metric before `=`.",
 	},
 	{
-		Code: "illegal-name", Kind: File, Severity: SevError,
+		Code: IllegalName, Kind: File, Severity: SevError,
 		Summary:   "the derived metric name is not a valid PCP metric name",
 		Behaviour: "A metric name is dot-separated parts that each start with a letter and go on with letters, digits or `_`. libpcp prints `illegal derived metric name` and skips the line.",
 		Example:   "cats.9lives = 1\n",
@@ -153,7 +226,7 @@ var registry = []Info{
 		FixNote:   "Start every part of the name with a letter; use `_` instead of `-`.",
 	},
 	{
-		Code: "missing-expr", Kind: File, Severity: SevError,
+		Code: MissingExpr, Kind: File, Severity: SevError,
 		Summary:   "the expression is missing",
 		Behaviour: "libpcp prints `expression missing` for `name =` with nothing after it, and skips the line.",
 		Example:   "m.a =\n",
@@ -161,14 +234,14 @@ var registry = []Info{
 		FixNote:   "Write the expression after `=`, or remove the line.",
 	},
 	{
-		Code: "missing-lparen", Kind: File, Severity: SevError,
+		Code: MissingLParen, Kind: File, Severity: SevError,
 		Summary:   "an attribute line lacks \"(\"",
 		Behaviour: "An attribute line is `name(attribute) = value`. libpcp has a message for a `)` with no `(` before the `=` (`missing '(' before attribute`), but it checks the name first, and the `)` makes the name illegal: in practice the line gets `illegal-name`, here as in libpcp.",
 		NoExample: "unreachable in practice, as in libpcp: the `)` makes the name an `illegal-name` first.",
 		FixNote:   "Write the attribute in parentheses right after the name: `m.a(oneline) = text`.",
 	},
 	{
-		Code: "missing-rparen", Kind: File, Severity: SevError,
+		Code: MissingRParen, Kind: File, Severity: SevError,
 		Summary:   "an attribute line lacks \")\"",
 		Behaviour: "An attribute line is `name(attribute) = value`; with a `(` and no `)` before the `=`, libpcp prints `missing ')' after attribute` and skips the line.",
 		Example:   "m.a = hinv.ncpu\nm.a(oneline = CPUs\n",
@@ -176,7 +249,7 @@ var registry = []Info{
 		FixNote:   "Close the parenthesis before `=`.",
 	},
 	{
-		Code: "duplicate-name", Kind: File, Severity: SevError,
+		Code: DuplicateName, Kind: File, Severity: SevError,
 		Summary:   "a derived metric of this name is already defined",
 		Behaviour: "Names are global to a process: a second definition of a name, in the same file or any file loaded before it (`PCP_DERIVED_CONFIG=a:b:dir`), fails with `Duplicate global derived metric name` and the first one stays.",
 		Example:   "m.a = hinv.ncpu\nm.a = hinv.ncpu * 2\n",
@@ -184,7 +257,7 @@ var registry = []Info{
 		FixNote:   "Rename one of the two, or remove the one not wanted (the quick fix removes the duplicate). Check files meant for different hosts with `check --separate`.",
 	},
 	{
-		Code: "attr-missing-name", Kind: File, Severity: SevError,
+		Code: AttrMissingName, Kind: File, Severity: SevError,
 		Summary:   "an attribute line has no attribute name",
 		Behaviour: "libpcp prints `attribute name missing` for `name() = value` and skips the line.",
 		Example:   "m.a = hinv.ncpu\nm.a() = CPUs\n",
@@ -192,7 +265,7 @@ var registry = []Info{
 		FixNote:   "Name the attribute: `oneline` or `helptext`.",
 	},
 	{
-		Code: "attr-missing-value", Kind: File, Severity: SevError,
+		Code: AttrMissingValue, Kind: File, Severity: SevError,
 		Summary:   "an attribute line has no value",
 		Behaviour: "libpcp prints `attribute value missing` when nothing (or only an opening quote) follows the `=` of an attribute line.",
 		Example:   "m.a = hinv.ncpu\nm.a(oneline) =\n",
@@ -200,7 +273,7 @@ var registry = []Info{
 		FixNote:   "Give the text after `=`, or remove the line.",
 	},
 	{
-		Code: "attr-unterminated", Kind: File, Severity: SevError,
+		Code: AttrUnterminated, Kind: File, Severity: SevError,
 		Summary:   "a quoted attribute value never ends",
 		Behaviour: "A value that starts with `\"` or `'` may span lines and ends at the same quote, unescaped. When it never ends, libpcp reads to the end of the file looking for it and prints `missing termination`: every definition after the attribute is lost.",
 		Example:   "m.a = hinv.ncpu\nm.a(helptext) = 'CPUs online\nm.b = hinv.ncpu * 2\n",
@@ -208,7 +281,7 @@ var registry = []Info{
 		FixNote:   "Close the quote; write a quote inside the value as `\\'` or `\\\"`.",
 	},
 	{
-		Code: "attr-extra-text", Kind: File, Severity: SevWarning,
+		Code: AttrExtraText, Kind: File, Severity: SevWarning,
 		Summary:   "text after a quoted attribute value is ignored",
 		Behaviour: "A quoted value ends at its closing quote; libpcp warns `extra text ... after attribute value will be ignored` and drops the rest of the line.",
 		Example:   "m.a = hinv.ncpu\nm.a(oneline) = 'CPUs' online\n",
@@ -216,7 +289,7 @@ var registry = []Info{
 		FixNote:   "Move the text inside the quotes, or remove it.",
 	},
 	{
-		Code: "attr-undefined-metric", Kind: File, Severity: SevError,
+		Code: AttrUndefinedMetric, Kind: File, Severity: SevError,
 		Summary:   "an attribute names a derived metric not defined before it",
 		Behaviour: "An attribute sets help text of a derived metric registered earlier in the config path. For any other name (misspelt, defined later, or a real metric) libpcp prints `cannot set attribute, derived metric (NAME) not defined` and the text is lost.",
 		Example:   "m.a(oneline) = CPUs\nm.a = hinv.ncpu\n",
@@ -224,7 +297,7 @@ var registry = []Info{
 		FixNote:   "Put attribute lines after the definition, and spell the name as it is defined.",
 	},
 	{
-		Code: "attr-invalid", Kind: File, Severity: SevError,
+		Code: AttrInvalid, Kind: File, Severity: SevError,
 		Summary:   "an attribute is unknown or set twice",
 		Behaviour: "libpcp knows two attributes, `oneline` and `helptext` (case matters), each set once per metric: it prints `attribute (ATTR) is unknown` or `duplicate value for attribute` and ignores the line.",
 		Example:   "m.a = hinv.ncpu\nm.a(units) = count\n",
@@ -233,7 +306,7 @@ var registry = []Info{
 	},
 	// libpcp's verdicts.
 	{
-		Code: "syntax", Kind: Verdict, Severity: SevError,
+		Code: Syntax, Kind: Verdict, Severity: SevError,
 		Summary:   "libpcp rejects the expression's syntax",
 		Behaviour: "libpcp's parser (the same yacc grammar in every release, with a few words added over time) rejects the expression: it prints `pmRegisterDerived(NAME, ...) syntax error`, the expression with a caret, and a message, and the metric does not exist. The finding gives the same caret and message, from the same grammar.",
 		Example:   "m.a = hinv.ncpu +\n",
@@ -241,7 +314,7 @@ var registry = []Info{
 		FixNote:   "Complete or correct the expression at the caret. A `#` after an expression is not a comment: comments start in the first column.",
 	},
 	{
-		Code: "dialect", Kind: Verdict, Severity: SevError,
+		Code: Dialect, Kind: Verdict, Severity: SevError,
 		Summary:   "the construct needs a newer PCP than the target release",
 		Behaviour: "The language grew: `delta()`, `rate()` and `instant()` of an expression (6.3.0), `novalue()` and `meta=` (6.2.2), `indom=` (7.1.0), continuation lines (6.2.2), extra units (7.2.0). An older libpcp rejects these with a syntax error, so the metric does not exist on hosts of that release. The target release is `--pcp-version` (`pcpVersion` in the editor), by default the release the metadata source runs.",
 		Example:   "a = delta(disk.dev.read + disk.dev.write)\n",
@@ -250,7 +323,7 @@ var registry = []Info{
 		FixNote:   "Rewrite with what the target release has (here, one `delta()` per metric), or target the release the hosts really run; `check --pcp-version all` shows each definition's fate on every release.",
 	},
 	{
-		Code: "semantic", Kind: Verdict, Severity: SevError,
+		Code: Semantic, Kind: Verdict, Severity: SevError,
 		Summary:   "libpcp rejects the metric when it binds it",
 		Behaviour: "When a tool first uses the metric, libpcp binds its operands and checks types, semantics, units and instance domains, in its own order, stopping at the first problem: it prints `Semantic error: derived metric NAME: ...` and the metric has no value in that tool. Also here: a derived metric inside another from PCP 6.2.2 (`Illegal nested derived metric`) and an operand without a descriptor (7.1+).",
 		Example:   "network.total = network.interface.in.bytes * network.interface.out.bytes\n",
@@ -258,7 +331,7 @@ var registry = []Info{
 		FixNote:   "The message says which rule the operands break and what each operand is; counters only add and subtract, and a bare number is a 32-bit unsigned discrete constant (use `mkconst()` for another type, semantics or units).",
 	},
 	{
-		Code: "unknown-metric", Kind: Verdict, Severity: SevError,
+		Code: UnknownMetric, Kind: Verdict, Severity: SevError,
 		Summary:   "an operand names a metric the metadata source does not know",
 		Behaviour: "An operand that does not bind hides the derived metric: PCP before 7.1 says nothing at all (the metric is simply absent from `pminfo`), 7.1 and later print `Unknown operand metric`. From 6.2.2 an operand under `defined()` or in a `?:` branch may be missing.",
 		Example:   "disk.dev.reads = delta(disk.dev.reda)\n",
@@ -266,7 +339,7 @@ var registry = []Info{
 		FixNote:   "Correct the name (the finding suggests close ones), or, for a metric some hosts lack, guard it: `defined(M) ? EXPR : novalue()` (PCP 6.2.2+).",
 	},
 	{
-		Code: "pmda-missing", Kind: Verdict, Severity: SevWarning,
+		Code: PMDAMissing, Kind: Verdict, Severity: SevWarning,
 		SeverityNote: "a hint for the further metrics of the same PMDA in a file, which point at the first",
 		Summary:      "an operand belongs to a PCP PMDA that is not installed where the metadata came from",
 		Behaviour:    "The operand is under the namespace of one of PCP's PMDAs (`mssql.*`, `proc.*`, ...) and the metadata source has no metric of that PMDA at all: on that host the PMDA is not installed, and libpcp hides every derived metric using it, as for an unknown metric. On a fleet that is often expected (PCP's own configs name many PMDAs), so it is a warning, once per PMDA, where a misspelt name under an installed PMDA is an `unknown-metric` error.",
@@ -275,7 +348,7 @@ var registry = []Info{
 		FixNote:      "Install the PMDA on the hosts that should have the metric, check against a host or archive that has it, or guard the metric with `defined()` so it has no value where the PMDA is missing.",
 	},
 	{
-		Code: "masked", Kind: Verdict, Severity: SevWarning,
+		Code: Masked, Kind: Verdict, Severity: SevWarning,
 		Summary:   "a real metric of the same name hides the derived metric",
 		Behaviour: "libpcp accepts a derived metric named like a real one, but when it binds, the real metric wins: the definition is silently ignored.",
 		Example:   "kernel.all.load = 1\n",
@@ -283,7 +356,7 @@ var registry = []Info{
 		FixNote:   "Give derived metrics names of their own (a site prefix is common).",
 	},
 	{
-		Code: "no-value", Kind: Verdict, Severity: SevWarning,
+		Code: NoValue, Kind: Verdict, Severity: SevWarning,
 		Summary:   "the derived metric is registered but never has a value",
 		Behaviour: "A ternary with `novalue()` in both branches makes libpcp's grammar fail after it registered the metric: it exists as a 32-bit unsigned discrete metric without units, whatever the rest of the expression says, and its values are garbage or none (seen in 6.3.8 and 7.2.2).",
 		Example:   "m.a = hinv.ncpu > 1 ? novalue() : novalue()\n",
@@ -292,7 +365,7 @@ var registry = []Info{
 	},
 	// Advice: what libpcp accepts but does not do as meant.
 	{
-		Code: "filter-on-singular", Kind: Advice, Severity: SevWarning,
+		Code: FilterOnSingular, Kind: Advice, Severity: SevWarning,
 		Summary:   "an instance filter on a metric without instances never has a value",
 		Behaviour: "libpcp accepts `metric[instance]` and `matchinst()` on a metric that has no instance domain, and the result never has a value.",
 		Example:   "m.a = hinv.ncpu[cpu0]\n",
@@ -300,7 +373,7 @@ var registry = []Info{
 		FixNote:   "Drop the filter, or filter the per-instance metric meant (`kernel.percpu.*`).",
 	},
 	{
-		Code: "unknown-instance", Kind: Advice, Severity: SevWarning,
+		Code: UnknownInstance, Kind: Advice, Severity: SevWarning,
 		Summary:   "an instance filter names an instance the metric does not have now",
 		Behaviour: "libpcp looks the instance up by its full name or the part before the first space, and until an instance of that name exists the metric has no value. Instances come and go (disks, containers), so this is a warning about the metadata source's current instances.",
 		Example:   "load.two = kernel.all.load[2 minute]\n",
@@ -308,7 +381,7 @@ var registry = []Info{
 		FixNote:   "Spell the instance as `pminfo -f METRIC` lists it (the finding suggests close names).",
 	},
 	{
-		Code: "quoted-instance", Kind: Advice, Severity: SevError,
+		Code: QuotedInstance, Kind: Advice, Severity: SevError,
 		Summary:   "an instance filter is written with quotes, which libpcp keeps as part of the name",
 		Behaviour: "Between `[` and `]` libpcp takes every character literally, quotes included: `disk.dev.read[\"vda\"]` looks for an instance named `\"vda\"` with the quotes, which no PMDA has, so the metric never has a value (every release). It is an error unless the instance domain really has such a name.",
 		Example:   "vda.reads = disk.dev.read[\"vda\"]\n",
@@ -316,7 +389,7 @@ var registry = []Info{
 		FixNote:   "Remove the quotes; escape a `]` in the name as `\\]`. `check --fix` does it.",
 	},
 	{
-		Code: "pattern-matches-nothing", Kind: Advice, Severity: SevWarning,
+		Code: PatternMatchesNothing, Kind: Advice, Severity: SevWarning,
 		Summary:   "a matchinst() pattern matches none of the current instances",
 		Behaviour: "libpcp matches the pattern (POSIX extended, case-sensitive, unanchored) against each instance name cut at its first space: `kernel.all.load`'s `1 minute` is matched as `1`. A pattern that matches none of the current instances gives no values.",
 		Example:   "sd.reads = matchinst(/^sd/, disk.dev.read)\n",
@@ -324,7 +397,7 @@ var registry = []Info{
 		FixNote:   "Test the pattern against `pminfo -f METRIC`'s instance names, remembering the cut at the first space.",
 	},
 	{
-		Code: "pattern-unchecked", Kind: Advice, Severity: SevWarning,
+		Code: PatternUnchecked, Kind: Advice, Severity: SevWarning,
 		Summary:   "a matchinst() pattern uses POSIX features that cannot be checked here",
 		Behaviour: "libpcp uses POSIX `regexec`; character classes like `[[:alpha:]]`, collating elements, back references and backslashes in brackets behave differently in other regular expression engines, so the pattern was not matched against the instances. It may be right.",
 		Example:   "named.reads = matchinst(/^[[:alpha:]]+$/, disk.dev.read)\n",
@@ -332,7 +405,7 @@ var registry = []Info{
 		FixNote:   "Nothing to do if the pattern is right; plain ranges (`[a-z]`) can be checked.",
 	},
 	{
-		Code: "rate-of-instant", Kind: Advice, Severity: SevWarning,
+		Code: RateOfInstant, Kind: Advice, Severity: SevWarning,
 		Summary:   "rate() of an instantaneous or discrete value",
 		Behaviour: "`rate()` divides the change since the last sample by the time between samples: meant for counters. Of a gauge (a load average, a queue length) it gives how fast the gauge moves, rarely what is wanted.",
 		Example:   "load.rate = rate(kernel.all.load)\n",
@@ -340,7 +413,7 @@ var registry = []Info{
 		FixNote:   "Use the gauge itself, or `rate()` of the counter behind it.",
 	},
 	{
-		Code: "nested-derived", Kind: Advice, Severity: SevWarning,
+		Code: NestedDerived, Kind: Advice, Severity: SevWarning,
 		Summary:   "an operand is itself a derived metric",
 		Behaviour: "Before PCP 6.2.2, libpcp accepts a derived metric inside another: it binds and has metadata, but every fetch of it fails with `No PMCD agent for domain of request`. From 6.2.2 it is a `semantic` error (`Illegal nested derived metric`); a plain alias (`x = other`) is fine in every release.",
 		Example:   "a.b = kernel.all.load + 1\nc.d = a.b * 2\n",
@@ -349,7 +422,7 @@ var registry = []Info{
 		FixNote:   "Repeat the inner expression instead of naming its metric.",
 	},
 	{
-		Code: "wrong-value", Kind: Advice, Severity: SevWarning,
+		Code: WrongValue, Kind: Advice, Severity: SevWarning,
 		Summary:   "libpcp computes a value other than the expression suggests",
 		Behaviour: "Places where libpcp's arithmetic is not the arithmetic the expression reads as: a bare integer is unsigned 32-bit, so `0 - x` wraps around instead of going negative and a signed 32-bit metric compared with `0` compares as unsigned; `!x` works on 32-bit values only; division by a constant zero gives infinity; `*` and `/` of operands with opposite dimensions and different scales convert the wrong way (a libpcp bug).",
 		Example:   "cpus.left = 0 - hinv.ncpu\n",
@@ -357,7 +430,7 @@ var registry = []Info{
 		FixNote:   "The message names the case and the rewrite: a signed constant (`mkconst(N, type=32)` with a signed 32-bit metric, `type=64` with an unsigned one), `(x) == 0` for `!x`, swapped operands or `rescale()` for the units bug.",
 	},
 	{
-		Code: "libpcp-crash", Kind: Advice, Severity: SevWarning,
+		Code: LibpcpCrash, Kind: Advice, Severity: SevWarning,
 		SeverityNote: "an error for a metric that depends on itself, which crashes libpcp as soon as it binds, and for an expression too deep for libpcp's stack",
 		Summary:      "the target release of libpcp crashes on this expression",
 		Behaviour:    "Some expressions crash the tool that fetches them with the libpcp of older releases: `(expr)[instance]` and `scalar()` of an expression with no values (fixed in 6.1.1), and derived metrics that depend on themselves through others (before 6.2.2). The config loads; `pmval`, `pmrep` or `pmlogger` die later. Every release crashes on an expression more than about 26,000 operators deep (a generated `a + b + c + ...` of that many terms): its parser takes any length of chain, but binding, checking and fetching walk the tree recursively and overflow the default 8 MB stack; past 25,000 levels the checker reports that as an error and does not check the expression further.",
@@ -368,7 +441,7 @@ var registry = []Info{
 	},
 	// Our own.
 	{
-		Code: "suppression", Kind: Ours, Severity: SevError,
+		Code: Suppression, Kind: Ours, Severity: SevError,
 		Summary:   "a \"# pcp-derive-lsp:\" comment is malformed or names an unknown code",
 		Behaviour: "A comment line `# pcp-derive-lsp: ignore[CODE,...]` (or `ignore` for every code) before a definition suppresses its findings, in `check` and in the editor alike; libpcp sees an ordinary comment. A misspelt code would suppress nothing without a word, so a code the registry lacks, or a comment that is not of that form, is an error.",
 		Example:   "# pcp-derive-lsp: ignore[unknown-metirc]\nm.a = disk.dev.reda\n",
@@ -376,21 +449,21 @@ var registry = []Info{
 		FixNote:   "Spell the code as listed in [the codes](README.md) (the quick fix and `check --fix` correct a near miss).",
 	},
 	{
-		Code: "internal", Kind: Ours, Severity: SevError,
+		Code: Internal, Kind: Ours, Severity: SevError,
 		Summary:   "pcp-derive-lsp could not analyse the definition",
 		Behaviour: "pcp-derive-lsp's own parser or checker failed on a definition libpcp's grammar accepts: a bug in pcp-derive-lsp, not in the config. The finding says what failed; the definition is not checked further.",
 		NoExample: "it reports a bug: no known config gets it.",
 		FixNote:   "Please report it with the definition (https://github.com/pcp-derive-lsp/pcp-derive-lsp/issues); suppress it meanwhile with `# pcp-derive-lsp: ignore[internal]`.",
 	},
 	{
-		Code: "empty-now", Kind: Ours, Severity: SevInfo,
+		Code: EmptyNow, Kind: Ours, Severity: SevInfo,
 		Summary:   "a valid derived metric has no values in the live source's latest sample",
 		Behaviour: "libpcp registers the metric and `pminfo -f` prints only `No value(s) available!`. The editor evaluates each definition on screen on the preview's cycle, as libpcp would, keeps every subexpression's values, and reports the subexpression where values vanish and why: an operand its PMDA returns nothing for, an instance name that does not exist, a `matchinst` pattern that matches nothing, operands that share no instance, a counter whose rate needs another sample, a guard that chose `novalue()`. `pcp-derive-lsp explain` prints the whole tree.",
 		NoExample: "it needs live values: the editor's preview of a pmcd gives it, `check` never does.",
 		FixNote:   "Follow the reason to the subexpression it names: `explain` (or the editor's *Explain this metric*) shows the values of every node. The metric may be right and the host simply has nothing to report now.",
 	},
 	{
-		Code: "host-unreachable", Kind: Ours, Severity: SevError,
+		Code: HostUnreachable, Kind: Ours, Severity: SevError,
 		Summary:   "a host of a fleet check could not be checked: down, too slow or refusing",
 		Behaviour: "A fleet check (`check --hosts`, `--hosts-file`, `--archive-dir`, the server's `fleet` setting) asks every host for its metadata. A host that refuses the connection, does not answer within `--host-timeout`, or whose archive cannot be read gives no verdicts: its definitions are neither valid nor invalid there. libpcp has no such notion; pminfo would fail on that host alone.",
 		NoExample: "it needs a fleet with a host that is down.",
@@ -400,12 +473,30 @@ var registry = []Info{
 
 // Lookup returns the registry entry for code.
 func Lookup(code string) (Info, bool) {
-	for _, in := range registry {
-		if in.Code == code {
-			return in, true
-		}
+	if i, ok := byCode[code]; ok {
+		return registry[i], true
 	}
 	return Info{}, false
+}
+
+// byCode indexes the registry by code (built once, never changed):
+// every finding made asks for its code's default severity.
+var byCode = func() map[string]int {
+	out := make(map[string]int, len(registry))
+	for i, in := range registry {
+		out[in.Code] = i
+	}
+	return out
+}()
+
+// DefaultSeverity is a code's severity unless the project's rules change
+// it; an unregistered code (the tests forbid one) is an error, as it may
+// be.
+func DefaultSeverity(code string) Severity {
+	if in, ok := Lookup(code); ok {
+		return in.Severity
+	}
+	return SevError
 }
 
 // All returns every code's entry, sorted by code.
@@ -431,30 +522,9 @@ func ByKind(k Kind) []Info {
 func Closest(code string) string {
 	best, bestDist := "", len(code)/3+1
 	for _, in := range All() {
-		if d := distance(code, in.Code); d < bestDist {
+		if d := editdist.Distance(code, in.Code); d < bestDist {
 			best, bestDist = in.Code, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance of two short strings.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

@@ -29,31 +29,80 @@ type use struct {
 // called *Code/*code (Diagnostic{Code: "x"}, problemCode: "x",
 // code := "x", code = map[bool]string{...}[...]), an argument passed for
 // a parameter named code (the checker's diag and warn, the grammar's
-// diag), and comparisons with a .Code (d.Code == "x", switch g.Code). Each
-// must be registered, and each registered code must be made somewhere:
-// the checker, the grammar, the analysis and the command line all
-// emit codes, and a new emitter of any of them is covered without a
-// change here.
+// diag), and comparisons with a .Code (d.Code == "x", switch g.Code).
+// There must be none: a code is named by its constant (codes.Masked), so
+// a misspelt one does not compile. Each registered code must have its
+// constant, the registry must name it by that constant, and each must
+// be made somewhere: the checker, the grammar, the analysis, the
+// fleet and the server all emit codes, and a new emitter of any of them
+// is covered without a change here.
 func TestEveryEmittedCodeRegistered(t *testing.T) {
-	uses := scanModule(t, filepath.Join("..", "."))
-	if len(uses) < 40 {
-		t.Fatalf("only %d uses of codes found: the scan no longer sees the emitters", len(uses))
+	literals, used := scanModule(t, filepath.Join("..", "."))
+	consts := constants(t)
+	byValue := map[string]string{}
+	for name, value := range consts {
+		byValue[value] = name
 	}
-	made := map[string]bool{}
-	for _, u := range uses {
-		made[u.code] = true
-		if _, ok := Lookup(u.code); !ok {
-			t.Errorf("%s: code %q is not in the registry (codes/codes.go)", u.where, u.code)
-		}
+	for _, u := range literals {
+		t.Errorf("%s: code %q as a string literal: name it codes.%s", u.where, u.code, byValue[u.code])
+	}
+	if len(used) < 30 {
+		t.Fatalf("only %d codes named in the module: the scan no longer sees the emitters", len(used))
 	}
 	for _, in := range All() {
-		if !made[in.Code] {
-			t.Errorf("code %q is registered but nothing in the module makes it", in.Code)
+		name, ok := byValue[in.Code]
+		switch {
+		case !ok:
+			t.Errorf("code %q has no constant", in.Code)
+		case !used[name]:
+			t.Errorf("code %q (codes.%s) is registered but nothing in the module makes it", in.Code, name)
 		}
 	}
 }
 
-func scanModule(t *testing.T, root string) []use {
+// constants are the code constants of codes.go (name to code), read from
+// its source; the registry's entries must name their codes by them.
+func constants(t *testing.T) map[string]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "codes.go", nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GenDecl:
+			if n.Tok != token.CONST {
+				return true
+			}
+			for _, spec := range n.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if i < len(vs.Values) && vs.Type == nil {
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							if v, err := strconv.Unquote(lit.Value); err == nil {
+								if _, registered := Lookup(v); registered {
+									out[id.Name] = v
+								}
+							}
+						}
+					}
+				}
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok && id.Name == "Code" {
+				if _, ok := n.Value.(*ast.Ident); !ok {
+					t.Errorf("%s: a registry entry names its code by a literal, not its constant", fset.Position(n.Pos()))
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func scanModule(t *testing.T, root string) (literals []use, used map[string]bool) {
 	t.Helper()
 	fset := token.NewFileSet()
 	var files []*ast.File
@@ -123,6 +172,17 @@ func scanModule(t *testing.T, root string) []use {
 		})
 	}
 	var out []use
+	used = map[string]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "codes" {
+					used[sel.Sel.Name] = true
+				}
+			}
+			return true
+		})
+	}
 	strings := func(e ast.Node) {
 		ast.Inspect(e, func(n ast.Node) bool {
 			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
@@ -195,5 +255,5 @@ func scanModule(t *testing.T, root string) []use {
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].where < out[j].where })
-	return out
+	return out, used
 }

@@ -305,7 +305,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 			}
 		}
 	})
-	a := &analysis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
+	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
 	a.run()
 	return x, nil
 }

@@ -37,7 +37,7 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // phrase says in plain words what a node computes, then why it has no
 // values when it points at a node below, or why it is not evaluated.
-func (a *analysis) phrase(n *Node) string {
+func (a *diagnosis) phrase(n *Node) string {
 	p := a.what(n)
 	switch {
 	case n.NotEvaluated != "":
@@ -55,7 +55,7 @@ func (a *analysis) phrase(n *Node) string {
 
 // emptyOperandNote tells what the aggregates make of an operand without
 // values: they still give one value.
-func (a *analysis) emptyOperandNote(n *Node) string {
+func (a *diagnosis) emptyOperandNote(n *Node) string {
 	c, ok := n.Syntax.(*grammar.Call)
 	if !ok || len(n.Children) != 1 || !n.Evaluated || len(n.Values) == 0 {
 		return ""
@@ -76,7 +76,7 @@ func (a *analysis) emptyOperandNote(n *Node) string {
 }
 
 // what is the node's own phrase.
-func (a *analysis) what(n *Node) string {
+func (a *diagnosis) what(n *Node) string {
 	kid := func(i int) string { return quote(n.Children[i]) }
 	switch syn := n.Syntax.(type) {
 	case *grammar.Metric:
@@ -128,7 +128,7 @@ func (a *analysis) what(n *Node) string {
 	return "a subexpression"
 }
 
-func (a *analysis) callPhrase(n *Node, c *grammar.Call) string {
+func (a *diagnosis) callPhrase(n *Node, c *grammar.Call) string {
 	var arg string
 	if len(n.Children) == 1 {
 		arg = quote(n.Children[0])
@@ -179,7 +179,7 @@ var opWords = map[string]string{
 // opVerbs join a single value with every instance of the other operand.
 var opVerbs = map[string]string{"+": "plus", "-": "minus", "*": "times", "/": "divided by", "&&": "and", "||": "or"}
 
-func (a *analysis) binaryPhrase(n *Node, b *grammar.Binary) string {
+func (a *diagnosis) binaryPhrase(n *Node, b *grammar.Binary) string {
 	word := opWords[b.Op]
 	l, r := n.Children[0], n.Children[1]
 	lInst := l.Desc != nil && l.Desc.InDom != pmapi.InDomNull
@@ -217,7 +217,7 @@ func (a *analysis) binaryPhrase(n *Node, b *grammar.Binary) string {
 
 // scaleFactor is the factor libpcp applies to an operand to reconcile
 // unit scales with its sibling ("" for none).
-func (a *analysis) scaleFactor(n *Node) string {
+func (a *diagnosis) scaleFactor(n *Node) string {
 	ni := a.nodes[n.Syntax]
 	if ni == nil || ni.MulScale == 0 || ni.DivScale == 0 || ni.MulScale == ni.DivScale {
 		return ""

@@ -61,7 +61,7 @@ func fleetOf(sources map[string]pmclient.Source) func(context.Context, fleet.Tar
 
 func targets(t *testing.T, list string) []fleet.Target {
 	t.Helper()
-	ts, err := fleet.ParseHosts(list, "")
+	ts, err := fleet.Hosts{List: strings.Split(list, ",")}.Targets(fleet.HostsNames{List: "hosts"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,5 +331,32 @@ func TestArchiveFarm(t *testing.T) {
 	}
 	if _, err := fleet.ArchiveFarm(filepath.Join(dir, "empty")); err == nil {
 		t.Error("a farm with no archive: no error")
+	}
+}
+
+// Hosts are listed in order (the list, then the file), errors name the
+// setting, and two hosts of one name are refused.
+func TestHostsTargets(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(file, []byte("db1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := fleet.HostsNames{List: "--hosts", File: "--hosts-file", ArchiveDir: "--archive-dir"}
+	ts, err := fleet.Hosts{List: []string{"web1", " ", "web2"}, File: file, PMProxy: "http://gw:44322"}.Targets(names)
+	if err != nil || len(ts) != 3 || ts[0].Name != "web1" || ts[2].Name != "db1" || ts[2].Source.PMProxy != "http://gw:44322" {
+		t.Errorf("%+v %v", ts, err)
+	}
+	for _, tc := range []struct {
+		hosts fleet.Hosts
+		want  string
+	}{
+		{fleet.Hosts{List: []string{"db1"}, File: file}, "host db1 is named twice"},
+		{fleet.Hosts{List: []string{"ftp://x"}}, "--hosts: host"},
+		{fleet.Hosts{File: file + ".none"}, "--hosts-file: "},
+		{fleet.Hosts{ArchiveDir: file + ".none"}, "--archive-dir: "},
+	} {
+		if _, err := tc.hosts.Targets(names); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.hosts, err, tc.want)
+		}
 	}
 }

@@ -122,7 +122,7 @@ func TestFleetMatchesEachHostsLibpcp(t *testing.T) {
 		}
 	}
 	list = append(list, fmt.Sprintf("down=127.0.0.1:%d", port), "sluggish="+sluggish, "stuck="+stuck)
-	targets, err := fleet.ParseHosts(strings.Join(list, ","), "")
+	targets, err := fleet.Hosts{List: list}.Targets(fleet.HostsNames{List: "hosts"})
 	if err != nil {
 		t.Fatal(err)
 	}

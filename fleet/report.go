@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
@@ -376,7 +377,7 @@ func (r *Result) Run(tool, toolVersion string) *report.Run {
 		if h.State != Checked {
 			run.Files[0].Diagnostics = append(run.Files[0].Diagnostics, grammar.Diagnostic{
 				Range: grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}}, Severity: grammar.SeverityError,
-				Code: "host-unreachable", Message: fmt.Sprintf("host %s not checked (%s): %s", h.Name, h.State, h.Err)})
+				Code: codes.HostUnreachable, Message: fmt.Sprintf("host %s not checked (%s): %s", h.Name, h.State, h.Err)})
 		}
 	}
 	for i := range run.Files {

@@ -92,18 +92,59 @@ func ParseTarget(s, proxy string) (Target, error) {
 	return Target{Name: name, Source: choose.Spec{Host: spec}}, nil
 }
 
-// ParseHosts reads --hosts: hosts separated by commas.
-func ParseHosts(list, proxy string) ([]Target, error) {
+// Hosts are the ways a user names a fleet, as check's flags and the
+// server's fleet setting both take them.
+type Hosts struct {
+	List       []string // hosts as ParseTarget reads them
+	File       string   // a hosts file (ReadHostsFile)
+	ArchiveDir string   // a pmlogger farm (ArchiveFarm)
+	PMProxy    string   // reaches the bare hosts through this pmproxy
+}
+
+// HostsNames are what the user calls Hosts' settings, for errors:
+// "--hosts", "--hosts-file", "--archive-dir" on the command line.
+type HostsNames struct{ List, File, ArchiveDir string }
+
+// Targets lists the hosts in order: the list, then the file, then the
+// farm. Errors name the setting; two hosts of one name are refused (the
+// report could not tell them apart).
+func (h Hosts) Targets(names HostsNames) ([]Target, error) {
 	var out []Target
-	for _, h := range strings.Split(list, ",") {
-		if strings.TrimSpace(h) == "" {
+	for _, s := range h.List {
+		if strings.TrimSpace(s) == "" {
 			continue
 		}
-		t, err := ParseTarget(h, proxy)
+		t, err := ParseTarget(s, h.PMProxy)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", names.List, err)
+		}
+		out = append(out, t)
+	}
+	if h.File != "" {
+		file, err := os.Open(h.File)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", names.File, err)
+		}
+		ts, err := ReadHostsFile(file, h.File, h.PMProxy)
+		file.Close()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, ts...)
+	}
+	if h.ArchiveDir != "" {
+		ts, err := ArchiveFarm(h.ArchiveDir)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", names.ArchiveDir, err)
+		}
+		out = append(out, ts...)
+	}
+	seen := map[string]bool{}
+	for _, t := range out {
+		if seen[t.Name] {
+			return nil, fmt.Errorf("host %s is named twice (give one a NAME=)", t.Name)
+		}
+		seen[t.Name] = true
 	}
 	return out, nil
 }

@@ -3,6 +3,8 @@ package grammar
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 )
 
 // control parses a pcp7 "#control name=value,..." line.
@@ -16,30 +18,30 @@ func (r *configReader) control(ln *logicalLine, rg Range) {
 	for ns := string(ln.buf[9:]); ; {
 		eq := strings.IndexByte(ns, '=')
 		if eq < 0 {
-			r.diag(rg, SeverityError, "control", fmt.Sprintf("missing \"=\" in derived metric control %q: libpcp ignores the rest of the line", ns),
+			r.diag(rg, SeverityError, codes.Control, fmt.Sprintf("missing \"=\" in derived metric control %q: libpcp ignores the rest of the line", ns),
 				[]string{r.prefix("Error") + fmt.Sprintf("missing '=' in derived metric control (%s)", ns)})
 			return
 		}
 		name, vs := ns[:eq], ns[eq+1:]
 		if vs == "" || vs[0] == ',' {
-			r.diag(rg, SeverityWarning, "control", fmt.Sprintf("missing value in derived metric control %q: libpcp ignores the rest of the line", ns),
+			r.diag(rg, SeverityWarning, codes.Control, fmt.Sprintf("missing value in derived metric control %q: libpcp ignores the rest of the line", ns),
 				[]string{r.prefix("Warning") + fmt.Sprintf("missing value in derived metric control (%s)", ns)})
 			return
 		}
 		value, n := cStrtol(vs)
 		ve := vs[n:]
 		if ve != "" && ve[0] != ',' {
-			r.diag(rg, SeverityWarning, "control", fmt.Sprintf("bad value %q for derived metric control %q: libpcp ignores the rest of the line", vs, name),
+			r.diag(rg, SeverityWarning, codes.Control, fmt.Sprintf("bad value %q for derived metric control %q: libpcp ignores the rest of the line", vs, name),
 				[]string{r.prefix("Warning") + fmt.Sprintf("bad value (%s) for derived metric control (%s)", vs, name)})
 			return
 		}
 		switch control := knownControl(name); {
 		case control == "":
-			r.diag(rg, SeverityWarning, "control", fmt.Sprintf("unknown derived metric control %q (want global_limit, context_limit, debug_syntax, debug_semantics, debug_eval or option_novalue): libpcp ignores it", name),
+			r.diag(rg, SeverityWarning, codes.Control, fmt.Sprintf("unknown derived metric control %q (want global_limit, context_limit, debug_syntax, debug_semantics, debug_eval or option_novalue): libpcp ignores it", name),
 				[]string{r.prefix("Warning") + fmt.Sprintf("unknown derived metric control (%s)", name)})
 		default:
 			if why := controlRefusal(control, value); why != "" {
-				r.diag(rg, SeverityWarning, "control", fmt.Sprintf("libpcp cannot set %s=%d: %s", strings.ToLower(control), value, why),
+				r.diag(rg, SeverityWarning, codes.Control, fmt.Sprintf("libpcp cannot set %s=%d: %s", strings.ToLower(control), value, why),
 					[]string{r.prefix("Warning") + fmt.Sprintf("failed to set derived metric control %s=%d: %s", name, value, why)})
 			} else if control == "OPTION_NOVALUE" {
 				on := value == 1

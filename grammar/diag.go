@@ -6,32 +6,22 @@ import (
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 )
 
-// Severity ranks a diagnostic. The values follow LSP's DiagnosticSeverity so
-// the language server can pass them through unchanged.
-type Severity int
+// Severity ranks a diagnostic: the module's one severity (codes.Severity),
+// whose values follow LSP's DiagnosticSeverity so the language server can
+// pass them through unchanged.
+type Severity = codes.Severity
 
+// The severities, most severe first.
 const (
-	SeverityError   Severity = 1
-	SeverityWarning Severity = 2
-	SeverityInfo    Severity = 3
-	SeverityHint    Severity = 4
+	SeverityError   = codes.SevError
+	SeverityWarning = codes.SevWarning
+	SeverityInfo    = codes.SevInfo
+	SeverityHint    = codes.SevHint
 )
-
-func (s Severity) String() string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityWarning:
-		return "warning"
-	case SeverityInfo:
-		return "info"
-	case SeverityHint:
-		return "hint"
-	}
-	return fmt.Sprintf("severity(%d)", int(s))
-}
 
 // Pos is a position in a config file: Line and Col are 1-based, Col
 // counts bytes; Col16 is the 0-based column in UTF-16 code units, which is

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
@@ -249,7 +250,7 @@ func (r *configReader) run() {
 	}
 	if len(ln.buf) > 0 {
 		ln.end, ln.finalLine, r.final = r.end(), true, true
-		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(r.end())}, SeverityWarning, "no-final-newline",
+		r.diag(Range{r.f.Pos(ln.start), r.f.Pos(r.end())}, SeverityWarning, codes.NoFinalNewline,
 			"the last line has no newline: libpcp never reads it, so this definition is ignored", nil)
 		r.line(&ln)
 		r.listHeld()
@@ -327,7 +328,7 @@ func (r *configReader) line(ln *logicalLine) {
 	nameNUL := -1
 	k := bytes.IndexByte(buf, 0)
 	if k >= 0 {
-		r.diag(Range{r.f.Pos(ln.off(k)), r.f.Pos(ln.off(k) + 1)}, SeverityError, "nul-byte",
+		r.diag(Range{r.f.Pos(ln.off(k)), r.f.Pos(ln.off(k) + 1)}, SeverityError, codes.NULByte,
 			"NUL byte in the line: libpcp reads no further than here", nil)
 		ln.shown = k
 		if ln.eq >= 0 && k < ln.eq {
@@ -339,11 +340,11 @@ func (r *configReader) line(ln *logicalLine) {
 			ln.buf = buf[:k]
 		}
 		if !utf8.Valid(buf) {
-			r.diag(rg, SeverityWarning, "invalid-utf8", "the line is not valid UTF-8", nil)
+			r.diag(rg, SeverityWarning, codes.InvalidUTF8, "the line is not valid UTF-8", nil)
 		}
 		buf = ln.buf
 	} else if !utf8.Valid(buf) {
-		r.diag(rg, SeverityWarning, "invalid-utf8", "the line is not valid UTF-8", nil)
+		r.diag(rg, SeverityWarning, codes.InvalidUTF8, "the line is not valid UTF-8", nil)
 	}
 	if len(buf) == 0 && k < 0 {
 		return // empty (a line of a NUL alone is not, for libpcp)
@@ -357,7 +358,7 @@ func (r *configReader) line(ln *logicalLine) {
 	}
 	text := r.str(ln, 0, ln.shown)
 	if ln.eq == -1 {
-		r.diag(rg, SeverityError, "missing-equals", "missing \"=\" after the derived metric name",
+		r.diag(rg, SeverityError, codes.MissingEquals, "missing \"=\" after the derived metric name",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing ``='' after derived metric name", text})
 		return
 	}
@@ -379,23 +380,23 @@ func (r *configReader) line(ln *logicalLine) {
 	name := text[nameStart:nameEnd]
 	nameRange := Range{r.f.Pos(ln.off(min(nameStart, len(ln.buf)-1))), r.f.Pos(r.offAt(ln, nameEnd))}
 	if name == "" {
-		r.diag(rg, SeverityError, "missing-name", "derived metric name missing before \"=\"",
+		r.diag(rg, SeverityError, codes.MissingName, "derived metric name missing before \"=\"",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: derived metric name missing", text})
 		return
 	}
 	if !validMetricName(name) {
-		r.diag(nameRange, SeverityError, "illegal-name",
+		r.diag(nameRange, SeverityError, codes.IllegalName,
 			fmt.Sprintf("illegal derived metric name %q: each dot-separated part must start with a letter and continue with letters, digits or _", name),
 			[]string{r.prefix("Error") + fmt.Sprintf("pmLoadDerivedConfig: illegal derived metric name (%s)", name)})
 		return
 	}
 	if ln.lp >= 0 && ln.rp == -1 {
-		r.diag(rg, SeverityError, "missing-rparen", "missing \")\" after the attribute name",
+		r.diag(rg, SeverityError, codes.MissingRParen, "missing \")\" after the attribute name",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing ')' after attribute", text})
 		return
 	}
 	if ln.rp >= 0 && ln.lp == -1 {
-		r.diag(rg, SeverityError, "missing-lparen", "missing \"(\" before the attribute name",
+		r.diag(rg, SeverityError, codes.MissingLParen, "missing \"(\" before the attribute name",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: missing '(' before attribute", text})
 		return
 	}
@@ -408,7 +409,7 @@ func (r *configReader) line(ln *logicalLine) {
 		ep++
 	}
 	if ep == len(buf) {
-		r.diag(rg, SeverityError, "missing-expr", fmt.Sprintf("expression missing after \"%s =\"", name),
+		r.diag(rg, SeverityError, codes.MissingExpr, fmt.Sprintf("expression missing after \"%s =\"", name),
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: expression missing", text})
 		return
 	}
@@ -457,7 +458,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	if r.isRegistered(name) {
 		d.Verdict = Verdict{Caret: 0, Message: "Duplicate global derived metric name"}
 		if !ln.finalLine {
-			dup := r.diag(nameRange, SeverityError, "duplicate-name",
+			dup := r.diag(nameRange, SeverityError, codes.DuplicateName,
 				fmt.Sprintf("derived metric %s is already defined: libpcp rejects this definition", name),
 				pcpLines(0, d.Verdict.Message))
 			// The whole line(s), newline included, so nothing is left behind.
@@ -498,10 +499,10 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	if wasLeaking && strings.Contains(d.Expr, "/") {
 		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( line)"
 	}
-	code, rg := "syntax", exprRange(caret, end)
+	code, rg := codes.Syntax, exprRange(caret, end)
 	if r.f.Version.Less(pcpver.Latest) {
 		if c, ok := r.newerConstruct(d, wasLeaking); ok {
-			code = "dialect"
+			code = codes.Dialect
 			msg = fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), r.f.Version, r.f.Version, msg)
 			rg = exprRange(c.At.Start, c.At.End)
 		}
@@ -623,7 +624,7 @@ func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
 		attr = ""
 	}
 	if attr == "" {
-		r.diag(rg, SeverityError, "attr-missing-name", "attribute name missing between \"(\" and \")\"",
+		r.diag(rg, SeverityError, codes.AttrMissingName, "attribute name missing between \"(\" and \")\"",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: attribute name missing", text})
 		return
 	}
@@ -637,7 +638,7 @@ func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
 		vp++
 	}
 	if vp == len(buf) {
-		r.diag(rg, SeverityError, "attr-missing-value", "attribute value missing after \"=\"",
+		r.diag(rg, SeverityError, codes.AttrMissingValue, "attribute value missing after \"=\"",
 			[]string{r.prefix("Error") + "pmLoadDerivedConfig: attribute value missing", text})
 		return
 	}
@@ -661,7 +662,7 @@ func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
 		pcp = fmt.Sprintf("pmLoadDerivedConfig: duplicate value for attribute (%s) of metric (%s)", attr, name)
 	}
 	if problem != "" {
-		code := map[bool]string{true: "attr-undefined-metric", false: "attr-invalid"}[!r.isRegistered(name)]
+		code := map[bool]string{true: codes.AttrUndefinedMetric, false: codes.AttrInvalid}[!r.isRegistered(name)]
 		r.diag(a.Range, SeverityError, code, problem, []string{r.prefix("Error") + pcp, text})
 		return
 	}
@@ -722,7 +723,7 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 	}
 	if eof {
 		a.Range.End = r.f.Pos(r.end())
-		r.diag(a.Range, SeverityError, "attr-unterminated",
+		r.diag(a.Range, SeverityError, codes.AttrUnterminated,
 			fmt.Sprintf("the %c quoted value never ends: libpcp reads to the end of the file and loses every line after this one", delim),
 			[]string{r.prefix("Error") + fmt.Sprintf("pmLoadDerivedConfig: missing termination (%c) for value", delim)})
 		return false
@@ -754,7 +755,7 @@ func (r *configReader) quotedValue(ln *logicalLine, a *Attribute, vp int, delim 
 		}
 	}
 	if extra != "" {
-		r.diag(a.Range, SeverityWarning, "attr-extra-text",
+		r.diag(a.Range, SeverityWarning, codes.AttrExtraText,
 			fmt.Sprintf("text %q after the closing %c is ignored", extra, delim),
 			[]string{r.prefix("Warning") + fmt.Sprintf("pmLoadDerivedConfig: extra text (%s) after attribute value will be ignored", extra)})
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"weak"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -147,7 +148,7 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 		}
 	}
 	for _, d := range f.Diagnostics {
-		if (d.Code == "no-final-newline" || d.Code == "attr-unterminated") && ne < text.Len() {
+		if (d.Code == codes.NoFinalNewline || d.Code == codes.AttrUnterminated) && ne < text.Len() {
 			return nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -27,7 +28,7 @@ const cmdExplain = "pcp-derive.explain"
 
 // emptyNowCode is the information diagnostic on a valid definition that
 // has no values in the preview's latest sample.
-const emptyNowCode = "empty-now"
+const emptyNowCode = codes.EmptyNow
 
 // hoverInstances is how many values a hover shows per node.
 const hoverInstances = 3

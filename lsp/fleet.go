@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
@@ -43,34 +43,8 @@ func (f FleetSettings) active() bool {
 
 // targets lists the fleet's hosts.
 func (f FleetSettings) targets() ([]fleet.Target, error) {
-	var out []fleet.Target
-	for _, h := range f.Hosts {
-		t, err := fleet.ParseTarget(h, f.PMProxy)
-		if err != nil {
-			return nil, fmt.Errorf("fleet.hosts: %w", err)
-		}
-		out = append(out, t)
-	}
-	if f.HostsFile != "" {
-		file, err := os.Open(f.HostsFile)
-		if err != nil {
-			return nil, fmt.Errorf("fleet.hostsFile: %w", err)
-		}
-		ts, err := fleet.ReadHostsFile(file, f.HostsFile, f.PMProxy)
-		file.Close()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ts...)
-	}
-	if f.ArchiveDir != "" {
-		ts, err := fleet.ArchiveFarm(f.ArchiveDir)
-		if err != nil {
-			return nil, fmt.Errorf("fleet.archiveDir: %w", err)
-		}
-		out = append(out, ts...)
-	}
-	return out, nil
+	hosts := fleet.Hosts{List: f.Hosts, File: f.HostsFile, ArchiveDir: f.ArchiveDir, PMProxy: f.PMProxy}
+	return hosts.Targets(fleet.HostsNames{List: "fleet.hosts", File: "fleet.hostsFile", ArchiveDir: "fleet.archiveDir"})
 }
 
 // fleetChecks keeps each document's latest fleet check. A check runs in
@@ -214,7 +188,7 @@ func fleetDiagnosticsOf(res *fleet.Result, file *grammar.File) []protocol.Diagno
 		if row.Counts[fleet.Valid] == 0 {
 			severity = protocol.DiagnosticSeverityError
 		}
-		code := "semantic"
+		code := codes.Semantic
 	groups:
 		for _, g := range row.Groups {
 			if g.Class() == fleet.Valid {
@@ -244,7 +218,7 @@ func fleetDiagnosticsOf(res *fleet.Result, file *grammar.File) []protocol.Diagno
 			msg += fmt.Sprintf(" and %d more", len(down)-1)
 		}
 		out = append(out, protocol.Diagnostic{
-			Severity: protocol.DiagnosticSeverityInformation, Code: protocol.String("host-unreachable"),
+			Severity: protocol.DiagnosticSeverityInformation, Code: protocol.String(codes.HostUnreachable),
 			Source: protocol.NewOptional("pcp-derive-lsp fleet"), Message: protocol.String(msg),
 		})
 	}

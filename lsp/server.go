@@ -285,7 +285,7 @@ func toProtocolDiagnostic(u uri.URI, g grammar.Diagnostic, docsURL string) proto
 		Message:         protocol.String(g.Message),
 	}
 	switch g.Code {
-	case "masked", "duplicate-name", "no-final-newline":
+	case codes.Masked, codes.DuplicateName, codes.NoFinalNewline:
 		d.Tags = protocol.NewDiagnosticTags(protocol.DiagnosticTagUnnecessary)
 	}
 	for _, r := range g.Related {

@@ -183,7 +183,7 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 			rl.FullDescription = &multiformat{Text: plainText(in.Behaviour), Markdown: in.Behaviour}
 			rl.Help = &multiformat{Text: plainText(in.FixNote), Markdown: in.FixNote}
 			rl.HelpURI = codes.DocURL(r.DocsURL, c)
-			rl.DefaultConfiguration = configuration{sarifLevel(severityOf(in.Severity))}
+			rl.DefaultConfiguration = configuration{sarifLevel(in.Severity)}
 		}
 		out.Tool.Driver.Rules = append(out.Tool.Driver.Rules, rl)
 	}
@@ -199,19 +199,6 @@ func SARIF(w io.Writer, r *Run, baseDir string) error {
 
 // plainText drops Markdown's code marks for SARIF's text fields.
 func plainText(md string) string { return strings.ReplaceAll(md, "`", "") }
-
-// severityOf is a registry severity as a finding's.
-func severityOf(s codes.Severity) grammar.Severity {
-	switch s {
-	case codes.SevError:
-		return grammar.SeverityError
-	case codes.SevWarning:
-		return grammar.SeverityWarning
-	case codes.SevInfo:
-		return grammar.SeverityInfo
-	}
-	return grammar.SeverityHint
-}
 
 func sarifLevel(s grammar.Severity) string {
 	switch s {

@@ -166,7 +166,7 @@ func (r *Rules) Enable(code string) { delete(r.disabled, code) }
 
 // SetSeverity gives a code another severity: error, warning, info or hint.
 func (r *Rules) SetSeverity(code, level string) error {
-	sev, ok := map[string]grammar.Severity{"error": grammar.SeverityError, "warning": grammar.SeverityWarning, "info": grammar.SeverityInfo, "hint": grammar.SeverityHint}[level]
+	sev, ok := codes.ParseSeverity(level)
 	if !ok {
 		return fmt.Errorf("severity %q for %s: want error, warning, info or hint", level, code)
 	}

@@ -17,12 +17,10 @@ import (
 const bigGCInput = 512 << 10
 
 // memoryPerInput and memoryBase make the soft memory limit of a check of
-// a big config: the live data of a check peaks under ten times its text
-// (550 MB for 1,000,000 generated definitions, 60 MB of text), so at 16
-// times the collector still has room and only works harder near the
-// bound. At 20 times a 1,000,000-definition check peaked at 1,150 MB RSS
-// against issue #18's 1.2 GB; at 16 times, 930 MB, in the same time to
-// within the run-to-run noise (5.3-6.3 s either way). TestCheckPeakRSS in
+// a big config: the live data of a check peaks under ten times its text,
+// so at 16 times the collector still has room and only works harder near
+// the bound, and a check takes no longer than with more room
+// (docs/limits.md, "Measurements behind the bounds"). TestCheckPeakRSS in
 // internal/cli holds the peak RSS to 20 times the text plus 40 MB. The
 // base leaves the runtime's own memory and the binary's pages under the
 // 40 MB.
@@ -36,11 +34,10 @@ const (
 // (a version's parse, check and findings, and what the next version
 // shares with it: node metadata is inferred on demand and the lines an
 // edit did not touch are the earlier version's): a limit at 22 times
-// keeps the peak of a 100,000-line document under the 20 times + 40 MB
-// of issue #12 (129 MB measured; 143 MB at 25 times) with room enough
-// that a keystroke does not collect again and again (at 20 times it
-// did, and took 3 times as long). As the live data shrinks, so should
-// this. A document with a finding on most lines has more: the server
+// keeps the peak of a large document under the server's bound of 20
+// times its text plus 40 MB, with room enough that a keystroke does not
+// collect again and again (docs/limits.md). As the live data shrinks, so
+// should this. A document with a finding on most lines has more: the server
 // keeps every finding (32 to 46 times the text, docs/limits.md), and the
 // collector works harder there rather than the server growing past the
 // limit.
@@ -73,7 +70,7 @@ func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "describe") && os.Getenv("GOGC") == "" {
 		// A one-shot run over a whole config allocates many short-lived
 		// parse trees and exits: trading memory for fewer collections
-		// makes a 10,000-definition check about 10% faster. A heap of
+		// makes it faster (docs/limits.md). A heap of
 		// five times the live data is only acceptable for small inputs:
 		// past bigGCInput, the soft limit bounds it. The server keeps
 		// Go's default.

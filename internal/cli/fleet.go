@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
@@ -40,44 +40,12 @@ func (f *fleetFlags) active() bool { return f.hosts != "" || f.hostsFile != "" |
 // targets lists the hosts the flags name, in order: --hosts, then
 // --hosts-file, then the archive farm.
 func (f *fleetFlags) targets(proxy string) ([]fleet.Target, error) {
-	var out []fleet.Target
-	if f.hosts != "" {
-		ts, err := fleet.ParseHosts(f.hosts, proxy)
-		if err != nil {
-			return nil, fmt.Errorf("--hosts: %w", err)
-		}
-		out = append(out, ts...)
+	hosts := fleet.Hosts{List: strings.Split(f.hosts, ","), File: f.hostsFile, ArchiveDir: f.archiveDir, PMProxy: proxy}
+	out, err := hosts.Targets(fleet.HostsNames{List: "--hosts", File: "--hosts-file", ArchiveDir: "--archive-dir"})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("the fleet names no host")
 	}
-	if f.hostsFile != "" {
-		file, err := os.Open(f.hostsFile)
-		if err != nil {
-			return nil, fmt.Errorf("--hosts-file: %w", err)
-		}
-		ts, err := fleet.ReadHostsFile(file, f.hostsFile, proxy)
-		file.Close()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ts...)
-	}
-	if f.archiveDir != "" {
-		ts, err := fleet.ArchiveFarm(f.archiveDir)
-		if err != nil {
-			return nil, fmt.Errorf("--archive-dir: %w", err)
-		}
-		out = append(out, ts...)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the fleet names no host")
-	}
-	seen := map[string]bool{}
-	for _, t := range out {
-		if seen[t.Name] {
-			return nil, fmt.Errorf("host %s is named twice (give one a NAME=)", t.Name)
-		}
-		seen[t.Name] = true
-	}
-	return out, nil
+	return out, err
 }
 
 // fleetRun carries check's other settings to a fleet check.

@@ -26,10 +26,9 @@ func loadChecked(ctx context.Context, env Env, cmd string, src *sourceFlags, sou
 // binary bounds the memory as it does check's, and keeps only what the
 // output needs of each definition (analysis.Config.FindingsOnly: no
 // syntax tree or node metadata once checked; at most
-// analysis.DefaultMaxPerCode findings of a code). Unbounded, describe
-// kept every tree (41% of the heap after a check of 100,000 generated
-// definitions) under a collector target of 5 times the live heap: a peak
-// of 13 times the input at 100,000 definitions, 45 times at 1,000,000.
+// analysis.DefaultMaxPerCode findings of a code): the trees are the
+// largest part of a checked config's heap, and describe's peak grew
+// faster than its input without this (docs/limits.md).
 func load(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmclient.Source, version pcpver.Version, paths []string, bounded bool, extra ...analysis.Input) (rep *checker.Report, ok bool) {
 	inputs := analysis.ReadInputs(paths, env.Stdin, analysis.DefaultMaxSize)
 	ok = len(inputs) > 0 || len(paths) == 0 && len(extra) > 0

@@ -51,8 +51,10 @@ func TestMaxMetadataEnv(t *testing.T) {
 
 // TestEditorSettingsSchema: VS Code's settings schema offers every field
 // of the one description of a source, with its type, and nothing else
-// under pcpDerived.source: the server decodes its source settings into a
-// Spec, so a field added here and not there could not be set.
+// under pcpDerived.source, and the extension reads each and passes it to
+// the server (editors/vscode/src/config.ts): the server decodes its
+// source settings into a Spec, so a field added here and not there could
+// not be set.
 func TestEditorSettingsSchema(t *testing.T) {
 	b, err := os.ReadFile("../../editors/vscode/package.json")
 	if err != nil {
@@ -68,6 +70,10 @@ func TestEditorSettingsSchema(t *testing.T) {
 		} `json:"contributes"`
 	}
 	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := os.ReadFile("../../editors/vscode/src/config.ts")
+	if err != nil {
 		t.Fatal(err)
 	}
 	const prefix = "pcpDerived.source."
@@ -86,6 +92,11 @@ func TestEditorSettingsSchema(t *testing.T) {
 			continue
 		}
 		want[prefix+name] = true
+		for _, use := range []string{"get('source." + name + "')", "s.source." + name} {
+			if !strings.Contains(string(ts), use) {
+				t.Errorf("editors/vscode/src/config.ts has no %s (Spec.%s)", use, f.Name)
+			}
+		}
 		p, ok := props[prefix+name]
 		switch {
 		case !ok:

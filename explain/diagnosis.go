@@ -14,8 +14,10 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// analysis finds where values vanish and words every node.
-type analysis struct {
+// diagnosis finds where values vanish and words every node: one
+// explanation's reading of its values (not package analysis, which checks
+// configs).
+type diagnosis struct {
 	ctx     context.Context
 	x       *Explanation
 	m       *checker.Metric
@@ -28,7 +30,7 @@ type analysis struct {
 	samples int
 }
 
-func (a *analysis) run() {
+func (a *diagnosis) run() {
 	a.staticBranches()
 	postOrder(a.x.Root, a.vanish)
 	walk(a.x.Root, a.notEvaluated)
@@ -39,7 +41,7 @@ func (a *analysis) run() {
 // staticBranches marks a novalue() that a static guard (PCP 6.2.2+)
 // selects: libpcp never evaluates it, the ternary simply has no values,
 // and that is where they vanish.
-func (a *analysis) staticBranches() {
+func (a *diagnosis) staticBranches() {
 	walk(a.x.Root, func(n *Node) {
 		t, ok := n.Syntax.(*grammar.Ternary)
 		if !ok || !n.Evaluated {
@@ -63,7 +65,7 @@ func (a *analysis) staticBranches() {
 // vanish decides, children first, whether a node that has no values (or
 // fails) is where they vanish (EmptyBecause) or has none because a child
 // has none (EmptyAt).
-func (a *analysis) vanish(n *Node) {
+func (a *diagnosis) vanish(n *Node) {
 	if !n.Empty() || n.EmptyBecause != "" {
 		return
 	}
@@ -149,7 +151,7 @@ func originOf(n *Node) *Node {
 	return n
 }
 
-func (a *analysis) ternaryVanish(n *Node) {
+func (a *diagnosis) ternaryVanish(n *Node) {
 	guard, then, els := n.Children[0], n.Children[1], n.Children[2]
 	if ni := a.nodes[n.Syntax]; ni != nil && ni.Bind != checker.BindBoth {
 		chosen := then
@@ -183,7 +185,7 @@ func (a *analysis) ternaryVanish(n *Node) {
 }
 
 // metricReason says why a metric operand has no values.
-func (a *analysis) metricReason(n *Node, mt *grammar.Metric) string {
+func (a *diagnosis) metricReason(n *Node, mt *grammar.Metric) string {
 	name := "`" + mt.Name + "`"
 	if _, bound := a.rep.Operands[mt.Name]; !bound {
 		if _, derived := a.rep.ByName.Lookup(mt.Name); !derived {
@@ -200,7 +202,7 @@ func (a *analysis) metricReason(n *Node, mt *grammar.Metric) string {
 }
 
 // instanceReason says why selecting instance inst of what left nothing.
-func (a *analysis) instanceReason(n *Node, what, inst string) string {
+func (a *diagnosis) instanceReason(n *Node, what, inst string) string {
 	if n.Desc == nil || n.Desc.InDom == pmapi.InDomNull {
 		return fmt.Sprintf("%s is singular: it has no instance %q", what, inst)
 	}
@@ -225,7 +227,7 @@ func (a *analysis) instanceReason(n *Node, what, inst string) string {
 // instanceExists matches a name as libpcp's pmLookupInDom does: live, the
 // PMDA decides; in an archive, the full name or the part before the first
 // space.
-func (a *analysis) instanceExists(indom pmapi.InDom, inst string) bool {
+func (a *diagnosis) instanceExists(indom pmapi.InDom, inst string) bool {
 	if lk, ok := a.src.(pmclient.InstanceLookuper); ok {
 		_, err := lk.LookupInstance(a.ctx, indom, inst)
 		return err == nil
@@ -239,7 +241,7 @@ func (a *analysis) instanceExists(indom pmapi.InDom, inst string) bool {
 	return false
 }
 
-func (a *analysis) sortedInstances(indom pmapi.InDom) []string {
+func (a *diagnosis) sortedInstances(indom pmapi.InDom) []string {
 	insts, _ := a.src.Instances(a.ctx, indom)
 	out := make([]string, 0, len(insts))
 	for _, in := range insts {
@@ -251,7 +253,7 @@ func (a *analysis) sortedInstances(indom pmapi.InDom) []string {
 // historyReason says why delta() or rate() of an operand that has values
 // has none: no previous sample, no instance in both, or (rate, PCP
 // 6.2.1+) every counter went backwards.
-func (a *analysis) historyReason(n *Node, fn string, c *Node) string {
+func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 	p, had := a.prev[c.Syntax]
 	counter := "the operand " + quote(c)
 	if c.Desc != nil && c.Desc.Sem == pmapi.SemCounter {
@@ -291,7 +293,7 @@ func (a *analysis) historyReason(n *Node, fn string, c *Node) string {
 }
 
 // disjoint says that two operands with values share no instance.
-func (a *analysis) disjoint(l, r *Node) string {
+func (a *diagnosis) disjoint(l, r *Node) string {
 	return fmt.Sprintf("the operands share no instance (%s vs %s)", instanceSummary(l), instanceSummary(r))
 }
 
@@ -312,7 +314,7 @@ func instanceSummary(n *Node) string {
 }
 
 // errorReason words an error that starts at this node.
-func (a *analysis) errorReason(n *Node) string {
+func (a *diagnosis) errorReason(n *Node) string {
 	err := n.Err
 	if mt, ok := n.Syntax.(*grammar.Metric); ok {
 		name := "`" + mt.Name + "`"
@@ -333,7 +335,7 @@ func (a *analysis) errorReason(n *Node) string {
 }
 
 // notEvaluated says why libpcp skips a node.
-func (a *analysis) notEvaluated(n *Node) {
+func (a *diagnosis) notEvaluated(n *Node) {
 	if n.Evaluated || n.NotEvaluated != "" {
 		return
 	}
@@ -348,7 +350,7 @@ func (a *analysis) notEvaluated(n *Node) {
 	}
 }
 
-func (a *analysis) skipped(p, n *Node) string {
+func (a *diagnosis) skipped(p, n *Node) string {
 	switch syn := p.Syntax.(type) {
 	case *grammar.Binary:
 		return "not evaluated: the left operand failed"
@@ -372,7 +374,7 @@ func (a *analysis) skipped(p, n *Node) string {
 	return "not evaluated"
 }
 
-func (a *analysis) collectOrigins() {
+func (a *diagnosis) collectOrigins() {
 	postOrder(a.x.Root, func(n *Node) {
 		if n.EmptyBecause != "" {
 			a.x.Origins = append(a.x.Origins, n)
@@ -411,7 +413,7 @@ func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src
 			n.NotEvaluated = "not evaluated: libpcp does not evaluate this definition"
 		}
 	})
-	a := &analysis{x: x, m: m, nodes: rep.NodesOf(m), rep: rep, src: src}
+	a := &diagnosis{x: x, m: m, nodes: rep.NodesOf(m), rep: rep, src: src}
 	walk(root, func(n *Node) { n.Explanation = a.phrase(n) })
 	a.collectOrigins()
 }
