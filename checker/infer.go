@@ -221,11 +221,13 @@ func (in *inferrer) call(n *grammar.Call) (pmapi.Desc, error) {
 				d.Type = pmapi.TypeDouble
 			}
 		}
-	default: // avg sum max min: one value
+	case "avg", "sum", "max", "min": // one value
 		d.InDom = pmapi.InDomNull
 		if n.Func == "avg" {
 			d.Type = pmapi.TypeFloat
 		}
+	default: // a function the catalogue gained and the checker has not
+		return d, fmt.Errorf("no metadata for function %s (please report)", n.Func)
 	}
 	return in.set(n, d), nil
 }
