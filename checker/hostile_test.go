@@ -61,7 +61,7 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 	chain := func(terms int) string {
 		return strings.Repeat("sample.long.one + ", terms-1) + "sample.long.one"
 	}
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		for _, tc := range []struct {
 			terms int
 			crash bool
@@ -105,7 +105,7 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 				t.Errorf("%s: the metric using the deep one: %+v, libpcp crashed = %v", r, m, bCrashed)
 			}
 		}
-	}
+	})
 }
 
 // TestMaxPerCode: past Options.MaxPerCode findings of one code and
