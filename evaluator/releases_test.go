@@ -242,3 +242,32 @@ func TestArchiveAcrossReleases(t *testing.T) {
 		}
 	})
 }
+
+// TestAggregatesAcrossReleases: an aggregate value passed through a
+// derived metric prints as each release's pminfo -f prints it
+// (pmPrintValue: the bytes quoted when all are printable, then in hex).
+func TestAggregatesAcrossReleases(t *testing.T) {
+	requirePCP(t)
+	const config = "agg.hullo = sample.aggregate.hullo\nagg.null = sample.aggregate.null\n" +
+		"agg.write_me = sample.aggregate.write_me\nagg.dso = sampledso.aggregate.hullo\n"
+	names := []string{"agg.hullo", "agg.null", "agg.write_me", "agg.dso"}
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+		_, _, ev := prepare(t, livePmcd(t), "agg.conf", config, r.Version)
+		s, err := ev.Sample(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours bytes.Buffer
+		WritePminfo(&ours, s, ev.InstanceName)
+		libpcp, hung, err := r.Values(context.Background(), config, names)
+		if err != nil || hung > 0 {
+			t.Fatalf("%s: %v (%d hung)", r, err, hung)
+		}
+		want, got := oracle.PminfoBlocks(libpcp), oracle.PminfoBlocks(ours.String())
+		for _, n := range names {
+			if !strings.Contains(want[n], "value ") || got[n] != want[n] {
+				t.Errorf("%s: %s:\n  libpcp: %q\n  ours:   %q", r, n, want[n], got[n])
+			}
+		}
+	})
+}
