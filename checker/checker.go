@@ -577,12 +577,18 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		return
 	}
 	m.setUnknown(unknown)
-	if len(unknown) > 0 && c.noDesc[unknown[0]] && c.opts.Version.Has(pcpver.UnknownOperandReported) {
-		// In the namespace, but pmLookupDesc fails (7.1+ says so).
+	if len(unknown) > 0 && c.opts.Version.Has(pcpver.UnknownOperandReported) && (c.noDesc[unknown[0]] || c.registeredDerived(unknown[0], d.Name)) {
+		// In the namespace, but pmLookupDesc fails (7.1+ says so): a
+		// metric its PMDA does not describe, or a derived metric that
+		// failed to bind, named where the nested check does not apply.
+		why := fmt.Sprintf("%s has no descriptor (its PMDA does not describe it)", unknown[0])
+		if !c.noDesc[unknown[0]] {
+			why = fmt.Sprintf("%s is a derived metric that does not bind", unknown[0])
+		}
 		m.refuseOperand(SemanticError, "Metadata for operand metric not available", unknown[0])
 		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering(), m.Message())
 		c.diag(f, m, d.Range, "semantic",
-			fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp reports \"Metadata for operand metric not available\" and hides %s", unknown[0], d.Name), []string{line})
+			fmt.Sprintf("%s: libpcp reports \"Metadata for operand metric not available\" and hides %s", why, d.Name), []string{line})
 		return
 	}
 	if len(unknown) > 0 {
@@ -795,6 +801,35 @@ func (c *checkRun) brokenDerivedInDefined(n *grammar.Call) (string, bool) {
 	}
 	return mt.Name, true
 }
+
+// registeredDerived reports whether name is a derived metric of the
+// config that libpcp registered (so pmLookupName finds it, whether or not
+// it binds) and that is not an alias leading back to self (libpcp 7.2.2
+// recurses until it crashes on those).
+func (c *checkRun) registeredDerived(name, self string) bool {
+	for range maxAliasChain {
+		other, ok := c.report.ByName.Lookup(name)
+		if !ok || !other.Def.Registered {
+			return false
+		}
+		tree, err := other.Def.Tree()
+		if err != nil {
+			return true
+		}
+		next, alias := grammar.Unwrap(tree).(*grammar.Metric)
+		if !alias || next.Inst != nil {
+			return true
+		}
+		if next.Name == self {
+			return false
+		}
+		name = next.Name
+	}
+	return false // a longer chain of aliases: leave it as unknown
+}
+
+// maxAliasChain bounds the walk along aliases of aliases.
+const maxAliasChain = 64
 
 // nestedDerived returns the first operand naming another derived metric.
 func (c *checkRun) nestedDerived(m *Metric, tree grammar.Node) string {
