@@ -12,6 +12,7 @@ test:
 testenv:
 	scripts/pcp-testenv.sh
 	scripts/pcp-releases.sh
+	scripts/pcp-oracles.sh
 	scripts/fleet-env.sh
 	scripts/editors-env.sh
 

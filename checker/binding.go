@@ -145,6 +145,35 @@ func (c *checkRun) brokenDerivedInDefined(n *grammar.Call) (string, bool) {
 	return mt.Name, true
 }
 
+// registeredDerived reports whether name is a derived metric of the
+// config that libpcp registered (so pmLookupName finds it, whether or not
+// it binds) and that is not an alias leading back to self (libpcp 7.2.2
+// recurses until it crashes on those).
+func (c *checkRun) registeredDerived(name, self string) bool {
+	for range maxAliasChain {
+		other, ok := c.report.ByName.Lookup(name)
+		if !ok || !other.Def.Registered {
+			return false
+		}
+		tree, err := other.Def.Tree()
+		if err != nil {
+			return true
+		}
+		next, alias := grammar.Unwrap(tree).(*grammar.Metric)
+		if !alias || next.Inst != nil {
+			return true
+		}
+		if next.Name == self {
+			return false
+		}
+		name = next.Name
+	}
+	return false // a longer chain of aliases: leave it as unknown
+}
+
+// maxAliasChain bounds the walk along aliases of aliases.
+const maxAliasChain = 64
+
 // nestedDerived returns the first operand naming another derived metric.
 func (c *checkRun) nestedDerived(m *Metric, tree grammar.Node) string {
 	if mt, ok := grammar.Unwrap(tree).(*grammar.Metric); ok && mt.Inst == nil {

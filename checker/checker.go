@@ -381,12 +381,18 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		return
 	}
 	m.setUnknown(unknown)
-	if len(unknown) > 0 && c.noDesc[unknown[0]] && c.opts.Version.Has(pcpver.UnknownOperandReported) {
-		// In the namespace, but pmLookupDesc fails (7.1+ says so).
+	if len(unknown) > 0 && c.opts.Version.Has(pcpver.UnknownOperandReported) && (c.noDesc[unknown[0]] || c.registeredDerived(unknown[0], d.Name)) {
+		// In the namespace, but pmLookupDesc fails (7.1+ says so): a
+		// metric its PMDA does not describe, or a derived metric that
+		// failed to bind, named where the nested check does not apply.
+		why := fmt.Sprintf("%s has no descriptor (its PMDA does not describe it)", unknown[0])
+		if !c.noDesc[unknown[0]] {
+			why = fmt.Sprintf("%s is a derived metric that does not bind", unknown[0])
+		}
 		m.refuseOperand(SemanticError, "Metadata for operand metric not available", unknown[0])
 		line := fmt.Sprintf("Semantic error: derived metric %s: %s: %s", d.Name, m.Rendering(), m.Message())
 		c.diag(f, m, d.Range, codes.Semantic,
-			fmt.Sprintf("%s has no descriptor (its PMDA does not describe it): libpcp reports \"Metadata for operand metric not available\" and hides %s", unknown[0], d.Name), []string{line})
+			fmt.Sprintf("%s: libpcp reports \"Metadata for operand metric not available\" and hides %s", why, d.Name), []string{line})
 		return
 	}
 	if len(unknown) > 0 {

@@ -56,16 +56,24 @@ func TestManyUnknownNamesOneLine(t *testing.T) {
 // without building the tree; a chain under the limit crashes none and
 // gets no such finding. A metric using one crashes releases that bind
 // derived operands (before 6.2.2) and is an error of its own there.
+//
+// The 1,100,000-term chain proves our cost stays bounded, which no
+// release changes, and libpcp crashes on it as on the 45,000-term one: it
+// runs on the four Debian releases only, which keeps this test inside go
+// test's ten minutes under -race with seven releases.
 func TestTooDeepCrashesLibpcp(t *testing.T) {
 	src := pmclient.NewCache(liveMetadata(t))
 	chain := func(terms int) string {
 		return strings.Repeat("sample.long.one + ", terms-1) + "sample.long.one"
 	}
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		for _, tc := range []struct {
 			terms int
 			crash bool
 		}{{20000, false}, {45000, true}, {1100000, true}} {
+			if tc.terms > 1000000 && r.Suite == "upstream" {
+				continue
+			}
 			config := "deep = " + chain(tc.terms) + "\nb = deep + 1\n"
 			crashed, err := r.Crashes(context.Background(), config, "deep")
 			if err != nil {
@@ -105,7 +113,7 @@ func TestTooDeepCrashesLibpcp(t *testing.T) {
 				t.Errorf("%s: the metric using the deep one: %+v, libpcp crashed = %v", r, m, bCrashed)
 			}
 		}
-	}
+	})
 }
 
 // TestMaxPerCode: past Options.MaxPerCode findings of one code and

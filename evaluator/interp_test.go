@@ -35,7 +35,7 @@ func TestInterpolationAcrossReleases(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		config, _ := releaseConfig(t, r.Version, 11, metrics, 300)
 		paths := []string{recs.V2}
 		if !r.Version.Less(pcpver.V6_0_3) {
@@ -136,5 +136,5 @@ func TestInterpolationAcrossReleases(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }

@@ -57,7 +57,7 @@ func releaseConfig(t *testing.T, v pcpver.Version, seed uint64, metrics []string
 // equals that release's pminfo -f.
 func TestValuesAcrossReleases(t *testing.T) {
 	requirePCP(t)
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		config, names := releaseConfig(t, r.Version, 99, steady, 1200)
 		_, rep, ev := prepare(t, livePmcd(t), "rel.conf", config, r.Version)
 		s, err := ev.Sample(context.Background())
@@ -89,7 +89,7 @@ func TestValuesAcrossReleases(t *testing.T) {
 		if compared < 500 {
 			t.Errorf("%s: only %d definitions compared", r, compared)
 		}
-	}
+	})
 }
 
 // byChunks puts replay lines in one order whatever the chunking: the
@@ -164,7 +164,7 @@ func TestArchiveAcrossReleases(t *testing.T) {
 	}
 	base := filepath.Join(dir, "rel")
 	ctx := context.Background()
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		config, _ := releaseConfig(t, r.Version, 7, logged, 400)
 		a, err := archive.Open(base)
 		if err != nil {
@@ -240,5 +240,34 @@ func TestArchiveAcrossReleases(t *testing.T) {
 		if samples < 10 || compared < 1000 {
 			t.Errorf("%s: only %d records, %d lines compared", r, samples, compared)
 		}
-	}
+	})
+}
+
+// TestAggregatesAcrossReleases: an aggregate value passed through a
+// derived metric prints as each release's pminfo -f prints it
+// (pmPrintValue: the bytes quoted when all are printable, then in hex).
+func TestAggregatesAcrossReleases(t *testing.T) {
+	requirePCP(t)
+	const config = "agg.hullo = sample.aggregate.hullo\nagg.null = sample.aggregate.null\n" +
+		"agg.write_me = sample.aggregate.write_me\nagg.dso = sampledso.aggregate.hullo\n"
+	names := []string{"agg.hullo", "agg.null", "agg.write_me", "agg.dso"}
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+		_, _, ev := prepare(t, livePmcd(t), "agg.conf", config, r.Version)
+		s, err := ev.Sample(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours bytes.Buffer
+		WritePminfo(&ours, s, ev.InstanceName)
+		libpcp, hung, err := r.Values(context.Background(), config, names)
+		if err != nil || hung > 0 {
+			t.Fatalf("%s: %v (%d hung)", r, err, hung)
+		}
+		want, got := oracle.PminfoBlocks(libpcp), oracle.PminfoBlocks(ours.String())
+		for _, n := range names {
+			if !strings.Contains(want[n], "value ") || got[n] != want[n] {
+				t.Errorf("%s: %s:\n  libpcp: %q\n  ours:   %q", r, n, want[n], got[n])
+			}
+		}
+	})
 }

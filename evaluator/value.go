@@ -5,8 +5,11 @@
 package evaluator
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
@@ -79,8 +82,42 @@ func Format(t pmapi.Type, v Value) string {
 		return formatG(v.Float, 64)
 	case pmapi.TypeString:
 		return strconv.Quote(v.String)
+	case pmapi.TypeAggregate, pmapi.TypeAggregateStatic:
+		return formatAggregate(v.Blob)
 	}
 	return "[blob]"
+}
+
+// formatAggregate is pmPrintValue's form of an aggregate (pminfo -f,
+// pmval): its 8 bytes as an unsigned integer and as a double (unless
+// NaN), or its 4 bytes as a float (unless NaN); then, when every byte is
+// printable, the bytes quoted as they are; then always the bytes in hex,
+// in brackets: `"hullo world!" [68756c6c6f20776f726c6421]`.
+func formatAggregate(b []byte) string {
+	var parts []string
+	switch len(b) {
+	case 8:
+		u := binary.LittleEndian.Uint64(b)
+		parts = append(parts, strconv.FormatUint(u, 10))
+		if f := math.Float64frombits(u); !math.IsNaN(f) {
+			parts = append(parts, formatG(f, 64))
+		}
+	case 4:
+		if f := math.Float32frombits(binary.LittleEndian.Uint32(b)); !math.IsNaN(float64(f)) {
+			parts = append(parts, formatG(float64(f), 32))
+		}
+	}
+	printable := true
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e { // C's isprint in the C locale
+			printable = false
+			break
+		}
+	}
+	if printable {
+		parts = append(parts, `"`+string(b)+`"`)
+	}
+	return strings.Join(append(parts, "["+hex.EncodeToString(b)+"]"), " ")
 }
 
 // formatG is C's "%.*g" with libpcp's precision (pmPrintValue uses %.8g

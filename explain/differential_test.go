@@ -192,7 +192,7 @@ func pminfoBlock(name string, n *Node) string {
 func TestNodesAgreeWithLibpcpLive(t *testing.T) {
 	live := livePmcd(t)
 	ctx := context.Background()
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		var config strings.Builder
 		n := 0
 		add := func(e string) {
@@ -248,7 +248,7 @@ func TestNodesAgreeWithLibpcpLive(t *testing.T) {
 		if compared < 400 {
 			t.Errorf("%s: only %d nodes compared", r, compared)
 		}
-	}
+	})
 }
 
 func textOf(c *nodeConfig, name string) string {
@@ -328,7 +328,7 @@ func replayLines(_ string, n *Node) string {
 // definitions over the logged metrics join the hand-written ones.
 func TestNodesAgreeWithLibpcpArchive(t *testing.T) {
 	base := recordArchive(t, 8, loggedMetrics...)
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		var config strings.Builder
 		n := 0
 		add := func(e string) {
@@ -352,7 +352,7 @@ func TestNodesAgreeWithLibpcpArchive(t *testing.T) {
 		if compared < 400 || history < 40 {
 			t.Errorf("%s: only %d node values compared, %d with history", r, compared, history)
 		}
-	}
+	})
 }
 
 // compareAtRecords explains every valid metric of rep at data records 2,
@@ -431,7 +431,7 @@ func compareAtRecords(t *testing.T, r oracle.Release, base string, a *archive.Ar
 // from this host, equals that release's libpcp for the node alone.
 func TestShippedConfigNodesAgreeWithLibpcp(t *testing.T) {
 	live := livePmcd(t)
-	for _, r := range oracle.ReleasesFor(t) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		shipped, err := r.ShippedConfigs()
 		if err != nil {
 			t.Fatal(err)
@@ -464,7 +464,7 @@ func TestShippedConfigNodesAgreeWithLibpcp(t *testing.T) {
 		if compared < 100 || history < 20 {
 			t.Errorf("%s: only %d node values of the shipped configs compared, %d with history", r, compared, history)
 		}
-	}
+	})
 }
 
 // recordStamps reads the times of an archive's first n records holding

@@ -65,7 +65,11 @@ func controlRefusal(control string, value int32) string {
 			return badArg
 		}
 	case "CONTEXT_LIMIT":
-		// Configs load before any context exists.
+		// libpcp checks the range first; a value in range needs a
+		// context, and configs load before any exists.
+		if value != -1 && value <= 0 {
+			return badArg
+		}
 		return "Attempt to use an illegal context" // PM_ERR_NOCONTEXT
 	default: // the debug flags and option_novalue
 		if value != 0 && value != 1 {

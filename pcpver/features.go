@@ -5,8 +5,9 @@ import "fmt"
 // Feature is one change to the derived-metric language, its checks or its
 // evaluation, made in one PCP release. Rules elsewhere ask Version.Has;
 // the release each feature arrived in is stated once, in features below,
-// from PCP's source history and confirmed where a real library of the
-// release runs in our tests (5.2.6, 6.0.3, 6.3.8, 7.2.2).
+// from PCP's source history and confirmed against the real libraries our
+// tests run on either side of it (5.2.6, 5.3.7, 6.0.3, 6.2.0, 6.3.8,
+// 7.0.2, 7.2.2).
 type Feature int
 
 // The features, oldest first.

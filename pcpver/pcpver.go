@@ -22,12 +22,17 @@ type Version struct {
 	Major, Minor, Patch int
 }
 
-// Releases proved against a real libpcp of that release in every test run
-// (Debian's packages of bullseye, bookworm, trixie and sid).
+// Releases proved against a real libpcp of that release in every test run:
+// Debian's packages of bullseye (5.2.6), bookworm (6.0.3), trixie (6.3.8)
+// and sid (7.2.2), and upstream builds of the releases other distributions
+// ship, 5.3.7 (RHEL 8), 6.2.0 (Ubuntu 24.04) and 7.0.2 (Ubuntu 26.04).
 var (
 	V5_2_6 = Version{5, 2, 6}
+	V5_3_7 = Version{5, 3, 7}
 	V6_0_3 = Version{6, 0, 3}
+	V6_2_0 = Version{6, 2, 0}
 	V6_3_8 = Version{6, 3, 8}
+	V7_0_2 = Version{7, 0, 2}
 	V7_2_2 = Version{7, 2, 2}
 )
 
@@ -39,8 +44,9 @@ var Latest = V7_2_2
 // than guessed at.
 var Oldest = Version{5, 0, 0}
 
-// Proved lists the releases our tests compare with the real library.
-func Proved() []Version { return []Version{V5_2_6, V6_0_3, V6_3_8, V7_2_2} }
+// Proved lists the releases our tests compare with the real library,
+// oldest first.
+func Proved() []Version { return []Version{V5_2_6, V5_3_7, V6_0_3, V6_2_0, V6_3_8, V7_0_2, V7_2_2} }
 
 // Parse reads "X", "X.Y", "X.Y.Z" (a trailing package suffix such as
 // "6.0.3-1.1" is ignored), "latest", or the dialect aliases "pcp6" and

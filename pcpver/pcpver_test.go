@@ -53,7 +53,10 @@ func TestFeatures(t *testing.T) {
 	}{
 		{V5_2_6, nil, []Feature{DimensionlessIsCount, DeltaSigned, Novalue}, Grammar60},
 		{V6_0_3, []Feature{DimensionlessIsCount, DeltaSigned}, []Feature{EquivInDoms, ExprInstance, Novalue, DeltaOfExpr, InterpNearest}, Grammar60},
+		{V5_3_7, []Feature{DimensionlessIsCount, DeltaSigned}, []Feature{EquivInDoms, ExprInstance, Novalue, DeltaOfExpr}, Grammar60},
+		{V6_2_0, []Feature{EquivInDoms, ExprInstance}, []Feature{RateSkipsBackwards, Novalue, MetaSpec, LazyTernary, DeltaOfExpr}, Grammar60},
 		{Version{6, 2, 2}, []Feature{Novalue, LazyTernary, Continuation}, []Feature{DeltaOfExpr}, Grammar622},
+		{V7_0_2, []Feature{Novalue, DeltaOfExpr, InterpNearest}, []Feature{IndomSpec, UnknownOperandReported, ControlLines, ExtraUnits}, Grammar63},
 		{V6_3_8, []Feature{Novalue, DeltaOfExpr, EquivInDoms, InterpNearest}, []Feature{IndomSpec, UnknownOperandReported, ControlLines}, Grammar63},
 		{Version{7, 1, 0}, []Feature{IndomSpec, UnknownOperandReported}, []Feature{ControlLines, ExtraUnits}, Grammar71},
 		{V7_2_2, Features(), nil, Grammar71},
@@ -81,5 +84,24 @@ func TestFeatures(t *testing.T) {
 		if f.String() == "" {
 			t.Errorf("feature %d has no name", f)
 		}
+	}
+}
+
+// TestProved: the proved releases are distinct and oldest first (the
+// compatibility matrix and "all" list them in this order), and each
+// parses from its own name.
+func TestProved(t *testing.T) {
+	prev := Version{}
+	for _, v := range Proved() {
+		if !prev.Less(v) {
+			t.Errorf("%s is listed after %s", v, prev)
+		}
+		prev = v
+		if got, err := Parse(v.String()); err != nil || got != v {
+			t.Errorf("Parse(%q) = %v, %v", v, got, err)
+		}
+	}
+	if got := Proved(); got[len(got)-1] != Latest {
+		t.Errorf("the newest proved release is %s, Latest is %s", got[len(got)-1], Latest)
 	}
 }

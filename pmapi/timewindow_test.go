@@ -71,7 +71,8 @@ var unsupported = map[string]bool{"@6": true, "@13": true, "@Wed": true, "yester
 // pmParseTimeWindow gives, in three time zones (one without daylight
 // saving, two with), or fails where it fails.
 func TestTimeWindowAgainstLibpcp(t *testing.T) {
-	rels := oracle.ReleasesFor(t)
+	oracle.ReleasesFor(t) // fails when the oracles are missing; skips only when asked to
+	host := oracle.Host() // pmParseTimeWindow through python3-pcp
 	ctx := context.Background()
 	for _, tz := range []string{"UTC", "Australia/Melbourne", "America/New_York"} {
 		loc, err := time.LoadLocation(tz)
@@ -80,7 +81,7 @@ func TestTimeWindowAgainstLibpcp(t *testing.T) {
 		}
 		first := time.Date(2026, 3, 4, 13, 7, 47, 250000000, loc)
 		last := first.Add(2*24*time.Hour + 3*time.Hour + 500*time.Microsecond)
-		want, err := rels[1].TimeWindows(ctx, first, last, tz, timeWindowCases)
+		want, err := host.TimeWindows(ctx, first, last, tz, timeWindowCases)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,20 +92,26 @@ func writeAcross(w io.Writer, defs []definitionAcross, versions []pcpver.Version
 		}
 		fmt.Fprintf(w, "%s:%d: %s\n", d.Path, d.Line, d.Name)
 		var groups []releaseVerdict
-		var members [][]string
-		for _, rv := range d.Releases {
+		var members [][]int // indices into names
+		for i, rv := range d.Releases {
 			found := false
 			for gi, g := range groups {
 				if g.Status == rv.Status && g.Desc == rv.Desc && g.Message == rv.Message {
-					members[gi] = append(members[gi], rv.Version)
+					members[gi] = append(members[gi], i)
 					found = true
 					break
 				}
 			}
 			if !found {
 				groups = append(groups, rv)
-				members = append(members, []string{rv.Version})
+				members = append(members, []int{i})
 			}
+		}
+		labels := make([]string, len(groups))
+		width := 24
+		for gi := range groups {
+			labels[gi] = releaseSpans(names, members[gi])
+			width = max(width, len(labels[gi]))
 		}
 		for gi, g := range groups {
 			text := g.Status
@@ -115,12 +121,34 @@ func writeAcross(w io.Writer, defs []definitionAcross, versions []pcpver.Version
 			case g.Message != "":
 				text += ": " + g.Message
 			}
-			fmt.Fprintf(w, "    PCP %-24s %s\n", strings.Join(members[gi], ", "), text)
+			fmt.Fprintf(w, "    PCP %-*s %s\n", width, labels[gi], text)
 		}
 	}
 	_, err := fmt.Fprintf(w, "%d definitions across PCP %s: %d the same on every release, %d differ\n",
 		len(defs), strings.Join(names, ", "), len(defs)-differ, differ)
 	return err
+}
+
+// releaseSpans names the releases at the given indices of names (in
+// order): three or more that follow each other as "5.2.6 to 6.2.0", the
+// rest one by one, so a verdict most releases share stays one short line.
+func releaseSpans(names []string, indices []int) string {
+	var parts []string
+	for start := 0; start < len(indices); {
+		end := start
+		for end+1 < len(indices) && indices[end+1] == indices[end]+1 {
+			end++
+		}
+		if end-start >= 2 {
+			parts = append(parts, names[indices[start]]+" to "+names[indices[end]])
+		} else {
+			for _, i := range indices[start : end+1] {
+				parts = append(parts, names[i])
+			}
+		}
+		start = end + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 func writeAcrossJSON(w io.Writer, defs []definitionAcross, versions []pcpver.Version, source string) error {

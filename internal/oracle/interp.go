@@ -15,9 +15,15 @@ import (
 //go:embed archive.py
 var archiveScript []byte
 
+// archiveCtypesScript is archive.py for the releases without python3-pcp,
+// driving their libpcp through ctypes.
+//
+//go:embed archive_ctypes.py
+var archiveCtypesScript []byte
+
 // Interpolate fetches the named metrics (derived from config, or plain;
 // config "" loads none) from an archive (base name) with the release's
-// python3-pcp in interpolation mode: samples fetches from origin, step
+// libpcp in interpolation mode: samples fetches from origin, step
 // apart, as pmval -a and pmrep -a fetch. It returns archive.py's
 // canonical lines ("T sec.usec", then "name inst value", "name
 // NOVALUES", "name ERR code"; "EOL" for a fetch past the end). PCP 5
@@ -26,21 +32,29 @@ func (r Release) Interpolate(ctx context.Context, archive, config string, names 
 	window := []string{strconv.FormatInt(origin.Unix(), 10), strconv.Itoa(origin.Nanosecond()),
 		strconv.FormatInt(int64(step/time.Second), 10), strconv.FormatInt(int64(step%time.Second), 10),
 		strconv.Itoa(samples)}
-	return r.runArchiveScript(ctx, "interp", archive, config, window, names)
+	return r.runArchiveScript(ctx, r.archiveScript(), "interp", archive, config, window, names)
 }
 
 // ReplayArchive evaluates the named derived metrics over every record of
-// an archive (base name) with the release's python3-pcp pmFetch, record
-// by record, and returns archive.py's canonical lines.
+// an archive (base name) with the release's pmFetch, record by record, and returns archive.py's canonical lines.
 func (r Release) ReplayArchive(ctx context.Context, archive, config string, names []string) (string, error) {
-	return r.runArchiveScript(ctx, "replay", archive, config, nil, names)
+	return r.runArchiveScript(ctx, r.archiveScript(), "replay", archive, config, nil, names)
 }
 
-// runArchiveScript runs archive.py in a mode over a copy of the archive's
-// files where the release can read them, with config ("" for none)
-// loaded, and returns what it prints.
-func (r Release) runArchiveScript(ctx context.Context, mode, archive, config string, modeArgs, names []string) (string, error) {
-	script, cleanup, err := r.file("archive.py", archiveScript)
+// archiveScript is archive.py, or its ctypes twin for a release without
+// python3-pcp.
+func (r Release) archiveScript() []byte {
+	if r.HasPython() {
+		return archiveScript
+	}
+	return archiveCtypesScript
+}
+
+// runArchiveScript runs an archive script (archive.py or its twin) in a
+// mode over a copy of the archive's files where the release can read
+// them, with config ("" for none) loaded, and returns what it prints.
+func (r Release) runArchiveScript(ctx context.Context, source []byte, mode, archive, config string, modeArgs, names []string) (string, error) {
+	script, cleanup, err := r.file("archive.py", source)
 	if err != nil {
 		return "", err
 	}

@@ -1,10 +1,13 @@
 // Package oracle asks the real libpcp of a PCP release for its verdicts,
 // metadata and values, for the differential tests of grammar, checker and
-// evaluator. The releases are this machine's own (Debian 12's 6.0.3) and
-// the chroots scripts/pcp-releases.sh makes of Debian's bullseye (5.2.6),
-// trixie (6.3.8) and sid (7.2.2): derived metrics live in the client
-// library, so a chroot's pminfo and python3-pcp against the test pmcd on
-// 127.0.0.1 are that release's answer.
+// evaluator. The releases are this machine's own (Debian 12's 6.0.3), the
+// chroots scripts/pcp-releases.sh makes of Debian's bullseye (5.2.6),
+// trixie (6.3.8) and sid (7.2.2), and the upstream builds of 5.3.7, 6.2.0
+// and 7.0.2 that scripts/pcp-oracles.sh unpacks from ../shared/oracles
+// (their libpcp, pminfo and pmval, run on this machine). Derived metrics
+// live in the client library, so a release's pminfo, and its libpcp
+// driven from Python, against the test pmcd on 127.0.0.1 are that
+// release's answer.
 package oracle
 
 import (
@@ -29,14 +32,25 @@ import (
 //go:embed register.py
 var registerScript []byte
 
-// Release is one libpcp to ask: Root is its chroot, "" for this machine.
+// Release is one libpcp to ask: this machine's own, a Debian chroot's
+// (Root), or an upstream build unpacked on this machine (Prefix).
 type Release struct {
-	Suite   string
+	Suite   string // the Debian suite, or "upstream" for a build from ../shared/oracles
 	Version pcpver.Version
-	Root    string
+	Root    string // the chroot; "" for this machine
+	Prefix  string // the unpacked upstream build; "" for Debian's packages
 }
 
 func (r Release) String() string { return fmt.Sprintf("PCP %s (%s)", r.Version, r.Suite) }
+
+// HasPython reports whether the release has its own python3-pcp (Debian's
+// packages do; the upstream builds have only libpcp, pminfo and pmval, and
+// are driven through ctypes from this machine's Python instead).
+func (r Release) HasPython() bool { return r.Prefix == "" }
+
+// HasPMCD reports whether the release can run a pmcd of its own (the
+// chroots and this machine; an upstream build is a client only).
+func (r Release) HasPMCD() bool { return r.Prefix == "" }
 
 // ErrNoOracle is returned when PCP_DERIVE_LSP_NO_ORACLE=1 asks to do
 // without the real libraries (tests skip then; CI never sets it).
@@ -52,22 +66,34 @@ func Dir() string {
 
 // Host is this machine's own libpcp (Debian 12's 6.0.3), outside any
 // chroot.
-func Host() Release { return Release{"bookworm", pcpver.V6_0_3, ""} }
+func Host() Release { return Release{Suite: "bookworm", Version: pcpver.V6_0_3} }
 
-// Releases lists every release to compare with, oldest first: this
-// machine's libpcp and each chroot. A missing chroot is an error naming
-// the script that makes it.
+// Releases lists every release to compare with, oldest first (the order
+// of pcpver.Proved): this machine's libpcp, each chroot and each upstream
+// build. A missing one is an error naming the script that makes it.
 func Releases() ([]Release, error) {
 	if os.Getenv("PCP_DERIVE_LSP_NO_ORACLE") == "1" {
 		return nil, ErrNoOracle
 	}
+	upstream := func(v pcpver.Version) Release {
+		return Release{Suite: "upstream", Version: v, Prefix: filepath.Join(UpstreamDir(), "pcp-"+v.String())}
+	}
 	out := []Release{
-		{"bullseye", pcpver.V5_2_6, filepath.Join(Dir(), "bullseye")},
+		{Suite: "bullseye", Version: pcpver.V5_2_6, Root: filepath.Join(Dir(), "bullseye")},
+		upstream(pcpver.V5_3_7),
 		Host(),
-		{"trixie", pcpver.V6_3_8, filepath.Join(Dir(), "trixie")},
-		{"sid", pcpver.V7_2_2, filepath.Join(Dir(), "sid")},
+		upstream(pcpver.V6_2_0),
+		{Suite: "trixie", Version: pcpver.V6_3_8, Root: filepath.Join(Dir(), "trixie")},
+		upstream(pcpver.V7_0_2),
+		{Suite: "sid", Version: pcpver.V7_2_2, Root: filepath.Join(Dir(), "sid")},
 	}
 	for _, r := range out {
+		if r.Prefix != "" {
+			if _, err := os.Stat(filepath.Join(r.Prefix, ".unpacked")); err != nil {
+				return nil, fmt.Errorf("%s: %s is not unpacked: run scripts/pcp-oracles.sh (make testenv), which needs ../shared/oracles beside the clone", r, r.Prefix)
+			}
+			continue
+		}
 		pminfo := filepath.Join("/", r.Root, "usr/bin/pminfo")
 		if _, err := os.Stat(pminfo); err != nil {
 			return nil, fmt.Errorf("%s: %s is missing: run scripts/pcp-releases.sh (and scripts/pcp-testenv.sh)", r, pminfo)
@@ -76,21 +102,67 @@ func Releases() ([]Release, error) {
 	return out, nil
 }
 
+// UpstreamDir is where scripts/pcp-oracles.sh unpacks the upstream builds
+// (pcp-release.sh's own cache, $PCP_ORACLE_CACHE).
+func UpstreamDir() string {
+	if d := os.Getenv("PCP_ORACLE_CACHE"); d != "" {
+		return d
+	}
+	return "/var/cache/pcp-derive-lsp/oracles"
+}
+
 // command runs a program of the release, in its chroot, with no derived
-// configs of its own loaded.
+// configs of its own loaded. For an upstream build, pminfo and pmval are
+// its own and python3 is this machine's, loading its libpcp.
 func (r Release) command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	var cmd *exec.Cmd
-	if r.Root == "" {
+	env := os.Environ()
+	switch {
+	case r.Root != "":
+		cmd = exec.CommandContext(ctx, "chroot", append([]string{r.Root, name}, args...)...)
+	case r.Prefix != "" && (name == "pminfo" || name == "pmval"):
+		cmd = exec.CommandContext(ctx, filepath.Join(r.Prefix, "bin", name), args...)
+		env = r.prefixEnv(env)
+	default:
 		if name == "python3" {
 			name = "/usr/bin/python3" // the one with Debian's python3-pcp, not a PATH's own
 		}
 		cmd = exec.CommandContext(ctx, name, args...)
-	} else {
-		cmd = exec.CommandContext(ctx, "chroot", append([]string{r.Root, name}, args...)...)
+		if r.Prefix != "" {
+			env = r.prefixEnv(env)
+		}
 	}
-	cmd.Env = append(os.Environ(), "PCP_DERIVED_CONFIG=")
+	cmd.Env = append(env, "PCP_DERIVED_CONFIG=")
 	cmd.WaitDelay = time.Second
 	return cmd
+}
+
+// prefixEnv is env made to run an upstream build, as pcp-release.sh runs
+// it: its own pcp.conf (the PCP_ variables that file sets are dropped,
+// since libpcp lets the environment override it), its libraries first,
+// and its bin first on PATH (for the sh -c scripts).
+func (r Release) prefixEnv(env []string) []string {
+	conf := filepath.Join(r.Prefix, "etc/pcp.conf")
+	set := map[string]bool{"PCP_DIR": true, "PCP_ENV_DONE": true, "PCP_CONF": true, "LD_LIBRARY_PATH": true, "PATH": true}
+	if b, err := os.ReadFile(conf); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if name, _, ok := strings.Cut(l, "="); ok && strings.HasPrefix(name, "PCP_") {
+				set[name] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); !set[name] {
+			out = append(out, kv)
+		}
+	}
+	lib := filepath.Join(r.Prefix, "lib")
+	if old := os.Getenv("LD_LIBRARY_PATH"); old != "" {
+		lib += ":" + old
+	}
+	return append(out, "PCP_CONF="+conf, "LD_LIBRARY_PATH="+lib,
+		"PATH="+filepath.Join(r.Prefix, "bin")+":"+os.Getenv("PATH"))
 }
 
 // file writes content where the release's programs can read it, and
@@ -251,8 +323,12 @@ func (r Release) ConfigMessages(ctx context.Context, name string, content []byte
 // base name.
 func (r Release) ShippedConfigs() (map[string][]byte, error) {
 	out := map[string][]byte{}
+	root := r.Root
+	if r.Prefix != "" {
+		root = r.Prefix
+	}
 	for _, dir := range []string{"etc/pcp/derived", "var/lib/pcp/config/derived"} {
-		paths, _ := filepath.Glob(filepath.Join(r.Root, "/", dir, "*.conf"))
+		paths, _ := filepath.Glob(filepath.Join(root, "/", dir, "*.conf"))
 		for _, p := range paths {
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -277,9 +353,9 @@ type FleetHost struct {
 // fleetPorts are the ports scripts/fleet-env.sh gives each chroot's pmcd.
 var fleetPorts = map[string]int{"bullseye": 44331, "trixie": 44332, "sid": 44333}
 
-// Fleet lists a pmcd per release, oldest first: each chroot's own
-// (scripts/fleet-env.sh) and this machine's. A missing or silent one is
-// an error naming the script that starts it.
+// Fleet lists a pmcd per release that can run one, oldest first: each
+// chroot's own (scripts/fleet-env.sh) and this machine's. A missing or
+// silent one is an error naming the script that starts it.
 func Fleet(ctx context.Context) ([]FleetHost, error) {
 	rs, err := Releases()
 	if err != nil {
@@ -287,6 +363,9 @@ func Fleet(ctx context.Context) ([]FleetHost, error) {
 	}
 	var out []FleetHost
 	for _, r := range rs {
+		if !r.HasPMCD() {
+			continue
+		}
 		h := FleetHost{Release: r, Addr: "127.0.0.1:44321"}
 		if r.Root != "" {
 			h.Addr = fmt.Sprintf("127.0.0.1:%d", fleetPorts[r.Suite])

@@ -2,6 +2,8 @@ package oracle
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,5 +57,52 @@ func TestReleasesAnswer(t *testing.T) {
 		if cs, err := r.ShippedConfigs(); err != nil || len(cs) == 0 {
 			t.Errorf("%s: shipped configs: %d, %v", r, len(cs), err)
 		}
+	}
+}
+
+// TestCtypesArchiveAsPython: archive_ctypes.py, which answers for the
+// releases without python3-pcp, prints what archive.py prints through
+// each Debian release's python3-pcp, replaying and interpolating an
+// archive (5.2.6 reads only version 2 archives, so it is left out).
+func TestCtypesArchiveAsPython(t *testing.T) {
+	ctx := context.Background()
+	archive, err := filepath.Abs("../../explain/testdata/golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := os.ReadFile(archive + ".conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"g.avg", "g.novalues", "g.nomatch", "g.rate", "g.delta", "g.filter", "g.scale",
+		"sample.bin", "sample.string.hullo", "sample.double.one", "sample.ulonglong.ten", "sample.float.one", "no.such.metric"}
+	// Four records a second apart from 2026-11-25 10:12:46.260349 UTC.
+	window := []string{"1795601566", "260349300", "0", "400000000", "12"}
+	checked := 0
+	for _, r := range ReleasesFor(t) {
+		if !r.HasPython() || r.Version == pcpver.V5_2_6 {
+			continue
+		}
+		for _, mode := range []string{"replay", "interp"} {
+			args := window
+			if mode == "replay" {
+				args = nil
+			}
+			want, err := r.runArchiveScript(ctx, archiveScript, mode, archive, string(config), args, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := r.runArchiveScript(ctx, archiveCtypesScript, mode, archive, string(config), args, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want || strings.Count(want, "\nT ") < 3 {
+				t.Errorf("%s, %s: archive.py prints:\n%.1500s\narchive_ctypes.py prints:\n%.1500s", r, mode, want, got)
+			}
+			checked++
+		}
+	}
+	if checked != 6 {
+		t.Errorf("compared %d runs, want 6 (three releases, two modes)", checked)
 	}
 }

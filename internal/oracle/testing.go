@@ -46,3 +46,20 @@ func FleetFor(t testing.TB) []FleetHost {
 	}
 	return hs
 }
+
+// EachRelease runs f for every release (ReleasesFor) in a subtest of its
+// own, TEST/PCP/VERSION, the releases in parallel (as many at once as
+// go test's -parallel allows), and returns when all have finished, so a
+// differential costs about its slowest release rather than their sum.
+func EachRelease(t *testing.T, f func(t *testing.T, r Release)) {
+	t.Helper()
+	rs := ReleasesFor(t)
+	t.Run("PCP", func(t *testing.T) {
+		for _, r := range rs {
+			t.Run(r.Version.String(), func(t *testing.T) {
+				t.Parallel()
+				f(t, r)
+			})
+		}
+	})
+}
