@@ -124,6 +124,10 @@ func ParseHosts(list, proxy string) ([]Target, error) {
 // maxHostsLine bounds one line of a hosts file.
 const maxHostsLine = 64 << 10
 
+// MaxHostsFileBytes bounds a whole hosts file (safeopen.Open's cap):
+// about 500,000 hosts.
+const MaxHostsFileBytes = 16 << 20
+
 // ReadHostsFile reads --hosts-file: one host per line (see ParseTarget),
 // blank lines and "#" comments ignored. Errors name the line.
 func ReadHostsFile(r io.Reader, name, proxy string) ([]Target, error) {

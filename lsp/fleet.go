@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 )
 
 // FleetSettings name the hosts a config is deployed to (the fleet
@@ -52,7 +52,7 @@ func (f FleetSettings) targets() ([]fleet.Target, error) {
 		out = append(out, t)
 	}
 	if f.HostsFile != "" {
-		file, err := os.Open(f.HostsFile)
+		file, err := safeopen.Open(f.HostsFile, fleet.MaxHostsFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("fleet.hostsFile: %w", err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 )
 
 // FileName is the project file Find looks for.
@@ -64,17 +65,9 @@ func Find(dir string) string {
 
 // Load reads a project file. Errors name the file and the line.
 func Load(path string) (Rules, error) {
-	f, err := os.Open(path)
+	src, err := safeopen.ReadFile(path, maxFileSize)
 	if err != nil {
 		return Rules{}, err
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return Rules{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(src) > maxFileSize {
-		return Rules{}, fmt.Errorf("%s: larger than %d bytes", path, maxFileSize)
 	}
 	return Parse(path, src)
 }

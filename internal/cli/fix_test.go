@@ -5,9 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,38 +17,6 @@ import (
 // a last line that libpcp drops silently when its newline is lost.
 const fixable = "# pcp-derive-lsp: ignore[sytax]\nm.a = 1 +\nm.last = 1\n"
 
-// fixChildEnv names, in the environment of a child of this test binary,
-// the file-size limit (RLIMIT_FSIZE, bytes) it runs check --fix under
-// and the arguments after "--".
-const fixChildEnv = "PCP_DERIVE_LSP_TEST_FSIZE"
-
-// TestFixChild is not a test: it is the child TestFixFullDisk starts,
-// which sets its own file-size limit (a disk with no room left for a
-// larger file, without mounting one) and runs check.
-func TestFixChild(t *testing.T) {
-	limit := os.Getenv(fixChildEnv)
-	if limit == "" {
-		t.Skip("the child of TestFixFullDisk")
-	}
-	n, err := strconv.ParseUint(limit, 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-		t.Fatal(err)
-	}
-	var args []string
-	for i, a := range os.Args {
-		if a == "--" {
-			args = os.Args[i+1:]
-		}
-	}
-	var stderr bytes.Buffer
-	status := Main(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
-	os.Stderr.WriteString(stderr.String())
-	os.Exit(status)
-}
-
 // TestFixFullDisk: check --fix on a disk with no room for the fixed file
 // (a file-size limit of the original's size: writes past it fail with
 // EFBIG, as on a full disk with ENOSPC) fails, says so, and leaves the
@@ -58,16 +24,11 @@ func TestFixChild(t *testing.T) {
 // renamed it, the file was truncated in place and rewritten up to the
 // limit: its last line lost its newline, and libpcp drops such a line.
 func TestFixFullDisk(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("RLIMIT_FSIZE in a child is Linux's")
-	}
 	conf := filepath.Join(t.TempDir(), "f.conf")
 	if err := os.WriteFile(conf, []byte(fixable), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFixChild$", "--", "check", "--no-metadata", "--fix", conf)
-	cmd.Env = append(os.Environ(), fixChildEnv+"="+strconv.Itoa(len(fixable)))
-	out, err := cmd.CombinedOutput()
+	r := runChild(t, "fsize="+strconv.Itoa(len(fixable)), "check", "--no-metadata", "--fix", conf)
 	got, rerr := os.ReadFile(conf)
 	if rerr != nil {
 		t.Fatal(rerr)
@@ -75,8 +36,8 @@ func TestFixFullDisk(t *testing.T) {
 	if string(got) != fixable {
 		t.Errorf("a failed --fix left %d bytes on disk, want the original %d byte for byte:\n%q", len(got), len(fixable), got)
 	}
-	if err == nil || !strings.Contains(string(out), "not rewritten") {
-		t.Errorf("--fix on a full disk: %v, want a failure that says the file was not rewritten:\n%s", err, out)
+	if r.status != ExitUsage || !strings.Contains(r.stderr, "file too large") || !strings.Contains(r.stderr, "not rewritten") {
+		t.Errorf("--fix on a full disk: exit %d, want 2 and that the file was not rewritten:\n%s", r.status, r.stderr)
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(conf), ".f.conf*")); len(leftovers) > 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)

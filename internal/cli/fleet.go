@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
@@ -48,7 +48,7 @@ func (f *fleetFlags) targets(proxy string) ([]fleet.Target, error) {
 		out = append(out, ts...)
 	}
 	if f.hostsFile != "" {
-		file, err := os.Open(f.hostsFile)
+		file, err := safeopen.Open(f.hostsFile, fleet.MaxHostsFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--hosts-file: %w", err)
 		}

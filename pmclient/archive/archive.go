@@ -22,6 +22,7 @@ import (
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -185,15 +186,11 @@ func baseName(path string) string {
 // openFile opens a file and returns its size when it is a regular file
 // (-1 otherwise).
 func openFile(path string) (io.ReadCloser, int64, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path, safeopen.NoLimit)
 	if err != nil {
 		return nil, 0, err
 	}
-	size := int64(-1)
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		size = info.Size()
-	}
-	return f, size, nil
+	return f, f.Stat().Size(), nil
 }
 
 // openDecoded opens path with a.open, decompressing it when its name ends
