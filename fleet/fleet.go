@@ -166,7 +166,7 @@ func Check(ctx context.Context, srcs []grammar.Source, targets []Target, opts Op
 		opts.Getenv = os.Getenv
 	}
 	e := &engine{opts: opts, srcs: srcs, parses: map[pcpver.Version]*parse{},
-		verdictIDs: map[[32]byte]int32{}, outcomes: map[[32]byte]*outcome{}, gates: map[string]*pmproxy.Gate{}}
+		verdictIDs: map[[32]byte]int32{}, outcomes: map[[32]byte]*outcome{}, gates: pmproxy.NewGates(opts.PMProxyParallel, 0)}
 	if e.opts.Open == nil {
 		e.opts.Open = e.openTarget
 	}
@@ -210,7 +210,7 @@ type engine struct {
 	verdicts   []Verdict
 	verdictIDs map[[32]byte]int32
 	outcomes   map[[32]byte]*outcome
-	gates      map[string]*pmproxy.Gate
+	gates      *pmproxy.Gates // one per pmproxy, one decoding budget for all
 }
 
 // parse is the config as one release reads it, shared by its hosts.
@@ -255,12 +255,7 @@ func OpenTarget(t Target, gate *pmproxy.Gate, getenv func(string) string) (pmcli
 func (e *engine) openTarget(_ context.Context, t Target) (pmclient.Source, error) {
 	var gate *pmproxy.Gate
 	if t.Kind == PMProxy {
-		e.mu.Lock()
-		if gate = e.gates[t.Proxy]; gate == nil {
-			gate = pmproxy.NewGate(e.opts.PMProxyParallel)
-			e.gates[t.Proxy] = gate
-		}
-		e.mu.Unlock()
+		gate = e.gates.For(t.Proxy) // by scheme, host and port, not URL text
 	}
 	return OpenTarget(t, gate, e.opts.Getenv)
 }
