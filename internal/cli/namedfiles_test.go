@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,4 +73,46 @@ func TestNamedFilesRefused(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
+// TestProjectConfigPeakRSS: check --config of a project file naming
+// 140,000 unknown codes (issue #41: 1 MiB, quadratic, killed after 90 s)
+// is refused for its size at once; one just under the 256 KiB cap
+// (37,000 codes) is a usage error that lists the first 100 with their
+// lines and counts the rest. Each within 20 times the file + 40 MB of
+// peak RSS.
+func TestProjectConfigPeakRSS(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "x.conf")
+	if err := os.WriteFile(conf, []byte("m.a = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		codes int
+		says  string
+	}{
+		{140_000, "980009 bytes, over the size limit of 262144 bytes"},
+		{37_000, "36900 more unknown finding codes"},
+	} {
+		var b strings.Builder
+		b.WriteString("disable:\n")
+		for i := 0; i < c.codes; i++ {
+			b.WriteString("- " + strconv.FormatInt(int64(i)+36*36*36, 36) + "\n")
+		}
+		project := filepath.Join(dir, strconv.Itoa(c.codes)+".yaml")
+		if err := os.WriteFile(project, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runChild(t, "", "check", "--no-metadata", "--config", project, conf)
+		bound := int64(20*b.Len() + 40<<20)
+		t.Logf("%d codes, %d bytes: exit %d, peak RSS %.1f MB (bound %.1f MB)", c.codes, b.Len(), r.status, float64(r.peak)/(1<<20), float64(bound)/(1<<20))
+		switch {
+		case r.hung:
+			t.Errorf("%d codes: hung (killed after %v)", c.codes, childHang)
+		case r.status != ExitUsage || !strings.Contains(r.stderr, c.says):
+			t.Errorf("%d codes: exit %d, stderr %.500q…, want it to say %q", c.codes, r.status, r.stderr, c.says)
+		case r.peak == 0 || r.peak > bound:
+			t.Errorf("%d codes: peak RSS %d MB, over %d MB", c.codes, r.peak>>20, bound>>20)
+		}
+	}
 }
