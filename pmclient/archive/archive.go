@@ -66,6 +66,9 @@ type Archive struct {
 	// read from memory.
 	open func(path string) (io.ReadCloser, int64, error)
 
+	histMu sync.Mutex
+	hists  map[pmapi.InDom]*InDomHistory // built on first use (InDomHistory)
+
 	mu       sync.Mutex
 	replay   *replayer
 	fetched  fetchState
@@ -591,32 +594,6 @@ func (m *metadata) add(rec []byte, version int) error {
 	default:
 		return fmt.Errorf("%w: metadata record type %d", errCorrupt, typ)
 	}
-}
-
-// instancesAt rebuilds an instance domain as it was at time t (the latest
-// observation not after t, deltas applied); zero t means the latest.
-func (m *metadata) instancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instance {
-	cur := map[int32]string{}
-	for _, obs := range m.indoms[indom] {
-		if !t.IsZero() && obs.at.After(t) {
-			break
-		}
-		if !obs.delta {
-			cur = map[int32]string{}
-		}
-		for id := range obs.deleted {
-			delete(cur, id)
-		}
-		for _, in := range obs.instances {
-			cur[in.ID] = in.Name
-		}
-	}
-	out := make([]pmclient.Instance, 0, len(cur))
-	for id, name := range cur {
-		out = append(out, pmclient.Instance{ID: id, Name: name})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }
 
 // Label returns the archive label.
