@@ -12,6 +12,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 )
 
 // DefaultMaxSize is the largest config read by default (check's
@@ -102,7 +103,7 @@ func readArg(arg string, stdin io.Reader, maxSize int64) []Input {
 	case !info.IsDir():
 		// Opening a FIFO blocks until something writes to it, and a
 		// device may never end: only "-" reads a stream.
-		return []Input{{Path: arg, Err: fmt.Errorf("%s: %s, not a regular file: not read (pipe a config to \"-\" to check standard input)", arg, fileKind(info.Mode()))}}
+		return []Input{{Path: arg, Err: fmt.Errorf("%s: %s, not a regular file: not read (pipe a config to \"-\" to check standard input)", arg, safeopen.Kind(info.Mode()))}}
 	}
 	return walkDir(arg, maxSize, map[string]bool{})
 }
@@ -137,34 +138,18 @@ func walkDir(dir string, maxSize int64, seen map[string]bool) []Input {
 	return out
 }
 
-// fileKind names what a non-regular, non-directory file is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
-}
-
 func readFile(path string, maxSize int64) Input {
-	f, err := os.Open(path)
+	// Open's cap is past maxSize: a file over it is a finding here, not
+	// an error, and readSized tells a file grown past it.
+	f, err := safeopen.Open(path, safeopen.NoLimit)
 	if err != nil {
 		return Input{Path: path, Err: err}
 	}
 	defer f.Close()
-	size := int64(0)
-	if info, err := f.Stat(); err == nil {
-		if info.Size() > maxSize {
-			return Input{Path: path, ProblemCode: codes.TooLarge,
-				Problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", info.Size(), maxSize)}
-		}
-		size = info.Size()
+	size := f.Stat().Size()
+	if size > maxSize {
+		return Input{Path: path, ProblemCode: codes.TooLarge,
+			Problem: fmt.Sprintf("file is %d bytes, more than the %d byte limit (--max-size): not checked", size, maxSize)}
 	}
 	return readSized(path, f, size, maxSize)
 }

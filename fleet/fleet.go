@@ -165,7 +165,7 @@ func Check(ctx context.Context, inputs []analysis.Input, targets []Target, opts 
 		opts.Getenv = os.Getenv
 	}
 	e := &engine{opts: opts, inputs: inputs, parses: map[pcpver.Version]*parse{},
-		verdictIDs: map[[32]byte]int32{}, outcomes: map[[32]byte]*outcome{}, gates: map[string]*pmproxy.Gate{}}
+		verdictIDs: map[[32]byte]int32{}, outcomes: map[[32]byte]*outcome{}, gates: pmproxy.NewGates(opts.PMProxyParallel, 0)}
 	if e.opts.Open == nil {
 		e.opts.Open = e.open
 	}
@@ -209,7 +209,7 @@ type engine struct {
 	verdicts   []Verdict
 	verdictIDs map[[32]byte]int32
 	outcomes   map[[32]byte]*outcome
-	gates      map[string]*pmproxy.Gate
+	gates      *pmproxy.Gates // one per pmproxy, one decoding budget for all
 }
 
 // parse is the config as one release reads it (analysis.Parse), shared
@@ -245,12 +245,7 @@ func (e *engine) parsed(v pcpver.Version) *parse {
 func (e *engine) open(ctx context.Context, t Target) (pmclient.Source, error) {
 	var gate *pmproxy.Gate
 	if proxy := t.Source.PMProxy; proxy != "" {
-		e.mu.Lock()
-		if gate = e.gates[proxy]; gate == nil {
-			gate = pmproxy.NewGate(e.opts.PMProxyParallel)
-			e.gates[proxy] = gate
-		}
-		e.mu.Unlock()
+		gate = e.gates.For(proxy) // by scheme, host and port, not URL text
 	}
 	return choose.Open(ctx, t.Source, choose.Options{Getenv: e.opts.Getenv, Lazy: true, Gate: gate})
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy"
 )
@@ -121,7 +122,7 @@ func (h Hosts) Targets(names HostsNames) ([]Target, error) {
 		out = append(out, t)
 	}
 	if h.File != "" {
-		file, err := os.Open(h.File)
+		file, err := safeopen.Open(h.File, MaxHostsFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", names.File, err)
 		}
@@ -151,6 +152,10 @@ func (h Hosts) Targets(names HostsNames) ([]Target, error) {
 
 // maxHostsLine bounds one line of a hosts file.
 const maxHostsLine = 64 << 10
+
+// MaxHostsFileBytes bounds a whole hosts file (safeopen.Open's cap):
+// about 500,000 hosts.
+const MaxHostsFileBytes = 16 << 20
 
 // ReadHostsFile reads --hosts-file: one host per line (see ParseTarget),
 // blank lines and "#" comments ignored. Errors name the line.

@@ -6,10 +6,8 @@
 package rules
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,13 +17,16 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 )
 
 // FileName is the project file Find looks for.
 const FileName = ".pcp-derive-lsp.yaml"
 
-// maxFileSize bounds the project file read: it is a few lines.
-const maxFileSize = 1 << 20
+// maxFileSize bounds the project file read: it is a few lines. The YAML
+// parser costs about 70 bytes a byte of a file of many short codes, so
+// this cap keeps a hostile one within 20 times its size + 40 MB.
+const maxFileSize = 256 << 10
 
 // Rules says which codes are off and which have another severity.
 type Rules struct {
@@ -64,17 +65,9 @@ func Find(dir string) string {
 
 // Load reads a project file. Errors name the file and the line.
 func Load(path string) (Rules, error) {
-	f, err := os.Open(path)
+	src, err := safeopen.ReadFile(path, maxFileSize)
 	if err != nil {
 		return Rules{}, err
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return Rules{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(src) > maxFileSize {
-		return Rules{}, fmt.Errorf("%s: larger than %d bytes", path, maxFileSize)
 	}
 	return Parse(path, src)
 }
@@ -86,19 +79,36 @@ func Parse(path string, src []byte) (Rules, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return r, fmt.Errorf("%s: %w", path, err)
 	}
+	// One parse: the layout is decoded from the tree the lines come from.
 	var f file
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return r, fmt.Errorf("%s: %w", path, err)
+	if len(doc.Content) > 0 {
+		top := doc.Content[0]
+		if err := knownFields(top); err != nil {
+			return r, fmt.Errorf("%s: %w", path, err)
+		}
+		if err := top.Decode(&f); err != nil {
+			return r, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	lineOf := func(value string) int { return scalarLine(&doc, value) }
+	lines := scalarLines(&doc)
 	var errs []error
+	unlisted := 0
+	fail := func(err error) {
+		if len(errs) < maxListedErrors {
+			errs = append(errs, err)
+		} else {
+			unlisted++
+		}
+	}
 	check := func(code string) bool {
 		if _, ok := codes.Lookup(code); ok {
 			return true
 		}
-		errs = append(errs, fmt.Errorf("%s:%d: %s", path, lineOf(code), unknownCode(code)))
+		if len(errs) < maxListedErrors {
+			fail(fmt.Errorf("%s:%d: %s", path, lines[code], unknownCode(code)))
+		} else {
+			unlisted++ // not even a suggestion looked up for it
+		}
 		return false
 	}
 	for _, c := range f.Disable {
@@ -116,24 +126,52 @@ func Parse(path string, src []byte) (Rules, error) {
 			continue
 		}
 		if err := r.SetSeverity(c, f.Severity[c]); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %v", path, lineOf(f.Severity[c]), err))
+			fail(fmt.Errorf("%s:%d: %v", path, lines[f.Severity[c]], err))
 		}
+	}
+	if unlisted > 0 {
+		errs = append(errs, fmt.Errorf("%s: %d more unknown finding codes or bad severities are not listed", path, unlisted))
 	}
 	return r, errors.Join(errs...)
 }
 
-// scalarLine finds the line of the first scalar with value in a YAML
-// tree (0 when none).
-func scalarLine(n *yaml.Node, value string) int {
-	if n.Kind == yaml.ScalarNode && n.Value == value {
-		return n.Line
+// knownFields refuses a key of the project file's mapping that file does
+// not have, as yaml's KnownFields does when it decodes from text.
+func knownFields(top *yaml.Node) error {
+	if top.Kind != yaml.MappingNode {
+		return nil // Decode says what is wrong with it
 	}
-	for _, c := range n.Content {
-		if l := scalarLine(c, value); l > 0 {
-			return l
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		switch k := top.Content[i]; k.Value {
+		case "disable", "enable", "severity":
+		default:
+			return fmt.Errorf("yaml: unmarshal errors:\n  line %d: field %s not found in type rules.file", k.Line, k.Value)
 		}
 	}
-	return 0
+	return nil
+}
+
+// maxListedErrors bounds the errors a project file's check lists: a file
+// of 140,000 misspelt codes is one mistake, not 140,000 lines to read.
+const maxListedErrors = 100
+
+// scalarLines maps each scalar value of a YAML tree to the line of its
+// first occurrence, in one walk (a walk per value was quadratic).
+func scalarLines(root *yaml.Node) map[string]int {
+	lines := map[string]int{}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode {
+			if _, ok := lines[n.Value]; !ok {
+				lines[n.Value] = n.Line
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	return lines
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -28,6 +28,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	fs.BoolVar(&quiet, "quiet", false, "same as -q")
 	separate := fs.Bool("separate", false, "check each PATH as a config of its own (as pre-commit passes unrelated files), not all together as one config path")
 	fix := fs.Bool("fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
+	throughLinks := fs.Bool("fix-through-links", false, "with --fix, also write through symbolic links that lead out of the tree a file was found in (by default such a file is not rewritten)")
 	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
 	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
@@ -131,15 +132,18 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		}
 		return ExitOK
 	case *fix:
-		n, err := writeFixes(fixes, run)
+		n, files, err := writeFixes(fixes, run, fileSaver{trees: paths, throughLinks: *throughLinks, wrap: env.fixWriter})
+		if n > 0 && !quiet {
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: fixed %s in %s\n", plural(n, "finding"), plural(files, "file"))
+		}
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
+			// Each file not rewritten, and why (it is as it was).
+			for _, e := range strings.Split(err.Error(), "\n") {
+				fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s\n", e)
+			}
 			return ExitUsage
 		}
 		if n > 0 {
-			if !quiet {
-				fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: fixed %s in %s\n", plural(n, "finding"), plural(len(fixes), "file"))
-			}
 			// Report on the files as they are now: a fix can change
 			// other findings (a corrected suppression comment). This
 			// run's profiles cover that check too.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -90,6 +91,9 @@ type Env struct {
 	// terminals: a bare command on a terminal prints help rather than
 	// starting a server, and text output is coloured on one.
 	StdinTerminal, StdoutTerminal bool
+	// fixWriter, when set, is what check --fix writes a fixed file's
+	// temporary copy through (tests make it fail as a full disk does).
+	fixWriter func(*os.File) io.Writer
 }
 
 // Exit statuses.

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -60,34 +60,45 @@ func safeFixes(run *report.Run) []fileFix {
 // apply returns the file's text with the edits made (sorted, disjoint).
 func (ff fileFix) apply() []byte {
 	var b bytes.Buffer
+	ff.writeTo(&b) // a bytes.Buffer never fails
+	return b.Bytes()
+}
+
+// writeTo writes the file's text with the edits made, a piece at a time.
+func (ff fileFix) writeTo(w io.Writer) error {
 	src := ff.file.Text.Bytes()
 	at := 0
 	for _, e := range ff.edits {
 		start, end := ff.file.Offsets(e.Range)
-		b.Write(src[at:start])
-		b.WriteString(e.NewText)
+		if _, err := w.Write(src[at:start]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, e.NewText); err != nil {
+			return err
+		}
 		at = end
 	}
-	b.Write(src[at:])
-	return b.Bytes()
+	_, err := w.Write(src[at:])
+	return err
 }
 
-// writeFixes rewrites each file in place (keeping its mode) and drops
-// the findings fixed from the report. It returns how many were fixed.
-func writeFixes(fixes []fileFix, run *report.Run) (int, error) {
-	n := 0
+// writeFixes saves each fixed file as an editor saves it (fileSaver.save)
+// and drops the findings fixed from the report. It returns how many
+// findings were fixed in how many files, and an error for each file not
+// rewritten; the others are saved all the same.
+func writeFixes(fixes []fileFix, run *report.Run, s fileSaver) (findings, files int, err error) {
+	var saved []fileFix
+	var errs []error
 	for _, ff := range fixes {
-		info, err := os.Stat(ff.file.Path)
-		if err != nil {
-			return n, err
+		if err := s.save(ff); err != nil {
+			errs = append(errs, err)
+			continue
 		}
-		if err := os.WriteFile(ff.file.Path, ff.apply(), info.Mode().Perm()); err != nil {
-			return n, fmt.Errorf("writing the fixes: %w", err)
-		}
-		n += len(ff.edits)
+		saved = append(saved, ff)
+		findings += len(ff.edits)
 	}
-	dropFixed(fixes, run)
-	return n, nil
+	dropFixed(saved, run)
+	return findings, len(saved), errors.Join(errs...)
 }
 
 func dropFixed(fixes []fileFix, run *report.Run) {

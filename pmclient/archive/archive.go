@@ -22,6 +22,7 @@ import (
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -64,6 +65,9 @@ type Archive struct {
 	// (-1 when not, as for a decompressed stream); tests replace it to
 	// read from memory.
 	open func(path string) (io.ReadCloser, int64, error)
+
+	histMu sync.Mutex
+	hists  map[pmapi.InDom]*InDomHistory // built on first use (InDomHistory)
 
 	mu       sync.Mutex
 	replay   *replayer
@@ -185,15 +189,11 @@ func baseName(path string) string {
 // openFile opens a file and returns its size when it is a regular file
 // (-1 otherwise).
 func openFile(path string) (io.ReadCloser, int64, error) {
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path, safeopen.NoLimit)
 	if err != nil {
 		return nil, 0, err
 	}
-	size := int64(-1)
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		size = info.Size()
-	}
-	return f, size, nil
+	return f, f.Stat().Size(), nil
 }
 
 // openDecoded opens path with a.open, decompressing it when its name ends
@@ -594,32 +594,6 @@ func (m *metadata) add(rec []byte, version int) error {
 	default:
 		return fmt.Errorf("%w: metadata record type %d", errCorrupt, typ)
 	}
-}
-
-// instancesAt rebuilds an instance domain as it was at time t (the latest
-// observation not after t, deltas applied); zero t means the latest.
-func (m *metadata) instancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instance {
-	cur := map[int32]string{}
-	for _, obs := range m.indoms[indom] {
-		if !t.IsZero() && obs.at.After(t) {
-			break
-		}
-		if !obs.delta {
-			cur = map[int32]string{}
-		}
-		for id := range obs.deleted {
-			delete(cur, id)
-		}
-		for _, in := range obs.instances {
-			cur[in.ID] = in.Name
-		}
-	}
-	out := make([]pmclient.Instance, 0, len(cur))
-	for id, name := range cur {
-		out = append(out, pmclient.Instance{ID: id, Name: name})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
 }
 
 // Label returns the archive label.

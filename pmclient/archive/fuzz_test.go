@@ -96,7 +96,7 @@ func FuzzMetaRecord(f *testing.F) {
 				continue
 			}
 			for indom := range m.indoms {
-				for _, in := range m.instancesAt(indom, time.Time{}) {
+				for _, in := range newHistory(m.indoms[indom]).StateAt(time.Time{}) {
 					if len(in.Name) >= len(rec) || strings.IndexByte(in.Name, 0) >= 0 {
 						t.Fatalf("instance %d: name of %d bytes from a %d-byte record", in.ID, len(in.Name), len(rec))
 					}
@@ -113,7 +113,7 @@ func FuzzReadMeta(f *testing.F) {
 		a, err := openMem(Options{MaxMetadataBytes: 16 << 10}, map[string][]byte{"a.meta": b, "a.0": nil})
 		if err == nil {
 			for indom := range a.meta.indoms {
-				a.meta.instancesAt(indom, a.label.Start)
+				a.InstancesAt(indom, a.label.Start)
 			}
 		}
 	})

@@ -108,7 +108,7 @@ func TestAliasedArchiveRecords(t *testing.T) {
 				var a *Archive
 				if a, err = openMem(Options{}, map[string][]byte{"a.meta": tc.meta, "a.0": tc.vol}); err == nil {
 					for indom := range a.meta.indoms {
-						a.meta.instancesAt(indom, a.label.Start)
+						a.InstancesAt(indom, a.label.Start)
 					}
 					values, err = replayAll(a)
 				}

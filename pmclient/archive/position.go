@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 // Position is where a data record starts: a volume and a byte offset in
@@ -66,40 +64,26 @@ func (r *replayer) skip(f io.ReadCloser, off int64) error {
 	return nil
 }
 
-// InDomSnapshot is an instance domain as one metadata record left it (a
-// v3 delta record applied to the state before it).
-type InDomSnapshot struct {
-	At        time.Time
-	Instances []pmclient.Instance // by ascending ID, as libpcp sorts them
-}
-
 // InDomHistory returns every state of an instance domain the archive
-// recorded, oldest first (nil for an instance domain it never recorded).
+// recorded (nil for an instance domain it never recorded), built once.
 // libpcp's interpolation enumerates the instances a metric may have from
-// these, and times when each instance was born and died.
-func (a *Archive) InDomHistory(indom pmapi.InDom) []InDomSnapshot {
-	obs := append([]observation(nil), a.meta.indoms[indom]...)
-	sort.SliceStable(obs, func(i, j int) bool { return obs[i].at.Before(obs[j].at) })
-	var out []InDomSnapshot
-	cur := map[int32]string{}
-	for _, o := range obs {
-		if !o.delta {
-			cur = map[int32]string{}
-		}
-		for id := range o.deleted {
-			delete(cur, id)
-		}
-		for _, in := range o.instances {
-			cur[in.ID] = in.Name
-		}
-		snap := InDomSnapshot{At: o.at, Instances: make([]pmclient.Instance, 0, len(cur))}
-		for id, name := range cur {
-			snap.Instances = append(snap.Instances, pmclient.Instance{ID: id, Name: name})
-		}
-		sort.Slice(snap.Instances, func(i, j int) bool { return snap.Instances[i].ID < snap.Instances[j].ID })
-		out = append(out, snap)
+// it, and times when each instance was born and died.
+func (a *Archive) InDomHistory(indom pmapi.InDom) *InDomHistory {
+	obs, ok := a.meta.indoms[indom]
+	if !ok {
+		return nil
 	}
-	return out
+	a.histMu.Lock()
+	defer a.histMu.Unlock()
+	h := a.hists[indom]
+	if h == nil {
+		if a.hists == nil {
+			a.hists = map[pmapi.InDom]*InDomHistory{}
+		}
+		h = newHistory(obs)
+		a.hists[indom] = h
+	}
+	return h
 }
 
 // Start is the time in the archive's label: libpcp measures every time

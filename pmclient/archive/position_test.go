@@ -6,9 +6,12 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 // TestRecordsFrom: a reader started at the Position of any record reads
@@ -78,15 +81,18 @@ func TestInDomHistory(t *testing.T) {
 	checked := 0
 	for indom := range a.meta.indoms {
 		h := a.InDomHistory(indom)
-		for i, snap := range h {
-			if i > 0 && snap.At.Before(h[i-1].At) {
+		for i := 0; i < h.Len(); i++ {
+			if i > 0 && h.At(i).Before(h.At(i-1)) {
 				t.Errorf("%s: state %d is before state %d", indom, i, i-1)
 			}
-			if i+1 < len(h) && h[i+1].At.Equal(snap.At) {
+			if i+1 < h.Len() && h.At(i+1).Equal(h.At(i)) {
 				continue // InstancesAt answers with the last at one time
 			}
-			if want := a.InstancesAt(indom, snap.At); !reflect.DeepEqual(snap.Instances, want) {
-				t.Errorf("%s at %v: %v, InstancesAt says %v", indom, snap.At, snap.Instances, want)
+			if got, want := h.State(i), replayTo(a.meta.indoms[indom], h.At(i)); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s at %v: %v, replaying the records says %v", indom, h.At(i), got, want)
+			}
+			if got := a.InstancesAt(indom, h.At(i)); !reflect.DeepEqual(got, h.State(i)) && len(got)+len(h.State(i)) > 0 {
+				t.Errorf("%s at %v: InstancesAt %v, the history's state %v", indom, h.At(i), got, h.State(i))
 			}
 			checked++
 		}
@@ -97,4 +103,30 @@ func TestInDomHistory(t *testing.T) {
 	if a.InDomHistory(pmapi.InDom(0x7fffffff)) != nil {
 		t.Error("history of an instance domain never recorded")
 	}
+}
+
+// replayTo is an instance domain at time t the plain way: every record
+// up to t applied in turn, deltas to the state before them.
+func replayTo(obs []observation, t time.Time) []pmclient.Instance {
+	cur := map[int32]string{}
+	for _, o := range obs {
+		if o.at.After(t) {
+			continue
+		}
+		if !o.delta {
+			cur = map[int32]string{}
+		}
+		for id := range o.deleted {
+			delete(cur, id)
+		}
+		for _, in := range o.instances {
+			cur[in.ID] = in.Name
+		}
+	}
+	var out []pmclient.Instance
+	for id, name := range cur {
+		out = append(out, pmclient.Instance{ID: id, Name: name})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -316,12 +316,16 @@ func (a *Archive) Instances(_ context.Context, indom pmapi.InDom) ([]pmclient.In
 	a.mu.Lock()
 	at := a.replayAt
 	a.mu.Unlock()
-	return a.meta.instancesAt(indom, at), nil
+	return a.InDomHistory(indom).StateAt(at), nil
 }
 
 // InstancesAt returns an instance domain as it was at time t.
 func (a *Archive) InstancesAt(indom pmapi.InDom, t time.Time) []pmclient.Instance {
-	return a.meta.instancesAt(indom, t)
+	h := a.InDomHistory(indom)
+	if h == nil {
+		return []pmclient.Instance{}
+	}
+	return h.StateAt(t)
 }
 
 // HelpText implements pmclient.Source. An archive without the long help

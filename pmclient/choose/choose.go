@@ -7,12 +7,15 @@ package choose
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
@@ -108,7 +111,9 @@ func Open(ctx context.Context, s Spec, o Options) (pmclient.Source, error) {
 	case s.Metadata == Embedded:
 		return embedded.Source()
 	case s.Metadata != "":
-		f, err := os.Open(s.Metadata)
+		// A pipe (--metadata /dev/stdin) is read as a stream; a device
+		// is refused.
+		f, err := safeopen.OpenWith(s.Metadata, safeopen.NoLimit, safeopen.Options{Streams: true})
 		if err != nil {
 			return nil, fmt.Errorf("metadata snapshot: %w", err)
 		}
@@ -191,10 +196,15 @@ func Connect(ctx context.Context, spec string, getenv func(string) string) (*pmc
 	return c, nil
 }
 
+// MaxIndomConfigBytes bounds an indom config: a few lines of instance
+// domains (libpcp reads one whole, too).
+const MaxIndomConfigBytes = 16 << 20
+
 // Equivalence reads the equivalent instance domains the way libpcp finds
 // them: the explicit path if given, else $PCP_INDOM_CONFIG (set but empty:
 // none), else $PCP_ETC_DIR/pcp/indom.conf. A missing default file means no
-// equivalences; a missing explicit one is an error.
+// equivalences; a missing explicit one is an error, and so is a file that
+// is not a regular one (a FIFO, /dev/zero) or is over MaxIndomConfigBytes.
 func Equivalence(path string, getenv func(string) string) (*pmapi.InDomEquivalence, []*pmapi.IndomConfigError, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -214,9 +224,9 @@ func Equivalence(path string, getenv func(string) string) (*pmapi.InDomEquivalen
 			path = filepath.Join(etc, "pcp", "indom.conf")
 		}
 	}
-	f, err := os.Open(path)
+	f, err := safeopen.Open(path, MaxIndomConfigBytes)
 	if err != nil {
-		if explicit {
+		if explicit || !errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
 		}
 		return nil, nil, nil

@@ -63,6 +63,10 @@ type Options struct {
 	RequestTimeout time.Duration // each HTTP request as a whole
 	PollTimeout    time.Duration // pmproxy's idle timeout for our context
 	MaxResponse    int64
+	// MaxValues bounds the JSON values one answer decodes to (see
+	// DefaultMaxValues); default $PCP_DERIVE_LSP_PMPROXY_MAX_VALUES, else
+	// DefaultMaxValues.
+	MaxValues int64
 	// Gate is shared by the clients of one pmproxy to bound the requests
 	// in flight to it; nil gives the client a gate of its own. See Gate.
 	Gate *Gate
@@ -129,6 +133,12 @@ func New(rawURL string, opts Options) (*Client, error) {
 	if opts.MaxResponse <= 0 {
 		opts.MaxResponse = DefaultMaxResponse
 	}
+	if opts.MaxValues <= 0 {
+		opts.MaxValues = DefaultMaxValues
+		if v, err := strconv.ParseInt(opts.Getenv("PCP_DERIVE_LSP_PMPROXY_MAX_VALUES"), 10, 64); err == nil && v > 0 {
+			opts.MaxValues = v
+		}
+	}
 	if opts.Gate == nil {
 		opts.Gate = NewGate(1)
 	}
@@ -160,7 +170,11 @@ func New(rawURL string, opts Options) (*Client, error) {
 // (seen with 6.0.3; fixed upstream by performancecopilot/pcp#2525 in
 // March 2026, after the releases we test): every client of one pmproxy
 // must share a gate, of 1 unless that pmproxy is known to be fixed.
-type Gate struct{ slots chan struct{} }
+// A gate from Gates also carries the decoding budget its fleet shares.
+type Gate struct {
+	slots  chan struct{}
+	budget *Budget // nil: none shared
+}
 
 // NewGate lets n requests be in flight at once (at least 1).
 func NewGate(n int) *Gate { return &Gate{slots: make(chan struct{}, max(n, 1))} }
@@ -372,36 +386,83 @@ func (c *Client) do(ctx context.Context, endpoint string, q url.Values, out any)
 		return fail(fmt.Errorf("connecting to pmproxy: %w", err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxResponse+1))
-	if err != nil {
-		if rctx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("%w: answer not complete within %v", pmclient.ErrTimeout, c.opts.RequestTimeout)
-		}
-		return fail(err)
-	}
-	if int64(len(body)) > c.opts.MaxResponse {
-		return fail(fmt.Errorf("answer is over the %d-byte limit", c.opts.MaxResponse))
-	}
+	body := &cappedBody{r: resp.Body, left: c.opts.MaxResponse, max: c.opts.MaxResponse}
 	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(body, &e) != nil || e.Message == "" {
-			e.Message = strings.TrimSpace(string(body[:min(len(body), 200)]))
-			if e.Message == "" {
-				e.Message = http.StatusText(resp.StatusCode)
-			}
-		}
-		pe := &Error{Status: resp.StatusCode, Message: e.Message}
-		pe.Code, _ = pmclient.ErrorFromText(e.Message)
-		return fail(pe)
+		return fail(errorAnswer(resp.StatusCode, io.LimitReader(body, maxErrorAnswer)))
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	// Decoded from the stream, its values counted as they arrive: no
+	// copy of the body, and nothing built from an answer over budget.
+	vc := &valueCounter{r: body, ctx: rctx, max: c.opts.MaxValues, budget: c.opts.Gate.budget}
+	defer vc.release()
+	dec := json.NewDecoder(vc)
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return fail(fmt.Errorf("%w: answer is not the JSON expected: %v", pmclient.ErrIPC, err))
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case vc.err != nil:
+			return fail(vc.err)
+		case body.err != nil:
+			return fail(body.err)
+		case ctx.Err() != nil:
+			return fail(context.Cause(ctx))
+		case rctx.Err() != nil:
+			return fail(fmt.Errorf("%w: answer not complete within %v", pmclient.ErrTimeout, c.opts.RequestTimeout))
+		case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return fail(fmt.Errorf("%w: answer is not the JSON expected: %v", pmclient.ErrIPC, err))
+		}
+		return fail(err) // the connection failed
 	}
 	return nil
+}
+
+// maxErrorAnswer bounds what is read of an error answer (its message).
+const maxErrorAnswer = 64 << 10
+
+// errorAnswer is the Error of a non-200 answer: pmproxy's JSON message,
+// else the start of the body, else the status.
+func errorAnswer(status int, r io.Reader) error {
+	body, _ := io.ReadAll(r)
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Message == "" {
+		e.Message = strings.TrimSpace(string(body[:min(len(body), 200)]))
+		if e.Message == "" {
+			e.Message = http.StatusText(status)
+		}
+	}
+	pe := &Error{Status: status, Message: e.Message}
+	pe.Code, _ = pmclient.ErrorFromText(e.Message)
+	return pe
+}
+
+// errTooLong is what an answer over Options.MaxResponse bytes wraps.
+var errTooLong = errors.New("answer too long")
+
+// cappedBody reads an answer's body up to a number of bytes, and fails
+// the read that would go past them.
+type cappedBody struct {
+	r    io.Reader
+	left int64
+	max  int64
+	err  error
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		b.err = fmt.Errorf("%w: over the %d-byte limit", errTooLong, b.max)
+		return 0, b.err
+	}
+	return n, err
 }
 
 // requestName renders a request for an error message: the endpoint and

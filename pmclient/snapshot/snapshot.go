@@ -36,7 +36,6 @@
 package snapshot
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,70 +147,25 @@ func ReadWith(r io.Reader, name string, opts Options) (*Source, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	var f File
 	// Reading one byte past the cap tells a snapshot of exactly the cap
 	// from a larger one.
 	lr := &io.LimitedReader{R: r, N: opts.MaxBytes + 1}
-	dec := json.NewDecoder(lr)
-	if err := dec.Decode(&f); err != nil {
+	d := &decoder{dec: json.NewDecoder(lr), name: name, descs: map[pmapi.PMID]named{}}
+	if err := d.read(); err != nil {
 		if lr.N == 0 {
 			return nil, fmt.Errorf("%s: larger than %d bytes, the cap on a snapshot (raise it with snapshot.Options.MaxBytes or $PCP_DERIVE_LSP_MAX_METADATA_MB): %w", name, opts.MaxBytes, ErrTooLarge)
 		}
-		return nil, fmt.Errorf("%s: not a snapshot: %w", name, err)
+		return nil, err
 	}
+	f := d.head
 	if f.Format != formatName || f.Version != 1 {
 		return nil, fmt.Errorf("%s: not a version 1 %s file (format %q, version %d)", name, formatName, f.Format, f.Version)
 	}
-	var b pmclient.IndexBuilder
-	for _, m := range f.Metrics {
-		d, err := m.Desc()
-		if err != nil {
-			return nil, fmt.Errorf("%s: metric %q: %w", name, m.Name, err)
-		}
-		b.AddDesc(d)
-		b.AddName(m.Name, d.PMID)
-		metric := pmclient.HelpTarget{PMID: d.PMID, InDom: pmapi.InDomNull}
-		b.AddHelp(metric, false, m.OneLine)
-		b.AddHelp(metric, true, m.Help)
-	}
-	for _, d := range f.InDoms {
-		id, err := pmapi.ParseInDom(d.InDom)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		insts := make([]pmclient.Instance, len(d.Instances))
-		for i, in := range d.Instances {
-			insts[i] = pmclient.Instance{ID: in.ID, Name: in.Name}
-		}
-		b.AddInstances(id, insts)
-		b.AddHelp(pmclient.HelpTarget{InDom: id}, false, d.OneLine)
-		b.AddHelp(pmclient.HelpTarget{InDom: id}, true, d.Help)
-	}
-	for _, l := range f.Labels {
-		switch pmclient.LabelType(l.Type) {
-		case pmclient.LabelContext, pmclient.LabelDomain, pmclient.LabelInDom, pmclient.LabelCluster, pmclient.LabelItem, pmclient.LabelInstances:
-		default:
-			return nil, fmt.Errorf("%s: label type %d", name, l.Type)
-		}
-		sets := make([]pmclient.LabelSet, len(l.Sets))
-		for i, set := range l.Sets {
-			sets[i] = pmclient.LabelSet{Inst: set.Inst, Labels: make([]pmclient.Label, len(set.Labels))}
-			for j, lab := range set.Labels {
-				if lab.Name == "" || !json.Valid(lab.Value) {
-					return nil, fmt.Errorf("%s: label %q of type %d ident %d: a name and a JSON value are required", name, lab.Name, l.Type, l.Ident)
-				}
-				var compact bytes.Buffer
-				json.Compact(&compact, lab.Value) // undo the file's indentation
-				sets[i].Labels[j] = pmclient.Label{Name: lab.Name, Value: compact.String(), Flags: lab.Flags}
-			}
-		}
-		b.AddLabels(pmclient.LabelType(l.Type), l.Ident, sets)
-	}
 	return &Source{
-		index:      b.Build(),
+		index:      d.b.Build(),
 		describe:   fmt.Sprintf("%s (captured from %s, PCP %s)", name, f.Source, f.PCPVersion),
 		pcpVersion: f.PCPVersion,
-		labeled:    len(f.Labels) > 0,
+		labeled:    d.labeled,
 	}, nil
 }
 

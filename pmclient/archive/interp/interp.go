@@ -86,12 +86,12 @@ type Source struct {
 	tracked     map[pmapi.PMID]bool // the metrics whose values ahead keeps
 	maxRecords  int                 // caps on ahead (tests lower them)
 	maxValues   int
-	histories   map[pmapi.InDom][]archive.InDomSnapshot
+	histories   map[pmapi.InDom]*archive.InDomHistory
 }
 
 // history is an instance domain's history, read from the archive once.
 // The caller holds s.mu.
-func (s *Source) history(indom pmapi.InDom) []archive.InDomSnapshot {
+func (s *Source) history(indom pmapi.InDom) *archive.InDomHistory {
 	h, ok := s.histories[indom]
 	if !ok {
 		h = s.Archive.InDomHistory(indom)
@@ -130,7 +130,7 @@ func New(ctx context.Context, a *archive.Archive, opts Options) (*Source, error)
 	step := stamp{int64(opts.Interval / time.Second), int64(opts.Interval % time.Second)}
 	return &Source{Archive: a, opts: opts, start: start, end: since(stampOf(end), start),
 		origin: stampOf(opts.Origin), step: step, metrics: map[pmapi.PMID]*metric{},
-		maxRecords: maxAheadRecords, maxValues: maxAheadValues, histories: map[pmapi.InDom][]archive.InDomSnapshot{}}, nil
+		maxRecords: maxAheadRecords, maxValues: maxAheadValues, histories: map[pmapi.InDom]*archive.InDomHistory{}}, nil
 }
 
 // Recorded implements pmclient.Recording: each Fetch moves on in time.
@@ -158,14 +158,10 @@ func (s *Source) InstanceName(indom pmapi.InDom, id int32) string {
 	s.mu.Lock()
 	h := s.history(indom)
 	s.mu.Unlock()
-	for i := len(h) - 1; i >= 0; i-- {
-		for _, in := range h[i].Instances {
-			if in.ID == id {
-				return in.Name
-			}
-		}
+	if h == nil {
+		return ""
 	}
-	return ""
+	return h.Name(id)
 }
 
 // errBeforeStart is PM_ERR_EOL for a time before the archive starts.

@@ -346,10 +346,10 @@ func TestCConversions(t *testing.T) {
 // modulo the count), later additions first within a bucket, the newest
 // instance domain's instances added first.
 func TestInstanceOrder(t *testing.T) {
-	h := []archive.InDomSnapshot{
+	h := archive.HistoryOf([]archive.InDomSnapshot{
 		{Instances: []pmclient.Instance{{ID: 1}, {ID: 10}}},
 		{Instances: []pmclient.Instance{{ID: 5}, {ID: 15}, {ID: 100}}},
-	}
+	})
 	// Added 5, 15, 100, 1, 10; five buckets: 0 holds 5, 15, 100, 10
 	// (latest first: 10, 100, 15, 5), 1 holds 1.
 	want := []int32{10, 100, 15, 5, 1}

@@ -57,17 +57,11 @@ func newInst(m *metric, id int32) *inst {
 // of libpcp's hash table, which orders the interpolated result: bucket
 // by bucket (ID modulo the number of instances), the later added first
 // within a bucket.
-func instances(history []archive.InDomSnapshot) []int32 {
-	var list []int32
-	seen := map[int32]bool{}
-	for i := len(history) - 1; i >= 0; i-- {
-		for _, in := range history[i].Instances {
-			if !seen[in.ID] {
-				seen[in.ID] = true
-				list = append(list, in.ID)
-			}
-		}
+func instances(history *archive.InDomHistory) []int32 {
+	if history == nil {
+		return nil
 	}
+	list := history.Newest()
 	n := uint32(len(list))
 	buckets := make([][]int32, n)
 	for _, id := range list {
@@ -89,30 +83,18 @@ const bigInDom = 16
 // held bigInDom instances or more, when each instance first appeared and
 // when it last disappeared (-1: present at the end), in seconds from the
 // archive's start. nil for smaller instance domains.
-func lifetimes(history []archive.InDomSnapshot, start stamp) map[int32][2]float64 {
-	big := false
-	for _, h := range history {
-		if len(h.Instances) >= bigInDom {
-			big = true
-			break
-		}
-	}
-	if !big {
+func lifetimes(history *archive.InDomHistory, start stamp) map[int32][2]float64 {
+	if history == nil || history.MaxSize() < bigInDom {
 		return nil
 	}
 	out := map[int32][2]float64{}
-	prior := -1.0
-	for i := len(history) - 1; i >= 0; i-- { // newest first, as libpcp walks them
-		t := since(stampOf(history[i].At), start)
-		for _, in := range history[i].Instances {
-			if life, ok := out[in.ID]; ok {
-				life[0] = t
-				out[in.ID] = life
-			} else {
-				out[in.ID] = [2]float64{t, prior}
-			}
+	for _, id := range history.Newest() {
+		born, died, _, gone := history.Lifetime(id)
+		life := [2]float64{since(stampOf(born), start), -1}
+		if gone {
+			life[1] = since(stampOf(died), start)
 		}
-		prior = t
+		out[id] = life
 	}
 	return out
 }
