@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy/pmproxytest"
 )
 
@@ -34,7 +34,7 @@ func TestOnePMProxyUnderManyPaths(t *testing.T) {
 		}
 		targets = append(targets, tg)
 	}
-	fleet.Check(context.Background(), []grammar.Source{{Path: "app.conf", Src: []byte("m.a = sample.long.one\n")}}, targets,
+	fleet.Check(context.Background(), []analysis.Input{analysis.Buffer("app.conf", []byte("m.a = sample.long.one\n"))}, targets,
 		fleet.Options{Concurrency: 16, PMProxyParallel: 1, HostTimeout: time.Minute})
 	if n := srv.MaxInFlight(); n != 1 {
 		t.Errorf("%d requests in flight at once to one pmproxy, want 1", n)
