@@ -130,7 +130,7 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 		release(ctx) // fetches from pmcd, maybe twice a second apart
 		var p previewParams
 		if err := decodeAny(params, &p); err != nil {
-			return nil, fmt.Errorf("pcp/preview: %w", err)
+			return nil, err
 		}
 		res, err := s.preview(ctx, p)
 		if err != nil {
@@ -143,11 +143,19 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 
 // ExecuteCommand runs the preview command and shows its answer.
 func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
-	if params.Command == cmdExplain && len(params.Arguments) == 1 {
+	switch params.Command {
+	case cmdExplain, cmdPreview:
+		if len(params.Arguments) != 1 {
+			return nil, invalidParamsf("arguments: %s takes one argument, {textDocument, position}; got %d", params.Command, len(params.Arguments))
+		}
+	default:
+		return nil, fmt.Errorf("unknown command %q: the server runs %s and %s", params.Command, cmdPreview, cmdExplain)
+	}
+	if params.Command == cmdExplain {
 		release(ctx) // fetches, maybe twice a second apart
 		var p explainParams
-		if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", cmdExplain, err)
+		if err := decodeMember("arguments[0]", params.Arguments[0], &p); err != nil {
+			return nil, err
 		}
 		res, err := s.explainCommand(ctx, p)
 		if err != nil {
@@ -155,13 +163,10 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		return marshalAny(res)
 	}
-	if params.Command != cmdPreview || len(params.Arguments) != 1 {
-		return nil, fmt.Errorf("unknown command %q or arguments", params.Command)
-	}
 	release(ctx)
 	var p previewParams
-	if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", cmdPreview, err)
+	if err := decodeMember("arguments[0]", params.Arguments[0], &p); err != nil {
+		return nil, err
 	}
 	res, err := s.preview(ctx, p)
 	if err != nil {
@@ -171,16 +176,18 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 	return marshalAny(res)
 }
 
+// decodeAny decodes a custom request's params into v; a value of the
+// wrong shape is InvalidParams naming the member.
 func decodeAny(params any, v any) error {
 	raw, ok := params.(protocol.LSPAny)
 	if !ok {
 		b, err := json.Marshal(params)
 		if err != nil {
-			return err
+			return invalidParamsf("params: %v", err)
 		}
 		raw = b
 	}
-	return json.Unmarshal(raw, v)
+	return decodeMember("", raw, v)
 }
 
 func marshalAny(v any) (protocol.LSPAny, error) {

@@ -152,10 +152,11 @@ func detach(ctx context.Context) (context.Context, context.CancelFunc) {
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	st, err := s.session.initialize(params)
+	st, problems, err := s.session.initialize(params)
 	if err != nil {
 		s.log.Warn("ignoring initializationOptions", zap.Error(err))
 	}
+	s.reportSettings(problems)
 	folders, _ := params.WorkspaceFolders.Get()
 	for _, f := range folders {
 		s.workspace.addFolder(f.URI)
