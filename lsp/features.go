@@ -24,7 +24,7 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
 		s.noteFocus(snap, params.Position.Line)
-		return s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position)), nil
+		return s.session.clientCaps().hover(s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position))), nil
 	}
 	return nil, nil
 }
@@ -253,7 +253,8 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
 		s.noteFocus(snap, params.Position.Line)
-		return completion(ctx, snap, s.session.nameIndex(), params.Position)
+		res, err := completion(ctx, snap, s.session.nameIndex(), params.Position)
+		return s.session.clientCaps().completion(res), err
 	}
 	return nil, nil
 }
@@ -375,7 +376,9 @@ func (s *server) CompletionResolve(ctx context.Context, item *protocol.Completio
 	release(ctx)
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	return resolveCompletion(ctx, s.session.config(), item), nil
+	item = resolveCompletion(ctx, s.session.config(), item)
+	s.session.clientCaps().completionItem(item)
+	return item, nil
 }
 
 // resolveCompletion adds a metric item's help text, from the source of
@@ -424,7 +427,7 @@ func completeInstances(ctx context.Context, d *snapshot, src pmclient.Source, op
 
 func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
 	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
-		return documentSymbols(snap), nil
+		return s.session.clientCaps().documentSymbols(snap.uri, documentSymbols(snap)), nil
 	}
 	return nil, nil
 }
@@ -496,7 +499,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		if act := explainAction(snap, snap.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))); act != nil {
 			out = append(out, act)
 		}
-		return out, nil
+		return s.session.clientCaps().codeActions(out), nil
 	}
 	return nil, nil
 }

@@ -51,39 +51,6 @@ func newSession() *clientSession {
 	return &clientSession{cfg: &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "latest release: no settings yet"}}}
 }
 
-// clientCaps are the client capabilities the server adapts to.
-type clientCaps struct {
-	inlayRefresh, codeLensRefresh, workDoneProgress bool
-	// configuration: the client answers workspace/configuration, so
-	// settings are pulled rather than taken from notifications alone.
-	configuration bool
-	// watchFiles: the client lets the server register file watchers
-	// (for the project rules file).
-	watchFiles bool
-}
-
-func readClientCaps(p *protocol.InitializeParams) clientCaps {
-	var c clientCaps
-	if ws := p.Capabilities.Workspace; ws != nil {
-		if ws.InlayHint != nil && ws.InlayHint.RefreshSupport != nil {
-			c.inlayRefresh = *ws.InlayHint.RefreshSupport
-		}
-		if ws.CodeLens != nil && ws.CodeLens.RefreshSupport != nil {
-			c.codeLensRefresh = *ws.CodeLens.RefreshSupport
-		}
-		if ws.Configuration != nil {
-			c.configuration = *ws.Configuration
-		}
-		if w := ws.DidChangeWatchedFiles; w != nil && w.DynamicRegistration != nil {
-			c.watchFiles = *w.DynamicRegistration
-		}
-	}
-	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
-		c.workDoneProgress = *w.WorkDoneProgress
-	}
-	return c
-}
-
 // initialize records what the client said at initialize: its
 // capabilities and initializationOptions (the first settings). problems
 // are the settings of the wrong type not reported before.
