@@ -35,8 +35,9 @@ var (
 	atOffset = regexp.MustCompile(`invalid JSON (\w+) at offset (\d+)`)
 	// Its unions name the value they got and the type they wanted.
 	notUnion = regexp.MustCompile(`(?s)cannot unmarshal (.*) into (\w+)$`)
-	// Its reflective decoder names the kinds of JSON and Go value only.
-	wrongKind = regexp.MustCompile(`cannot unmarshal JSON (\w+) into Go (\S+)`)
+	// Its reflective decoder (go-json-experiment, whose messages vary
+	// their wording on purpose) names the kinds of JSON and Go value only.
+	wrongKind = regexp.MustCompile(`(?:cannot|unable to) unmarshal JSON (\w+) into Go (\S+)`)
 )
 
 // describeParamsError says which member of params err is about, and why.
