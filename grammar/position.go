@@ -97,6 +97,12 @@ func (f *File) Pos(offset int) Pos {
 		col16 += units
 		i += size
 	}
+	// The "\r" of a line's "\r\n" is in no column, as LSP counts (Offset
+	// is the converse): a range that ends at a CRLF line's end ends
+	// before it, not between its "\r" and "\n".
+	if rel > start-base && p.b[rel-1] == '\r' && t.HasByte('\n', offset, offset+1) {
+		col16--
+	}
 	return Pos{Line: int32(line + 1), Col: int32(offset - start + 1), Col16: int32(col16)}
 }
 

@@ -499,7 +499,14 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	if wasLeaking && strings.Contains(d.Expr, "/") {
 		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( line)"
 	}
-	code, rg := codes.Syntax, exprRange(caret, end)
+	shown := caret
+	if shown > 0 && shown == len(d.Expr)-1 && d.Expr[shown] == '\r' {
+		// libpcp's caret on the expression's last byte is, on a CRLF
+		// line, the "\r" an editor does not show (it is in no column):
+		// the finding is on the byte before, as on the LF line.
+		shown, end = shown-1, shown
+	}
+	code, rg := codes.Syntax, exprRange(shown, end)
 	if r.f.Version.Less(pcpver.Latest) {
 		if c, ok := r.newerConstruct(d, wasLeaking); ok {
 			code = codes.Dialect

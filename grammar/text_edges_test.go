@@ -275,6 +275,9 @@ func naiveCols(b []byte) func(off int) int {
 	for i := 0; i < len(b); {
 		if b[i] == '\n' {
 			col[i], runeStart[i] = n, int32(i)
+			if i > 0 && b[i-1] == '\r' {
+				col[i]-- // a CRLF's "\r" is in no column
+			}
 			n = 0
 			i++
 			continue

@@ -41,7 +41,7 @@ func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecor
 	rec := &versionRecorder{versions: make(chan int32, 1000)}
 	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	b.Cleanup(func() { conn.Close(); cancel() })
-	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(settings)}); err != nil {
+	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(settings), Capabilities: protocol.ClientCapabilities{TextDocument: richTextCaps()}}); err != nil {
 		b.Fatal(err)
 	}
 	srv.Initialized(cctx, &protocol.InitializedParams{})

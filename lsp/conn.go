@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -98,6 +99,70 @@ func cancelHandler(next jsonrpc2.Handler) jsonrpc2.Handler {
 		}
 		return res, err
 	}
+}
+
+// tolerate keeps one message from ending the session. go.lsp.dev/jsonrpc2
+// fails the whole connection when a notification's handler returns an
+// error or any handler panics; the process would then go on publishing
+// but never answer another request. The LSP says a notification the
+// server cannot handle is dropped (and one starting with "$/" may always
+// be ignored), so here:
+//
+//   - a notification's error is logged and the notification dropped: at
+//     debug for one the server does not know, at warn for a malformed one
+//     (a didChange of a document never opened, params that do not decode);
+//   - a panic is recovered and logged with its stack; a request gets
+//     InternalError, and the connection stays up;
+//   - a request's params that do not decode get InvalidParams naming the
+//     member at fault (the protocol package says ParseError, which JSON-RPC
+//     keeps for a message that is not JSON at all);
+//   - a request refused without a code of its own (a rename of a metric
+//     that cannot be renamed, an unknown command) gets RequestFailed, not 0.
+func tolerate(log *zap.Logger, next jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+		// The request's bytes are borrowed from the reader: keep copies
+		// of what is reported after the handler returns.
+		method, call := strings.Clone(req.Method()), req.IsCall()
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("internal error: please report it", zap.String("method", method), zap.Any("panic", r), zap.Stack("stack"))
+				res, err = nil, nil
+				if call {
+					err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s (please report it): %v", method, r)
+				}
+			}
+		}()
+		res, err = next(ctx, req)
+		if err == nil {
+			return res, nil
+		}
+		if errors.Is(err, jsonrpc2.ErrParse) {
+			err = invalidParams(method, req.Params(), err)
+		}
+		if !call {
+			if errors.Is(err, jsonrpc2.ErrMethodNotFound) {
+				log.Debug("notification ignored: not one the server handles", zap.String("method", method))
+			} else {
+				log.Warn("notification dropped", zap.String("method", method), zap.Error(err))
+			}
+			return nil, nil
+		}
+		return nil, coded(err)
+	}
+}
+
+// errRequestFailed is LSP's RequestFailed: a request that was well formed
+// but that the server refuses or cannot carry out.
+var errRequestFailed = jsonrpc2.NewError(jsonrpc2.Code(protocol.LSPErrorCodesRequestFailed), "request failed")
+
+// coded gives an error without a JSON-RPC code RequestFailed, keeping
+// its message; a coded error (InvalidParams, RequestCancelled, ...) is
+// left as it is.
+func coded(err error) error {
+	if _, ok := errors.AsType[*jsonrpc2.Error](err); ok {
+		return err
+	}
+	return jsonrpc2.Errorf(errRequestFailed.Code, "%v", err)
 }
 
 // lockedConn serialises writes, so a parse-error reply written by
@@ -208,7 +273,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	srv.notify = conn.Notify
 	life := newLifecycle()
 	srv.sendFrame = frameSender(locked, life.exited, conn.Done())
-	handler := life.handler(cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler)))
+	handler := tolerate(opts.Logger, life.handler(cancelHandler(protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))))
 	conn.Go(bg, handler)
 	select {
 	case <-ctx.Done():

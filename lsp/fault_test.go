@@ -26,7 +26,7 @@ func sessionOpts(t *testing.T, initOptions string, opts Options) (protocol.Serve
 	rec := &recorder{diags: map[uri.URI][]protocol.Diagnostic{}, ch: make(chan uri.URI, 100)}
 	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	t.Cleanup(func() { conn.Close(); cancel() })
-	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(initOptions)}); err != nil {
+	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(initOptions), Capabilities: protocol.ClientCapabilities{TextDocument: richTextCaps()}}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	srv.Initialized(cctx, &protocol.InitializedParams{})

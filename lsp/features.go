@@ -24,7 +24,7 @@ func (s *server) Hover(ctx context.Context, params *protocol.HoverParams) (*prot
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
 		s.noteFocus(snap, params.Position.Line)
-		return s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position)), nil
+		return s.session.clientCaps().hover(s.withNow(ctx, snap, params.Position, hover(ctx, snap, params.Position))), nil
 	}
 	return nil, nil
 }
@@ -253,7 +253,8 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 	defer cancel()
 	if snap := s.current(ctx, params.TextDocument.URI); snap != nil {
 		s.noteFocus(snap, params.Position.Line)
-		return completion(ctx, snap, s.session.nameIndex(), params.Position)
+		res, err := completion(ctx, snap, s.session.nameIndex(), params.Position)
+		return s.session.clientCaps().completion(res), err
 	}
 	return nil, nil
 }
@@ -375,7 +376,9 @@ func (s *server) CompletionResolve(ctx context.Context, item *protocol.Completio
 	release(ctx)
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	return resolveCompletion(ctx, s.session.config(), item), nil
+	item = resolveCompletion(ctx, s.session.config(), item)
+	s.session.clientCaps().completionItem(item)
+	return item, nil
 }
 
 // resolveCompletion adds a metric item's help text, from the source of
@@ -424,7 +427,7 @@ func completeInstances(ctx context.Context, d *snapshot, src pmclient.Source, op
 
 func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
 	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
-		return documentSymbols(snap), nil
+		return s.session.clientCaps().documentSymbols(snap.uri, documentSymbols(snap)), nil
 	}
 	return nil, nil
 }
@@ -434,7 +437,7 @@ func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 	var syms protocol.DocumentSymbolSlice
 	index := map[string]int{}
 	for _, def := range d.file.Definitions.All() {
-		detail := def.Expr
+		detail := withoutCR(def.Expr)
 		index[def.Name] = len(syms)
 		syms = append(syms, protocol.DocumentSymbol{Name: def.Name, Detail: &detail, Kind: protocol.SymbolKindVariable,
 			Range: toRange(def.Range), SelectionRange: toRange(def.NameRange)})
@@ -444,11 +447,44 @@ func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 		if !ok {
 			continue
 		}
-		v := a.Value
+		v := withoutCR(a.Value)
 		syms[i].Children = append(syms[i].Children, protocol.DocumentSymbol{Name: a.Attr, Detail: &v,
 			Kind: protocol.SymbolKindProperty, Range: toRange(a.Range), SelectionRange: toRange(a.Range)})
 	}
 	return syms
+}
+
+// withoutCR is text of the document as a client shows it: the line
+// endings of a CRLF or mixed document as "\n", none at its end.
+func withoutCR(s string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(s, "\r"), "\r\n", "\n")
+}
+
+// withEndingsOf is text (lines ended by "\n") with the line endings of
+// old, line for line: a CRLF line stays CRLF. Lines past old's end with
+// last, the ending of the line old ends on.
+func withEndingsOf(old, text, last string) string {
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	oldLines := strings.Split(old, "\n") // all but the last ended
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		b.WriteString(l)
+		if i == len(lines)-1 {
+			break
+		}
+		switch {
+		case i >= len(oldLines)-1:
+			b.WriteString(last)
+		case strings.HasSuffix(oldLines[i], "\r"):
+			b.WriteString("\r\n")
+		default:
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
 
 // formatWidth is where pcp7 definitions break onto continuation lines.
@@ -475,9 +511,15 @@ func formatting(d *snapshot) []protocol.TextEdit {
 		}
 		want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
 		start, end := d.file.Offsets(def.Range)
+		// The range ends before the last line's "\r" (toRange, as LSP
+		// counts), which the edit keeps.
 		got := string(d.file.Text.Slice(start, end))
-		if got != want && !strings.ContainsRune(got, '\r') {
-			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: want})
+		last := "\n" // the ending of the definition's last line
+		if strings.HasSuffix(got, "\r") {
+			got, last = got[:len(got)-1], "\r\n"
+		}
+		if withoutCR(got) != want {
+			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: withEndingsOf(got, want, last)})
 		}
 	}
 	return edits
@@ -496,7 +538,7 @@ func (s *server) CodeAction(ctx context.Context, params *protocol.CodeActionPara
 		if act := explainAction(snap, snap.file.Offset(int(params.Range.Start.Line), int(params.Range.Start.Character))); act != nil {
 			out = append(out, act)
 		}
-		return out, nil
+		return s.session.clientCaps().codeActions(out), nil
 	}
 	return nil, nil
 }

@@ -130,7 +130,7 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 		release(ctx) // fetches from pmcd, maybe twice a second apart
 		var p previewParams
 		if err := decodeAny(params, &p); err != nil {
-			return nil, fmt.Errorf("pcp/preview: %w", err)
+			return nil, err
 		}
 		res, err := s.preview(ctx, p)
 		if err != nil {
@@ -143,11 +143,21 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 
 // ExecuteCommand runs the preview command and shows its answer.
 func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
-	if params.Command == cmdExplain && len(params.Arguments) == 1 {
+	switch params.Command {
+	case cmdApplyFix:
+		return nil, s.applyFix(ctx, params.Arguments)
+	case cmdExplain, cmdPreview:
+		if len(params.Arguments) != 1 {
+			return nil, invalidParamsf("arguments: %s takes one argument, {textDocument, position}; got %d", params.Command, len(params.Arguments))
+		}
+	default:
+		return nil, fmt.Errorf("unknown command %q: the server runs %s, %s and %s", params.Command, cmdPreview, cmdExplain, cmdApplyFix)
+	}
+	if params.Command == cmdExplain {
 		release(ctx) // fetches, maybe twice a second apart
 		var p explainParams
-		if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", cmdExplain, err)
+		if err := decodeMember("arguments[0]", params.Arguments[0], &p); err != nil {
+			return nil, err
 		}
 		res, err := s.explainCommand(ctx, p)
 		if err != nil {
@@ -155,13 +165,10 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 		}
 		return marshalAny(res)
 	}
-	if params.Command != cmdPreview || len(params.Arguments) != 1 {
-		return nil, fmt.Errorf("unknown command %q or arguments", params.Command)
-	}
 	release(ctx)
 	var p previewParams
-	if err := json.Unmarshal(params.Arguments[0], &p); err != nil {
-		return nil, fmt.Errorf("%s: %w", cmdPreview, err)
+	if err := decodeMember("arguments[0]", params.Arguments[0], &p); err != nil {
+		return nil, err
 	}
 	res, err := s.preview(ctx, p)
 	if err != nil {
@@ -171,16 +178,18 @@ func (s *server) ExecuteCommand(ctx context.Context, params *protocol.ExecuteCom
 	return marshalAny(res)
 }
 
+// decodeAny decodes a custom request's params into v; a value of the
+// wrong shape is InvalidParams naming the member.
 func decodeAny(params any, v any) error {
 	raw, ok := params.(protocol.LSPAny)
 	if !ok {
 		b, err := json.Marshal(params)
 		if err != nil {
-			return err
+			return invalidParamsf("params: %v", err)
 		}
 		raw = b
 	}
-	return json.Unmarshal(raw, v)
+	return decodeMember("", raw, v)
 }
 
 func marshalAny(v any) (protocol.LSPAny, error) {
@@ -425,4 +434,31 @@ type docEvaluator struct {
 	ev      *evaluator.Evaluator
 	rec     *explain.Recorder        // every node's values, for hover and empty-now
 	keep    map[*checker.Metric]bool // the definitions rec records this cycle
+}
+
+// applyFix asks the client to apply a quick fix's edit: the code action
+// of a client that takes code actions only as Commands (cmdApplyFix).
+func (s *server) applyFix(ctx context.Context, args []protocol.LSPAny) error {
+	if len(args) != 1 {
+		return invalidParamsf("arguments: %s takes one argument, a WorkspaceEdit; got %d", cmdApplyFix, len(args))
+	}
+	var edit protocol.WorkspaceEdit
+	if err := protocol.Unmarshal(args[0], &edit); err != nil {
+		return invalidParams(cmdApplyFix, args[0], err)
+	}
+	release(ctx) // waits for the client, which may be waiting on us
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	res, err := s.client.ApplyEdit(ctx, &protocol.ApplyWorkspaceEditParams{Edit: edit})
+	if err != nil {
+		return fmt.Errorf("workspace/applyEdit: %w", err)
+	}
+	if !res.Applied {
+		reason := "no reason given"
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		return fmt.Errorf("the editor did not apply the fix: %s", reason)
+	}
+	return nil
 }

@@ -86,7 +86,8 @@ func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol
 	t.Helper()
 	rec := newRecorder()
 	yes := true
-	params := &protocol.InitializeParams{Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes}}}
+	params := &protocol.InitializeParams{Capabilities: protocol.ClientCapabilities{Window: &protocol.WindowClientCapabilities{WorkDoneProgress: &yes},
+		TextDocument: richTextCaps()}}
 	if root != "" {
 		params.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: uri.File(root), Name: "test"}})
 	}
@@ -95,6 +96,26 @@ func sessionWith(t *testing.T, opts Options, initOptions, root string) (protocol
 	}
 	srv, cctx := sessionAs(t, opts, rec, params)
 	return srv, rec, cctx
+}
+
+// richTextCaps are the text document capabilities of an editor that
+// reads everything the server can send (markdown, snippets, code action
+// literals, symbol trees, prepareRename), as VS Code declares them.
+func richTextCaps() *protocol.TextDocumentClientCapabilities {
+	var caps protocol.TextDocumentClientCapabilities
+	err := protocol.Unmarshal([]byte(`{
+		"completion": {"completionItem": {"snippetSupport": true, "documentationFormat": ["markdown", "plaintext"]},
+			"completionItemKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25]}},
+		"hover": {"contentFormat": ["markdown", "plaintext"]},
+		"signatureHelp": {"signatureInformation": {"documentationFormat": ["markdown", "plaintext"]}},
+		"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "source"]}}},
+		"documentSymbol": {"hierarchicalDocumentSymbolSupport": true,
+			"symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}},
+		"rename": {"prepareSupport": true}}`), &caps)
+	if err != nil {
+		panic(err)
+	}
+	return &caps
 }
 
 func newRecorder() *recorder {

@@ -177,6 +177,7 @@ func (s *server) Rename(ctx context.Context, params *protocol.RenameParams) (*pr
 // Symbols finds derived metrics by name across the workspace's configs.
 func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
 	q := strings.ToLower(params.Query)
+	kind := symbolKind(protocol.SymbolKindVariable, s.session.clientCaps().wsSymbolKinds)
 	var out protocol.WorkspaceSymbolSlice
 	for _, wf := range s.workspace.snapshot() {
 		for _, def := range wf.defs {
@@ -186,7 +187,7 @@ func (s *server) Symbols(ctx context.Context, params *protocol.WorkspaceSymbolPa
 			}
 			container := fileName(wf.uri)
 			out = append(out, protocol.WorkspaceSymbol{
-				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: name, Kind: protocol.SymbolKindVariable, ContainerName: &container},
+				BaseSymbolInformation: protocol.BaseSymbolInformation{Name: name, Kind: kind, ContainerName: &container},
 				Location:              &protocol.Location{URI: wf.uri, Range: def.rng},
 			})
 			if len(out) >= 1000 {

@@ -67,6 +67,7 @@ func (c *rawClient) readLoop(r *bufio.Reader) {
 			c.errs <- fmt.Errorf("bad message %s: %w", body, err)
 			return
 		}
+		m.raw = body
 		c.in <- m
 	}
 }
@@ -104,6 +105,7 @@ type message struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+	raw []byte // the message as sent
 }
 
 func (c *rawClient) read() message {

@@ -149,10 +149,11 @@ func detach(ctx context.Context) (context.Context, context.CancelFunc) {
 func (s *server) Initialize(ctx context.Context, params *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	st, err := s.session.initialize(params)
+	st, problems, err := s.session.initialize(params)
 	if err != nil {
 		s.log.Warn("ignoring initializationOptions", zap.Error(err))
 	}
+	s.reportSettings(problems)
 	folders, _ := params.WorkspaceFolders.Get()
 	for _, f := range folders {
 		s.workspace.addFolder(f.URI)
@@ -161,7 +162,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 		s.workspace.addFolder(*params.RootURI)
 	}
 	s.applySettings(ctx, st)
-	return &protocol.InitializeResult{Capabilities: capabilities(), ServerInfo: protocol.ServerInfo{Name: "pcp-derive-lsp", Version: protocol.NewOptional(s.opts.Version)}}, nil
+	return &protocol.InitializeResult{Capabilities: capabilities(s.session.clientCaps()), ServerInfo: protocol.ServerInfo{Name: "pcp-derive-lsp", Version: protocol.NewOptional(s.opts.Version)}}, nil
 }
 
 // Commands the server executes (workspace/executeCommand).
@@ -169,8 +170,14 @@ const (
 	cmdPreview = "pcp-derive.preview"
 )
 
-func capabilities() protocol.ServerCapabilities {
+// capabilities are what the server offers a client that can do caps.
+func capabilities(caps clientCaps) protocol.ServerCapabilities {
 	yes := true
+	// prepareRename only to a client that sends it (rename.prepareSupport).
+	var rename protocol.RenameProvider = protocol.Boolean(true)
+	if caps.prepareRename {
+		rename = &protocol.RenameOptions{PrepareProvider: &yes}
+	}
 	// Ranged changes: a client then sends the characters typed, not the
 	// whole document on each keystroke (3.4 MB of JSON at 100,000 lines,
 	// issue #18). A whole document is still taken (documents.edit).
@@ -189,11 +196,11 @@ func capabilities() protocol.ServerCapabilities {
 		CodeActionProvider:         protocol.Boolean(true),
 		DefinitionProvider:         protocol.Boolean(true),
 		ReferencesProvider:         protocol.Boolean(true),
-		RenameProvider:             &protocol.RenameOptions{PrepareProvider: &yes},
+		RenameProvider:             rename,
 		FoldingRangeProvider:       protocol.Boolean(true),
 		InlayHintProvider:          protocol.Boolean(true),
 		CodeLensProvider:           &protocol.CodeLensOptions{},
-		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview, cmdExplain}},
+		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview, cmdExplain, cmdApplyFix}},
 		SemanticTokensProvider: &protocol.SemanticTokensOptions{
 			Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: tokenModifiers},
 			Full:   protocol.Boolean(true),

@@ -42,52 +42,40 @@ type clientSession struct {
 	retrying    bool
 	names       *nameIndex // the source's namespace, for completion
 	previewStop context.CancelFunc
+	// told are the setting problems already shown to the user: a bad
+	// value is reported once, not at every settings message that keeps it.
+	told map[settingProblem]bool
 }
 
 func newSession() *clientSession {
 	return &clientSession{cfg: &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "latest release: no settings yet"}}}
 }
 
-// clientCaps are the client capabilities the server adapts to.
-type clientCaps struct {
-	inlayRefresh, codeLensRefresh, workDoneProgress bool
-	// configuration: the client answers workspace/configuration, so
-	// settings are pulled rather than taken from notifications alone.
-	configuration bool
-	// watchFiles: the client lets the server register file watchers
-	// (for the project rules file).
-	watchFiles bool
-}
-
-func readClientCaps(p *protocol.InitializeParams) clientCaps {
-	var c clientCaps
-	if ws := p.Capabilities.Workspace; ws != nil {
-		if ws.InlayHint != nil && ws.InlayHint.RefreshSupport != nil {
-			c.inlayRefresh = *ws.InlayHint.RefreshSupport
-		}
-		if ws.CodeLens != nil && ws.CodeLens.RefreshSupport != nil {
-			c.codeLensRefresh = *ws.CodeLens.RefreshSupport
-		}
-		if ws.Configuration != nil {
-			c.configuration = *ws.Configuration
-		}
-		if w := ws.DidChangeWatchedFiles; w != nil && w.DynamicRegistration != nil {
-			c.watchFiles = *w.DynamicRegistration
-		}
-	}
-	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
-		c.workDoneProgress = *w.WorkDoneProgress
-	}
-	return c
-}
-
 // initialize records what the client said at initialize: its
-// capabilities and initializationOptions (the first settings).
-func (se *clientSession) initialize(params *protocol.InitializeParams) (Settings, error) {
+// capabilities and initializationOptions (the first settings). problems
+// are the settings of the wrong type not reported before.
+func (se *clientSession) initialize(params *protocol.InitializeParams) (_ Settings, problems []settingProblem, _ error) {
 	se.mu.Lock()
 	defer se.mu.Unlock()
 	se.caps = readClientCaps(params)
-	return se.layer.merge(params.InitializationOptions)
+	st, problems, err := se.layer.merge(params.InitializationOptions)
+	return st, se.untold(problems), err
+}
+
+// untold keeps the problems not reported before, and marks them told.
+// The caller holds se.mu.
+func (se *clientSession) untold(problems []settingProblem) []settingProblem {
+	if se.told == nil {
+		se.told = map[settingProblem]bool{}
+	}
+	var out []settingProblem
+	for _, p := range problems {
+		if !se.told[p] {
+			se.told[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // config is the current configuration.
@@ -204,13 +192,27 @@ const versionTimeout = 2 * time.Second
 
 // mergeSettings folds a settings message into the layer; changed says
 // whether the effective settings moved (eglot's empty change does not, and
-// must not reconnect to pmcd).
+// must not reconnect to pmcd). Settings of the wrong type are shown to
+// the user, once each; the others apply.
 func (s *server) mergeSettings(msg []byte) (_ Settings, changed bool, _ error) {
-	s.session.mu.Lock()
-	defer s.session.mu.Unlock()
-	before := s.session.layer.snapshot()
-	st, err := s.session.layer.merge(msg)
-	return st, s.session.layer.snapshot() != before, err
+	se := s.session
+	se.mu.Lock()
+	before := se.layer.snapshot()
+	st, problems, err := se.layer.merge(msg)
+	changed = se.layer.snapshot() != before
+	problems = se.untold(problems)
+	se.mu.Unlock()
+	s.reportSettings(problems)
+	return st, changed, err
+}
+
+// reportSettings tells the user about settings of the wrong type: a
+// typo in settings.json must not pass silently, nor stop the others.
+func (s *server) reportSettings(problems []settingProblem) {
+	for _, p := range problems {
+		s.log.Warn("setting ignored", zap.String("setting", p.key), zap.String("value", p.value), zap.String("takes", p.want))
+		s.client.ShowMessage(s.bg, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "pcp-derive-lsp: " + p.String()})
+	}
 }
 
 // settingsChanged puts new settings to work: the source they name, its

@@ -2,7 +2,12 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
 )
 
 // settingsSection is the section name clients use for our settings
@@ -21,18 +26,21 @@ type settingsLayer struct {
 
 // merge folds one message's settings (initializationOptions,
 // didChangeConfiguration's settings, or a workspace/configuration
-// answer) into the layer, and returns the effective settings.
-func (l *settingsLayer) merge(msg []byte) (Settings, error) {
+// answer) into the layer, and returns the effective settings and the
+// settings among them whose values are of the wrong type (each left at
+// its default). err says the message was not a settings object at all.
+func (l *settingsLayer) merge(msg []byte) (Settings, []settingProblem, error) {
 	incoming, err := settingsObject(msg)
 	if err != nil {
-		st, _ := l.settings()
-		return st, err // the message is ignored; the settings stand
+		st, problems := l.settings()
+		return st, problems, err // the message is ignored; the settings stand
 	}
 	if l.raw == nil {
 		l.raw = map[string]any{}
 	}
 	mergeInto(l.raw, incoming)
-	return l.settings()
+	st, problems := l.settings()
+	return st, problems, nil
 }
 
 // snapshot is the merged settings as JSON, to tell whether a message
@@ -42,20 +50,85 @@ func (l *settingsLayer) snapshot() string {
 	return string(b)
 }
 
-// settings decodes the merged settings.
-func (l *settingsLayer) settings() (Settings, error) {
+// settings decodes the merged settings key by key: a value of the wrong
+// type ("debounce": "fast") leaves that one setting at its default and
+// is returned as a problem; every other setting applies.
+func (l *settingsLayer) settings() (Settings, []settingProblem) {
 	var st Settings
-	if len(l.raw) == 0 {
-		return st, nil
+	return st, decodeSettings(&st, l.raw, nil)
+}
+
+// settingProblem is a setting whose value is not of the type it takes.
+type settingProblem struct {
+	key   string // "debounce", "source.host"
+	value string // as the client sent it, in JSON
+	want  string // what the setting takes: "a whole number", "an object"
+}
+
+func (p settingProblem) String() string {
+	return fmt.Sprintf("setting %s.%s is %s, but it takes %s: it is ignored, and the other settings apply", settingsSection, p.key, p.value, p.want)
+}
+
+// decodeSettings sets in st every member of obj (at path) whose value
+// decodes, and returns the ones that do not. An object that fails is
+// decoded member by member, so one bad "source.host" keeps
+// "source.archive".
+func decodeSettings(st *Settings, obj map[string]any, path []string) []settingProblem {
+	var problems []settingProblem
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		v, at := obj[k], append(slices.Clip(path), k)
+		var wrapped any = v
+		for i := len(at) - 1; i >= 0; i-- {
+			wrapped = map[string]any{at[i]: wrapped}
+		}
+		b, err := json.Marshal(wrapped)
+		if err == nil {
+			// encoding/json merges into what the struct holds already, so
+			// each member decoded alone adds to the others; it is decoded
+			// into a copy, as a failed decode may leave a half-set field
+			// (a pointer allocated, its value not read).
+			trial := *st
+			if err = json.Unmarshal(b, &trial); err == nil {
+				*st = trial
+				continue
+			}
+		}
+		te, typed := errors.AsType[*json.UnmarshalTypeError](err)
+		if sub, ok := v.(map[string]any); ok && typed && te.Value != "object" {
+			problems = append(problems, decodeSettings(st, sub, at)...) // the fault is inside
+			continue
+		}
+		value, _ := json.Marshal(v)
+		want := "another type"
+		if typed {
+			want = takes(te.Type)
+		}
+		problems = append(problems, settingProblem{key: strings.Join(at, "."), value: string(value), want: want})
 	}
-	b, err := json.Marshal(l.raw)
-	if err != nil {
-		return st, err
+	return problems
+}
+
+// takes says, for a user, what values a setting of type t takes.
+func takes(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("settings: %w", err)
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(takes(t.Elem()), "a "), "an ") + "s"
+	case reflect.Struct, reflect.Map:
+		return "an object"
 	}
-	return st, nil
+	return "another type"
 }
 
 // settingsObject reads a settings message: our section (under

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // serveUntilStatus reads the server's messages, answering its
@@ -106,12 +107,60 @@ func TestMergeInto(t *testing.T) {
 		{`[1]`, `{"preview":{"enabled":false,"interval":5},"source":{"archive":"x"}}`},
 	}
 	for i, s := range steps {
-		_, err := l.merge([]byte(s.msg))
+		_, _, err := l.merge([]byte(s.msg))
 		if (err != nil) != (s.msg == `[1]`) {
 			t.Errorf("step %d: error %v", i, err)
 		}
 		if got := l.snapshot(); got != s.want {
 			t.Errorf("step %d (%s): %s, want %s", i, s.msg, got, s.want)
+		}
+	}
+}
+
+// TestSettingsOfTheWrongType: a setting of the wrong type is left at its
+// default and named, with what it takes; every other setting applies.
+func TestSettingsOfTheWrongType(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want []string // the problems, as "key value takes"
+		ok   func(Settings) bool
+	}{
+		{`{"debounce":"fast","pcpVersion":"6.0.3"}`, []string{`debounce "fast" a whole number`},
+			func(st Settings) bool { return st.Debounce == nil && st.PCPVersion == "6.0.3" }},
+		{`{"debounce":"150"}`, []string{`debounce "150" a whole number`}, func(st Settings) bool { return st.Debounce == nil }},
+		{`{"debounce":1.5}`, []string{`debounce 1.5 a whole number`}, func(st Settings) bool { return st.Debounce == nil }},
+		{`{"pcpVersion":42,"inlayHints":false}`, []string{`pcpVersion 42 a string`},
+			func(st Settings) bool { return st.PCPVersion == "" && !st.hintsOn() }},
+		{`{"source":"localhost","debounce":20}`, []string{`source "localhost" an object`},
+			func(st Settings) bool { return st.Source.Host == "" && st.debounce() == 20*time.Millisecond }},
+		{`{"source":{"host":7,"archive":"/a"}}`, []string{`source.host 7 a string`},
+			func(st Settings) bool { return st.Source.Archive == "/a" && st.Source.Host == "" }},
+		{`{"preview":{"enabled":"yes","interval":3}}`, []string{`preview.enabled "yes" true or false`},
+			func(st Settings) bool { return st.previewOn() && st.Preview.Interval == 3 }},
+		{`{"debounce":{"ms":3}}`, []string{`debounce {"ms":3} a whole number`}, func(st Settings) bool { return st.Debounce == nil }},
+		{`{"fleet":{"hosts":"a,b","concurrency":2}}`, []string{`fleet.hosts "a,b" a list of strings`},
+			func(st Settings) bool { return st.Fleet.Concurrency == 2 && st.Fleet.Hosts == nil }},
+		{`{"logLevel":"debug","unknownKey":1}`, nil, func(st Settings) bool { return st.LogLevel == "debug" }},
+	}
+	for _, tt := range tests {
+		var l settingsLayer
+		st, problems, err := l.merge([]byte(tt.msg))
+		if err != nil {
+			t.Errorf("%s: %v", tt.msg, err)
+			continue
+		}
+		var got []string
+		for _, p := range problems {
+			got = append(got, p.key+" "+p.value+" "+p.want)
+			if !strings.Contains(p.String(), "pcpDerive."+p.key) {
+				t.Errorf("%s: the message does not name the setting: %s", tt.msg, p)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: problems %q, want %q", tt.msg, got, tt.want)
+		}
+		if !tt.ok(st) {
+			t.Errorf("%s: settings %+v", tt.msg, st)
 		}
 	}
 }

@@ -1,0 +1,222 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// crlfSource is a config whose every feature has something to say:
+// findings with fixes, attributes, a pcp7 continuation line, a definition
+// to format, inlay hints and semantic tokens.
+const crlfSource = "# load averages\n" +
+	"m.a = avg(kernel.all.load)\n" +
+	"m.a(oneline) = \"average load\"\n" +
+	"m.b   =   m.a+1\n" +
+	"m.c = kernel.all.lod * 2\n" +
+	"m.d = rate(disk.dev.read) +\n" +
+	"      rate(disk.dev.write)\n" +
+	"m.e = m.b   *   m.c\n"
+
+// withEndings joins the lines of text (written with \n) with the line
+// endings given in turn.
+func withEndings(text string, endings ...string) string {
+	lines := strings.SplitAfter(text, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if l == "" {
+			continue
+		}
+		b.WriteString(strings.TrimSuffix(l, "\n"))
+		if strings.HasSuffix(l, "\n") {
+			b.WriteString(endings[i%len(endings)])
+		}
+	}
+	return b.String()
+}
+
+// featureAnswers asks every position-independent feature about the open
+// document and every position-dependent one at each position, keyed by
+// request, answers as JSON.
+func featureAnswers(t *testing.T, c *capsClient, lines int) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	ask := func(key, method string, params map[string]any) {
+		out[key] = string(c.ask(method, params))
+	}
+	ask("symbols", "textDocument/documentSymbol", map[string]any{})
+	ask("tokens", "textDocument/semanticTokens/full", map[string]any{})
+	ask("hints", "textDocument/inlayHint", map[string]any{"range": jrange(0, 0, lines, 0)})
+	ask("folding", "textDocument/foldingRange", map[string]any{})
+	ask("lenses", "textDocument/codeLens", map[string]any{})
+	for line := range lines {
+		for char := 0; char < 30; char += 2 {
+			p := atPos(line, char)
+			ask(fmt.Sprintf("hover %d:%d", line, char), "textDocument/hover", p)
+			ask(fmt.Sprintf("definition %d:%d", line, char), "textDocument/definition", p)
+			ask(fmt.Sprintf("signature %d:%d", line, char), "textDocument/signatureHelp", p)
+			ask(fmt.Sprintf("highlight-refs %d:%d", line, char), "textDocument/references", map[string]any{"position": jpos(line, char), "context": map[string]any{"includeDeclaration": true}})
+		}
+		ask(fmt.Sprintf("actions %d", line), "textDocument/codeAction", map[string]any{"range": jrange(line, 0, line, 40), "context": map[string]any{"diagnostics": []any{}}})
+	}
+	return out
+}
+
+// TestLineEndings: a document with CRLF or mixed line endings gets the
+// same answers, position for position, as the same document with LF:
+// ranges, symbols (no "\r" in a detail), inlay hints, semantic tokens,
+// diagnostics, code actions. A \r is part of no line.
+func TestLineEndings(t *testing.T) {
+	caps := vscodeCaps(t)
+	lines := strings.Count(crlfSource, "\n")
+	lf := capsSession(t, caps, crlfSource)
+	want := featureAnswers(t, lf, lines)
+	for _, endings := range [][]string{{"\r\n"}, {"\r\n", "\n"}, {"\n", "\r\n", "\r\n"}} {
+		t.Run(strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(strings.Join(endings, ",")), func(t *testing.T) {
+			text := withEndings(crlfSource, endings...)
+			c := capsSession(t, caps, text)
+			got := featureAnswers(t, c, lines)
+			for _, k := range slices.Sorted(mapsKeys(want)) {
+				if got[k] != want[k] {
+					t.Errorf("%s:\n got  %s\n want %s", k, got[k], want[k])
+				}
+			}
+			if strings.Contains(got["symbols"], `\r`) {
+				t.Errorf("a symbol holds a \\r: %s", got["symbols"])
+			}
+		})
+	}
+}
+
+// TestLineEndingDiagnostics: the published diagnostics of a CRLF or
+// mixed document are those of its LF twin.
+func TestLineEndingDiagnostics(t *testing.T) {
+	caps := json.RawMessage(`{}`) // a client diagnostics are pushed to
+	want := capsSession(t, caps, crlfSource)
+	wantDiags := lastDiagnostics(t, want)
+	for _, endings := range [][]string{{"\r\n"}, {"\r\n", "\n"}} {
+		c := capsSession(t, caps, withEndings(crlfSource, endings...))
+		if got := lastDiagnostics(t, c); got != wantDiags {
+			t.Errorf("endings %q:\n got  %s\n want %s", endings, got, wantDiags)
+		}
+	}
+}
+
+// lastDiagnostics reads the diagnostics of the full analysis of the
+// open document: the publish that holds its unknown metric (a big
+// document's syntax findings may be published before).
+func lastDiagnostics(t *testing.T, c *capsClient) string {
+	t.Helper()
+	for {
+		m := c.notification("textDocument/publishDiagnostics")
+		var p struct {
+			URI         string
+			Diagnostics json.RawMessage
+		}
+		json.Unmarshal(m.Params, &p)
+		if strings.HasSuffix(p.URI, "caps.conf") && strings.Contains(string(p.Diagnostics), "unknown-metric") {
+			return string(p.Diagnostics)
+		}
+	}
+}
+
+// applyEditsLSP applies LSP text edits (UTF-16 positions, lines ended by
+// \n, \r\n or \r) to text.
+func applyEditsLSP(t *testing.T, text string, edits []struct {
+	Range struct {
+		Start, End struct{ Line, Character int }
+	}
+	NewText string
+}) string {
+	t.Helper()
+	offset := func(line, char int) int {
+		off := 0
+		for range line {
+			i := strings.IndexAny(text[off:], "\r\n")
+			if i < 0 {
+				return len(text)
+			}
+			off += i + 1
+			if text[off-1] == '\r' && off < len(text) && text[off] == '\n' {
+				off++
+			}
+		}
+		end := strings.IndexAny(text[off:], "\r\n")
+		if end < 0 {
+			end = len(text) - off
+		}
+		units := 0
+		for i, r := range text[off : off+end] {
+			if units >= char {
+				return off + i
+			}
+			units += len(utf16.Encode([]rune{r}))
+		}
+		return off + end
+	}
+	sort.Slice(edits, func(i, j int) bool {
+		a, b := edits[i].Range.Start, edits[j].Range.Start
+		return a.Line > b.Line || a.Line == b.Line && a.Character > b.Character
+	})
+	for _, e := range edits {
+		s, en := offset(e.Range.Start.Line, e.Range.Start.Character), offset(e.Range.End.Line, e.Range.End.Character)
+		text = text[:s] + e.NewText + text[en:]
+	}
+	return text
+}
+
+// TestFormattingKeepsLineEndings: Format Document changes a CRLF or
+// mixed document as it changes its LF twin, each line keeping its own
+// ending.
+func TestFormattingKeepsLineEndings(t *testing.T) {
+	caps := vscodeCaps(t)
+	format := func(text string) string {
+		c := capsSession(t, caps, text)
+		var edits []struct {
+			Range struct {
+				Start, End struct{ Line, Character int }
+			}
+			NewText string
+		}
+		json.Unmarshal(c.ask("textDocument/formatting", map[string]any{"options": map[string]any{"tabSize": 4, "insertSpaces": true}}), &edits)
+		return applyEditsLSP(t, text, edits)
+	}
+	lf := format(crlfSource)
+	if lf == crlfSource {
+		t.Fatal("formatting changed nothing in the LF document")
+	}
+	for _, endings := range [][]string{{"\r\n"}, {"\r\n", "\n"}, {"\n", "\r\n", "\r\n"}} {
+		text := withEndings(crlfSource, endings...)
+		got := format(text)
+		// The formatted document, line for line, with the original
+		// lines' endings: the LF result's lines where the source's are.
+		if strings.ReplaceAll(got, "\r\n", "\n") != lf {
+			t.Errorf("endings %q: formatted\n%q\nwant (as LF)\n%q", endings, got, lf)
+		}
+		if strings.Count(got, "\r\n") != strings.Count(text, "\r\n") {
+			t.Errorf("endings %q: %d CRLF after formatting, %d before:\n%q", endings, strings.Count(got, "\r\n"), strings.Count(text, "\r\n"), got)
+		}
+	}
+}
+
+// TestWithEndingsOf: a formatted definition keeps each line's ending;
+// new lines take the ending of the line the old text ends on.
+func TestWithEndingsOf(t *testing.T) {
+	tests := []struct{ old, text, last, want string }{
+		{"a = b", "a = b", "\r\n", "a = b"},
+		{"a = b", "a =\n    b", "\r\n", "a =\r\n    b"},
+		{"a = b", "a =\n    b", "\n", "a =\n    b"},
+		{"a = b +\r\n  c", "a = b +\n    c", "\n", "a = b +\r\n    c"},
+		{"a = b +\n  c", "a = b +\n    c\n    + d", "\r\n", "a = b +\n    c\r\n    + d"},
+		{"a = b +\r\n  c +\n  d", "a = b + c + d", "\r\n", "a = b + c + d"},
+	}
+	for _, tt := range tests {
+		if got := withEndingsOf(tt.old, tt.text, tt.last); got != tt.want {
+			t.Errorf("withEndingsOf(%q, %q, %q) = %q, want %q", tt.old, tt.text, tt.last, got, tt.want)
+		}
+	}
+}
