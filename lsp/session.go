@@ -57,6 +57,10 @@ type clientCaps struct {
 	// watchFiles: the client lets the server register file watchers
 	// (for the project rules file).
 	watchFiles bool
+	// pullDiagnostics: the client asks for diagnostics
+	// (textDocument/diagnostic), so none are pushed (pulldiag.go);
+	// diagnosticRefresh: it can be told to ask again.
+	pullDiagnostics, diagnosticRefresh bool
 }
 
 func readClientCaps(p *protocol.InitializeParams) clientCaps {
@@ -74,6 +78,12 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 		if w := ws.DidChangeWatchedFiles; w != nil && w.DynamicRegistration != nil {
 			c.watchFiles = *w.DynamicRegistration
 		}
+	}
+	if td := p.Capabilities.TextDocument; td != nil && td.Diagnostic != nil {
+		c.pullDiagnostics = true
+	}
+	if ws := p.Capabilities.Workspace; ws != nil && ws.Diagnostics != nil && ws.Diagnostics.RefreshSupport != nil {
+		c.diagnosticRefresh = *ws.Diagnostics.RefreshSupport
 	}
 	if w := p.Capabilities.Window; w != nil && w.WorkDoneProgress != nil {
 		c.workDoneProgress = *w.WorkDoneProgress
