@@ -1,14 +1,57 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
+	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
+
+// waitForScan waits until the workspace scan has indexed each closed/
+// section's file (one with a definition), so cross-file answers do not
+// depend on how fast it was.
+func waitForScan(t *testing.T, ctx context.Context, srv protocol.Server, root string, sections []string) {
+	deadline := time.Now().Add(15 * time.Second)
+	for _, name := range sections {
+		rest, ok := strings.CutPrefix(name, "closed/")
+		if !ok {
+			continue
+		}
+		want := uri.File(filepath.Join(root, rest))
+		for {
+			res, err := srv.Symbols(ctx, &protocol.WorkspaceSymbolParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			if syms, ok := res.(protocol.SymbolInformationSlice); ok {
+				for _, s := range syms {
+					found = found || s.Location.URI == want
+				}
+			}
+			if syms, ok := res.(protocol.WorkspaceSymbolSlice); ok {
+				for _, s := range syms {
+					if l, ok := s.Location.(*protocol.Location); ok {
+						found = found || l.URI == want
+					}
+				}
+			}
+			if found {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the workspace scan did not index %s", rest)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
 
 // rel is a document's path in the test's folder.
 func (r *markerRun) rel(u uri.URI) string {

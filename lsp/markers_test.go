@@ -64,6 +64,7 @@ func TestMarkers(t *testing.T) {
 				rec.wait(t, u)
 			}
 			u := docs["config.conf"]
+			waitForScan(t, ctx, srv, root, order)
 			r := &markerRun{t: t, srv: srv, ctx: ctx, u: u, marks: markerPos(ar["config.conf"]), diags: rec.latest(u), base: root, rec: rec}
 			var out strings.Builder
 			for _, line := range strings.Split(strings.TrimSpace(ar["want"]), "\n") {

@@ -40,6 +40,9 @@ func selectionRange(snap *snapshot, pos protocol.Position) protocol.SelectionRan
 	} else {
 		chain = lineSelection(f, off)
 	}
+	for i, r := range chain {
+		chain[i] = withoutCR(f, r)
+	}
 	chain = append(chain, grammar.Range{Start: grammar.Pos{Line: 1}, End: f.Pos(f.Len())})
 	var sel *protocol.SelectionRange
 	for i := len(chain) - 1; i >= 0; i-- {
@@ -116,6 +119,16 @@ func nodesAt(root grammar.Node, idx int) []grammar.Node {
 		n = next
 	}
 	return path
+}
+
+// withoutCR is r without the carriage return of a CRLF line it ends
+// with: a selection of a definition is of its text, not of its line end.
+func withoutCR(f *grammar.File, r grammar.Range) grammar.Range {
+	start, end := f.Offsets(r)
+	if end > start && f.Text.Slice(end-1, end)[0] == '\r' {
+		r.End = f.Pos(end - 1)
+	}
+	return r
 }
 
 // contains says whether outer holds inner.

@@ -114,8 +114,19 @@ type dirAnalysis struct {
 // documents by their latest text; the findings of the closed ones are
 // kept. The last analysis is reused while nothing it read changed.
 func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bool) *dirAnalysis {
+	// The directory's files, and open documents in it not saved yet.
+	names := map[string]bool{}
 	entries, _ := os.ReadDir(dir)
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	for _, e := range entries {
+		if !e.IsDir() {
+			names[e.Name()] = true
+		}
+	}
+	for u := range open {
+		if u.Scheme() == "file" && filepath.Dir(u.FsPath()) == dir {
+			names[filepath.Base(u.FsPath())] = true
+		}
+	}
 	cfg := s.session.config()
 	down := s.session.down()
 	type member struct {
@@ -126,9 +137,9 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 	var members []member
 	var key strings.Builder
 	fmt.Fprintf(&key, "%p %v|", cfg, down)
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		if e.IsDir() || !isConfigPath(path) || len(members) >= maxScannedFiles {
+	for _, name := range sortedKeys(names) {
+		path := filepath.Join(dir, name)
+		if !isConfigPath(path) || len(members) >= maxScannedFiles {
 			continue
 		}
 		m := member{path: path, u: uri.File(path)}
