@@ -31,10 +31,17 @@ func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.Works
 	for _, p := range params.PreviousResultIds {
 		previous[p.URI] = p.Value
 	}
+	// The directories of the closed configs the scan found, and of the
+	// open documents (whose closed neighbours their edits can break).
 	dirs := map[string]bool{}
 	for _, wf := range s.workspace.snapshot() {
 		if wf.uri.Scheme() == "file" && !open[wf.uri] {
 			dirs[filepath.Dir(wf.uri.FsPath())] = true
+		}
+	}
+	for u := range open {
+		if u.Scheme() == "file" {
+			dirs[filepath.Dir(u.FsPath())] = true
 		}
 	}
 	report := &protocol.WorkspaceDiagnosticReport{Items: []protocol.WorkspaceDocumentDiagnosticReport{}}
@@ -135,6 +142,7 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 		snap *snapshot // an open document's latest parse, nil for a file
 	}
 	var members []member
+	var total int64 // bytes of the files read
 	var key strings.Builder
 	fmt.Fprintf(&key, "%p %v|", cfg, down)
 	for _, name := range sortedKeys(names) {
@@ -150,9 +158,10 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 			fmt.Fprintf(&key, "%s %d %d|", path, m.snap.version, m.snap.seq)
 		} else {
 			info, err := os.Stat(path) // follows a link, as libpcp does
-			if err != nil || !info.Mode().IsRegular() {
-				continue
+			if err != nil || !info.Mode().IsRegular() || total+info.Size() > maxScannedTotal {
+				continue // (the scan's bound on the bytes read applies to each directory)
 			}
+			total += info.Size()
 			fmt.Fprintf(&key, "%s %d %d|", path, info.Size(), info.ModTime().UnixNano())
 		}
 		members = append(members, m)
