@@ -46,7 +46,7 @@ func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.Works
 	}
 	report := &protocol.WorkspaceDiagnosticReport{Items: []protocol.WorkspaceDocumentDiagnosticReport{}}
 	reported := map[uri.URI]bool{}
-	for _, dir := range sortedKeys(dirs) {
+	for _, dir := range sortedSet(dirs) {
 		if ctx.Err() != nil {
 			break
 		}
@@ -145,7 +145,7 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 	var total int64 // bytes of the files read
 	var key strings.Builder
 	fmt.Fprintf(&key, "%p %v|", cfg, down)
-	for _, name := range sortedKeys(names) {
+	for _, name := range sortedSet(names) {
 		path := filepath.Join(dir, name)
 		if !isConfigPath(path) || len(members) >= maxScannedFiles {
 			continue
@@ -220,8 +220,8 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 	return da
 }
 
-// sortedKeys are a set's members in order.
-func sortedKeys(set map[string]bool) []string {
+// sortedSet are a set's members in order.
+func sortedSet(set map[string]bool) []string {
 	out := make([]string, 0, len(set))
 	for k := range set {
 		out = append(out, k)
