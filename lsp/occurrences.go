@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 )
 
 // nameLookup is a fileIndex's occurrences grouped by name: what a
@@ -131,4 +132,26 @@ type indexCell struct {
 func (s *snapshot) index() *fileIndex {
 	s.occ.once.Do(func() { s.occ.ix = indexFile(s.file) })
 	return s.occ.ix
+}
+
+// closedFiles are the indexes of the workspace's configs that are not
+// open (open lists those that are), in a stable order: an open
+// document's own index is not brought up to date for them.
+func (w *workspace) closedFiles(open map[uri.URI]bool) []wsFile {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for u, f := range w.pending {
+		if !open[u] { // closed since its last parse
+			w.files[u] = indexFile(f)
+			delete(w.pending, u)
+		}
+	}
+	out := make([]wsFile, 0, len(w.files))
+	for u, f := range w.files {
+		if !open[u] {
+			out = append(out, wsFile{u, f})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].uri < out[j].uri })
+	return out
 }
