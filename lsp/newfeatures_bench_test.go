@@ -49,7 +49,7 @@ func benchNewFeatures(b *testing.B, lines int) {
 
 	run := func(name string, op func(b *testing.B)) {
 		b.Run(name, func(b *testing.B) {
-			op(b) // warm: the index of names, the workspace's analysis
+			op(b)        // warm: the index of names, the workspace's analysis
 			runtime.GC() // not the setup's garbage
 			b.ReportAllocs()
 			b.ResetTimer()
