@@ -72,7 +72,8 @@ func workspaceFindings(t *testing.T, ctx context.Context, srv protocol.Server, p
 // TestPullDiagnostics: a client that pulls gets each document's findings
 // on request and none pushed; the workspace's closed configs are analysed
 // with the open ones, so renaming a metric in an open document shows at
-// the next pull in the closed config that used it; findings that change
+// the next pull in the closed config that used it (and an edit the closed
+// config cannot see costs no new analysis of it); findings that change
 // without the client's pull bring a refresh request.
 func TestPullDiagnostics(t *testing.T) {
 	dir := t.TempDir()
@@ -109,9 +110,24 @@ func TestPullDiagnostics(t *testing.T) {
 		t.Fatalf("workspace pull again: %v, want unchanged", got)
 	}
 
-	// Rename the metric in the open document: the closed one breaks.
+	// An edit of the open document that the closed one cannot see: its
+	// analysis is kept.
 	srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
 		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 2},
+		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
+			Text: "disk.io.base = disk.dev.read\ndisk.io.bad = disk.dev.nothing2\n"}},
+	})
+	if _, err := srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: open}}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = workspaceFindings(t, ctx, srv, ids)
+	if got[closed] != "unchanged" {
+		t.Fatalf("workspace pull after an edit of another line: %v, want unchanged", got)
+	}
+
+	// Rename the metric in the open document: the closed one breaks.
+	srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 3},
 		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
 			Text: "disk.io.renamed = disk.dev.read\ndisk.io.bad = disk.dev.nothing\n"}},
 	})
@@ -135,7 +151,7 @@ func TestPullDiagnostics(t *testing.T) {
 
 	// An edit the client does not pull after: it is asked to.
 	srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
-		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 3},
+		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 4},
 		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
 			Text: "disk.io.renamed = disk.dev.read\n"}},
 	})
