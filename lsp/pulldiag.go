@@ -62,6 +62,13 @@ func (p *pullState) resultID(snap *snapshot, extra []protocol.Diagnostic) uint64
 		d = &pulledDoc{}
 		p.docs[snap.uri] = d
 	}
+	if d.snap != nil && snap.seq < d.snap.seq {
+		// A pull answered from an older version than the one published
+		// since: its id is not the document's, so the client is still
+		// stale for it (and asked to pull again).
+		p.next++
+		return p.next
+	}
 	if d.snap != snap || d.extra != h || d.id == 0 {
 		p.next++
 		d.snap, d.extra, d.id = snap, h, p.next
