@@ -35,8 +35,8 @@ func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.Works
 	// The directories of the closed configs the scan found, and of the
 	// open documents (whose closed neighbours their edits can break).
 	dirs := map[string]bool{}
-	for _, wf := range s.workspace.snapshot() {
-		if wf.uri.Scheme() == "file" && !open[wf.uri] {
+	for _, wf := range s.workspace.closedFiles(open) { // (not snapshot: it would index the open documents)
+		if wf.uri.Scheme() == "file" {
 			dirs[filepath.Dir(wf.uri.FsPath())] = true
 		}
 	}
