@@ -125,6 +125,37 @@ func benchNewFeatures(b *testing.B, lines int) {
 			wsPrevious = []protocol.PreviousResultId{{URI: full.URI, Value: *full.ResultID}}
 		}
 	})
+	// After each keystroke (a digit typed at the end of a comment line a
+	// quarter down the file, then removed): highlight, call hierarchy and
+	// a workspace pull read what the analysis of that keystroke keeps,
+	// and nothing made per version from the whole file. The keystroke's
+	// own analysis (BenchmarkKeystroke*) is in the figure too.
+	version := int32(1)
+	comment := uint32(lines / 4 / 50 * 50) // realisticConfig's "# section N" lines
+	n := len32(strings.TrimSuffix(all[comment], "\n"))
+	edit := func(b *testing.B, rg protocol.Range, text string) {
+		version++
+		srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: doc, Version: version},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{Range: rg, Text: text}},
+		})
+	}
+	run("afteredit", func(b *testing.B) {
+		end := protocol.Position{Line: comment, Character: n}
+		edit(b, protocol.Range{Start: end, End: end}, "7")
+		hs, err := srv.DocumentHighlight(ctx, &protocol.DocumentHighlightParams{TextDocumentPositionParams: at})
+		if err != nil || len(hs) != 2 {
+			b.Fatalf("highlight: %v, %v", hs, err)
+		}
+		if items, err := srv.PrepareCallHierarchy(ctx, &protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: at}); err != nil || len(items) != 1 {
+			b.Fatalf("prepare: %v, %v", items, err)
+		}
+		rep, err := srv.DiagnosticWorkspace(ctx, &protocol.WorkspaceDiagnosticParams{PreviousResultIds: wsPrevious})
+		if err != nil || len(rep.Items) == 0 {
+			b.Fatalf("workspace pull: %v, %v", rep, err)
+		}
+		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
+	})
 	b.Run("index", func(b *testing.B) {
 		f := grammar.ParseConfig(u.FsPath(), []byte(strings.Join(all, "")), grammar.Options{Version: pcpver.Latest})
 		b.ReportAllocs()
