@@ -106,26 +106,49 @@ func checkDirective(f *grammar.File, at int, line string) []grammar.Diagnostic {
 		}}
 	}
 	var out []grammar.Diagnostic
+	for _, span := range listedCodes(line, m) {
+		code := line[span[0]:span[1]]
+		if _, ok := codes.Lookup(code); ok {
+			continue
+		}
+		rg := rangeOf(span[0], span[1])
+		d := grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: codes.Suppression,
+			Message: fmt.Sprintf("unknown finding code %q: this comment suppresses nothing for it", code)}
+		if alt := codes.Closest(code); alt != "" {
+			d.Message += fmt.Sprintf("; did you mean %s?", alt)
+			d.Fixes = []grammar.Fix{{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: rg, NewText: alt}}, Safe: true}}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// IgnoredCodes finds the codes a suppression comment names ("#
+// pcp-derive-lsp: ignore[CODE,...]"), as byte offsets [start, end) into
+// line, known codes or not; none for a bare "ignore" or a line that is no
+// well-formed suppression comment.
+func IgnoredCodes(line string) [][2]int {
+	m := ignoreRE.FindStringSubmatchIndex(line)
+	if m == nil {
+		return nil
+	}
+	return listedCodes(line, m)
+}
+
+// listedCodes are the codes in the brackets of a line ignoreRE matched
+// (m is the match's submatch indexes).
+func listedCodes(line string, m []int) [][2]int {
 	if m[2] < 0 {
 		return nil // "ignore": every code
 	}
-	list := line[m[2]:m[3]]
-	for i := 0; i < len(list); {
+	var out [][2]int
+	for i := m[2]; i < m[3]; {
 		j := i
-		for j < len(list) && list[j] != ',' && list[j] != ' ' && list[j] != '\t' {
+		for j < m[3] && line[j] != ',' && line[j] != ' ' && line[j] != '\t' {
 			j++
 		}
-		if code := list[i:j]; code != "" {
-			if _, ok := codes.Lookup(code); !ok {
-				rg := rangeOf(m[2]+i, m[2]+j)
-				d := grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: codes.Suppression,
-					Message: fmt.Sprintf("unknown finding code %q: this comment suppresses nothing for it", code)}
-				if alt := codes.Closest(code); alt != "" {
-					d.Message += fmt.Sprintf("; did you mean %s?", alt)
-					d.Fixes = []grammar.Fix{{Title: "Change to " + alt, Edits: []grammar.Edit{{Range: rg, NewText: alt}}, Safe: true}}
-				}
-				out = append(out, d)
-			}
+		if j > i {
+			out = append(out, [2]int{i, j})
 		}
 		i = j + 1
 	}

@@ -25,6 +25,10 @@ type clientCaps struct {
 	watchFiles bool
 	// applyEdit: the client applies a workspace/applyEdit of the server's.
 	applyEdit bool
+	// pullDiagnostics: the client asks for diagnostics
+	// (textDocument/diagnostic), so none are pushed (pulldiag.go);
+	// diagnosticRefresh: it can be told to ask again.
+	pullDiagnostics, diagnosticRefresh bool
 
 	snippets          bool // completion items may be snippets
 	hoverMarkdown     bool // hover contents may be markdown
@@ -69,6 +73,9 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 			c.watchFiles = isTrue(w.DynamicRegistration)
 		}
 		c.applyEdit = isTrue(ws.ApplyEdit)
+		if ws.Diagnostics != nil {
+			c.diagnosticRefresh = isTrue(ws.Diagnostics.RefreshSupport)
+		}
 		if ws.Symbol != nil && ws.Symbol.SymbolKind != nil && len(ws.Symbol.SymbolKind.ValueSet) > 0 {
 			c.wsSymbolKinds = ws.Symbol.SymbolKind.ValueSet
 		}
@@ -80,6 +87,7 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 	if td == nil {
 		return c
 	}
+	c.pullDiagnostics = td.Diagnostic != nil
 	if cc := td.Completion; cc != nil {
 		if it := cc.CompletionItem; it != nil {
 			c.snippets = isTrue(it.SnippetSupport)

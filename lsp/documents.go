@@ -388,6 +388,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	s.docs.close(u)
 	s.diagJSON.forget(u)
 	s.lenses.forget(u)
+	s.pulls.forget(u)
 	s.publishing.Unlock()
 	return s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: []protocol.Diagnostic{}})
 }
@@ -500,6 +501,10 @@ func (s *server) publishIf(u uri.URI, gen int, snap *snapshot, syntaxOnly bool) 
 		return
 	}
 	extra := slices.Concat(s.fleetDiagnostics(snap), s.emptyNowDiagnostics(snap)) // (a fresh list: the fleet's may be kept)
+	if s.pullsDiagnostics() {
+		s.published(snap, extra) // the client asks for them (pulldiag.go)
+		return
+	}
 	if s.sendFrame != nil {
 		// Each finding's JSON from the cache of the last publishes: most
 		// are the same as the last time.

@@ -505,24 +505,33 @@ func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormat
 func formatting(d *snapshot) []protocol.TextEdit {
 	var edits []protocol.TextEdit
 	for _, def := range d.file.Definitions.All() {
-		tree, err := def.Tree()
-		if err != nil || !def.Verdict.OK {
-			continue
-		}
-		want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
-		start, end := d.file.Offsets(def.Range)
-		// The range ends before the last line's "\r" (toRange, as LSP
-		// counts), which the edit keeps.
-		got := string(d.file.Text.Slice(start, end))
-		last := "\n" // the ending of the definition's last line
-		if strings.HasSuffix(got, "\r") {
-			got, last = got[:len(got)-1], "\r\n"
-		}
-		if withoutCR(got) != want {
-			edits = append(edits, protocol.TextEdit{Range: toRange(def.Range), NewText: withEndingsOf(got, want, last)})
+		if e, ok := formatEdit(d, def); ok {
+			edits = append(edits, e)
 		}
 	}
 	return edits
+}
+
+// formatEdit is the edit that puts one definition in the canonical form,
+// false when it parses not or is in that form.
+func formatEdit(d *snapshot, def *grammar.Definition) (protocol.TextEdit, bool) {
+	tree, err := def.Tree()
+	if err != nil || !def.Verdict.OK {
+		return protocol.TextEdit{}, false
+	}
+	want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
+	start, end := d.file.Offsets(def.Range)
+	// The range ends before the last line's "\r" (toRange, as LSP
+	// counts), which the edit keeps.
+	got := string(d.file.Text.Slice(start, end))
+	last := "\n" // the ending of the definition's last line
+	if strings.HasSuffix(got, "\r") {
+		got, last = got[:len(got)-1], "\r\n"
+	}
+	if withoutCR(got) == want {
+		return protocol.TextEdit{}, false
+	}
+	return protocol.TextEdit{Range: toRange(def.Range), NewText: withEndingsOf(got, want, last)}, true
 }
 
 // CodeAction offers the checker's fixes for diagnostics in the range.

@@ -29,7 +29,8 @@ import (
 // action M, definition M, references M, prepare M, rename M NEW,
 // folding, tokens, lens, preview M, cycle (wait for the preview to
 // publish an empty-now finding), explain M (times of day become HH:MM:SS
-// there and in hovers).
+// there and in hovers); and those of markers_more_test.go. Sections
+// closed/NAME are written to the folder as NAME and not opened.
 func TestMarkers(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	if len(files) < 3 {
@@ -44,10 +45,17 @@ func TestMarkers(t *testing.T) {
 			dir := t.TempDir()
 			root := filepath.Join(dir, "derived")
 			os.MkdirAll(root, 0o755)
+			for _, name := range order { // configs on disk, never opened
+				if rest, ok := strings.CutPrefix(name, "closed/"); ok {
+					if err := os.WriteFile(filepath.Join(root, rest), []byte(ar[name]), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			srv, rec, ctx := sessionIn(t, strings.TrimSpace(ar["settings.json"]), dir)
 			docs := map[string]uri.URI{}
 			for _, name := range order {
-				if !strings.HasSuffix(name, ".conf") {
+				if !strings.HasSuffix(name, ".conf") || strings.HasPrefix(name, "closed/") {
 					continue
 				}
 				u := uri.File(filepath.Join(root, name))
@@ -56,6 +64,7 @@ func TestMarkers(t *testing.T) {
 				rec.wait(t, u)
 			}
 			u := docs["config.conf"]
+			waitForScan(t, ctx, srv, root, order)
 			r := &markerRun{t: t, srv: srv, ctx: ctx, u: u, marks: markerPos(ar["config.conf"]), diags: rec.latest(u), base: root, rec: rec}
 			var out strings.Builder
 			for _, line := range strings.Split(strings.TrimSpace(ar["want"]), "\n") {
@@ -396,6 +405,9 @@ func (r *markerRun) run(f []string) []string {
 			out = append(out, "(the explanation is not JSON)")
 		}
 	default:
+		if lines, ok := r.runMore(f); ok {
+			return lines
+		}
 		r.t.Fatalf("unknown command %q", f[0])
 	}
 	return out

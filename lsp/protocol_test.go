@@ -182,9 +182,15 @@ func TestRealInitializePayloads(t *testing.T) {
 			c.send(nil, "initialized", map[string]any{})
 			c.send(nil, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 				"uri": "file:///tmp/x.conf", "languageId": "pcp-derived", "version": 1, "text": "m.a = kernel.all.load + no.such\n"}})
-			d := c.notification("textDocument/publishDiagnostics")
-			if !strings.Contains(string(d.Params), "unknown-metric") {
-				t.Errorf("diagnostics: %s", d.Params)
+			var diags []byte
+			if declaresPull(params) { // pulled, and none pushed (pulldiag.go)
+				c.send(10, "textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": "file:///tmp/x.conf"}})
+				diags = c.reply(10).Result
+			} else {
+				diags = c.notification("textDocument/publishDiagnostics").Params
+			}
+			if !strings.Contains(string(diags), "unknown-metric") {
+				t.Errorf("diagnostics: %s", diags)
 			}
 			c.send(2, "textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": "file:///tmp/x.conf"},
 				"position": map[string]any{"line": 0, "character": 8}})
@@ -198,6 +204,14 @@ func TestRealInitializePayloads(t *testing.T) {
 			c.send(nil, "exit", nil)
 		})
 	}
+}
+
+// declaresPull says whether initialize parameters declare pull
+// diagnostics (capabilities.textDocument.diagnostic).
+func declaresPull(params map[string]any) bool {
+	caps, _ := params["capabilities"].(map[string]any)
+	td, _ := caps["textDocument"].(map[string]any)
+	return td["diagnostic"] != nil
 }
 
 // TestMalformedMessages: broken JSON, unknown methods and bad parameters

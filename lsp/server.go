@@ -120,6 +120,9 @@ type server struct {
 	diagJSON  diagnosticJSON // the JSON of the findings published lately
 	// publishing orders the publishes (publishIf).
 	publishing sync.Mutex
+
+	pulls    *pullState      // what a pulling client has of each document (pulldiag.go)
+	dirDiags *dirDiagnostics // the analyses of the workspace's closed configs (wsdiag.go)
 }
 
 func newServer(bg context.Context, client protocol.Client, opts Options) *server {
@@ -130,7 +133,8 @@ func newServer(bg context.Context, client protocol.Client, opts Options) *server
 		opts.RetryInterval = 5 * time.Second
 	}
 	return &server{client: client, opts: opts, log: opts.Logger, bg: bg, session: newSession(), docs: newDocuments(opts.OpenDocuments),
-		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules(), explains: newExplainStore(), lenses: newLensFocus()}
+		workspace: newWorkspace(), previews: newPreviewStore(), rules: newProjectRules(), explains: newExplainStore(), lenses: newLensFocus(),
+		pulls: newPullState(), dirDiags: newDirDiagnostics()}
 }
 
 func (s *server) close() {
@@ -201,6 +205,15 @@ func capabilities(caps clientCaps) protocol.ServerCapabilities {
 		InlayHintProvider:          protocol.Boolean(true),
 		CodeLensProvider:           &protocol.CodeLensOptions{},
 		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview, cmdExplain, cmdApplyFix}},
+
+		// Issue #39's features (highlight.go, selection.go, callhierarchy.go, links.go, rangeformat.go).
+		DocumentHighlightProvider:       protocol.Boolean(true),
+		SelectionRangeProvider:          protocol.Boolean(true),
+		CallHierarchyProvider:           protocol.Boolean(true),
+		DocumentLinkProvider:            &protocol.DocumentLinkOptions{},
+		DocumentRangeFormattingProvider: protocol.Boolean(true),
+		// Pulled by clients that declare it (pulldiag.go), pushed to others.
+		DiagnosticProvider: &protocol.DiagnosticOptions{InterFileDependencies: true, WorkspaceDiagnostics: true},
 		SemanticTokensProvider: &protocol.SemanticTokensOptions{
 			Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: tokenModifiers},
 			Full:   protocol.Boolean(true),

@@ -29,6 +29,9 @@ type snapshot struct {
 	// findings are the document's findings as check reports them:
 	// sorted, suppression comments and the project's rules applied.
 	findings analysis.Findings
+	// occ is the document's index of names (occurrences.go), made on
+	// the first request about a name: derived from the rest, not a change.
+	occ indexCell
 }
 
 // newSnapshot wraps the shared analysis of one version of a document.

@@ -24,7 +24,12 @@ import (
 type fileIndex struct {
 	names []string // distinct names, indexed by occurrence.name
 	defs  []occurrence
-	uses  []occurrence
+	uses  []occurrence // in expressions (the first exprUses), then attribute lines
+	// exprUses counts the uses in expressions, which come first in uses.
+	exprUses int
+	// byName finds the occurrences of a name without a scan (lookup is one),
+	// built on the first request that needs it (occurrences.go).
+	byName lookupCell
 }
 
 // occurrence is one place a name appears.
@@ -70,6 +75,7 @@ func indexFile(f *grammar.File) *fileIndex {
 			ix.uses = append(ix.uses, occurrence{protocol.Range{Start: start, End: end}, b.id(t.Value)})
 		}
 	}
+	ix.exprUses = len(ix.uses)
 	attrs := posCursor{src: src}
 	for _, at := range f.Attributes {
 		off := f.OffsetOf(at.Range.Start)

@@ -243,6 +243,28 @@ func TestNeovim012(t *testing.T) {
 		t.Errorf("Neovim %s, want sid's 0.12", v)
 	}
 	checkSession(t, r, "filetype", "pcpderived")
+	checkNeovimNavigation(t, r)
+}
+
+// checkNeovimNavigation asserts what Neovim 0.12 saw of issue #39's
+// features: diagnostics pulled (it declares pull support, so none are
+// pushed), m.load's highlights (its definition written, its use in the
+// line the driver added read) and its call hierarchy.
+func checkNeovimNavigation(t *testing.T, r map[string][]string) {
+	t.Helper()
+	one := func(k string) string { return strings.Join(r[k], "\n") }
+	if m := one("diagmodel"); m != "pull" {
+		t.Errorf("diagnostics came by %q, want pull (Neovim 0.12 declares textDocument.diagnostic)", m)
+	}
+	if h := one("highlight"); h != "2:0-2:6 3\n6:10-6:16 2" {
+		t.Errorf("highlights of m.load %q, want its definition (write, 3) and its use on line 6 (read, 2)", h)
+	}
+	if c := one("callitem"); c != "m.load" {
+		t.Errorf("call hierarchy item %q, want m.load", c)
+	}
+	if in, out := one("incoming"), one("outgoing"); in != "m.twice" || out != "kernel.all.load" {
+		t.Errorf("calls of m.load: incoming %q, outgoing %q; want m.twice and kernel.all.load", in, out)
+	}
 }
 
 // TestEmacs runs sid's Emacs 30 in batch mode with its built-in eglot and

@@ -97,6 +97,40 @@ local ok, err = pcall(function()
   end
   table.sort(labels)
   put('completion', table.concat(labels, ','))
+
+  -- Which model the diagnostics came by: a client that declares pull
+  -- diagnostics (0.10+) gets none pushed.
+  local okns, pull_ns = pcall(vim.lsp.diagnostic.get_namespace, client.id, true)
+  if okns and pull_ns and #vim.diagnostic.get(buf, { namespace = pull_ns }) > 0 then
+    put('diagmodel', 'pull')
+  else
+    put('diagmodel', 'push')
+  end
+
+  -- A metric using m.load, then m.load's highlights and call hierarchy.
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'm.twice = m.load * 2' })
+  local at = { textDocument = { uri = uri }, position = { line = 1, character = 2 } }
+  res = vim.lsp.buf_request_sync(buf, 'textDocument/documentHighlight', at, 10000)
+  for _, r in pairs(res or {}) do
+    for _, h in ipairs(r.result or {}) do
+      put('highlight', (h.range.start.line + 1) .. ':' .. h.range.start.character .. '-' ..
+        (h.range['end'].line + 1) .. ':' .. h.range['end'].character .. ' ' .. tostring(h.kind))
+    end
+  end
+  res = vim.lsp.buf_request_sync(buf, 'textDocument/prepareCallHierarchy', at, 10000)
+  for _, r in pairs(res or {}) do
+    for _, item in ipairs(r.result or {}) do
+      put('callitem', item.name)
+      local inc = vim.lsp.buf_request_sync(buf, 'callHierarchy/incomingCalls', { item = item }, 10000)
+      for _, ri in pairs(inc or {}) do
+        for _, c in ipairs(ri.result or {}) do put('incoming', c.from.name) end
+      end
+      local outg = vim.lsp.buf_request_sync(buf, 'callHierarchy/outgoingCalls', { item = item }, 10000)
+      for _, ro in pairs(outg or {}) do
+        for _, c in ipairs(ro.result or {}) do put('outgoing', c.to.name) end
+      end
+    end
+  end
 end)
 if not ok then put('error', err) end
 finish()

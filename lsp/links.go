@@ -1,0 +1,89 @@
+package lsp
+
+import (
+	"context"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// manPagesURL is where PCP's manual pages are read online (man7.org
+// keeps PCP's pages, one HTML file per page, each section an anchor of
+// its title). Every link to a page goes through manPage.
+const manPagesURL = "https://man7.org/linux/man-pages/"
+
+// manPage is the address of a section of a PCP manual page: page as
+// man7.org names its file ("pmregisterderived.3"), section as the page
+// titles it ("DESCRIPTION").
+func manPage(page, section string) string {
+	sect := page[strings.LastIndexByte(page, '.')+1:]
+	return manPagesURL + "man" + sect + "/" + page + ".html#" + strings.ReplaceAll(section, " ", "_")
+}
+
+// The sections the links point at: the functions of the language are
+// described in pmRegisterDerived(3), config files and their #control
+// lines in pmLoadDerivedConfig(3).
+var (
+	functionsManPage = manPage("pmregisterderived.3", "DESCRIPTION")
+	controlManPage   = manPage("pmloadderivedconfig.3", "DESCRIPTION")
+)
+
+// DocumentLink links the finding codes of suppression comments to their
+// pages (under the DocsURL option, as diagnostics do), and #control
+// lines and function names to PCP's manual pages.
+func (s *server) DocumentLink(ctx context.Context, params *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
+	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		return documentLinks(snap, s.opts.DocsURL), nil
+	}
+	return nil, nil
+}
+
+// documentLinks are the document's links in file order within each kind:
+// comments (codes, #control), then function names.
+func documentLinks(snap *snapshot, docsURL string) []protocol.DocumentLink {
+	f := snap.file
+	var out []protocol.DocumentLink
+	link := func(start, end int, target string) {
+		t := uri.URI(target)
+		out = append(out, protocol.DocumentLink{Range: toRange(grammar.Range{Start: f.Pos(start), End: f.Pos(end)}), Target: &t})
+	}
+	controls := snap.release().Has(pcpver.ControlLines)
+	for _, c := range f.Comments {
+		line := f.Line(int(c.Start.Line))
+		at := f.Offset(int(c.Start.Line)-1, 0) // where line starts
+		switch {
+		case strings.Contains(line, "pcp-derive-lsp"):
+			for _, span := range analysis.IgnoredCodes(line) {
+				if code := line[span[0]:span[1]]; isCode(code) {
+					link(at+span[0], at+span[1], codes.DocURL(docsURL, code))
+				}
+			}
+		case controls && len(line) >= 8 && strings.EqualFold(line[:8], "#control"):
+			link(at, at+8, controlManPage)
+		}
+	}
+	for _, def := range f.Definitions.All() {
+		if !strings.Contains(def.Expr, "(") {
+			continue // no call: not worth lexing
+		}
+		for _, t := range def.Tokens() {
+			if t.Kind == grammar.TokFunc {
+				link(f.ExprPos(def, t.Offset), f.ExprPos(def, t.End-1)+1, functionsManPage)
+			}
+		}
+	}
+	return out
+}
+
+// isCode says whether the registry has a code (an unknown one gets a
+// finding instead, with its fix).
+func isCode(code string) bool {
+	_, ok := codes.Lookup(code)
+	return ok
+}

@@ -1,0 +1,181 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+)
+
+// Pull diagnostics (LSP 3.17): a client that declares
+// textDocument.diagnostic asks for each document's findings
+// (textDocument/diagnostic) and for the workspace's configs that are not
+// open (workspace/diagnostic), and gets none pushed: an editor showing
+// both would list every finding twice. Both answers come from the same
+// analysis as the push (package analysis): an open document's is its
+// snapshot's, a closed config's is its directory's analysed as one
+// config path, as libpcp loads a directory and `check DIR` reads it, with
+// the open documents' unsaved text in place of their files; so a rename
+// in an open document that leaves a closed one using the old name shows
+// in the closed one at the next pull.
+//
+// Findings can change without an edit (the preview's empty-now, a fleet
+// host answering, new settings); the client is then asked to pull again
+// (workspace/diagnostic/refresh), unless it already pulled what changed.
+
+// pullState tracks, for each open document, the findings last made for
+// it and those last answered to a pull, to tell when the client must be
+// asked to pull again.
+type pullState struct {
+	mu      sync.Mutex
+	docs    map[uri.URI]*pulledDoc
+	next    uint64      // the last result id given
+	refresh *time.Timer // a pending refresh check, nil for none
+}
+
+// pulledDoc is one document's result ids: a new one for every change of
+// its snapshot or of the findings added to it.
+type pulledDoc struct {
+	snap     *snapshot
+	extra    uint64 // a hash of the added findings (fleet, empty-now)
+	id       uint64 // the findings as they are now
+	answered uint64 // the findings the client last pulled
+}
+
+func newPullState() *pullState { return &pullState{docs: map[uri.URI]*pulledDoc{}} }
+
+// resultID is the result id of snap's findings plus extra, a new one when
+// either changed since the last call for the document.
+func (p *pullState) resultID(snap *snapshot, extra []protocol.Diagnostic) uint64 {
+	h := hashDiagnostics(extra)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.docs[snap.uri]
+	if d == nil {
+		d = &pulledDoc{}
+		p.docs[snap.uri] = d
+	}
+	if d.snap != nil && snap.seq < d.snap.seq {
+		// A pull answered from an older version than the one published
+		// since: its id is not the document's, so the client is still
+		// stale for it (and asked to pull again).
+		p.next++
+		return p.next
+	}
+	if d.snap != snap || d.extra != h || d.id == 0 {
+		p.next++
+		d.snap, d.extra, d.id = snap, h, p.next
+	}
+	return d.id
+}
+
+// answered records the result a pull answered for a document.
+func (p *pullState) answered(u uri.URI, id uint64) {
+	p.mu.Lock()
+	if d := p.docs[u]; d != nil && id > d.answered {
+		d.answered = id
+	}
+	p.mu.Unlock()
+}
+
+// forget drops a closed document.
+func (p *pullState) forget(u uri.URI) {
+	p.mu.Lock()
+	delete(p.docs, u)
+	p.mu.Unlock()
+}
+
+// stale says whether any document's findings changed since its last pull.
+func (p *pullState) stale() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.docs {
+		if d.id != d.answered {
+			return true
+		}
+	}
+	return false
+}
+
+// refreshDelay is how long the findings of an analysis may wait for the
+// client's own pull (it pulls after each edit) before it is asked to.
+const refreshDelay = 300 * time.Millisecond
+
+// published takes the place of a push for a pulling client: the
+// findings are recorded, and if the client has not pulled them within
+// refreshDelay, it is asked to (when it can be).
+func (s *server) published(snap *snapshot, extra []protocol.Diagnostic) {
+	p := s.pulls
+	id := p.resultID(snap, extra)
+	if !s.session.clientCaps().diagnosticRefresh {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d := p.docs[snap.uri]; d.answered == id || p.refresh != nil {
+		return
+	}
+	p.refresh = time.AfterFunc(refreshDelay, func() {
+		p.mu.Lock()
+		p.refresh = nil
+		p.mu.Unlock()
+		if !p.stale() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.bg, refreshTimeout)
+		defer cancel()
+		if err := s.client.DiagnosticRefresh(ctx); err != nil {
+			s.log.Debug("workspace/diagnostic/refresh", zap.Error(err))
+		}
+	})
+}
+
+// hashDiagnostics fingerprints a short list of diagnostics.
+func hashDiagnostics(list []protocol.Diagnostic) uint64 {
+	if len(list) == 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	json.NewEncoder(h).Encode(list)
+	return h.Sum64() | 1
+}
+
+// pullsDiagnostics says whether the client pulls diagnostics rather than
+// taking them pushed.
+func (s *server) pullsDiagnostics() bool { return s.session.clientCaps().pullDiagnostics }
+
+// Diagnostic answers a pull of one document's findings: the analysis of
+// its latest text, with what the preview and the fleet add, as a push
+// would send them; "unchanged" when the client has them already.
+func (s *server) Diagnostic(ctx context.Context, params *protocol.DocumentDiagnosticParams) (protocol.DocumentDiagnosticReport, error) {
+	u := params.TextDocument.URI
+	snap := s.current(ctx, u)
+	if snap == nil {
+		// Not open: the workspace's analysis of its directory.
+		items := s.closedFindings(ctx, u)
+		return &protocol.RelatedFullDocumentDiagnosticReport{FullDocumentDiagnosticReport: protocol.FullDocumentDiagnosticReport{Kind: "full", Items: items}}, nil
+	}
+	extra := slices.Concat(s.fleetDiagnostics(snap), s.emptyNowDiagnostics(snap))
+	report, id := documentDiagnostics(snap, extra, s.pulls, s.opts.DocsURL, params.PreviousResultID)
+	s.pulls.answered(u, id)
+	return report, nil
+}
+
+// documentDiagnostics is a document's pull report: its findings and
+// extra, or "unchanged" when previous is their result id.
+func documentDiagnostics(snap *snapshot, extra []protocol.Diagnostic, p *pullState, docsURL string, previous *string) (protocol.DocumentDiagnosticReport, uint64) {
+	id := p.resultID(snap, extra)
+	rid := strconv.FormatUint(id, 10)
+	if previous != nil && *previous == rid {
+		return &protocol.RelatedUnchangedDocumentDiagnosticReport{UnchangedDocumentDiagnosticReport: protocol.UnchangedDocumentDiagnosticReport{Kind: "unchanged", ResultID: rid}}, id
+	}
+	items := append(diagnostics(snap, docsURL), extra...)
+	return &protocol.RelatedFullDocumentDiagnosticReport{FullDocumentDiagnosticReport: protocol.FullDocumentDiagnosticReport{Kind: "full", ResultID: &rid, Items: items}}, id
+}
