@@ -16,6 +16,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 // sourceFlags choose where metadata comes from.
@@ -106,6 +107,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
+	kindName := fs.String("kind", "auto", "read every PATH as `KIND`: auto (by path and content), derived, pmrep, dstat or htop")
 	var src sourceFlags
 	src.register(fs, forChecking)
 	var ruleOpts ruleFlags
@@ -123,6 +125,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		threshold = grammar.SeverityWarning
 	default:
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
+		return ExitUsage
+	}
+	kind, err := toolconf.ParseKind(*kindName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --kind: %v\n", err)
 		return ExitUsage
 	}
 	useColor, ok := colorWanted(*color, env)
@@ -184,7 +191,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		*findingsCap = 0
 	}
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
-	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate}, *maxSize, *format == "pcp")
+	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
 	}
