@@ -190,15 +190,26 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 	if f, ok := sm.Spec.Fields["instances"]; ok {
 		pats = []Field{f}
 	}
-	if len(pats) == 0 || sm.Desc.InDom == pmapi.InDomNull {
+	if sm.Desc.InDom == pmapi.InDomNull {
 		return nil
 	}
+	// pmrep lists the instances of every metric with an instance
+	// domain (pmGetInDom), filter or not: a pmcd that refuses them stops
+	// it.
 	insts, ok := cache[sm.Desc.InDom]
 	if !ok {
-		insts, _ = src.Instances(ctx, sm.Desc.InDom)
+		var err error
+		insts, err = src.Instances(ctx, sm.Desc.InDom)
+		var pe pmclient.Error
+		if errors.As(err, &pe) && pe != pmclient.ErrUnknownInDom {
+			return []Finding{{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: "spec-instances",
+				Message: fmt.Sprintf("%s refuses the instances of %s (%s): pmrep stops there unless it is allowed them (a local: context with credentials)", src.Describe(), sm.Spec.Metric, pe.Error())},
+				Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i,
+				Tool: []string{fmt.Sprintf("Invalid metric %s (%s %s).", sm.Spec.Metric, pe.Name(), pe.Error())}}}
+		}
 		cache[sm.Desc.InDom] = insts
 	}
-	if len(insts) == 0 {
+	if len(pats) == 0 || len(insts) == 0 {
 		return nil
 	}
 	var out []Finding

@@ -120,7 +120,45 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 			s.Formula = def
 		}
 	}
+	// The registrations libpcp refuses, for the run's outcome (the
+	// File's own findings show them): derived items and [global]'s
+	// formulas first, then the set's, as pmconfig registers them.
+	for _, x := range d.File.Diagnostics {
+		if x.Code != "syntax" && x.Code != "dialect" {
+			continue
+		}
+		def := d.File.DefinitionAtPos(x.Range.Start)
+		for i, r := range regs {
+			if d.File.Definitions.At(i) == def {
+				order := r.reg.Line
+				if r.scope != "" {
+					order += 1 << 30
+				}
+				d.Findings = append(d.Findings, Finding{Diagnostic: x, Section: r.scope, Phase: PhaseRegister, Fatal: true, Order: order, Tool: x.PCP, Silent: true})
+			}
+		}
+	}
 	return d
+}
+
+// Outcome is what the tool prints when run with the metricset section
+// of run (a file's findings as the tool meets them: analysis.File.ToolRun):
+// the lines of the first problem that stops it, nil when none does.
+func Outcome(run []Finding, section string) []string {
+	var first *Finding
+	for i := range run {
+		f := &run[i]
+		if !f.Fatal || (f.Section != "" && f.Section != section) {
+			continue
+		}
+		if first == nil || f.Phase < first.Phase || f.Phase == first.Phase && f.Order < first.Order {
+			first = f
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return first.Tool
 }
 
 // registerFailure is what pmconfig prints around libpcp's message for a
