@@ -19,6 +19,8 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
 // Config is everything an analysis follows besides the text.
@@ -93,6 +95,9 @@ type Options struct {
 	// check cap as they go, which bounds their memory on a million bad
 	// lines. The findings shown are the same either way.
 	Incremental bool
+	// Kind is the kind of every input that does not name its own
+	// (Input.Kind): check --kind; "" or toolconf.Auto detects each.
+	Kind toolconf.Kind
 }
 
 // NoSource names the metadata source of a syntax-only analysis.
@@ -116,6 +121,11 @@ type File struct {
 	// to date by Reparse, so a keystroke does not search the whole text
 	// for one); -1 when not counted yet.
 	marks int
+	// doc is the tool's reading of a pmrep or pcp-dstat file (nil for a
+	// derived config), run its findings as the tool meets them (Check's
+	// included).
+	doc *pmconfig.Doc
+	run []pmconfig.Finding
 }
 
 // Result is one analysis of a config path.
@@ -203,11 +213,21 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		srcs     []grammar.Source
 		problems []Input
 		binary   map[int]Input // by index in srcs: a binary file, parsed all the same
+		// tool is the kind of a tool's file (pmrep, dstat, htop), a
+		// config path of its own; "" for derived configs.
+		tool toolconf.Kind
 	}
 	var groups []*group
 	for i, in := range inputs {
-		if len(groups) == 0 || (opts.Separate && in.Group != inputs[i-1].Group) {
-			groups = append(groups, &group{})
+		if in.Kind == "" {
+			in.Kind = opts.Kind
+		}
+		kind := in.kind()
+		if kind == toolconf.Derived {
+			kind = ""
+		}
+		if len(groups) == 0 || (opts.Separate && in.Group != inputs[i-1].Group) || kind != "" || groups[len(groups)-1].tool != "" {
+			groups = append(groups, &group{tool: kind})
 		}
 		g := groups[len(groups)-1]
 		switch {
@@ -231,6 +251,12 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	version := cfg.Version.Version
 	read := cfg.readOptions(opts)
 	for _, g := range groups {
+		if g.tool != "" && len(g.srcs) == 1 {
+			f, doc := readTool(g.tool, g.srcs[0], version)
+			r.groups = append(r.groups, []int{len(r.Files)})
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, doc: doc, run: docFindings(doc)})
+			continue
+		}
 		var files []*grammar.File
 		if len(g.srcs) == 1 && opts.Memo != nil {
 			o := read
@@ -305,6 +331,13 @@ func Check(ctx context.Context, parsed *Result) *Result {
 		reports = append(reports, rep)
 		for _, i := range idx {
 			r.Files[i].checked = rep.Findings(r.Files[i].File)
+			if doc := r.Files[i].doc; doc != nil {
+				if err := r.Files[i].checkTool(ctx, src, rep); err != nil {
+					failed := *parsed
+					failed.CheckErr = err
+					return &failed
+				}
+			}
 		}
 	}
 	r.Checked, r.SourceName = true, src.Describe()

@@ -41,6 +41,8 @@ func TestCodeExamples(t *testing.T) {
 				input = classify("example.conf", []byte("m.a = 1\n"), 4)
 			case in.Code == "nul-byte":
 				input = Buffer("example.conf", []byte(strings.Repeat("#\n", 4200)+"m.a = 1\x00 + 2\n"))
+			case in.Code == "kind-unsupported":
+				input = Buffer("/etc/pcp/htop/meters/example", []byte("[m]\ncaption = M\n"))
 			case in.Code == "internal", in.Code == "missing-lparen":
 				return // a bug report; unreachable as in libpcp (NoExample says)
 			case in.Code == "host-unreachable":

@@ -13,6 +13,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 // DefaultMaxSize is the largest config read by default (check's
@@ -41,6 +42,28 @@ type Input struct {
 	// an I/O error: the file could not be read at all.
 	Problem, ProblemCode string
 	Err                  error
+	// Kind is which tool reads the file; "" or toolconf.Auto detects it
+	// from the path and the text (toolconf.Detect).
+	Kind toolconf.Kind
+}
+
+// WithKind sets the kind of every input (check --kind).
+func WithKind(inputs []Input, kind toolconf.Kind) []Input {
+	for i := range inputs {
+		inputs[i].Kind = kind
+	}
+	return inputs
+}
+
+// kind is the input's kind, detected when not given.
+func (in Input) kind() toolconf.Kind {
+	if in.Kind != "" && in.Kind != toolconf.Auto {
+		return in.Kind
+	}
+	if in.Src == nil || in.Problem != "" {
+		return toolconf.Derived
+	}
+	return toolconf.Detect(in.Path, in.Src)
 }
 
 // Buffer is an editor's unsaved text of a document, classified as a file

@@ -61,12 +61,15 @@ const (
 	Verdict Kind = "libpcp's verdicts"
 	// Advice: what libpcp accepts but does not do as meant.
 	Advice Kind = "Advice: accepted by libpcp, not doing what it says"
+	// Tools: the INI files of pmrep and pcp-dstat (pmconfig), whose
+	// formulas are checked like any definition.
+	Tools Kind = "pmrep and pcp-dstat files"
 	// Ours: about pcp-derive-lsp itself.
 	Ours Kind = "pcp-derive-lsp's own"
 )
 
 // Kinds lists the kinds in documentation order.
-var Kinds = []Kind{File, Verdict, Advice, Ours}
+var Kinds = []Kind{File, Verdict, Advice, Tools, Ours}
 
 // Info describes one finding code.
 type Info struct {
@@ -440,6 +443,138 @@ var registry = []Info{
 		FixNote:      "Filter the metric itself rather than an expression, or target hosts on 6.1.1 or later; break dependency cycles.",
 	},
 	// Our own.
+	// pmrep and pcp-dstat files (toolconf/pmconfig).
+	{
+		Code: "ini-syntax", Kind: Tools, Severity: SevError,
+		Summary:   "a line configparser cannot read: no section header first, or neither a header, key = value nor a comment",
+		Behaviour: "pmrep and pcp-dstat read their files with Python's configparser. A key before the first `[section]` stops it at once (`File contains no section headers.`); a line with no `=` or `:` (an indented comment counts as a comment, a stray word does not) fails the whole file with `Source contains parsing errors` after it is read. pmrep prints `Failed to read configuration file 'F', line N:` and the error; pcp-dstat shows a traceback.",
+		Example:   "[s]\nhinv.ncpu\n",
+		Fix:       "[s]\nhinv.ncpu = cpus\n",
+		FixNote:   "Write `key = value`, or start the line with `#` or `;` to make it a comment.",
+	},
+	{
+		Code: "ini-duplicate", Kind: Tools, Severity: SevError,
+		Summary:   "a section or key appears twice in one file",
+		Behaviour: "pmconfig's configparser is strict: a second `[section]` of the same name, or a key set twice in one section of one file, stops the read with `section 'S' already exists` or `option 'K' in section 'S' already exists`. pmrep refuses the file; in pcp-dstat's directories one duplicate breaks every pcp-dstat run with `TypeError: 'str' object is not callable`. Across files (a pmrep directory) the later section replaces the earlier instead.",
+		Example:   "[s]\nhinv.ncpu = cpus\nhinv.ncpu = n\n",
+		Fix:       "[s]\nhinv.ncpu = cpus\n",
+		FixNote:   "Keep one of the two; merge the sections.",
+	},
+	{
+		Code: "ini-interpolation", Kind: Tools, Severity: SevError,
+		Summary:   "a % that pmrep's configparser interpolation refuses",
+		Behaviour: "pmrep reads its files with interpolation: `%%` is a literal `%`, `%(key)s` is another key's value, and any other `%` raises `InterpolationSyntaxError` (an unknown key `InterpolationMissingOptionError`, a reference loop `InterpolationDepthError`). From PCP 6.0 every section of every file read is interpolated, so one bad `%` in a metricset nobody asked for stops every pmrep run, with a Python traceback that names neither file nor line. pcp-dstat does not interpolate.",
+		Example:   "[s]\nhinv.ncpu = 50%\n",
+		Fix:       "[s]\nhinv.ncpu = 50%%\n",
+		FixNote:   "Write `%%` for a literal `%` (labels such as `%%idle`, `timefmt = %%H:%%M`); the quick fix doubles it.",
+	},
+	{
+		Code: "ini-encoding", Kind: Tools, Severity: SevError,
+		Summary:   "the file is not UTF-8",
+		Behaviour: "Python decodes the file as UTF-8 before configparser sees it: a byte that is not UTF-8 (Latin-1 from an old editor) stops pmrep and pcp-dstat with a `UnicodeDecodeError` traceback.",
+		Example:   "[s]\nhinv.ncpu = caf\xe9\n",
+		Fix:       "[s]\nhinv.ncpu = café\n",
+		FixNote:   "Save the file as UTF-8 (`iconv -f latin1 -t utf-8`).",
+	},
+	{
+		Code: "pmrep-option", Kind: Tools, Severity: SevError,
+		SeverityNote: "a warning for values pmrep reads without a word but not as meant (`header = on`, `type = rate`)",
+		Summary:      "an option pmrep does not know, in the wrong place, or with a value it refuses or misreads",
+		Behaviour:    "`[options]` holds option keys only: another key is `Unknown option K in [options].`; `[global]` holds metric specs only (`Section [global] contains options.`). Option values go through one converter: `true True y yes Yes` and `false False n no No` are booleans, anything else a number or a string, and most checks compare with 1, so `header = on` turns headers off. `width`, `precision`, `rank` and their kin must be whole numbers (`Non-negative integer expected.`), `output` stdout, csv or archive, `version` 1.",
+		Example:      "[options]\nheaders = yes\n",
+		Fix:          "[options]\nheader = yes\n",
+		FixNote:      "Use the option names of pmrep.conf(5) and the spellings above; put metric specs in `[global]` or a metricset.",
+	},
+	{
+		Code: "pmrep-empty-value", Kind: Tools, Severity: SevError,
+		Summary:   "a key with no value",
+		Behaviour: "From PCP 6.0 pmrep refuses a key with nothing after its `=`: `No value set for option K in [S].` for an option, `No value set for K in [S].` for a metric line. 5.2 took it silently.",
+		Example:   "[s]\nhinv.ncpu =\n",
+		Fix:       "[s]\nhinv.ncpu = cpus\n",
+		FixNote:   "Give the value (for a metric line, the label or `,,,,` for none), or remove the line.",
+	},
+	{
+		Code: "derived-option", Kind: Tools, SeverityNote: "a warning when a list without \";\" has commas pmrep will cut at", Severity: SevError,
+		Summary:   "an item of pmrep's derived option it cannot use",
+		Behaviour: "`derived` is split on `;` (or, when it has none, on every `,`). An item starting with `/` or `.` is a derived config file for pmLoadDerivedConfig (a missing one stops pmrep: `Failed to load derived metric definitions from file`), any other must be `NAME=EXPR` (`Invalid syntax (expected metric=expression)`, so `derived = der.txt` fails where `./der.txt` works). Its expressions are registered like formulas and checked here at their columns.",
+		Example:   "[options]\nderived = der.txt\n",
+		Fix:       "[options]\nderived = m.a=hinv.ncpu\n",
+		FixNote:   "Start a file's path with `/` or `./`; write expressions as `NAME=EXPR`, separated by `;`.",
+	},
+	{
+		Code: "spec-key", Kind: Tools, Severity: SevError,
+		Summary:   "a spec line pmconfig reads as something else: a misspelt spec word, a comma in a verbose spec, too many dots",
+		Behaviour: "pmconfig tells a compact spec from a verbose one by the value's comma or the key's second dot-separated part: `util.lable = x` is a compact spec of a metric named `util.lable`, and `util.instances = a,b` one of `util.instances`, both failing later as `Invalid metric util.lable (PM_ERR_NAME Unknown metric name).`; `a.label.b = x` stops the read with `too many values to unpack (expected 2)`. The spec words are label, instances, unit, type, width, precision, limit and formula.",
+		Example:   "[s]\nn = hinv.ncpu\nn.lable = cpus\n",
+		Fix:       "[s]\nn = hinv.ncpu\nn.label = cpus\n",
+		FixNote:   "Spell the spec word right (the quick fix does); match several instances with one regular expression, `(a|b)`.",
+	},
+	{
+		Code: "spec-undeclared", Kind: Tools, Severity: SevError,
+		Summary:   "a KEY.spec line before KEY = METRIC",
+		Behaviour: "A verbose spec line belongs to the declaration `KEY = METRIC` above it in the section; pmrep refuses a spec whose key has none yet: `Undeclared metric key KEY.`",
+		Example:   "[s]\nn.label = cpus\nn = hinv.ncpu\n",
+		Fix:       "[s]\nn = hinv.ncpu\nn.label = cpus\n",
+		FixNote:   "Declare `KEY = METRIC` first.",
+	},
+	{
+		Code: "spec-unknown-metric", Kind: Tools, Severity: SevError,
+		Summary:   "a spec's metric is not in the namespace",
+		Behaviour: "pmrep looks every spec's metric (or namespace subtree) up once the formulas are registered, and stops at the first it cannot find: `Invalid metric NAME (PM_ERR_NAME Unknown metric name).` (`Unknown metric` from 7.1). With `ignore_unknown` it leaves it out instead. A formula whose operand is unknown ends the same way, naming the formula's metric, not the operand (the formula's own finding names it).",
+		Example:   "[s]\nhinv.ncpus = cpus\n",
+		Fix:       "[s]\nhinv.ncpu = cpus\n",
+		FixNote:   "Correct the name (the quick fix offers the nearest ones), or install the PMDA that provides it.",
+	},
+	{
+		Code: "spec-compact-reversed", Kind: Tools, Severity: SevError,
+		Summary:   "a compact spec written label = metric,...",
+		Behaviour: "The compact form is `METRIC = label,instances,unit,type,width,precision,limit`: the key is the metric. Written the other way round, pmrep looks up the label as a metric and stops with `Invalid metric load (PM_ERR_NAME Unknown metric name).`",
+		Example:   "[s]\nload = kernel.all.load,,,,8\n",
+		Fix:       "[s]\nkernel.all.load = load,,,,8\n",
+		FixNote:   "Swap the metric and the label (the quick fix does).",
+	},
+	{
+		Code: "spec-instances", Kind: Tools, Severity: SevWarning,
+		SeverityNote: "an error when the pattern is not a valid regular expression (pmrep stops)",
+		Summary:      "an instance filter that matches no instance",
+		Behaviour:    "pmrep matches each instance pattern as a number (an instance whose name starts with it), a process name, or else an anchored regular expression. A metric none of whose patterns match is dropped from the report without a word; when nothing is left pmrep says `No matching instances found.` A pattern that is no regular expression stops it: `Invalid regex 'P': ….`",
+		Example:      "[s]\nl = kernel.all.load\nl.instances = 2 minutes\n",
+		Fix:          "[s]\nl = kernel.all.load\nl.instances = 1 minute\n",
+		FixNote:      "Match the instance names the metadata source lists (`pminfo -f METRIC`); the check is against the instances present now.",
+	},
+	{
+		Code: "spec-unit", Kind: Tools, Severity: SevError,
+		Summary:   "a unit libpcp cannot parse",
+		Behaviour: "A spec's unit goes to pmParseUnitsStr when pmrep sets the metric up; one it cannot parse stops pmrep with `PM_ERR_CONV Impossible value or scale conversion …: UNIT.`",
+		Example:   "[s]\nl = kernel.all.load\nl.unit = furlongs\n",
+		Fix:       "[s]\nl = kernel.all.load\n",
+		FixNote:   "Write units as pmParseUnitsStr(3) spells them: `KB`, `MB/s`, `ms`, `count x 10^3`.",
+	},
+	{
+		Code: "spec-value", Kind: Tools, Severity: SevError,
+		SeverityNote: "a warning for a type other than raw, which pmrep ignores",
+		Summary:      "a spec value out of its domain",
+		Behaviour:    "A spec's width must be a whole number of 0 or more and its precision a whole number: otherwise pmrep stops with `Non-negative integer expected: METRIC` once it finds the metric. Its type means something only when it is `raw`; any other text is silently the default. A `;` in a formula ends it, since pmconfig joins formulas into a `;`-separated list.",
+		Example:      "[s]\nl = kernel.all.load\nl.width = wide\n",
+		Fix:          "[s]\nl = kernel.all.load\nl.width = 8\n",
+		FixNote:      "Give whole numbers; write `type = raw` or nothing.",
+	},
+	{
+		Code: "spec-ignored", Kind: Tools, Severity: SevWarning,
+		Summary:   "a spec pmrep reads and then ignores, or a formula it never registers",
+		Behaviour: "pmrep ignores a metric's `limit` (the precision overwrites its slot; only the `limit_filter` option filters). It looks a formula's metric up before registering it, so a second formula of the same name in a run (an earlier one in the set or in `[global]`) is skipped without a word.",
+		Example:   "[s]\nl = kernel.all.load\nl.limit = 5\n",
+		Fix:       "[s]\nl = kernel.all.load\n",
+		FixNote:   "Remove the ignored spec; give each formula's metric its own name.",
+	},
+	{
+		Code: "kind-unsupported", Kind: Tools, Severity: SevWarning,
+		Summary:   "a kind of file this build does not read",
+		Behaviour: "The file is detected (by path or `--kind`) as a tool's file this build has no reader for, so none of its lines is checked rather than all of them misread as derived metric definitions.",
+		NoExample: "it depends on the file's path (pcp-htop's meters, columns and screens directories).",
+		FixNote:   "Check it with `--kind derived` if it is a derived config after all.",
+	},
+	// pcp-derive-lsp's own.
 	{
 		Code: Suppression, Kind: Ours, Severity: SevError,
 		Summary:   "a \"# pcp-derive-lsp:\" comment is malformed or names an unknown code",

@@ -12,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 func runCheck(ctx context.Context, env Env, args []string) int {
@@ -34,6 +35,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
+	kindName := fs.String("kind", "auto", "read every PATH as `KIND`: auto (by path and content), derived, pmrep, dstat or htop")
 	var src sourceFlags
 	src.register(fs, forChecking)
 	var ruleOpts ruleFlags
@@ -51,6 +53,11 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		threshold = grammar.SeverityWarning
 	default:
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
+		return ExitUsage
+	}
+	kind, err := toolconf.ParseKind(*kindName)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --kind: %v\n", err)
 		return ExitUsage
 	}
 	useColor, ok := colorWanted(*color, env)
@@ -112,7 +119,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		*findingsCap = 0
 	}
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
-	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate}, *maxSize, *format == "pcp")
+	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
 	}

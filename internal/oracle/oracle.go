@@ -426,3 +426,28 @@ func (r Release) Crashes(ctx context.Context, config, name string) (bool, error)
 	}
 	return false, nil
 }
+
+// Pmrep runs the release's pmrep against the test pmcd with the config
+// file at path (as the release sees it: see WriteFile), one sample, no
+// derived configs auto-loaded, and returns its stderr and exit status.
+func (r Release) Pmrep(ctx context.Context, path string, args ...string) (stderr string, status int, err error) {
+	full := append([]string{"/usr/bin/pmrep", "-h", "127.0.0.1", "-c", path, "-s", "1", "-t", "0.01"}, args...)
+	cmd := r.command(ctx, "python3", full...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	runErr := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(runErr, &exit):
+		return errb.String(), exit.ExitCode(), nil
+	case runErr != nil:
+		return "", 0, fmt.Errorf("%s: pmrep: %w", r, runErr)
+	}
+	return errb.String(), 0, nil
+}
+
+// WriteFile writes content where the release's programs can read it and
+// returns that path as they see it and a cleanup.
+func (r Release) WriteFile(name string, content []byte) (string, func(), error) {
+	return r.file(name, content)
+}

@@ -1,0 +1,346 @@
+package pmconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
+)
+
+// SpecMetric is what the metadata says of a spec's metric.
+type SpecMetric struct {
+	Spec *Spec
+	// Known: a metric or a namespace subtree of that name exists (a
+	// registered formula's metric counts when it is valid).
+	Known, Leaf bool
+	Desc        pmapi.Desc // for a leaf
+}
+
+// Check checks the specs of d against the metadata source, with rep the
+// checker's verdicts on d.File's formulas (nil when not checked). It
+// returns findings of its own and silent ones: what pmrep says about a
+// formula the checker already reported (Silent), for the run's outcome.
+func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Report) ([]Finding, []SpecMetric, error) {
+	if d.Tool != Pmrep {
+		return nil, nil, nil
+	}
+	formulas := map[*grammar.Definition]*checker.Metric{}
+	if rep != nil {
+		for _, m := range rep.Metrics.All() {
+			formulas[m.Def] = m
+		}
+	}
+	out := make([]SpecMetric, len(d.Specs))
+	var names []string
+	var ask []int
+	for i, sp := range d.Specs {
+		out[i].Spec = sp
+		if sp.keyProblem {
+			continue
+		}
+		if def := sp.Formula; def != nil && !def.Registered {
+			def = d.registeredFormula(sp)
+			if def == nil {
+				continue // the syntax error stops the run first
+			}
+		}
+		names = append(names, sp.Metric)
+		ask = append(ask, i)
+	}
+	pmids, errs, err := src.LookupNames(ctx, names)
+	if err != nil {
+		return nil, nil, fmt.Errorf("looking up the metrics of %s: %w", d.INI.Path, err)
+	}
+	var leafPMIDs []pmapi.PMID
+	var leafIdx []int
+	var findings []Finding
+	suggest := checker.NameSuggester(ctx, src)
+	for k, i := range ask {
+		sp := d.Specs[i]
+		if errs[k] == nil {
+			out[i].Known, out[i].Leaf = true, true
+			leafPMIDs = append(leafPMIDs, pmids[k])
+			leafIdx = append(leafIdx, i)
+			continue
+		}
+		if def := d.registeredFormula(sp); def != nil {
+			m := formulas[def]
+			switch {
+			case m == nil:
+			case m.Status == checker.Valid || m.Status == checker.Masked:
+				out[i].Known, out[i].Leaf, out[i].Desc = true, true, m.Desc
+				continue
+			default:
+				// The checker reported why; pmrep names the metric only.
+				var lines []string
+				if m.Status == checker.SemanticError {
+					lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: %s: %s", def.Name, m.Rendering(), m.Message()))
+				}
+				lines = append(lines, d.invalidMetric(sp.Metric))
+				findings = append(findings, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange}, Section: d.sectionScope(sp),
+					Phase: PhaseLookup, Fatal: true, Order: i, Tool: lines, Silent: true})
+				continue
+			}
+		}
+		if !errors.Is(errs[k], pmclient.ErrUnknownName) && errs[k] != nil {
+			if kids, err := src.Children(ctx, sp.Metric); err == nil && len(kids) > 0 {
+				out[i].Known = true // a subtree: every leaf under it
+				continue
+			}
+		} else if kids, err := src.Children(ctx, sp.Metric); err == nil && len(kids) > 0 {
+			out[i].Known = true
+			continue
+		}
+		findings = append(findings, d.unknownMetric(ctx, src, sp, i, suggest))
+	}
+	descs, derrs, err := src.Descs(ctx, leafPMIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("looking up the descriptors of %s: %w", d.INI.Path, err)
+	}
+	for k, i := range leafIdx {
+		if derrs[k] == nil {
+			out[i].Desc = descs[k]
+		}
+	}
+	instances := map[pmapi.InDom][]pmclient.Instance{}
+	for i := range out {
+		sm := &out[i]
+		if !sm.Known || !sm.Leaf {
+			continue
+		}
+		findings = append(findings, d.checkInstances(ctx, src, sm, i, instances)...)
+		findings = append(findings, d.checkUnit(sm, i)...)
+	}
+	return findings, out, nil
+}
+
+// registeredFormula is the definition pmrep uses for sp's metric: its own
+// formula, or the earlier one of the same name its own gave way to.
+func (d *Doc) registeredFormula(sp *Spec) *grammar.Definition {
+	if sp.Formula != nil && sp.Formula.Registered {
+		return sp.Formula
+	}
+	if sp.Formula == nil {
+		return nil
+	}
+	for _, def := range d.File.Definitions.All() {
+		if def.Registered && def.Name == sp.Formula.Name {
+			if other := d.regs[def]; other == nil || other.Section == sp.Section || other.Section.Name == "global" {
+				return def
+			}
+		}
+	}
+	return nil
+}
+
+func (d *Doc) sectionScope(sp *Spec) string {
+	if sp.Section.Name == "global" {
+		return ""
+	}
+	return sp.Section.Name
+}
+
+func (d *Doc) invalidMetric(name string) string {
+	if d.Version.AtLeast(pcpver.Version{Major: 7, Minor: 1}) {
+		return fmt.Sprintf("Unknown metric %s (PM_ERR_NAME Unknown metric name).", name)
+	}
+	return fmt.Sprintf("Invalid metric %s (PM_ERR_NAME Unknown metric name).", name)
+}
+
+// unknownMetric is the finding for a spec whose metric does not exist:
+// the compact form written the wrong way round, or a name to correct.
+func (d *Doc) unknownMetric(ctx context.Context, src pmclient.Source, sp *Spec, i int, suggest func(string) []string) Finding {
+	f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sp.MetricOff, sp.MetricEnd), Severity: grammar.SeverityError, Code: "spec-unknown-metric"},
+		Section: d.sectionScope(sp), Phase: PhaseLookup, Fatal: true, Order: i, Tool: []string{d.invalidMetric(sp.Metric)}}
+	f.PCP = f.Tool
+	if label, ok := sp.Fields["label"]; ok && sp.Compact {
+		if _, errs, err := src.LookupNames(ctx, []string{strings.TrimSpace(label.Text)}); err == nil && errs[0] == nil {
+			code := "spec-compact-reversed"
+			f.Code = code
+			f.Message = fmt.Sprintf("%s is no metric, but its label %s is: the compact form is METRIC = label,instances,unit,type,width,precision", sp.Metric, label.Text)
+			rest := strings.TrimPrefix(sp.Decl.Value.Text, label.Text)
+			f.Fixes = []grammar.Fix{{Title: "Swap the metric and the label", Edits: []grammar.Edit{{
+				Range:   d.Range(sp.Decl.KeyOff, sp.Decl.Value.End),
+				NewText: strings.TrimSpace(label.Text) + " = " + sp.Key + rest}}}}
+			return f
+		}
+	}
+	f.Message = fmt.Sprintf("metric %s is not in the namespace of the metadata source: pmrep stops with \"Invalid metric\"", sp.Metric)
+	if sugg := suggest(sp.Metric); len(sugg) > 0 {
+		f.Message += "; did you mean " + strings.Join(sugg, ", ") + "?"
+		for _, s := range sugg {
+			f.Fixes = append(f.Fixes, grammar.Fix{Title: "Change to " + s, Edits: []grammar.Edit{{Range: f.Range, NewText: s}}})
+		}
+	}
+	return f
+}
+
+// checkInstances matches the spec's instance patterns as check_metric
+// does: digits match an instance whose name starts with that number, a
+// plain word a process's base name, anything else an anchored regex.
+func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecMetric, i int, cache map[pmapi.InDom][]pmclient.Instance) []Finding {
+	pats := sm.Spec.Instances
+	if f, ok := sm.Spec.Fields["instances"]; ok {
+		pats = []Field{f}
+	}
+	if sm.Desc.InDom == pmapi.InDomNull {
+		return nil
+	}
+	// pmrep lists the instances of every metric with an instance
+	// domain (pmGetInDom), filter or not: a pmcd that refuses them stops
+	// it.
+	insts, ok := cache[sm.Desc.InDom]
+	if !ok {
+		var err error
+		insts, err = src.Instances(ctx, sm.Desc.InDom)
+		var pe pmclient.Error
+		if errors.As(err, &pe) && pe != pmclient.ErrUnknownInDom {
+			return []Finding{{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: "spec-instances",
+				Message: fmt.Sprintf("%s refuses the instances of %s (%s): pmrep stops there unless it is allowed them (a local: context with credentials)", src.Describe(), sm.Spec.Metric, pe.Error())},
+				Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i,
+				Tool: []string{fmt.Sprintf("Invalid metric %s (%s %s).", sm.Spec.Metric, pe.Name(), pe.Error())}}}
+		}
+		cache[sm.Desc.InDom] = insts
+	}
+	if len(pats) == 0 || len(insts) == 0 {
+		return nil
+	}
+	var out []Finding
+	matched := false
+	for _, p := range pats {
+		hit, err := matchInstances(p.Text, insts)
+		if err != nil {
+			f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(p.Value.Offset(0), p.Value.End), Severity: grammar.SeverityError, Code: "spec-instances",
+				Message: fmt.Sprintf("instance pattern %q is not a valid regular expression: pmrep stops", p.Text)},
+				Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i, Tool: []string{fmt.Sprintf("Invalid regex '%s': %s.", p.Text, err)}}
+			out = append(out, f)
+			return out
+		}
+		matched = matched || hit
+	}
+	if !matched {
+		var list []string
+		for _, p := range pats {
+			list = append(list, p.Text)
+		}
+		names := make([]string, 0, 5)
+		for _, in := range insts[:min(len(insts), 5)] {
+			names = append(names, in.Name)
+		}
+		more := ""
+		if len(insts) > 5 {
+			more = fmt.Sprintf(" (and %d more)", len(insts)-5)
+		}
+		at := pats[0].Value
+		out = append(out, Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(at.Offset(0), pats[len(pats)-1].Value.End), Severity: grammar.SeverityWarning, Code: "spec-instances",
+			Message: fmt.Sprintf("%s matches none of the %d instances of %s now (%s%s): pmrep drops the metric without a word", strings.Join(list, ","), len(insts), sm.Spec.Metric, strings.Join(names, ", "), more)},
+			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Order: i, dropped: true})
+	}
+	return out
+}
+
+var procWord = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// matchInstances reports whether pattern selects any of insts.
+func matchInstances(pattern string, insts []pmclient.Instance) (bool, error) {
+	if isDigits(pattern) && len(insts) > 0 && isDigits(firstWord(insts[0].Name)) {
+		for _, in := range insts {
+			if w := firstWord(in.Name); isDigits(w) && trimZeros(w) == trimZeros(pattern) {
+				return true, nil
+			}
+		}
+	}
+	if procWord.MatchString(pattern) && len(insts) > 0 && strings.Contains(insts[0].Name, " ") && isDigits(firstWord(insts[0].Name)) {
+		for _, in := range insts {
+			if f := strings.Fields(in.Name); len(f) > 1 && procBase(f[1]) == pattern {
+				return true, nil
+			}
+		}
+	}
+	re, err := regexp.Compile(`\A(?:` + pattern + `)\z`)
+	if err != nil {
+		return false, err
+	}
+	for _, in := range insts {
+		if re.MatchString(in.Name) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+func trimZeros(s string) string {
+	t := strings.TrimLeft(s, "0")
+	if t == "" {
+		return "0"
+	}
+	return t
+}
+
+// procBase is get_proc_basename: the base name of a process's command
+// (without a trailing ":" of kernel threads' names).
+func procBase(s string) string {
+	if strings.HasSuffix(s, ":") {
+		s = s[:len(s)-1]
+	}
+	if k := strings.LastIndexByte(s, '/'); k >= 0 {
+		s = s[k+1:]
+	}
+	return s
+}
+
+// checkUnit parses the spec's unit as pmParseUnitsStr does, and checks
+// that the metric's units convert to it.
+func (d *Doc) checkUnit(sm *SpecMetric, i int) []Finding {
+	f, ok := sm.Spec.Fields["unit"]
+	if !ok || f.Text == "" {
+		return nil
+	}
+	parse := pmapi.ParseUnits
+	if d.Version.Has(pcpver.ExtraUnits) {
+		parse = pmapi.ParseUnitsExtra
+	}
+	rg := d.Range(f.Value.Offset(0), f.Value.End)
+	_, _, err := parse(f.Text)
+	if err != nil {
+		var ue *pmapi.UnitsError
+		msg := err.Error()
+		if errors.As(err, &ue) {
+			msg = ue.Msg
+		}
+		return []Finding{{Diagnostic: grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: "spec-unit",
+			Message: fmt.Sprintf("libpcp cannot parse unit %q: %s; pmrep stops", f.Text, msg)},
+			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: 100000 + i,
+			Tool: []string{fmt.Sprintf("PM_ERR_CONV Impossible value or scale conversion %s: %s.", msg, f.Text)}}}
+	}
+	// Whether the metric's units convert to it depends on the
+	// fetchgroup's rate conversion, not modelled yet: only a unit libpcp
+	// cannot parse is reported.
+	return nil
+}

@@ -1,0 +1,255 @@
+package pmconfig
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+)
+
+// Tool is the program that reads a file.
+type Tool int
+
+const (
+	// Pmrep is pmrep (and the pcp2* exporters): pmconfig with
+	// interpolation, [options], [global] and metricsets.
+	Pmrep Tool = iota
+	// Dstat is pcp-dstat: plugins of columns, no interpolation.
+	Dstat
+)
+
+func (t Tool) String() string { return [...]string{"pmrep", "pcp-dstat"}[t] }
+
+// Phase is when in a run the tool meets a problem: it stops at the first
+// fatal one, so the earliest phase is what a user sees.
+type Phase int
+
+const (
+	PhaseRead     Phase = iota // configparser reading the file
+	PhaseOptions               // read_options: [options] and a set's option keys
+	PhaseMetrics               // prepare_metrics: interpolation, specs
+	PhaseValidate              // validate_config: option values
+	PhaseRegister              // derived items and formulas registered
+	PhaseLookup                // metrics looked up and set up, in spec order
+)
+
+// Finding is a problem of the file with what the tool does about it.
+type Finding struct {
+	grammar.Diagnostic
+	// Section is the metricset it belongs to ("" for all of them: the
+	// file, [options], [global], [DEFAULT]).
+	Section string
+	Phase   Phase
+	// Fatal: the tool stops there (when the section is run); Tool is
+	// what it prints then.
+	Fatal bool
+	Tool  []string
+	// Order sorts fatal findings of one phase as the tool meets them.
+	Order int
+	// Silent: what the tool prints about a problem another finding
+	// reports already (a formula the checker refused), kept for the
+	// run's outcome only; dropped: the metric leaves the run silently.
+	Silent, dropped bool
+}
+
+// Options say which tool reads the file, as which release.
+type Options struct {
+	Tool    Tool
+	Version pcpver.Version
+}
+
+// Doc is one file as its tool reads it.
+type Doc struct {
+	Tool    Tool
+	Version pcpver.Version
+	INI     *INI
+	// File holds the file's text and the derived metrics the tool
+	// registers from it (grammar.Registered), for the analysis pipeline.
+	File *grammar.File
+	// Specs are the metric specs of every section, in file order.
+	Specs []*Spec
+	// Findings are the problems the reading found, without metadata.
+	Findings []Finding
+	// Registrations maps each formula's definition to its spec.
+	regs map[*grammar.Definition]*Spec
+	pos  *grammar.File // positions of the text
+	// values are the interpolated values, by entry.
+	values map[*Entry]Value
+}
+
+// Range is the file range of bytes [off, end).
+func (d *Doc) Range(off, end int) grammar.Range {
+	return grammar.Range{Start: d.pos.Pos(off), End: d.pos.Pos(end)}
+}
+
+// SpecOf is the spec whose formula d is, nil for another definition (a
+// derived option's item).
+func (d *Doc) SpecOf(def *grammar.Definition) *Spec { return d.regs[def] }
+
+// Read reads a file of the tool's. text must not change afterwards.
+func Read(path string, text *grammar.Text, opts Options) *Doc {
+	ini := ReadINI(path, text.Bytes())
+	d := &Doc{Tool: opts.Tool, Version: opts.Version, INI: ini, pos: &grammar.File{Text: text}, values: map[*Entry]Value{}, regs: map[*grammar.Definition]*Spec{}}
+	for _, p := range ini.Problems {
+		d.problem(p)
+	}
+	var regs []pendingReg
+	switch opts.Tool {
+	case Dstat:
+		regs = d.readDstat()
+	default:
+		regs = d.readPmrep()
+	}
+	sort.SliceStable(regs, func(i, j int) bool { return regs[i].reg.Range.Start.Before(regs[j].reg.Range.Start) })
+	var list []grammar.Registration
+	for _, r := range regs {
+		list = append(list, r.reg)
+	}
+	var diags []grammar.Diagnostic
+	for _, f := range d.Findings {
+		diags = append(diags, f.Diagnostic)
+	}
+	tool := opts.Tool
+	d.File = grammar.Registered(path, text, list, diags, grammar.RegisterOptions{Version: opts.Version,
+		PCP: func(name string, lines []string) []string { return registerFailure(tool, opts.Version, lines) }})
+	for i, def := range d.File.Definitions.All() {
+		if s := regs[i].spec; s != nil {
+			d.regs[def] = s
+			s.Formula = def
+		}
+	}
+	// The registrations libpcp refuses, for the run's outcome (the
+	// File's own findings show them): derived items and [global]'s
+	// formulas first, then the set's, as pmconfig registers them.
+	for _, x := range d.File.Diagnostics {
+		if x.Code != "syntax" && x.Code != "dialect" {
+			continue
+		}
+		def := d.File.DefinitionAtPos(x.Range.Start)
+		for i, r := range regs {
+			if d.File.Definitions.At(i) == def {
+				order := r.reg.Line
+				if r.scope != "" {
+					order += 1 << 30
+				}
+				d.Findings = append(d.Findings, Finding{Diagnostic: x, Section: r.scope, Phase: PhaseRegister, Fatal: true, Order: order, Tool: x.PCP, Silent: true})
+			}
+		}
+	}
+	return d
+}
+
+// Outcome is what the tool prints when run with the metricset section
+// of run (a file's findings as the tool meets them: analysis.File.ToolRun):
+// the lines of the first problem that stops it, nil when none does.
+func Outcome(run []Finding, section string) []string {
+	var first *Finding
+	for i := range run {
+		f := &run[i]
+		if !f.Fatal || (f.Section != "" && f.Section != section) {
+			continue
+		}
+		if first == nil || f.Phase < first.Phase || f.Phase == first.Phase && f.Order < first.Order {
+			first = f
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return first.Tool
+}
+
+// registerFailure is what pmconfig prints around libpcp's message for a
+// rejected expression.
+func registerFailure(tool Tool, v pcpver.Version, lines []string) []string {
+	const conv = "Impossible value or scale conversion "
+	if v.Less(pcpver.V6_0_3) {
+		out := []string{"Failed to register derived metric: " + conv + lines[0]}
+		return append(out, lines[1:]...)
+	}
+	out := []string{"Failed to register derived metric:", conv + lines[0]}
+	out = append(out, lines[1:]...)
+	if v.Less(pcpver.Version{Major: 7, Minor: 1}) {
+		out = append(out, ".")
+	}
+	return out
+}
+
+type pendingReg struct {
+	reg  grammar.Registration
+	spec *Spec
+	// scope is the metricset whose runs register it, "" for every run.
+	scope string
+}
+
+// add records a finding at file bytes [off, end).
+func (d *Doc) add(f Finding, off, end int) *Finding {
+	f.Range = d.Range(off, end)
+	d.Findings = append(d.Findings, f)
+	return &d.Findings[len(d.Findings)-1]
+}
+
+// problem turns configparser's refusal into a finding.
+func (d *Doc) problem(p Problem) {
+	f := Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: p.Code, Message: p.Message}, Phase: PhaseRead, Fatal: p.Fatal || p.Code == "ini-syntax", Order: p.Line}
+	if d.Tool == Dstat {
+		f.Message += "; pcp-dstat then fails with a traceback whatever plugin is asked for"
+	}
+	switch {
+	case p.Code == "ini-encoding":
+		f.Tool = []string{"Traceback (most recent call last):", "UnicodeDecodeError: " + p.Python}
+	case p.Code == "ini-syntax" && strings.HasPrefix(p.Python, "\t[line"):
+		f.Tool = []string{fmt.Sprintf("Failed to read configuration file '%s', line %d:", d.INI.Path, p.Line),
+			"Source contains parsing errors: " + PyRepr(d.INI.Path), strings.TrimSuffix(p.Python, "\n")}
+	case p.Python != "":
+		f.Tool = append([]string{fmt.Sprintf("Failed to read configuration file '%s', line %d:", d.INI.Path, p.Line)}, strings.Split(p.Python, "\n")...)
+	}
+	if d.Tool == Dstat && p.Python != "" {
+		f.Tool = []string{"Traceback (most recent call last):", p.Python, "TypeError: 'str' object is not callable"}
+	}
+	f.PCP = f.Tool
+	d.add(f, p.Off, p.End)
+}
+
+// value is the entry's value as the tool gets it (interpolated for
+// pmrep), false when interpolation fails (a finding says so).
+func (d *Doc) value(s *Section, e *Entry) (Value, bool) {
+	if v, ok := d.values[e]; ok {
+		return v, true
+	}
+	if d.Tool == Dstat {
+		return e.Value, true
+	}
+	v, err := d.INI.Interpolate(s, e)
+	if err != nil {
+		return Value{}, false
+	}
+	d.values[e] = v
+	return v, true
+}
+
+// entries are a section's keys as configparser's items() lists them:
+// [DEFAULT]'s first (each overridden in place by the section's own),
+// then the section's others.
+func (d *Doc) entries(s *Section) []*Entry {
+	def := d.INI.Default
+	if def == nil || s == def {
+		return s.Entries
+	}
+	out := make([]*Entry, 0, len(def.Entries)+len(s.Entries))
+	for _, e := range def.Entries {
+		if own := s.Get(e.Key); own != nil {
+			out = append(out, own)
+		} else {
+			out = append(out, e)
+		}
+	}
+	for _, e := range s.Entries {
+		if def.Get(e.Key) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
