@@ -14,6 +14,7 @@
 package htop
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -119,12 +120,18 @@ type Problem struct {
 
 // Entry is one "key = value" line htop reads in an accepted section.
 type Entry struct {
-	Key              string
-	KeyOff, KeyEnd   int
-	Value            string // trimmed; what htop stores
-	ValueOff, ValEnd int
-	Line             int
+	Key      string
+	Value    string // trimmed; what htop stores
+	KeyOff   int    // the key is file bytes [KeyOff, KeyEnd())
+	ValueOff int    // the value is file bytes [ValueOff, ValueEnd())
+	Line     int
 }
+
+// KeyEnd is the file offset just past the key.
+func (e *Entry) KeyEnd() int { return e.KeyOff + len(e.Key) }
+
+// ValueEnd is the file offset just past the value.
+func (e *Entry) ValueEnd() int { return e.ValueOff + len(e.Value) }
 
 // Section is one "[NAME]" header and, when htop accepts it, its entries.
 type Section struct {
@@ -145,6 +152,9 @@ type File struct {
 	Src      []byte
 	Rules    Rules
 	Sections []*Section
+	// Entries are the key = value lines of accepted sections, in file
+	// order (each Section's Entries are a piece of it).
+	Entries  []Entry
 	Exprs    []*Expr
 	Problems []Problem
 	// lineStarts[i] is the offset of line i+1.
@@ -172,17 +182,23 @@ func (f *File) Position(off int) (line, col int) {
 type Reader struct {
 	Rules Rules
 	// names are the stored names of the sections made so far, per kind.
-	names [Screen + 1]map[string]*Section
+	names [Screen + 1]map[string]defined[*Section]
 	// registered are the metric names registered so far (every kind
 	// shares libpcp's one table of global derived metrics).
-	registered map[string]*Expr
+	registered map[string]defined[*Expr]
+}
+
+// defined is something a file of the run defined first.
+type defined[T any] struct {
+	what T
+	file *File
 }
 
 // NewReader returns a reader for release v's pcp-htop.
 func NewReader(v pcpver.Version) *Reader {
-	r := &Reader{Rules: RulesFor(v), registered: map[string]*Expr{}}
+	r := &Reader{Rules: RulesFor(v), registered: map[string]defined[*Expr]{}}
 	for k := range r.names {
-		r.names[k] = map[string]*Section{}
+		r.names[k] = map[string]defined[*Section]{}
 	}
 	return r
 }
@@ -202,13 +218,16 @@ const maxPerCode = 100
 // in the size of src.
 func (r *Reader) Read(kind Kind, path string, src []byte) *File {
 	f := &File{Path: path, Kind: kind, Src: src, Rules: r.Rules}
-	f.lineStarts = append(f.lineStarts, 0)
+	f.lineStarts = make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))
 	for i, c := range src {
 		if c == '\n' && i+1 < len(src) {
 			f.lineStarts = append(f.lineStarts, i+1)
 		}
 	}
-	p := parser{r: r, f: f, counts: map[string]int{}}
+	// Every entry is a line with "=": one slice for all of them, sized
+	// once, which the sections share.
+	f.Entries = make([]Entry, 0, linesWith(src, '='))
+	p := parser{r: r, f: f, text: string(src), counts: map[string]int{}}
 	if !r.Rules.Reads(kind) {
 		p.problem(0, 0, CodeNotRead, fmt.Sprintf("PCP %s's pcp-htop reads no %s files (they arrived in %s): this file is not read at all", r.Rules.Version, kind, sinceText(kind)), nil, false)
 		p.finish()
@@ -233,6 +252,9 @@ func sinceText(k Kind) string {
 type parser struct {
 	r *Reader
 	f *File
+	// text is the file as one string: keys, values and expressions are
+	// pieces of it, not copies.
+	text string
 	// sect is the section whose keys htop applies: nil before the first
 	// header and after a rejected one (but, in columns before 7.1.1, the
 	// column before a rejected header stays current).
@@ -250,8 +272,11 @@ type object struct {
 	sec *Section
 	// slots are a meter's metrics or a screen's columns by name X, in
 	// order of first mention; a column has one slot, "".
-	slots []*slot
-	keys  map[string]int // key -> line of its last setting, for duplicates
+	slots  []*slot
+	byName map[string]*slot
+	// firstEntry is the index in File.Entries of its first entry.
+	firstEntry int
+	keys       map[string]int // key -> line of its last setting, for duplicates
 }
 
 type slot struct {
@@ -264,19 +289,29 @@ type slot struct {
 }
 
 func (o *object) slot(name string, off, end, line int) *slot {
-	for _, s := range o.slots {
-		if s.name == name {
-			return s
-		}
+	if s := o.byName[name]; s != nil {
+		return s
 	}
 	s := &slot{name: name, off: off, end: end, line: line}
 	o.slots = append(o.slots, s)
+	o.byName[name] = s
 	return s
 }
 
 func (p *parser) lineOf(off int) int {
 	l, _ := p.f.Position(off)
 	return l
+}
+
+// over reports whether code has reached maxPerCode in this file; then it
+// counts the finding at [off, end) in the stand-in, and the caller spends
+// nothing on its message.
+func (p *parser) over(code string, off, end int) bool {
+	if p.counts[code] < maxPerCode {
+		return false
+	}
+	p.problem(off, end, code, "", nil, false)
+	return true
 }
 
 func (p *parser) problem(off, end int, code, msg string, htop []string, fatal bool) {
@@ -303,6 +338,9 @@ func (p *parser) read() {
 	htopLine := 0
 	for pos := 0; pos < len(src); {
 		l, ok := readLine(src, pos)
+		if l.NUL && !ok {
+			p.problem(l.End, l.End+1, CodeNUL, "a NUL byte: htop's line ends here, and it reads on over the following lines as part of this one, to the end of the file", nil, false)
+		}
 		if !ok {
 			p.problem(l.Start, len(src), CodeLostLine, "htop never reads this last line: its final read (1024 bytes at a time) ends exactly at the end of the file without a newline, and htop's String_readLine then drops the whole line; end the file with a newline", nil, false)
 			break
@@ -330,6 +368,9 @@ func (p *parser) line(l line, htopLine int) {
 	if p.sect == nil {
 		switch {
 		case p.inHeader == nil:
+			if p.over(CodeOutside, a, b) {
+				return
+			}
 			p.problem(a, b, CodeOutside, "a line before any [section] header: htop ignores it", nil, false)
 		case !p.inHeader.Accepted:
 			// The rejected header's finding covers its lines.
@@ -341,15 +382,22 @@ func (p *parser) line(l line, htopLine int) {
 		if s.rawOff > 0 {
 			msg = "a key with an empty value: htop ignores the line"
 		}
+		if p.over(CodeNoValue, a, b) {
+			return
+		}
 		p.problem(a, b, CodeNoValue, msg, nil, false)
 		return
 	}
 	if s.cut >= 0 {
-		p.problem(s.cut, b, CodeValueCut, fmt.Sprintf("PCP %s's pcp-htop splits the line at every \"=\" and keeps only the text before the second one: the value it uses is %q (7.1.1 and later take the whole rest of the line)", p.r.Rules.Version, string(src[s.valOff:s.valEnd])), nil, false)
+		if p.over(CodeValueCut, s.cut, b) {
+			return
+		}
+		p.problem(s.cut, b, CodeValueCut, fmt.Sprintf("PCP %s's pcp-htop splits the line at every \"=\" and keeps only the text before the second one: the value it uses is %q (7.1.1 and later take the whole rest of the line)", p.r.Rules.Version, short(string(src[s.valOff:s.valEnd]))), nil, false)
 	}
-	key := string(src[s.keyOff:s.keyEnd])
-	e := Entry{Key: key, KeyOff: s.keyOff, KeyEnd: s.keyEnd, Value: string(src[s.valOff:s.valEnd]), ValueOff: s.valOff, ValEnd: s.valEnd, Line: p.lineOf(a)}
-	p.sect.sec.Entries = append(p.sect.sec.Entries, e)
+	key := p.text[s.keyOff:s.keyEnd]
+	e := Entry{Key: key, KeyOff: s.keyOff, Value: p.text[s.valOff:s.valEnd], ValueOff: s.valOff, Line: p.lineOf(a)}
+	p.f.Entries = append(p.f.Entries, e)
+	p.sect.sec.Entries = p.f.Entries[p.sect.firstEntry:len(p.f.Entries):len(p.f.Entries)]
 	switch p.f.Kind {
 	case Meter:
 		p.meterKey(e, s, a, b, htopLine)
@@ -377,6 +425,9 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		sec := &Section{Name: raw, HeadOff: a, HeadEnd: b, Line: p.lineOf(a)}
 		p.f.Sections = append(p.f.Sections, sec)
 		p.inHeader = sec
+		if p.over(CodeBadName, a, b) {
+			return
+		}
 		p.problem(a, b, CodeBadName, fmt.Sprintf("no closing \"]\" on the %s name: htop prints an error and skips the section's lines%s", kind, p.leakNote(prev)),
 			p.nameMessage("no closing brace on", raw, htopLine), false)
 		return
@@ -390,6 +441,9 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		if name[bad] >= 0x80 {
 			what = fmt.Sprintf("byte 0x%02x", name[bad])
 		}
+		if p.over(CodeBadName, nameOff+bad, nameOff+bad+1) {
+			return
+		}
 		p.problem(nameOff+bad, nameOff+bad+1, CodeBadName, fmt.Sprintf("a %s name must be a letter or \"_\" then letters, digits or \"_\" (it becomes part of a metric name and of htoprc), not %s: htop prints an error and skips the section's lines%s", kind, what, p.leakNote(prev)),
 			p.nameMessage("invalid", name, htopLine), false)
 		return
@@ -399,12 +453,15 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		stored = stored[:nameSize-1]
 	}
 	sec.Stored = stored
-	if first := p.r.names[kind][name]; first != nil {
+	if first, ok := p.r.names[kind][name]; ok {
 		where := "earlier in this file"
-		if !p.sameFile(first) {
-			where = "in a file htop reads before this one"
+		if first.file != p.f {
+			where = "in a file htop reads before this one, " + first.file.Path + ","
 		}
-		p.problem(nameOff, nameOff+rb, CodeDuplicateSection, fmt.Sprintf("[%s] is already defined %s (line %d): the first definition wins and htop skips this section's lines without a word%s", name, where, first.Line, p.leakNote(prev)), nil, false)
+		if p.over(CodeDuplicateSection, nameOff, nameOff+rb) {
+			return
+		}
+		p.problem(nameOff, nameOff+rb, CodeDuplicateSection, fmt.Sprintf("[%s] is already defined %s (line %d): the first definition wins and htop skips this section's lines without a word%s", name, where, first.what.Line, p.leakNote(prev)), nil, false)
 		return
 	}
 	if len(name) >= nameSize {
@@ -421,20 +478,10 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		p.problem(a, b, CodeEmptyName, fmt.Sprintf("an empty %s name: htop accepts it, but %s", kind, what), nil, false)
 	}
 	sec.Accepted = true
-	p.r.names[kind][stored] = sec
-	o := &object{sec: sec, keys: map[string]int{}}
+	p.r.names[kind][stored] = defined[*Section]{sec, p.f}
+	o := &object{sec: sec, keys: map[string]int{}, byName: map[string]*slot{}, firstEntry: len(p.f.Entries)}
 	p.objects = append(p.objects, o)
 	p.sect = o
-}
-
-// sameFile reports whether section s was read from this file.
-func (p *parser) sameFile(s *Section) bool {
-	for _, x := range p.f.Sections {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // leakNote says where a rejected column section's keys go before 7.1.1.
@@ -464,21 +511,24 @@ func badNameByte(name string) int {
 func (p *parser) nameMessage(what, name string, htopLine int) []string {
 	return []string{
 		fmt.Sprintf("%s: %s %s name at %s line %d", progname, what, p.f.Kind, p.f.Path, htopLine),
-		fmt.Sprintf("%q", name),
+		`"` + name + `"`,
 	}
 }
 
 // dupKey notes a key set twice in one object: the last setting wins.
 func (p *parser) dupKey(e Entry, a, b int) {
 	if line, ok := p.sect.keys[e.Key]; ok {
-		p.problem(e.KeyOff, e.KeyEnd, CodeDuplicateKey, fmt.Sprintf("%s is already set on line %d: htop uses this later value", e.Key, line), nil, false)
+		if p.over(CodeDuplicateKey, e.KeyOff, e.KeyEnd()) {
+			return
+		}
+		p.problem(e.KeyOff, e.KeyEnd(), CodeDuplicateKey, fmt.Sprintf("%s is already set on line %d: htop uses this later value", e.Key, line), nil, false)
 	}
 	p.sect.keys[e.Key] = e.Line
 }
 
 // register is htop's pmRegisterDerivedMetric call for a key's value.
 func (p *parser) register(sl *slot, name string, e Entry, a, b, htopLine int) {
-	x := &Expr{Name: name, Text: e.Value, Off: e.ValueOff, KeyOff: e.KeyOff, KeyEnd: e.KeyEnd, Line: e.Line, HtopLine: htopLine,
+	x := &Expr{Name: name, Text: e.Value, Off: e.ValueOff, KeyOff: e.KeyOff, KeyEnd: e.KeyEnd(), Line: e.Line, HtopLine: htopLine,
 		Start: a, End: b, Section: p.sect.sec.Stored}
 	p.f.Exprs = append(p.f.Exprs, x)
 	if first, ok := p.r.registered[name]; ok {
@@ -486,52 +536,51 @@ func (p *parser) register(sl *slot, name string, e Entry, a, b, htopLine int) {
 		if sl != nil && sl.metric == nil {
 			sl.metric = x // htop did try: the fatal error is the finding
 		}
-		where := fmt.Sprintf("line %d", first.Line)
-		if !p.ownExpr(first) {
-			where = "a file htop reads before this one"
+		where := fmt.Sprintf("line %d", first.what.Line)
+		if first.file != p.f {
+			where = fmt.Sprintf("%s, line %d", first.file.Path, first.what.Line)
 		}
 		lib := LibpcpLines(name, e.Value, 0, "Duplicate global derived metric name")
-		p.problem(e.KeyOff, e.KeyEnd, CodeDuplicateMetric, fmt.Sprintf("%s is already registered (%s): pmRegisterDerivedMetric fails with \"Duplicate global derived metric name\" and pcp-htop exits", name, where),
+		p.problem(e.KeyOff, e.KeyEnd(), CodeDuplicateMetric, fmt.Sprintf("%s is already registered (%s): pmRegisterDerivedMetric fails with \"Duplicate global derived metric name\" and pcp-htop exits", name, where),
 			FatalLines(p.f.Kind, p.f.Path, htopLine, lib), true)
 		return
 	}
-	p.r.registered[name] = x
+	p.r.registered[name] = defined[*Expr]{x, p.f}
 	if sl != nil && sl.metric == nil {
 		sl.metric = x
 	}
-}
-
-func (p *parser) ownExpr(x *Expr) bool {
-	for _, y := range p.f.Exprs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // meterColors are the names htop's meter parser knows for X.color.
 var meterColors = []string{"gray", "darkgray", "red", "green", "blue", "cyan", "magenta", "yellow", "white"}
 
 func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
-	src := p.f.Src
 	switch e.Key {
 	case "caption", "description":
 		p.dupKey(e, a, b)
 		return
 	case "type", "maximum":
 		p.dupKey(e, a, b)
-		raw := string(src[s.rawOff:s.rawEnd])
+		raw := p.text[s.rawOff:s.rawEnd]
 		if e.Key == "type" && raw != "bar" && raw != "text" && raw != "graph" && raw != "led" {
-			p.problem(e.ValueOff, e.ValEnd, CodeInert, fmt.Sprintf("htop compares the untrimmed text %q with bar, text, graph and led, and no release uses a meter's type anyway: the line does nothing", raw), nil, false)
+			if p.over(CodeInert, e.ValueOff, e.ValueEnd()) {
+				return
+			}
+			p.problem(e.ValueOff, e.ValueEnd(), CodeInert, fmt.Sprintf("htop compares the untrimmed text %q with bar, text, graph and led, and no release uses a meter's type anyway: the line does nothing", short(raw)), nil, false)
 		} else {
-			p.problem(e.KeyOff, e.KeyEnd, CodeInert, fmt.Sprintf("htop stores a meter's %s but never uses it: the line does nothing", e.Key), nil, false)
+			if p.over(CodeInert, e.KeyOff, e.KeyEnd()) {
+				return
+			}
+			p.problem(e.KeyOff, e.KeyEnd(), CodeInert, fmt.Sprintf("htop stores a meter's %s but never uses it: the line does nothing", e.Key), nil, false)
 		}
 		return
 	}
 	dot := strings.IndexByte(e.Key, '.')
 	if dot < 0 {
-		p.problem(e.KeyOff, e.KeyEnd, CodeUnknownKey, fmt.Sprintf("htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", e.Key), nil, false)
+		if p.over(CodeUnknownKey, e.KeyOff, e.KeyEnd()) {
+			return
+		}
+		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", short(e.Key)), nil, false)
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
@@ -542,12 +591,18 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 	case "color":
 		p.dupKey(e, a, b)
 		if !contains(meterColors, e.Value) {
-			p.problem(e.ValueOff, e.ValEnd, CodeUnknownColor, fmt.Sprintf("htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", e.Value, suggest(e.Value, meterColors), strings.Join(meterColors, ", ")), nil, false)
+			if p.over(CodeUnknownColor, e.ValueOff, e.ValueEnd()) {
+				return
+			}
+			p.problem(e.ValueOff, e.ValueEnd(), CodeUnknownColor, fmt.Sprintf("htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")), nil, false)
 		}
 	case "label", "suffix":
 		p.dupKey(e, a, b)
 	default:
-		p.problem(e.KeyOff+dot+1, e.KeyEnd, CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", attr, x, suggest(attr, []string{"metric", "color", "label", "suffix"}), x), nil, false)
+		if p.over(CodeUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
+			return
+		}
+		p.problem(e.KeyOff+dot+1, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)), nil, false)
 	}
 }
 
@@ -558,14 +613,17 @@ func (p *parser) columnKey(e Entry, a, b, htopLine int) {
 		known = append(known, "format", "instances", "default", "enabled")
 	}
 	if !contains(known, e.Key) {
-		p.problem(e.KeyOff, e.KeyEnd, CodeUnknownKey, fmt.Sprintf("PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, e.Key, suggest(e.Key, known), strings.Join(known, ", ")), nil, false)
+		if p.over(CodeUnknownKey, e.KeyOff, e.KeyEnd()) {
+			return
+		}
+		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")), nil, false)
 		return
 	}
 	switch e.Key {
 	case "metric":
 		var sl *slot
 		if len(o.slots) == 0 {
-			o.slot("", e.KeyOff, e.KeyEnd, e.Line)
+			o.slot("", e.KeyOff, e.KeyEnd(), e.Line)
 		}
 		sl = o.slots[0]
 		if o.sec.Stored == "" {
@@ -594,19 +652,28 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 	case "sortDirection":
 		p.dupKey(e, a, b)
 		if _, clean := atoi(e.Value); !clean {
-			p.problem(e.ValueOff, e.ValEnd, CodeBadValue, fmt.Sprintf("htop reads sortDirection with atoi: %q is not an integer", e.Value), nil, false)
+			if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+				return
+			}
+			p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop reads sortDirection with atoi: %q is not an integer", short(e.Value)), nil, false)
 		}
 		return
 	case "default", "enabled":
 		p.dupKey(e, a, b)
 		if !contains([]string{"true", "True", "false", "False"}, e.Value) {
-			p.problem(e.ValueOff, e.ValEnd, CodeBadValue, fmt.Sprintf("htop knows true, True, false and False here and ignores %q (the screen stays enabled)", e.Value), nil, false)
+			if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+				return
+			}
+			p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop knows true, True, false and False here and ignores %q (the screen stays enabled)", short(e.Value)), nil, false)
 		}
 		return
 	}
 	dot := strings.IndexByte(e.Key, '.')
 	if dot < 0 {
-		p.problem(e.KeyOff, e.KeyEnd, CodeUnknownKey, fmt.Sprintf("htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", e.Key), nil, false)
+		if p.over(CodeUnknownKey, e.KeyOff, e.KeyEnd()) {
+			return
+		}
+		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", short(e.Key)), nil, false)
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
@@ -616,13 +683,13 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		if !sl.dropNoted {
 			sl.dropNoted = true
 			if p.r.Rules.ScreenNameCheck {
-				p.problem(e.KeyOff, e.KeyOff+dot, CodeScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: htop drops the column %s without a word", o.sec.Stored+":"+x, len(x)+len(o.sec.Stored)+1, nameSize-1, x), nil, false)
+				p.problem(e.KeyOff, e.KeyOff+dot, CodeScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: htop drops the column %s without a word", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, short(x)), nil, false)
 			} else {
-				p.problem(e.KeyOff, e.KeyOff+dot, CodeScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: PCP %s's pcp-htop crashes (segmentation fault) reading this line", o.sec.Stored+":"+x, len(x)+len(o.sec.Stored)+1, nameSize-1, p.r.Rules.Version), nil, true)
+				p.problem(e.KeyOff, e.KeyOff+dot, CodeScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: PCP %s's pcp-htop crashes (segmentation fault) reading this line", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, p.r.Rules.Version), nil, true)
 			}
 		}
 		if attr == "metric" {
-			x := &Expr{Name: "htop.screen." + o.sec.Stored + "." + x, Text: e.Value, Off: e.ValueOff, KeyOff: e.KeyOff, KeyEnd: e.KeyEnd,
+			x := &Expr{Name: "htop.screen." + o.sec.Stored + "." + x, Text: e.Value, Off: e.ValueOff, KeyOff: e.KeyOff, KeyEnd: e.KeyEnd(),
 				Line: e.Line, HtopLine: htopLine, Start: a, End: b, Section: o.sec.Stored, Skip: true, Why: "name too long"}
 			p.f.Exprs = append(p.f.Exprs, x)
 		}
@@ -643,7 +710,10 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		p.boolean(e, "false")
 	default:
 		known := []string{"metric", "heading", "caption", "description", "width", "format", "instances", "default"}
-		p.problem(e.KeyOff+dot+1, e.KeyEnd, CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", attr, x, strings.Join(known, ", "), suggest(attr, known), x), nil, false)
+		if p.over(CodeUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
+			return
+		}
+		p.problem(e.KeyOff+dot+1, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)), nil, false)
 		return
 	}
 	p.dupKey(e, a, b)
@@ -657,9 +727,15 @@ func (p *parser) width(e Entry) {
 	limit := p.r.Rules.maxColumnWidth()
 	switch {
 	case !clean:
-		p.problem(e.ValueOff, e.ValEnd, CodeBadWidth, fmt.Sprintf("%q is not an integer: htop reads it as %d%s", e.Value, n, widthFallback(n, limit)), nil, false)
+		if p.over(CodeBadWidth, e.ValueOff, e.ValueEnd()) {
+			return
+		}
+		p.problem(e.ValueOff, e.ValueEnd(), CodeBadWidth, fmt.Sprintf("%q is not an integer: htop reads it as %d%s", short(e.Value), n, widthFallback(n, limit)), nil, false)
 	case n == 0 || n > limit || n < -limit:
-		p.problem(e.ValueOff, e.ValEnd, CodeBadWidth, fmt.Sprintf("a width must be 1 to %d (negative: left-aligned)%s", limit, widthFallback(n, limit)), nil, false)
+		if p.over(CodeBadWidth, e.ValueOff, e.ValueEnd()) {
+			return
+		}
+		p.problem(e.ValueOff, e.ValueEnd(), CodeBadWidth, fmt.Sprintf("a width must be 1 to %d (negative: left-aligned)%s", limit, widthFallback(n, limit)), nil, false)
 	}
 }
 
@@ -675,7 +751,10 @@ var columnFormats = []string{"percent", "process", "command", "device", "cgroup"
 
 func (p *parser) format(e Entry) {
 	if !contains(columnFormats, e.Value) {
-		p.problem(e.ValueOff, e.ValEnd, CodeBadValue, fmt.Sprintf("htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), e.Value, suggest(e.Value, columnFormats)), nil, false)
+		if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+			return
+		}
+		p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), short(e.Value), suggest(e.Value, columnFormats)), nil, false)
 	}
 }
 
@@ -686,7 +765,36 @@ func (p *parser) boolean(e Entry, word string) {
 		return
 	}
 	other := map[string]string{"true": "false", "false": "true"}[word]
-	p.problem(e.ValueOff, e.ValEnd, CodeBadValue, fmt.Sprintf("htop compares %s with %s and %s only, so %q means %s", e.Key, word, strings.ToUpper(word[:1])+word[1:], e.Value, other), nil, false)
+	if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+		return
+	}
+	p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop compares %s with %s and %s only, so %q means %s", e.Key, word, strings.ToUpper(word[:1])+word[1:], short(e.Value), other), nil, false)
+}
+
+// linesWith counts the lines of src that hold c.
+func linesWith(src []byte, c byte) int {
+	n := 0
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, c)
+		if i < 0 {
+			break
+		}
+		n++
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
+		}
+		src = src[i+j+1:]
+	}
+	return n
+}
+
+// short is s for a message: at most 60 bytes of it.
+func short(s string) string {
+	if len(s) <= 60 {
+		return s
+	}
+	return s[:57] + "..."
 }
 
 // atoi reads n as C's atoi does (blanks, a sign, digits, stop at the
@@ -766,6 +874,15 @@ func editDistanceOne(a, b string) bool {
 	return a[i+1:] == b[i:]
 }
 
+// noMetric adds a CodeNoMetric finding (its message built only when it
+// is listed).
+func (p *parser) noMetric(off, end int, format string, args ...any) {
+	if p.over(CodeNoMetric, off, end) {
+		return
+	}
+	p.problem(off, end, CodeNoMetric, fmt.Sprintf(format, args...), nil, false)
+}
+
 // slotsReported: some slot of o lacks a metric (and has its own
 // finding).
 func slotsReported(o *object) bool {
@@ -790,17 +907,17 @@ func (p *parser) finish() {
 					has = true
 					continue
 				}
-				p.problem(sl.off, sl.end, CodeNoMetric, fmt.Sprintf("%s has no %s.metric line: htop adds it to meter [%s] anyway and it never has a value", sl.name, sl.name, sec.Name), nil, false)
+				p.noMetric(sl.off, sl.end, "%s has no %s.metric line: htop adds it to meter [%s] anyway and it never has a value", short(sl.name), short(sl.name), short(sec.Name))
 			}
 			if !has && len(o.slots) == 0 {
-				p.problem(sec.HeadOff, sec.HeadEnd, CodeNoMetric, fmt.Sprintf("meter [%s] has no X.metric line: it has nothing to show", sec.Name), nil, false)
+				p.noMetric(sec.HeadOff, sec.HeadEnd, "meter [%s] has no X.metric line: it has nothing to show", short(sec.Name))
 			}
 		case Column:
 			if len(o.slots) == 0 || o.slots[0].metric == nil {
 				if sec.Stored == "" && len(o.slots) > 0 {
 					continue // the empty name is the finding
 				}
-				p.problem(sec.HeadOff, sec.HeadEnd, CodeNoMetric, fmt.Sprintf("column [%s] has no metric line: htop offers the column, but it never has a value", sec.Name), nil, false)
+				p.noMetric(sec.HeadOff, sec.HeadEnd, "column [%s] has no metric line: htop offers the column, but it never has a value", short(sec.Name))
 			}
 		case Screen:
 			any := false
@@ -812,10 +929,10 @@ func (p *parser) finish() {
 					any = true
 					continue
 				}
-				p.problem(sl.off, sl.end, CodeNoMetric, fmt.Sprintf("screen column %s has no %s.metric line: htop adds it to screen [%s] anyway and it never has a value", sl.name, sl.name, sec.Name), nil, false)
+				p.noMetric(sl.off, sl.end, "screen column %s has no %s.metric line: htop adds it to screen [%s] anyway and it never has a value", short(sl.name), short(sl.name), short(sec.Name))
 			}
 			if !any && !slotsReported(o) {
-				p.problem(sec.HeadOff, sec.HeadEnd, CodeNoMetric, fmt.Sprintf("screen [%s] has no X.metric line that htop reads: it has no columns", sec.Name), nil, false)
+				p.noMetric(sec.HeadOff, sec.HeadEnd, "screen [%s] has no X.metric line that htop reads: it has no columns", short(sec.Name))
 			}
 		}
 	}
