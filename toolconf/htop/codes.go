@@ -27,10 +27,23 @@ const (
 	CodeLostLine         = "htop-lost-line"
 )
 
+// ExampleKind is the kind of file each code's Example is (a meter file
+// unless listed), for the analysis' example test: check it as
+// /etc/pcp/htop/KIND.Dir()/example.
+func ExampleKind(code string) Kind {
+	switch code {
+	case CodeBadWidth, CodeBadValue:
+		return Column
+	case CodeScreenColumnName:
+		return Screen
+	}
+	return Meter
+}
+
 // Codes are the registry entries of the htop reader's codes, in the
-// shape of codes/codes.go. Their Examples are htop meter files (a column
-// or screen file where the code is about those), for Release "" (the
-// latest) unless set.
+// shape of codes/codes.go (Kind codes.File until the registry has a kind
+// for the tools' files). Their Examples are files of ExampleKind, for
+// Release "" (the latest) unless set.
 var Codes = []codes.Info{
 	{
 		Code: CodeNotRead, Kind: codes.File, Severity: codes.SevWarning,

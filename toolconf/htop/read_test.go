@@ -193,13 +193,7 @@ func TestCodeExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		kind := Meter
-		if strings.Contains(c.Example, "width") || strings.Contains(c.Example, "instances") || strings.HasPrefix(c.Example, "[c]") {
-			kind = Column
-		}
-		if strings.Contains(c.Example, "processes_by_state") {
-			kind = Screen
-		}
+		kind := ExampleKind(c.Code)
 		has := func(src string) bool {
 			for _, p := range Read(v, kind, "/x/f", []byte(src)).Problems {
 				if p.Code == c.Code {
