@@ -255,6 +255,9 @@ type parser struct {
 	// text is the file as one string: keys, values and expressions are
 	// pieces of it, not copies.
 	text string
+	// cursor is the index in File.lineStarts of the line lineOf last
+	// answered.
+	cursor int
 	// sect is the section whose keys htop applies: nil before the first
 	// header and after a rejected one (but, in columns before 7.1.1, the
 	// column before a rejected header stays current).
@@ -298,9 +301,19 @@ func (o *object) slot(name string, off, end, line int) *slot {
 	return s
 }
 
+// lineOf is the file line of off. Offsets mostly come in file order, so
+// a cursor that moves forward answers them without a search.
 func (p *parser) lineOf(off int) int {
-	l, _ := p.f.Position(off)
-	return l
+	starts := p.f.lineStarts
+	if p.cursor >= len(starts) || starts[p.cursor] > off {
+		l, _ := p.f.Position(off)
+		p.cursor = l - 1
+		return l
+	}
+	for p.cursor+1 < len(starts) && starts[p.cursor+1] <= off {
+		p.cursor++
+	}
+	return p.cursor + 1
 }
 
 // over reports whether code has reached maxPerCode in this file; then it
