@@ -95,7 +95,7 @@ var Codes = []codes.Info{
 	{
 		Code: CodeEmptyName, Kind: codes.File, Severity: codes.SevWarning,
 		Summary:   "an empty section name `[]`",
-		Behaviour: "htop's name check passes an empty name: a meter's metrics are then registered as `htop.meter..X`, a column's metric is never registered (the column has no values), and the meter or column cannot be chosen by name in htoprc.",
+		Behaviour: "htop's name check passes an empty name: a meter's metrics are then registered as `htop.meter..X`, a column's metric is never registered (the column has no values), and the meter or column cannot be chosen by name in htoprc. PCP 6.3.8's pcp-htop, given an empty name in each of its meter, column and screen files at once, was seen to corrupt its heap and abort (`realloc(): invalid next size`).",
 		Example:   "[]\nr.metric = disk.all.read\n",
 		Fix:       "[disk]\nr.metric = disk.all.read\n",
 		FixNote:   "Name the section.",

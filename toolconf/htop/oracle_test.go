@@ -68,7 +68,14 @@ type placed struct {
 	kind Kind
 	path string // as the release sees it
 	src  []byte
+	// system puts the file in $PCP_SHARE_DIR/htop, which htop reads
+	// after the user's ~/.config/htop.
+	system bool
 }
+
+// placeDirs are where runHtop puts user and system files, under its
+// directory.
+var placeDirs = map[bool]string{false: "cfg/htop", true: "share/htop"}
 
 // verdict is a pcp-htop run's outcome, or our prediction of it.
 type verdict struct {
@@ -186,35 +193,36 @@ func runHtop(ctx context.Context, rel oracle.Release, files []placed) (verdict, 
 	defer os.RemoveAll(tmp)
 	inside := "/" + strings.TrimPrefix(strings.TrimPrefix(tmp, rel.Root), "/")
 	for _, k := range []Kind{Meter, Column, Screen} {
-		if err := os.MkdirAll(filepath.Join(tmp, "cfg/htop", k.Dir()), 0o755); err != nil {
-			return verdict{}, nil, err
+		for _, d := range placeDirs {
+			if err := os.MkdirAll(filepath.Join(tmp, d, k.Dir()), 0o755); err != nil {
+				return verdict{}, nil, err
+			}
 		}
-	}
-	if err := os.MkdirAll(filepath.Join(tmp, "empty"), 0o755); err != nil {
-		return verdict{}, nil, err
 	}
 	for _, pf := range files {
-		if err := os.WriteFile(filepath.Join(tmp, "cfg/htop", pf.kind.Dir(), pf.path), pf.src, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, placeDirs[pf.system], pf.kind.Dir(), pf.path), pf.src, 0o644); err != nil {
 			return verdict{}, nil, err
 		}
 	}
-	// htop reads meters, then columns, then screens, each directory in
-	// readdir order.
+	// htop reads meters, then columns, then screens: the user's
+	// directory first, then the system's, each in readdir order.
 	var order []placed
 	for _, k := range []Kind{Meter, Column, Screen} {
-		d, err := os.Open(filepath.Join(tmp, "cfg/htop", k.Dir()))
-		if err != nil {
-			return verdict{}, nil, err
-		}
-		names, err := d.Readdirnames(-1)
-		d.Close()
-		if err != nil {
-			return verdict{}, nil, err
-		}
-		for _, n := range names {
-			for _, pf := range files {
-				if pf.kind == k && pf.path == n {
-					order = append(order, placed{k, filepath.Join(inside, "cfg/htop", k.Dir(), n), pf.src})
+		for _, system := range []bool{false, true} {
+			d, err := os.Open(filepath.Join(tmp, placeDirs[system], k.Dir()))
+			if err != nil {
+				return verdict{}, nil, err
+			}
+			names, err := d.Readdirnames(-1)
+			d.Close()
+			if err != nil {
+				return verdict{}, nil, err
+			}
+			for _, n := range names {
+				for _, pf := range files {
+					if pf.kind == k && pf.path == n && pf.system == system {
+						order = append(order, placed{k, filepath.Join(inside, placeDirs[system], k.Dir(), n), pf.src, system})
+					}
 				}
 			}
 		}
@@ -233,7 +241,7 @@ func runHtop(ctx context.Context, rel oracle.Release, files []placed) (verdict, 
 	defer cancel()
 	cmd := exec.CommandContext(cctx, "script", "-qec", command, "/dev/null")
 	cmd.Env = append(os.Environ(), "TERM=xterm", "HOME="+inside, "XDG_CONFIG_HOME="+inside+"/cfg",
-		"PCP_SHARE_DIR="+inside+"/empty", "PCP_DERIVED_CONFIG=", "PCP_DEBUG=derive")
+		"PCP_SHARE_DIR="+inside+"/share", "PCP_DERIVED_CONFIG=", "PCP_DEBUG=derive")
 	cmd.Stdin = bytes.NewReader(nil)
 	cmd.Stdout = nil
 	cmd.WaitDelay = time.Second
@@ -302,7 +310,7 @@ func shipped(t *testing.T, rel oracle.Release) []placed {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, placed{k, e.Name(), src})
+			out = append(out, placed{k, e.Name(), src, false})
 		}
 	}
 	return out
@@ -312,6 +320,9 @@ func shipped(t *testing.T, rel oracle.Release) []placed {
 type mutation struct {
 	name string
 	f    func(kind Kind, src string) (string, bool)
+	// perKind runs the files of each kind apart (see "empty section
+	// name").
+	perKind bool
 }
 
 var firstMetricRE = regexp.MustCompile(`(?m)^([ \t]*(?:[A-Za-z0-9_]+\.)?metric[ \t]*=[ \t]*)(.*)$`)
@@ -334,35 +345,35 @@ func replaceFirst(re *regexp.Regexp, src string, f func(m []string) string) (str
 }
 
 var mutations = []mutation{
-	{"as shipped", func(_ Kind, s string) (string, bool) { return s, true }},
+	{"as shipped", func(_ Kind, s string) (string, bool) { return s, true }, false},
 	{"broken expression", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(firstMetricRE, s, func(m []string) string { return m[1] + m[2] + " +" })
-	}},
+	}, false},
 	{"illegal character", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(firstMetricRE, s, func(m []string) string { return m[1] + m[2] + " @ 2" })
-	}},
+	}, false},
 	{"expression with =", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(firstMetricRE, s, func(m []string) string { return m[1] + m[2] + " == 0 ? 1 : 2" })
-	}},
+	}, false},
 	{"metric repeated", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(firstMetricRE, s, func(m []string) string { return m[0] + "\n" + m[0] })
-	}},
+	}, false},
 	{"unknown key", func(k Kind, s string) (string, bool) {
 		key := "zz.colour = red"
 		if k == Column {
 			key = "colour = red"
 		}
 		return replaceFirst(headerRE, s, func(m []string) string { return m[0] + "\n" + key })
-	}},
+	}, false},
 	{"bad colour", func(k Kind, s string) (string, bool) {
 		return replaceFirst(regexp.MustCompile(`(?m)^(\S+\.color\s*=\s*)(\S+)`), s, func(m []string) string { return m[1] + "Purple" })
-	}},
+	}, false},
 	{"bad section name", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(headerRE, s, func(m []string) string { return "[" + m[1] + "-x]" })
-	}},
+	}, false},
 	{"no closing brace", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(headerRE, s, func(m []string) string { return "[" + m[1] })
-	}},
+	}, false},
 	{"section repeated", func(_ Kind, s string) (string, bool) {
 		// The first section again at the end: skipped, or (columns
 		// before 7.1.1) set on the last column.
@@ -375,12 +386,12 @@ var mutations = []mutation{
 			end = loc[1][0]
 		}
 		return s + "\n" + s[loc[0][0]:end], true
-	}},
-	{"key before the header", func(_ Kind, s string) (string, bool) { return "caption = x\n" + s, true }},
+	}, false},
+	{"key before the header", func(_ Kind, s string) (string, bool) { return "caption = x\n" + s, true }, false},
 	{"NUL byte", func(_ Kind, s string) (string, bool) {
 		return replaceFirst(firstMetricRE, s, func(m []string) string { return m[0] + "\x00junk" })
-	}},
-	{"CRLF", func(_ Kind, s string) (string, bool) { return strings.ReplaceAll(s, "\n", "\r\n"), true }},
+	}, false},
+	{"CRLF", func(_ Kind, s string) (string, bool) { return strings.ReplaceAll(s, "\n", "\r\n"), true }, false},
 	{"long screen column", func(k Kind, s string) (string, bool) {
 		if k != Screen {
 			return "", false
@@ -388,10 +399,21 @@ var mutations = []mutation{
 		return replaceFirst(headerRE, s, func(m []string) string {
 			return m[0] + "\n" + strings.Repeat("x", 31-len(m[1])) + ".metric = hinv.ncpu"
 		})
-	}},
+	}, false},
+	{"long section name", func(_ Kind, s string) (string, bool) {
+		return replaceFirst(headerRE, s, func(m []string) string { return "[" + m[1] + "_and_a_suffix_beyond_31_bytes]" })
+	}, false},
+	// With every shipped meter, column and screen file's first section
+	// named "[]" at once, PCP 6.3.8's pcp-htop corrupts its heap and
+	// aborts ("realloc(): invalid next size") when PCP_DEBUG=derive and
+	// a missing htoprc shift its allocations; each kind alone does not.
+	// What it registers is compared a kind at a time.
+	{"empty section name", func(_ Kind, s string) (string, bool) {
+		return replaceFirst(headerRE, s, func(m []string) string { return "[]" })
+	}, true},
 	{"width not a number", func(k Kind, s string) (string, bool) {
 		return replaceFirst(regexp.MustCompile(`(?m)^(\S*width\s*=\s*)(\S+)`), s, func(m []string) string { return m[1] + "wide" })
-	}},
+	}, false},
 }
 
 func TestOracle(t *testing.T) {
@@ -428,8 +450,8 @@ func TestOracle(t *testing.T) {
 					if !ok {
 						continue
 					}
-					one := []placed{{pf.kind, pf.path, []byte(src)}}
-					if p := predict(rel.Version, []placed{{pf.kind, "/x/" + pf.kind.Dir() + "/" + pf.path, []byte(src)}}); p.outcome != "accepted" {
+					one := []placed{{pf.kind, pf.path, []byte(src), false}}
+					if p := predict(rel.Version, []placed{{pf.kind, "/x/" + pf.kind.Dir() + "/" + pf.path, []byte(src), false}}); p.outcome != "accepted" {
 						c, n := compare(t, ctx, rel, m.name+" "+pf.kind.Dir()+"/"+pf.path, one)
 						mu.Lock()
 						runs, compared, exprs = runs+1, compared+1, exprs+n
@@ -439,10 +461,26 @@ func TestOracle(t *testing.T) {
 					}
 					batch = append(batch, one[0])
 				}
-				if len(batch) > 0 {
-					c, n := compare(t, ctx, rel, fmt.Sprintf("%s (%d files)", m.name, len(batch)), batch)
+				batches := [][]placed{batch}
+				if m.perKind {
+					batches = nil
+					for _, k := range []Kind{Meter, Column, Screen} {
+						var b []placed
+						for _, pf := range batch {
+							if pf.kind == k {
+								b = append(b, pf)
+							}
+						}
+						batches = append(batches, b)
+					}
+				}
+				for _, b := range batches {
+					if len(b) == 0 {
+						continue
+					}
+					c, n := compare(t, ctx, rel, fmt.Sprintf("%s (%d files)", m.name, len(b)), b)
 					mu.Lock()
-					runs, compared, exprs = runs+1, compared+len(batch), exprs+n
+					runs, compared, exprs = runs+1, compared+len(b), exprs+n
 					differ += c
 					mu.Unlock()
 				}
@@ -475,4 +513,56 @@ func compare(t *testing.T, ctx context.Context, rel oracle.Release, what string,
 		n++
 	}
 	return 0, n
+}
+
+// TestOracleOrder: a user's file is read before the shipped ones, the
+// first section of a name wins, and before PCP 7.1.1 a user column named
+// like a shipped column that is not the first of its file makes pcp-htop
+// fail on the shipped file.
+func TestOracleOrder(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name  string
+		files []placed
+	}{
+		{"user column shadows a later shipped column", []placed{
+			{Column, "mine", []byte("[vmstack]\nheading = STK\nmetric = proc.memory.vmstack\n"), false},
+			{Column, "memory", []byte("[vmdata]\nheading = DATA\nmetric = proc.memory.vmdata\n[vmstack]\nheading = VMSTK\nmetric = proc.memory.vmstack\n"), true},
+		}},
+		{"user column shadows a first shipped column", []placed{
+			{Column, "mine", []byte("[vmdata]\nmetric = proc.memory.vmdata + 1\n"), false},
+			{Column, "memory", []byte("[vmdata]\nmetric = proc.memory.vmdata\n[vmstack]\nmetric = proc.memory.vmstack\n"), true},
+		}},
+		{"user meter shadows a shipped meter", []placed{
+			{Meter, "mine", []byte("[entropy]\ncaption = E\navail.metric = kernel.all.entropy.avail\n"), false},
+			{Meter, "entropy", []byte("[entropy]\ncaption = Entropy\navail.metric = kernel.all.entropy.avail / 2\n"), true},
+		}},
+		{"long names alike in 31 bytes", []placed{
+			{Meter, "a", []byte("[abcdefghijklmnopqrstuvwxyz01234_one]\nx.metric = hinv.ncpu\n"), false},
+			{Meter, "b", []byte("[abcdefghijklmnopqrstuvwxyz01234_two]\nx.metric = hinv.ncpu\n"), true},
+		}},
+	}
+	runs := 0
+	for _, rel := range oracle.ReleasesFor(t) {
+		if !RulesFor(rel.Version).Meters {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("/", rel.Root, htopPackage(rel), htopBinary)); err != nil {
+			continue // TestOracle says which release lacks pcp-htop
+		}
+		for _, tc := range cases {
+			got, order, err := runHtop(ctx, rel, tc.files)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", rel, tc.name, err)
+			}
+			runs++
+			if want := predict(rel.Version, order); got.String() != want.String() {
+				t.Errorf("%s: %s:\npcp-htop: %s\nours:     %s", rel, tc.name, got, want)
+			}
+		}
+	}
+	if runs == 0 {
+		t.Fatal("no release's pcp-htop ran")
+	}
+	t.Logf("%d runs", runs)
 }
