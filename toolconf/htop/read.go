@@ -116,6 +116,17 @@ type Problem struct {
 	// More, when positive, makes this a stand-in for More findings of
 	// the code not listed one by one.
 	More int
+	// Fix, when set, is the one edit that resolves it.
+	Fix *Fix
+}
+
+// Fix replaces file bytes [Off, End) with Text. Safe: it cannot change
+// what the file means beyond the finding (a misspelt word htop ignores),
+// so check --fix may apply it.
+type Fix struct {
+	Off, End int
+	Text     string
+	Safe     bool
 }
 
 // Entry is one "key = value" line htop reads in an accepted section.
@@ -399,6 +410,10 @@ func (p *parser) line(l line, htopLine int) {
 			return
 		}
 		p.problem(a, b, CodeNoValue, msg, nil, false)
+		if c := strings.IndexByte(p.text[a:b], ':'); s.rawOff == 0 && c > 0 && len(p.f.Problems) > 0 {
+			// "total.color: blue": the other INI files' delimiter.
+			p.f.Problems[len(p.f.Problems)-1].Fix = &Fix{Off: a + c, End: a + c + 1, Text: " ="}
+		}
 		return
 	}
 	if s.cut >= 0 {
@@ -608,6 +623,7 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 				return
 			}
 			p.problem(e.ValueOff, e.ValueEnd(), CodeUnknownColor, fmt.Sprintf("htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")), nil, false)
+			p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, meterColors))
 		}
 	case "label", "suffix":
 		p.dupKey(e, a, b)
@@ -616,6 +632,7 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 			return
 		}
 		p.problem(e.KeyOff+dot+1, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)), nil, false)
+		p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
 	}
 }
 
@@ -630,6 +647,7 @@ func (p *parser) columnKey(e Entry, a, b, htopLine int) {
 			return
 		}
 		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")), nil, false)
+		p.fixLast(e.KeyOff, e.KeyEnd(), nearest(e.Key, known))
 		return
 	}
 	switch e.Key {
@@ -727,6 +745,7 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 			return
 		}
 		p.problem(e.KeyOff+dot+1, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)), nil, false)
+		p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
 		return
 	}
 	p.dupKey(e, a, b)
@@ -768,6 +787,7 @@ func (p *parser) format(e Entry) {
 			return
 		}
 		p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), short(e.Value), suggest(e.Value, columnFormats)), nil, false)
+		p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, columnFormats))
 	}
 }
 
@@ -848,12 +868,30 @@ func contains(list []string, s string) bool {
 // suggest is ", did you mean X?" for the known word closest to s (case
 // or one edit away), "" when none is.
 func suggest(s string, known []string) string {
+	if k := nearest(s, known); k != "" {
+		return fmt.Sprintf(" (did you mean %q?)", k)
+	}
+	return ""
+}
+
+// nearest is the known word s is a case or one edit away from, "" for
+// none.
+func nearest(s string, known []string) string {
 	for _, k := range known {
 		if strings.EqualFold(k, s) || editDistanceOne(strings.ToLower(s), k) {
-			return fmt.Sprintf(" (did you mean %q?)", k)
+			return k
 		}
 	}
 	return ""
+}
+
+// fixLast gives the last finding the edit of [off, end) to word, when
+// word is not "".
+func (p *parser) fixLast(off, end int, word string) {
+	if word == "" || len(p.f.Problems) == 0 {
+		return
+	}
+	p.f.Problems[len(p.f.Problems)-1].Fix = &Fix{Off: off, End: end, Text: word, Safe: true}
 }
 
 // editDistanceOne reports whether a and b differ by one insertion,

@@ -210,3 +210,40 @@ func TestCodeExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestFixes: the findings with one right edit carry it, and the edit
+// makes the finding go away.
+func TestFixes(t *testing.T) {
+	tests := []struct {
+		kind      Kind
+		src, want string
+	}{
+		{Meter, "[t]\none.metric = a\none.color = Red\n", "[t]\none.metric = a\none.color = red\n"},
+		{Meter, "[t]\none.metric = a\none.colour = red\n", "[t]\none.metric = a\none.color = red\n"},
+		{Meter, "[t]\none.metric = a\none.color: red\n", "[t]\none.metric = a\none.color = red\n"},
+		{Column, "[c]\nmetric = a\nheadng = A\n", "[c]\nmetric = a\nheading = A\n"},
+		{Column, "[c]\nmetric = a\nformat = Percent\n", "[c]\nmetric = a\nformat = percent\n"},
+		{Screen, "[s]\npid.metric = a\npid.heding = P\n", "[s]\npid.metric = a\npid.heading = P\n"},
+	}
+	for _, tc := range tests {
+		f := Read(pcpver.V7_2_2, tc.kind, "/x/f", []byte(tc.src))
+		var fixes []*Fix
+		for _, p := range f.Problems {
+			if p.Fix != nil {
+				fixes = append(fixes, p.Fix)
+			}
+		}
+		if len(fixes) != 1 {
+			t.Errorf("%q: %d fixes, want 1", tc.src, len(fixes))
+			continue
+		}
+		fx := fixes[0]
+		got := tc.src[:fx.Off] + fx.Text + tc.src[fx.End:]
+		if got != tc.want {
+			t.Errorf("%q fixed: %q, want %q", tc.src, got, tc.want)
+		}
+		if after := Read(pcpver.V7_2_2, tc.kind, "/x/f", []byte(got)); len(after.Problems) != 0 {
+			t.Errorf("%q still has %s", got, summary(after))
+		}
+	}
+}

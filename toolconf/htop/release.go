@@ -24,6 +24,11 @@ type Rules struct {
 	// htop's 32-byte name is dropped (7.0.0); before, pcp-htop crashes
 	// (a NULL column is dereferenced).
 	ScreenNameCheck bool
+	// NovalueOption: pcp-htop sets PCP_DERIVED_OPTION_NOVALUE before it
+	// registers anything (7.1.1), so an unknown operand of its
+	// expressions becomes novalue() instead of failing the metric: the
+	// analysis of its expressions must check them that way.
+	NovalueOption bool
 }
 
 // RulesFor returns the rules of release v.
@@ -37,6 +42,7 @@ func RulesFor(v pcpver.Version) Rules {
 		ColumnReset:     v.AtLeast(pcpver.Version{Major: 7, Minor: 1, Patch: 1}),
 		ColumnOptions:   v.AtLeast(pcpver.Version{Major: 6, Minor: 1, Patch: 0}),
 		ScreenNameCheck: v.AtLeast(pcpver.Version{Major: 7, Minor: 0, Patch: 0}),
+		NovalueOption:   v.AtLeast(pcpver.Version{Major: 7, Minor: 1, Patch: 1}),
 	}
 }
 
