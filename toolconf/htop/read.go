@@ -295,18 +295,17 @@ type object struct {
 
 type slot struct {
 	name      string
-	off, end  int // first key naming it
-	line      int
+	off, end  int // X in the first key naming it
 	metric    *Expr
 	dropped   bool // a screen column whose name does not fit
 	dropNoted bool
 }
 
-func (o *object) slot(name string, off, end, line int) *slot {
+func (o *object) slot(name string, off, end int) *slot {
 	if s := o.byName[name]; s != nil {
 		return s
 	}
-	s := &slot{name: name, off: off, end: end, line: line}
+	s := &slot{name: name, off: off, end: end}
 	o.slots = append(o.slots, s)
 	o.byName[name] = s
 	return s
@@ -390,14 +389,10 @@ func (p *parser) line(l line, htopLine int) {
 		return
 	}
 	if p.sect == nil {
-		switch {
-		case p.inHeader == nil:
-			if p.over(CodeOutside, a, b) {
-				return
-			}
+		// After a rejected header, that header's finding covers the
+		// lines htop skips.
+		if p.inHeader == nil && !p.over(CodeOutside, a, b) {
 			p.problem(a, b, CodeOutside, "a line before any [section] header: htop ignores it", nil, false)
-		case !p.inHeader.Accepted:
-			// The rejected header's finding covers its lines.
 		}
 		return
 	}
@@ -612,7 +607,7 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
-	sl := p.sect.slot(x, e.KeyOff, e.KeyOff+dot, e.Line)
+	sl := p.sect.slot(x, e.KeyOff, e.KeyOff+dot)
 	switch attr {
 	case "metric":
 		p.register(sl, "htop.meter."+p.sect.sec.Stored+"."+x, e, a, b, htopLine)
@@ -652,11 +647,7 @@ func (p *parser) columnKey(e Entry, a, b, htopLine int) {
 	}
 	switch e.Key {
 	case "metric":
-		var sl *slot
-		if len(o.slots) == 0 {
-			o.slot("", e.KeyOff, e.KeyEnd(), e.Line)
-		}
-		sl = o.slots[0]
+		sl := o.slot("", e.KeyOff, e.KeyEnd())
 		if o.sec.Stored == "" {
 			return // PCPDynamicColumn_addMetric refuses an empty name
 		}
@@ -708,7 +699,7 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
-	sl := o.slot(x, e.KeyOff, e.KeyOff+dot, e.Line)
+	sl := o.slot(x, e.KeyOff, e.KeyOff+dot)
 	if len(x)+len(o.sec.Stored)+1 >= nameSize {
 		sl.dropped = true
 		if !sl.dropNoted {
