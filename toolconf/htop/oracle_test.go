@@ -209,16 +209,12 @@ func runHtop(ctx context.Context, rel oracle.Release, files []placed) (verdict, 
 	var order []placed
 	for _, k := range []Kind{Meter, Column, Screen} {
 		for _, system := range []bool{false, true} {
-			d, err := os.Open(filepath.Join(tmp, placeDirs[system], k.Dir()))
+			paths, err := ListDir(filepath.Join(tmp, placeDirs[system], k.Dir()))
 			if err != nil {
 				return verdict{}, nil, err
 			}
-			names, err := d.Readdirnames(-1)
-			d.Close()
-			if err != nil {
-				return verdict{}, nil, err
-			}
-			for _, n := range names {
+			for _, p := range paths {
+				n := filepath.Base(p)
 				for _, pf := range files {
 					if pf.kind == k && pf.path == n && pf.system == system {
 						order = append(order, placed{k, filepath.Join(inside, placeDirs[system], k.Dir(), n), pf.src, system})
