@@ -49,13 +49,14 @@ func htopPackage(rel oracle.Release) string {
 	return "/"
 }
 
-// acceptWait is how long an accepted run of a pcp-htop without
-// --max-iterations (PCP before 6.1.0) is left before it is stopped: htop
-// reads its files and registers the metrics before its first screen.
-// Later releases run one iteration and exit, within runWait.
+// A pcp-htop with --max-iterations (PCP 6.1.0+) runs one iteration and
+// exits; an older one is stopped once libpcp's derive debugging reports
+// parsedMarker, its first metric lookup, which comes after htop has read
+// every file (before 6.1.0 its columns look nothing up while they are
+// read). Either must happen within runWait.
 const (
-	acceptWait = 3 * time.Second
-	runWait    = 60 * time.Second
+	runWait      = 60 * time.Second
+	parsedMarker = "__dmgetpmid:"
 )
 
 // maxIterations: the release's pcp-htop has -n (--max-iterations).
@@ -225,15 +226,13 @@ func runHtop(ctx context.Context, rel oracle.Release, files []placed) (verdict, 
 	}
 	errFile := filepath.Join(tmp, "stderr")
 	command := filepath.Join(htopPackage(rel), htopBinary) + " --host=127.0.0.1 2>" + errFile
-	wait := acceptWait
 	if maxIterations(rel.Version) {
 		command = filepath.Join(htopPackage(rel), htopBinary) + " --host=127.0.0.1 -n 1 2>" + errFile
-		wait = runWait
 	}
 	if rel.Root != "" {
 		command = "chroot " + rel.Root + " " + command
 	}
-	cctx, cancel := context.WithTimeout(ctx, wait)
+	cctx, cancel := context.WithTimeout(ctx, runWait)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, "script", "-qec", command, "/dev/null")
 	cmd.Env = append(os.Environ(), "TERM=xterm", "HOME="+inside, "XDG_CONFIG_HOME="+inside+"/cfg",
@@ -241,7 +240,33 @@ func runHtop(ctx context.Context, rel oracle.Release, files []placed) (verdict, 
 	cmd.Stdin = bytes.NewReader(nil)
 	cmd.Stdout = nil
 	cmd.WaitDelay = time.Second
-	runErr := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return verdict{}, nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var runErr error
+	stopped := false // by us, once htop had read its files
+	if maxIterations(rel.Version) {
+		runErr = <-done
+	} else {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+	wait:
+		for {
+			select {
+			case runErr = <-done:
+				break wait
+			case <-tick.C:
+				if b, _ := os.ReadFile(errFile); bytes.Contains(b, []byte(parsedMarker)) {
+					stopped = true
+					cancel()
+					runErr = <-done
+					break wait
+				}
+			}
+		}
+	}
 	stderr, err := os.ReadFile(errFile)
 	if err != nil {
 		return verdict{}, nil, fmt.Errorf("%s: pcp-htop wrote no stderr (%v): %w", rel, runErr, err)
@@ -251,10 +276,10 @@ func runHtop(ctx context.Context, rel oracle.Release, files []placed) (verdict, 
 	v := verdict{registered: map[string]string{}}
 	var exit *exec.ExitError
 	switch {
-	case cctx.Err() != nil && !maxIterations(rel.Version):
+	case stopped:
 		v.outcome = "accepted"
 	case cctx.Err() != nil:
-		return verdict{}, nil, fmt.Errorf("%s: pcp-htop -n 1 still running after %v: %s", rel, wait, stderr)
+		return verdict{}, nil, fmt.Errorf("%s: pcp-htop still running after %v: %.2000s", rel, runWait, stderr)
 	case runErr == nil && maxIterations(rel.Version):
 		v.outcome = "accepted"
 	case errors.As(runErr, &exit) && exit.ExitCode() == 2:
