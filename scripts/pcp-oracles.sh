@@ -25,7 +25,7 @@ find_shared() {
 	d=$(cd "$(dirname "$0")/.." && pwd)
 	while [ "$d" != / ]; do
 		d=$(dirname "$d")
-		if [ -x "$d/shared/oracles/pcp-release.sh" ]; then
+		if [ -f "$d/shared/oracles/pcp-release.sh" ]; then
 			printf '%s\n' "$d/shared/oracles"
 			return
 		fi
@@ -37,7 +37,7 @@ shared=$(find_shared) || die "no shared/oracles/pcp-release.sh beside the clone 
 for v in "${releases[@]}"; do
 	[ -f "$shared/pcp-$v.tar.xz" ] || die "$shared/pcp-$v.tar.xz is missing"
 	# The first call unpacks (into a temporary directory, renamed when done).
-	got=$("$shared/pcp-release.sh" "$v" --version 2>&1) || die "PCP $v does not run: $got"
+	got=$(sh "$shared/pcp-release.sh" "$v" --version 2>&1) || die "PCP $v does not run: $got"
 	case $got in
 	*"version $v"*) say "PCP $v ready at ${PCP_ORACLE_CACHE:-/var/cache/pcp-derive-lsp/oracles}/pcp-$v" ;;
 	*) die "PCP $v answers: $got" ;;
