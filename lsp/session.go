@@ -59,8 +59,9 @@ type clientCaps struct {
 	watchFiles bool
 	// pullDiagnostics: the client asks for diagnostics
 	// (textDocument/diagnostic), so none are pushed (pulldiag.go);
-	// diagnosticRefresh: it can be told to ask again.
-	pullDiagnostics, diagnosticRefresh bool
+	// diagnosticRefresh: it can be told to ask again; relatedDocuments:
+	// a document's answer may carry other documents' findings.
+	pullDiagnostics, diagnosticRefresh, relatedDocuments bool
 }
 
 func readClientCaps(p *protocol.InitializeParams) clientCaps {
@@ -81,6 +82,7 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 	}
 	if td := p.Capabilities.TextDocument; td != nil && td.Diagnostic != nil {
 		c.pullDiagnostics = true
+		c.relatedDocuments = td.Diagnostic.RelatedDocumentSupport != nil && *td.Diagnostic.RelatedDocumentSupport
 	}
 	if ws := p.Capabilities.Workspace; ws != nil && ws.Diagnostics != nil && ws.Diagnostics.RefreshSupport != nil {
 		c.diagnosticRefresh = *ws.Diagnostics.RefreshSupport

@@ -24,10 +24,7 @@ import (
 func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.WorkspaceDiagnosticParams) (*protocol.WorkspaceDiagnosticReport, error) {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	open := map[uri.URI]bool{}
-	for _, u := range s.docs.uris() {
-		open[u] = true
-	}
+	open := s.openDocs()
 	previous := map[uri.URI]string{}
 	for _, p := range params.PreviousResultIds {
 		previous[p.URI] = p.Value
@@ -67,6 +64,15 @@ func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.Works
 	return report, nil
 }
 
+// openDocs are the open documents.
+func (s *server) openDocs() map[uri.URI]bool {
+	open := map[uri.URI]bool{}
+	for _, u := range s.docs.uris() {
+		open[u] = true
+	}
+	return open
+}
+
 // workspaceItem is one closed config's report: "unchanged" when the
 // client has result id id already.
 func workspaceItem(u uri.URI, id uint64, items []protocol.Diagnostic, previous string) protocol.WorkspaceDocumentDiagnosticReport {
@@ -90,11 +96,7 @@ func (s *server) closedFindings(ctx context.Context, u uri.URI) []protocol.Diagn
 	if u.Scheme() != "file" {
 		return []protocol.Diagnostic{}
 	}
-	open := map[uri.URI]bool{}
-	for _, o := range s.docs.uris() {
-		open[o] = true
-	}
-	if items := s.analyseDir(ctx, filepath.Dir(u.FsPath()), open).findings[u]; items != nil {
+	if items := s.analyseDir(ctx, filepath.Dir(u.FsPath()), s.openDocs()).findings[u]; items != nil {
 		return items
 	}
 	return []protocol.Diagnostic{}
