@@ -187,7 +187,7 @@ func (s *server) relatedFindings(ctx context.Context, u uri.URI) map[uri.URI]pro
 	ctx, cancel := detach(ctx)
 	defer cancel()
 	da := s.analyseDir(ctx, filepath.Dir(u.FsPath()), s.openDocs())
-	if len(da.order) == 0 {
+	if da == nil || len(da.order) == 0 {
 		return nil
 	}
 	out := make(map[uri.URI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport, len(da.order))
