@@ -27,8 +27,9 @@ type clientCaps struct {
 	applyEdit bool
 	// pullDiagnostics: the client asks for diagnostics
 	// (textDocument/diagnostic), so none are pushed (pulldiag.go);
-	// diagnosticRefresh: it can be told to ask again.
-	pullDiagnostics, diagnosticRefresh bool
+	// diagnosticRefresh: it can be told to ask again; relatedDocuments:
+	// a document's answer may carry other documents' findings.
+	pullDiagnostics, diagnosticRefresh, relatedDocuments bool
 
 	snippets          bool // completion items may be snippets
 	hoverMarkdown     bool // hover contents may be markdown
@@ -87,7 +88,10 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 	if td == nil {
 		return c
 	}
-	c.pullDiagnostics = td.Diagnostic != nil
+	if d := td.Diagnostic; d != nil {
+		c.pullDiagnostics = true
+		c.relatedDocuments = isTrue(d.RelatedDocumentSupport)
+	}
 	if cc := td.Completion; cc != nil {
 		if it := cc.CompletionItem; it != nil {
 			c.snippets = isTrue(it.SnippetSupport)

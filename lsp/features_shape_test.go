@@ -303,7 +303,7 @@ func TestFeatureRepliesFitMetaModel(t *testing.T) {
 	}
 	init := checkReply(1, "initialize", map[string]any{
 		"processId": nil, "rootUri": uri.File(dir),
-		"capabilities":          map[string]any{"textDocument": map[string]any{"diagnostic": map[string]any{}}},
+		"capabilities":          map[string]any{"textDocument": map[string]any{"diagnostic": map[string]any{"relatedDocumentSupport": true}}},
 		"initializationOptions": map[string]any{"source": map[string]any{"metadata": "embedded"}, "pcpVersion": "latest"},
 		"workspaceFolders":      []any{map[string]any{"uri": uri.File(dir), "name": "w"}},
 	})
@@ -326,7 +326,9 @@ func TestFeatureRepliesFitMetaModel(t *testing.T) {
 	doc := map[string]any{"uri": docURI}
 	id := 10
 	next := func() int { id++; return id }
-	checkReply(next(), "textDocument/diagnostic", map[string]any{"textDocument": doc})
+	if pulled := checkReply(next(), "textDocument/diagnostic", map[string]any{"textDocument": doc}); !bytes.Contains(pulled, []byte(`"relatedDocuments"`)) {
+		t.Errorf("the document pull has no relatedDocuments (closed.conf beside it): %s", pulled)
+	}
 	checkReply(next(), "workspace/diagnostic", map[string]any{"previousResultIds": []any{}})
 	checkReply(next(), "textDocument/documentLink", map[string]any{"textDocument": doc})
 	checkReply(next(), "textDocument/rangeFormatting", map[string]any{"textDocument": doc, "options": map[string]any{"tabSize": 4, "insertSpaces": true},

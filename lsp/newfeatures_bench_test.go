@@ -156,6 +156,16 @@ func benchNewFeatures(b *testing.B, lines int) {
 		}
 		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
 	})
+	// afteredit's baseline: the same keystrokes, and a hover that waits
+	// for their analysis. afteredit less this is what the features cost.
+	run("editsonly", func(b *testing.B) {
+		end := protocol.Position{Line: comment, Character: n}
+		edit(b, protocol.Range{Start: end, End: end}, "7")
+		if _, err := srv.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: at}); err != nil {
+			b.Fatal(err)
+		}
+		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
+	})
 	b.Run("index", func(b *testing.B) {
 		f := grammar.ParseConfig(u.FsPath(), []byte(strings.Join(all, "")), grammar.Options{Version: pcpver.Latest})
 		b.ReportAllocs()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -165,7 +166,36 @@ func (s *server) Diagnostic(ctx context.Context, params *protocol.DocumentDiagno
 	extra := slices.Concat(s.fleetDiagnostics(snap), s.emptyNowDiagnostics(snap))
 	report, id := documentDiagnostics(snap, extra, s.pulls, s.opts.DocsURL, params.PreviousResultID)
 	s.pulls.answered(u, id)
+	if s.session.clientCaps().relatedDocuments && u.Scheme() == "file" {
+		// The closed configs beside it, which an edit of it may break:
+		// shown at once by a client that takes them (Neovim).
+		related := s.relatedFindings(ctx, u)
+		switch r := report.(type) {
+		case *protocol.RelatedFullDocumentDiagnosticReport:
+			r.RelatedDocuments = related
+		case *protocol.RelatedUnchangedDocumentDiagnosticReport:
+			r.RelatedDocuments = related
+		}
+	}
 	return report, nil
+}
+
+// relatedFindings are the findings of the closed configs in the
+// directory of open document u, from the directory's analysis
+// (wsdiag.go); nil for none.
+func (s *server) relatedFindings(ctx context.Context, u uri.URI) map[uri.URI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport {
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	da := s.analyseDir(ctx, filepath.Dir(u.FsPath()), s.openDocs())
+	if da == nil || len(da.order) == 0 {
+		return nil
+	}
+	out := make(map[uri.URI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport, len(da.order))
+	rid := "w" + strconv.FormatUint(da.id, 10)
+	for _, c := range da.order {
+		out[c] = &protocol.FullDocumentDiagnosticReport{Kind: "full", ResultID: &rid, Items: da.findings[c]}
+	}
+	return out
 }
 
 // documentDiagnostics is a document's pull report: its findings and

@@ -32,7 +32,7 @@ func pullSession(t *testing.T, root string) (protocol.Server, *pullClient, conte
 	c := &pullClient{recorder: newRecorder()}
 	params := &protocol.InitializeParams{
 		Capabilities: protocol.ClientCapabilities{
-			TextDocument: &protocol.TextDocumentClientCapabilities{Diagnostic: &protocol.DiagnosticClientCapabilities{}},
+			TextDocument: &protocol.TextDocumentClientCapabilities{Diagnostic: &protocol.DiagnosticClientCapabilities{RelatedDocumentSupport: &yes}},
 			Workspace:    &protocol.WorkspaceClientCapabilities{Diagnostics: &protocol.DiagnosticWorkspaceClientCapabilities{RefreshSupport: &yes}},
 		},
 		InitializationOptions: []byte(`{"source": {"metadata": "embedded"}, "pcpVersion": "6.0.3", "debounce": 0}`),
@@ -72,7 +72,8 @@ func workspaceFindings(t *testing.T, ctx context.Context, srv protocol.Server, p
 // TestPullDiagnostics: a client that pulls gets each document's findings
 // on request and none pushed; the workspace's closed configs are analysed
 // with the open ones, so renaming a metric in an open document shows at
-// the next pull in the closed config that used it (and an edit the closed
+// once, in that document's pull (related documents), and at the next
+// workspace pull, in the closed config that used it (and an edit the closed
 // config cannot see costs no new analysis of it); findings that change
 // without the client's pull bring a refresh request.
 func TestPullDiagnostics(t *testing.T) {
@@ -131,8 +132,16 @@ func TestPullDiagnostics(t *testing.T) {
 		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
 			Text: "disk.io.renamed = disk.dev.read\ndisk.io.bad = disk.dev.nothing\n"}},
 	})
-	if _, err := srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: open}}); err != nil {
+	// The open document's own pull carries the closed one's findings
+	// (the client declared relatedDocumentSupport).
+	rep, err = srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: open}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	full, _ = rep.(*protocol.RelatedFullDocumentDiagnosticReport)
+	if related, _ := full.RelatedDocuments[closed].(*protocol.FullDocumentDiagnosticReport); related == nil ||
+		len(related.Items) != 1 || related.Items[0].Code != protocol.String("unknown-metric") {
+		t.Fatalf("the open document's pull after the rename: related documents %#v, want %s's unknown-metric", full.RelatedDocuments, closed)
 	}
 	got, _ = workspaceFindings(t, ctx, srv, ids)
 	if got[closed] != "full: unknown-metric" {

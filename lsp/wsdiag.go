@@ -24,10 +24,7 @@ import (
 func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.WorkspaceDiagnosticParams) (*protocol.WorkspaceDiagnosticReport, error) {
 	ctx, cancel := detach(ctx)
 	defer cancel()
-	open := map[uri.URI]bool{}
-	for _, u := range s.docs.uris() {
-		open[u] = true
-	}
+	open := s.openDocs()
 	previous := map[uri.URI]string{}
 	for _, p := range params.PreviousResultIds {
 		previous[p.URI] = p.Value
@@ -52,6 +49,9 @@ func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.Works
 			break
 		}
 		da := s.analyseDir(ctx, dir, open)
+		if da == nil {
+			break // out of time: what the client has stays
+		}
 		for _, u := range da.order {
 			reported[u] = true
 			report.Items = append(report.Items, workspaceItem(u, da.id, da.findings[u], previous[u]))
@@ -60,11 +60,20 @@ func (s *server) DiagnosticWorkspace(ctx context.Context, params *protocol.Works
 	// A config the client was told about that is gone (deleted, or
 	// opened meanwhile): an empty report clears what it shows.
 	for u := range previous {
-		if !reported[u] && !open[u] {
+		if !reported[u] && !open[u] && ctx.Err() == nil {
 			report.Items = append(report.Items, workspaceItem(u, 0, nil, ""))
 		}
 	}
 	return report, nil
+}
+
+// openDocs are the open documents.
+func (s *server) openDocs() map[uri.URI]bool {
+	open := map[uri.URI]bool{}
+	for _, u := range s.docs.uris() {
+		open[u] = true
+	}
+	return open
 }
 
 // workspaceItem is one closed config's report: "unchanged" when the
@@ -90,12 +99,8 @@ func (s *server) closedFindings(ctx context.Context, u uri.URI) []protocol.Diagn
 	if u.Scheme() != "file" {
 		return []protocol.Diagnostic{}
 	}
-	open := map[uri.URI]bool{}
-	for _, o := range s.docs.uris() {
-		open[o] = true
-	}
-	if items := s.analyseDir(ctx, filepath.Dir(u.FsPath()), open).findings[u]; items != nil {
-		return items
+	if da := s.analyseDir(ctx, filepath.Dir(u.FsPath()), s.openDocs()); da != nil && da.findings[u] != nil {
+		return da.findings[u]
 	}
 	return []protocol.Diagnostic{}
 }
@@ -134,7 +139,7 @@ type dirMember struct {
 // documents by their latest text; the findings of the closed ones are
 // kept. The last analysis is reused while nothing it read changed; an
 // open document counts only by what the closed configs can see of it, so
-// typing in it elsewhere costs no new analysis.
+// typing in it elsewhere costs no new analysis. nil when ctx ended first.
 func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bool) *dirAnalysis {
 	// The directory's files, and open documents in it not saved yet.
 	names := map[string]bool{}
@@ -210,7 +215,7 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 	if len(inputs) > 0 {
 		res := analysis.Run(ctx, inputs, ac, analysis.Options{})
 		if ctx.Err() != nil {
-			return da // cancelled: not kept, nor a result id given
+			return nil // cancelled: nothing to report, nor to keep
 		}
 		mentioned := map[string]bool{}
 		for _, f := range res.Files {
