@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,6 +43,11 @@ type clientCaps struct {
 	completionKinds []protocol.CompletionItemKind
 	symbolKinds     []protocol.SymbolKind // of document symbols
 	wsSymbolKinds   []protocol.SymbolKind // of workspace symbols
+	// What of a published diagnostic the client reads: its tags (none
+	// unless declared), related information, a code's page.
+	diagTags            []protocol.DiagnosticTag
+	diagRelated         bool
+	diagCodeDescription bool
 }
 
 // The LSP 3.0 base sets: what a client that declares no value set knows.
@@ -116,7 +122,38 @@ func readClientCaps(p *protocol.InitializeParams) clientCaps {
 	if r := td.Rename; r != nil {
 		c.prepareRename = isTrue(r.PrepareSupport)
 	}
+	if pd := td.PublishDiagnostics; pd != nil {
+		c.diagTags = pd.TagSupport.ValueSet
+		c.diagRelated = isTrue(pd.RelatedInformation)
+		c.diagCodeDescription = isTrue(pd.CodeDescriptionSupport)
+	}
 	return c
+}
+
+// diagnostic shapes a published diagnostic for the client: only the tags
+// it declared, a code's page only with codeDescriptionSupport, and the
+// related information, to a client that does not read it, as lines of
+// the message ("PATH:LINE: message"), so none of it is lost.
+func (c clientCaps) diagnostic(d *protocol.Diagnostic) {
+	if d.Tags.Len() > 0 {
+		d.Tags = protocol.NewDiagnosticTags(slices.DeleteFunc(d.Tags.Slice(), func(t protocol.DiagnosticTag) bool {
+			return !slices.Contains(c.diagTags, t)
+		})...)
+	}
+	if !c.diagCodeDescription {
+		d.CodeDescription = protocol.CodeDescription{}
+	}
+	if !c.diagRelated && len(d.RelatedInformation) > 0 {
+		if msg, ok := d.Message.(protocol.String); ok {
+			var b strings.Builder
+			b.WriteString(string(msg))
+			for _, r := range d.RelatedInformation {
+				fmt.Fprintf(&b, "\n%s:%d: %s", fileName(r.Location.URI), r.Location.Range.Start.Line+1, r.Message)
+			}
+			d.Message = protocol.String(b.String())
+		}
+		d.RelatedInformation = nil
+	}
 }
 
 // markup is text written in markdown, as the client reads it: markdown

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"go.lsp.dev/protocol"
 )
 
 // capsClient is a session as one client profile, with one document open.
@@ -392,5 +394,68 @@ func TestPlainText(t *testing.T) {
 		if got := plainText(tt.md); got != tt.want {
 			t.Errorf("plainText(%q) = %q, want %q", tt.md, got, tt.want)
 		}
+	}
+}
+
+// TestCapDiagnostics: a published diagnostic's tags only as declared in
+// publishDiagnostics.tagSupport, its code's page only with
+// codeDescriptionSupport.
+func TestCapDiagnostics(t *testing.T) {
+	for name, caps := range capsProfiles(t) {
+		t.Run(name, func(t *testing.T) {
+			// No pull diagnostics: both profiles are pushed to.
+			var c map[string]any
+			json.Unmarshal(caps, &c)
+			if td, ok := c["textDocument"].(map[string]any); ok {
+				delete(td, "diagnostic")
+			}
+			raw, _ := json.Marshal(c)
+			cl := capsSession(t, raw, "m.a = 1\nm.a = 2\n")
+			var diags []struct {
+				Code            string
+				Tags            []int
+				CodeDescription *struct{ Href string }
+			}
+			for len(diags) == 0 {
+				m := cl.notification("textDocument/publishDiagnostics")
+				var p struct{ Diagnostics json.RawMessage }
+				json.Unmarshal(m.Params, &p)
+				json.Unmarshal(p.Diagnostics, &diags)
+			}
+			for _, d := range diags {
+				if d.Code != "duplicate-name" {
+					continue
+				}
+				declared := name == "vscode"
+				if got := len(d.Tags) == 1 && d.CodeDescription != nil; got != declared {
+					t.Errorf("tags %v, code page %v, to a client declaring them: %v", d.Tags, d.CodeDescription, declared)
+				}
+				if !declared && (d.Tags != nil || d.CodeDescription != nil) {
+					t.Errorf("undeclared parts sent: %+v", d)
+				}
+				return
+			}
+			t.Fatalf("no duplicate-name finding: %+v", diags)
+		})
+	}
+}
+
+// TestDiagnosticRelatedInformation: related information goes to a client
+// that reads it as such, to others as lines of the message.
+func TestDiagnosticRelatedInformation(t *testing.T) {
+	related := func() protocol.Diagnostic {
+		return protocol.Diagnostic{Message: protocol.String("m.a is defined twice"), RelatedInformation: []protocol.DiagnosticRelatedInformation{{
+			Location: protocol.Location{URI: "file:///tmp/a.conf", Range: protocol.Range{Start: protocol.Position{Line: 2}}},
+			Message:  "first defined here"}}}
+	}
+	d := related()
+	clientCaps{diagRelated: true}.diagnostic(&d)
+	if len(d.RelatedInformation) != 1 || d.Message != protocol.String("m.a is defined twice") {
+		t.Errorf("to a client reading it: %+v", d)
+	}
+	d = related()
+	clientCaps{}.diagnostic(&d)
+	if d.RelatedInformation != nil || d.Message != protocol.String("m.a is defined twice\n/tmp/a.conf:3: first defined here") {
+		t.Errorf("to a client not reading it: %+v", d)
 	}
 }

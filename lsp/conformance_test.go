@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -108,12 +109,15 @@ func lines16(text string) []int {
 	return append(out, 0)
 }
 
-// positionRequests are the requests at a position, by the server
-// capability that advertises them.
-var positionRequests = map[string]func(u string, line, char int) []struct {
+// lspRequest is one request the protocol test sends.
+type lspRequest struct {
 	method string
 	params any
-}{
+}
+
+// positionRequests are the requests at a position, by the server
+// capability that advertises them.
+var positionRequests = map[string]func(u string, line, char int) []lspRequest{
 	"hoverProvider":             one("textDocument/hover", nil),
 	"completionProvider":        one("textDocument/completion", nil),
 	"signatureHelpProvider":     one("textDocument/signatureHelp", nil),
@@ -122,33 +126,19 @@ var positionRequests = map[string]func(u string, line, char int) []struct {
 	"renameProvider":            one("textDocument/rename", map[string]any{"newName": "m.renamed"}),
 	"documentHighlightProvider": one("textDocument/documentHighlight", nil),
 	"callHierarchyProvider":     one("textDocument/prepareCallHierarchy", nil),
-	"selectionRangeProvider": func(u string, line, char int) []struct {
-		method string
-		params any
-	} {
-		return []struct {
-			method string
-			params any
-		}{{"textDocument/selectionRange", map[string]any{"textDocument": docID(u), "positions": []any{jpos(line, char)}}}}
+	"selectionRangeProvider": func(u string, line, char int) []lspRequest {
+		return []lspRequest{{"textDocument/selectionRange", map[string]any{"textDocument": docID(u), "positions": []any{jpos(line, char)}}}}
 	},
 }
 
-func one(method string, extra map[string]any) func(u string, line, char int) []struct {
-	method string
-	params any
-} {
-	return func(u string, line, char int) []struct {
-		method string
-		params any
-	} {
+// one is the request of method at a position, with extra params.
+func one(method string, extra map[string]any) func(u string, line, char int) []lspRequest {
+	return func(u string, line, char int) []lspRequest {
 		p := map[string]any{"textDocument": docID(u), "position": jpos(line, char)}
 		for k, v := range extra {
 			p[k] = v
 		}
-		return []struct {
-			method string
-			params any
-		}{{method, p}}
+		return []lspRequest{{method, p}}
 	}
 }
 
@@ -249,13 +239,7 @@ func (d *conformanceClient) run(caps json.RawMessage) {
 		return ok && string(v) != "false" && string(v) != "null"
 	}
 	d.c.send(nil, "initialized", map[string]any{})
-	uris := slices.Sorted(func(yield func(string) bool) {
-		for u := range conformanceDocs {
-			if !yield(u) {
-				return
-			}
-		}
-	})
+	uris := slices.Sorted(maps.Keys(conformanceDocs))
 	for _, u := range uris {
 		d.c.send(nil, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "pcp-derived", "version": 1, "text": conformanceDocs[u]}})
 	}
@@ -311,7 +295,7 @@ func (d *conformanceClient) everyRequest(uris []string, advertised func(string) 
 		lines := lines16(conformanceDocs[u])
 		for line, n := range lines {
 			for char := 0; char <= n+1; char += stride {
-				for _, k := range slices.Sorted(mapsKeys(positionRequests)) {
+				for _, k := range slices.Sorted(maps.Keys(positionRequests)) {
 					if !advertised(k) {
 						continue
 					}
@@ -335,7 +319,7 @@ func (d *conformanceClient) everyRequest(uris []string, advertised func(string) 
 					"context": map[string]any{"diagnostics": diags}})
 			}
 		}
-		for _, k := range slices.Sorted(mapsKeys(documentRequests)) {
+		for _, k := range slices.Sorted(maps.Keys(documentRequests)) {
 			if advertised(k) {
 				method, params := documentRequests[k](u, len(lines))
 				answer(method, params)
@@ -367,16 +351,6 @@ func (d *conformanceClient) resolveSome(m message) {
 	for _, it := range items[:min(len(items), 2)] {
 		if r := d.call("completionItem/resolve", it); r.Error != nil {
 			d.t.Errorf("completionItem/resolve %s: %+v", it, r.Error)
-		}
-	}
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -80,7 +81,7 @@ func TestLineEndings(t *testing.T) {
 			text := withEndings(crlfSource, endings...)
 			c := capsSession(t, caps, text)
 			got := featureAnswers(t, c, lines)
-			for _, k := range slices.Sorted(mapsKeys(want)) {
+			for _, k := range slices.Sorted(maps.Keys(want)) {
 				if got[k] != want[k] {
 					t.Errorf("%s:\n got  %s\n want %s", k, got[k], want[k])
 				}

@@ -111,7 +111,8 @@ func richTextCaps() *protocol.TextDocumentClientCapabilities {
 		"codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "source"]}}},
 		"documentSymbol": {"hierarchicalDocumentSymbolSupport": true,
 			"symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}},
-		"rename": {"prepareSupport": true}}`), &caps)
+		"rename": {"prepareSupport": true},
+		"publishDiagnostics": {"relatedInformation": true, "tagSupport": {"valueSet": [1, 2]}, "codeDescriptionSupport": true}}`), &caps)
 	if err != nil {
 		panic(err)
 	}

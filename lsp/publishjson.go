@@ -52,6 +52,18 @@ type diagnosticJSON struct {
 	// a publication's allocation runs under -race, where it drops a
 	// share on purpose.
 	free [][]byte
+	// shape fits a diagnostic to what the client reads
+	// (clientCaps.diagnostic); set at initialize, before any publish.
+	shape func(*protocol.Diagnostic)
+}
+
+// render is toProtocolDiagnostic, shaped for the client.
+func (c *diagnosticJSON) render(u uri.URI, g *grammar.Diagnostic, docsURL string) protocol.Diagnostic {
+	d := toProtocolDiagnostic(u, *g, docsURL)
+	if c.shape != nil {
+		c.shape(&d)
+	}
+	return d
 }
 
 // diagnosticKey is what a cached finding's JSON depends on.
@@ -103,7 +115,7 @@ const diagnosticJSONGeneration = 8192
 // buf.
 func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g *grammar.Diagnostic, docsURL string) ([]byte, error) {
 	if len(g.Related) > 0 {
-		d := toProtocolDiagnostic(u, *g, docsURL)
+		d := c.render(u, g, docsURL)
 		return appendMarshal(buf, &d)
 	}
 	k := keyOf(g)
@@ -118,7 +130,7 @@ func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g *grammar.Diagnostic, do
 	if ok {
 		return append(buf, js...), nil
 	}
-	d := toProtocolDiagnostic(u, *g, docsURL)
+	d := c.render(u, g, docsURL)
 	js, err := protocol.Marshal(&d)
 	if err != nil {
 		return buf, err

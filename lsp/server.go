@@ -158,6 +158,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 		s.log.Warn("ignoring initializationOptions", zap.Error(err))
 	}
 	s.reportSettings(problems)
+	s.diagJSON.shape = s.session.clientCaps().diagnostic // before the first publish: none before initialize
 	folders, _ := params.WorkspaceFolders.Get()
 	for _, f := range folders {
 		s.workspace.addFolder(f.URI)

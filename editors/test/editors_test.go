@@ -163,8 +163,11 @@ func results(t *testing.T, path string, log []byte) map[string][]string {
 	return out
 }
 
-// checkSession asserts what a scripted editor (Neovim, Emacs) saw.
-func checkSession(t *testing.T, r map[string][]string, kindKey, kind string) {
+// checkSession asserts what a scripted editor (Neovim, Emacs) saw;
+// markdown says whether the editor declares it reads markdown hovers
+// (eglot does only with markdown-mode, which the test's Emacs lacks: it
+// gets plain text).
+func checkSession(t *testing.T, r map[string][]string, kindKey, kind string, markdown bool) {
 	t.Helper()
 	one := func(k string) string { return strings.Join(r[k], "\n") }
 	if e := one("error"); e != "" {
@@ -177,9 +180,13 @@ func checkSession(t *testing.T, r map[string][]string, kindKey, kind string) {
 		!strings.Contains(d, "unknown metric sample.long.onr") || strings.Count(d, "\n") != 0 {
 		t.Errorf("diagnostics %q, want one unknown-metric at 3:9", d)
 	}
-	if h := one("hover"); !strings.Contains(h, "**kernel.all.load**") || !strings.Contains(h, "1, 5 and 15 minute load average") ||
-		!strings.Contains(h, "_"+settingsProof+"_") {
-		t.Errorf("hover %q, want kernel.all.load's help and %q (the snippet's source setting)", h, settingsProof)
+	name, proof := "kernel.all.load", settingsProof
+	if markdown {
+		name, proof = "**"+name+"**", "_"+proof+"_"
+	}
+	if h := one("hover"); !strings.Contains(h, name) || !strings.Contains(h, "1, 5 and 15 minute load average") ||
+		!strings.Contains(h, proof) || !markdown && strings.Contains(h, "**") {
+		t.Errorf("hover %q, want kernel.all.load's help and %q (the snippet's source setting), markdown %v", h, settingsProof, markdown)
 	}
 	if x := one("explain"); !strings.Contains(x, "**Explain `m.load`**") || !strings.Contains(x, "kernel.all.load + 1  [") ||
 		!strings.Contains(x, "— values of the metric `kernel.all.load`") {
@@ -224,7 +231,7 @@ func TestNeovim07(t *testing.T) {
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "0.7.") {
 		t.Errorf("Neovim %s, want Debian 12's 0.7", v)
 	}
-	checkSession(t, r, "filetype", "pcpderived")
+	checkSession(t, r, "filetype", "pcpderived", true)
 }
 
 // TestNeovim012 runs sid's Neovim 0.12 with vim.lsp.config/enable and
@@ -242,7 +249,7 @@ func TestNeovim012(t *testing.T) {
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "0.12.") {
 		t.Errorf("Neovim %s, want sid's 0.12", v)
 	}
-	checkSession(t, r, "filetype", "pcpderived")
+	checkSession(t, r, "filetype", "pcpderived", true)
 	checkNeovimNavigation(t, r)
 }
 
@@ -282,7 +289,7 @@ func TestEmacs(t *testing.T) {
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "30.") {
 		t.Errorf("Emacs %s, want sid's 30", v)
 	}
-	checkSession(t, r, "mode", "pcp-derived-mode")
+	checkSession(t, r, "mode", "pcp-derived-mode", false)
 }
 
 // run runs an editor with a deadline and returns its output.
