@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -185,6 +186,13 @@ type Report struct {
 	// suggested are the "did you mean" answers of this check and of the
 	// checks of the document before it (Recheck passes them on).
 	suggested *suggestions
+	// crossLine says a finding depends on other definitions' places in
+	// a way Recheck does not follow (crossLine): it then checks whole.
+	crossLine bool
+	// pmdaWarned are, for a report of one file, the warnings that a
+	// PMDA is missing, by namespace root: the hints of its other
+	// metrics point at them, and Recheck keeps them.
+	pmdaWarned map[string]pmdaWarning
 }
 
 // Options tune a check.
@@ -367,6 +375,12 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	for f, diags := range c.diags {
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
 		c.report.findings[f] = pvec.Of(diags)
+		if slices.ContainsFunc(diags, crossLine) {
+			c.report.crossLine = true
+		}
+	}
+	if len(files) == 1 {
+		c.report.pmdaWarned = c.pmdaReported[files[0]]
 	}
 	return c.report, nil
 }
@@ -461,7 +475,10 @@ type checkRun struct {
 	topNames func() (map[string]bool, error)
 	// pmdaReported remembers, per file, the PMDA roots already reported
 	// missing, so each is reported once.
-	pmdaReported map[*grammar.File]map[string]int
+	pmdaReported map[*grammar.File]map[string]pmdaWarning
+	// pmdaFresh, in a Recheck, lists by root the metrics it found a
+	// missing PMDA's metric in (nil in a Check).
+	pmdaFresh map[string][]*Metric
 	// instanceHints suggests instance names, one suggester per instance
 	// domain so each misspelt instance is looked up once per check.
 	instanceHints map[pmapi.InDom]*suggester
@@ -938,21 +955,32 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 		return false
 	}
 	if c.pmdaReported == nil {
-		c.pmdaReported = map[*grammar.File]map[string]int{}
+		c.pmdaReported = map[*grammar.File]map[string]pmdaWarning{}
 	}
 	if c.pmdaReported[f] == nil {
-		c.pmdaReported[f] = map[string]int{}
+		c.pmdaReported[f] = map[string]pmdaWarning{}
+	}
+	if c.pmdaFresh != nil {
+		c.pmdaFresh[root] = append(c.pmdaFresh[root], m)
 	}
 	agent := strings.ReplaceAll(pmdas, ",", " or ")
-	if line, seen := c.pmdaReported[f][root]; seen {
+	if w, seen := c.pmdaReported[f][root]; seen {
 		c.diagAs(f, m, rg, grammar.SeverityHint, "pmda-missing",
-			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, line, m.Def.Name), pcp)
+			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, w.line, m.Def.Name), pcp)
 		return true
 	}
-	c.pmdaReported[f][root] = int(rg.Start.Line)
+	c.pmdaReported[f][root] = pmdaWarning{line: int(rg.Start.Line), metric: m.Def.Name}
 	c.diag(f, m, rg, "pmda-missing",
 		fmt.Sprintf("no %s.* metrics in %s: the %s PMDA is not installed there, so libpcp hides %s and every other metric that uses %s.*", root, c.report.Source, agent, m.Def.Name, root), pcp)
 	return true
+}
+
+// pmdaWarning is where a file's warning that a PMDA is missing is: its
+// line, which the hints of the PMDA's other metrics name, and the metric
+// it is in.
+type pmdaWarning struct {
+	line   int
+	metric string
 }
 
 // diag reports a finding with its code's default severity (codes).

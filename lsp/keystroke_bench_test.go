@@ -74,6 +74,7 @@ type stdioClient struct {
 type received struct {
 	uri            string
 	version, count int
+	bytes          int // the message's length
 	// arrived is when the message's last byte was read, before the
 	// client decoded it: decoding 500 diagnostics with encoding/json
 	// takes this client about 2 ms, the client's own work, which an
@@ -144,7 +145,7 @@ func (c *stdioClient) read(r io.Reader) {
 		}
 		switch {
 		case msg.Method == "textDocument/publishDiagnostics":
-			c.published <- received{msg.Params.URI, msg.Params.Version, len(msg.Params.Diagnostics), arrived}
+			c.published <- received{msg.Params.URI, msg.Params.Version, len(msg.Params.Diagnostics), length, arrived}
 		case msg.Method != "" && len(msg.ID) > 0:
 			c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": nil})
 		}
@@ -346,6 +347,7 @@ func benchKeystroke(b *testing.B, lines int, shape configShape) {
 	// publication included; ns-arrival the server's answer as it
 	// arrives: from the didChange written to the publishDiagnostics read.
 	var arrival time.Duration
+	published := 0
 	pause := typingPause
 	if p, err := time.ParseDuration(os.Getenv("KEYSTROKE_PAUSE")); err == nil {
 		pause = p // KEYSTROKE_PAUSE=0 types back to back
@@ -357,7 +359,9 @@ func benchKeystroke(b *testing.B, lines int, shape configShape) {
 		}
 		sent := time.Now()
 		keystroke(v)
-		arrival += c.waitVersion(b, v, base+1-v%2).arrived.Sub(sent)
+		got := c.waitVersion(b, v, base+1-v%2)
+		arrival += got.arrived.Sub(sent)
+		published += got.bytes
 		v++
 	}
 	b.StopTimer()
@@ -367,6 +371,7 @@ func benchKeystroke(b *testing.B, lines int, shape configShape) {
 	}
 	b.ReportMetric(float64(len(text))/1e6, "MB-doc")
 	b.ReportMetric(float64(base), "diags")
+	b.ReportMetric(float64(published)/float64(b.N)/1e3, "kB-published")
 }
 
 // peakRSSMB is a process's peak resident set size (VmHWM), in MB.
