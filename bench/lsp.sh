@@ -109,7 +109,8 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 	printf "RESULT open_complete_%d_ms %.3f ms\n", n, metric("ns-complete")/1e6
 }
 /^BenchmarkOpen1000Documents/ {
-	printf "1,000 open documents: RSS %s MB for %s MB of text\n", metric("MB-RSS"), metric("MB-text")
+	printf "1,000 open documents: RSS %s MB (peak %s MB) for %s MB of text\n", metric("MB-RSS"), metric("MB-peak-RSS"), metric("MB-text")
+	printf "RESULT documents_1000_peak_rss_mb %s MB\n", metric("MB-peak-RSS")
 	printf "RESULT documents_1000_rss_mb %s MB\n", metric("MB-RSS")
 	printf "RESULT documents_1000_text_mb %s MB\n", metric("MB-text")
 }

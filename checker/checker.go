@@ -258,7 +258,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	var names []string
 	metrics := make([]*Metric, 0, definitionCount(files)) // Report.Metrics, once all are made
-	var slab metricSlab
+	slab := metricSlab{left: definitionCount(files)}
 	seen := map[string]bool{}
 	addName := func(name string) {
 		if !seen[name] {
@@ -393,14 +393,22 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 // replaced metric stays in memory while another of its block lives, so
 // what the blocks hold never exceeds the metrics of this check; a small
 // block keeps that to a few for a few edits.
-type metricSlab struct{ free []Metric }
+type metricSlab struct {
+	free []Metric
+	// left is how many more metrics the check may make at most (its
+	// definitions): a block is no longer, so a small config's metrics
+	// are not a block of 64 each (an open document of 100 lines held 28
+	// metrics' room for nothing).
+	left int
+}
 
 const metricSlabSize = 64
 
 func (s *metricSlab) next() *Metric {
 	if len(s.free) == 0 {
-		s.free = make([]Metric, metricSlabSize)
+		s.free = make([]Metric, max(1, min(metricSlabSize, s.left)))
 	}
+	s.left--
 	m := &s.free[0]
 	s.free = s.free[1:]
 	return m
