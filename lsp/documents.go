@@ -388,6 +388,7 @@ func (s *server) DidSave(ctx context.Context, params *protocol.DidSaveTextDocume
 
 func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocumentParams) error {
 	u := params.TextDocument.URI
+	s.workspace.closed(u)
 	// Under publishing: a publish that found the document open is sent
 	// before the empty list, and none after it keeps its publication.
 	s.publishing.Lock()

@@ -16,7 +16,9 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
 // TestOpenDocumentsTold: the open documents' total size is told when a
@@ -137,5 +139,27 @@ func TestOpenDocumentsMemory(t *testing.T) {
 	t.Logf("%d documents, %.1f MB of text: %.1f MB held, %.1f times the text", docs, float64(text)/1e6, float64(held)/1e6, float64(held)/float64(text))
 	if held > maxHeldPerText*int64(text) {
 		t.Errorf("%d open documents of %.1f MB hold %.1f MB, over %d times their text", docs, float64(text)/1e6, float64(held)/1e6, maxHeldPerText)
+	}
+}
+
+// TestClosedDocumentLeavesItsParse: a closed document is indexed in the
+// workspace at once, as a workspace request would index it, and its
+// parse is no longer held (it was, until such a request came).
+func TestClosedDocumentLeavesItsParse(t *testing.T) {
+	w := newWorkspace()
+	u := uri.File("/tmp/closed.conf")
+	f := grammar.ParseConfig(string(u), []byte("a.b = kernel.all.load\nc.d = a.b + 1\n"), grammar.Options{Version: pcpver.Latest})
+	w.update(u, f)
+	w.closed(u)
+	if len(w.pending) != 0 {
+		t.Fatalf("the closed document's parse is still pending: %v", w.pending)
+	}
+	files := w.snapshot()
+	if len(files) != 1 || files[0].uri != u || !slices.Equal(files[0].names, []string{"a.b", "kernel.all.load", "c.d"}) {
+		t.Errorf("the workspace indexes %+v, want the closed document's names", files)
+	}
+	w.closed(uri.File("/tmp/never-opened.conf")) // nothing pending: nothing to do
+	if len(w.snapshot()) != 1 {
+		t.Error("closing a document never opened changed the workspace")
 	}
 }
