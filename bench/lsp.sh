@@ -44,8 +44,10 @@ if grep -q '^BenchmarkKeystroke' <<<"$list"; then
 	# them as much as the server.
 	# (The over-cap keystroke is measured once: it is not a ratio.)
 	rounds=$(go test ./lsp -run '^$' -bench 'Keystroke100000LinesOverCap$' -benchtime 200x -benchmem)$'\n'
+	# And the same with 2% of the lines in error (issue 39), 1,000 and
+	# 100,000 lines in the same rounds.
 	for round in 1 2 3; do
-		rounds+=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines$' -benchtime 200x -benchmem)$'\n'
+		rounds+=$(go test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines(Errors)?$' -benchtime 200x -benchmem)$'\n'
 	done
 	out=$(awk '
 		function metric(name,   i) { for (i = 1; i <= NF; i++) if ($(i) == name) return $(i-1); return "" }
@@ -63,6 +65,10 @@ else
 	echo "NOTE the keystroke rows are BenchmarkDidChange (BenchmarkKeystroke*Lines not found): no 10,000-line figure, no RSS"
 fi
 out2=$(go test ./lsp -run '^$' -bench 'Completion100kNames|Features(1000|100000)Lines$' -benchtime 200x -benchmem)
+# Opening a document (to its first diagnostics and to the complete
+# ones), and 1,000 documents open at once (issue 39).
+out2+=$'\n'$(go test ./lsp -run '^$' -bench 'Open(1000|100000)Lines$' -benchtime 5x)
+out2+=$'\n'$(go test ./lsp -run '^$' -bench 'Open1000Documents$' -benchtime 1x)
 echo "$out" "$out2" | grep '^Benchmark'
 echo "NOTE a keystroke counts from the didChange written to the publishDiagnostics read; the benchmark client's own decoding of it (encoding/json, about 2 ms for 500 diagnostics) is left out, and printed beside it"
 echo "$out" "$out2" | awk -v rt="$rt_us" -v kind="$kind" '
@@ -77,6 +83,12 @@ $1 ~ "^BenchmarkKeystroke100000LinesOverCap" {
 	printf "RESULT keystroke_100000_overcap_ms %.3f ms\n", keystroke()/1e6
 	next
 }
+$1 ~ "^BenchmarkKeystroke(1000|100000)LinesErrors" {
+	n = $1; sub("^BenchmarkKeystroke", "", n); sub(/Lines.*/, "", n)
+	printf "keystroke -> diagnostics, %7d lines, 2%% of them in error:  %9.2f ms  (%s findings)\n", n, keystroke()/1e6, metric("diags")
+	printf "RESULT keystroke_errors_%d_ms %.3f ms\n", n, keystroke()/1e6
+	next
+}
 $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 	n = $1; sub("^Benchmark" kind, "", n); sub(/Lines.*/, "", n)
 	printf "keystroke -> diagnostics, %7d lines:  %9.2f ms  (%.0f libpcp metadata round trips of %.0f us; client loop with its decoding %.2f ms)\n", n, keystroke()/1e6, keystroke()/1e3/rt, rt, $3/1e6
@@ -89,6 +101,18 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 	n = $1; sub("^BenchmarkFeatures", "", n); sub(/Lines.*/, "", n)
 	printf "hover + completion + inlay hints + code lenses, %6d lines: %6.2f ms\n", n, $3/1e6
 	printf "RESULT features_%d_ms %.4f ms\n", n, $3/1e6
+}
+/^BenchmarkOpen(1000|100000)Lines/ {
+	n = $1; sub("^BenchmarkOpen", "", n); sub(/Lines.*/, "", n)
+	printf "didOpen -> first diagnostics, %6d lines: %9.1f ms  (complete: %.1f ms)\n", n, metric("ns-first")/1e6, metric("ns-complete")/1e6
+	printf "RESULT open_first_%d_ms %.3f ms\n", n, metric("ns-first")/1e6
+	printf "RESULT open_complete_%d_ms %.3f ms\n", n, metric("ns-complete")/1e6
+}
+/^BenchmarkOpen1000Documents/ {
+	printf "1,000 open documents: RSS %s MB (peak %s MB) for %s MB of text\n", metric("MB-RSS"), metric("MB-peak-RSS"), metric("MB-text")
+	printf "RESULT documents_1000_peak_rss_mb %s MB\n", metric("MB-peak-RSS")
+	printf "RESULT documents_1000_rss_mb %s MB\n", metric("MB-RSS")
+	printf "RESULT documents_1000_text_mb %s MB\n", metric("MB-text")
 }
 /^BenchmarkCompletion100kNames/  { rss = metric("MB-RSS")
                                    printf "completion, 100,000-name namespace:       %9.3f ms  (%.1f libpcp round trips); RSS %s MB\n", $3/1e6, $3/1e3/rt, rss

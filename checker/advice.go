@@ -32,10 +32,23 @@ const maxSuggestedNames = 2000
 type suggester struct {
 	names func() []string
 	memo  map[string][]string
+	// scans counts the names compared with the whole namespace; past
+	// indexAfter, index lists the namespace by bigram for the rest.
+	scans int
+	index *nameIndex
 	// shared, when set, is what the checks of the document before this
 	// one suggested (Report.suggested).
 	shared *suggestions
 }
+
+// indexAfter is how many names a suggester compares with the whole
+// namespace before it indexes it (nameIndex): a keystroke's check asks
+// for one or two, a whole check of a big config for thousands.
+// indexMinNames is the smallest namespace worth it.
+const (
+	indexAfter    = 16
+	indexMinNames = 256
+)
 
 func newSuggester(names func() []string) *suggester {
 	return &suggester{names: names, memo: map[string][]string{}}
@@ -103,12 +116,21 @@ func (s *suggester) suggest(unknown string) []string {
 	limit := max(2, len(unknown)/4)
 	var cands []cand
 	from := editdist.New(unknown)
-	for _, n := range s.names() {
+	consider := func(n string) {
 		if abs(len(n)-len(unknown)) > limit {
-			continue
+			return
 		}
 		if d := from.Distance(n); d <= limit {
 			cands = append(cands, cand{n, d})
+		}
+	}
+	names := s.names()
+	if s.scans++; s.index == nil && s.scans > indexAfter && len(names) >= indexMinNames {
+		s.index = newNameIndex(names)
+	}
+	if s.index == nil || !s.index.candidates(unknown, limit, consider) {
+		for _, n := range names {
+			consider(n)
 		}
 	}
 	sort.Slice(cands, func(i, j int) bool {

@@ -307,21 +307,32 @@ func (c *checkRun) missingPMDA(f *grammar.File, m *Metric, name string, rg gramm
 		return false
 	}
 	if c.pmdaReported == nil {
-		c.pmdaReported = map[*grammar.File]map[string]int{}
+		c.pmdaReported = map[*grammar.File]map[string]pmdaWarning{}
 	}
 	if c.pmdaReported[f] == nil {
-		c.pmdaReported[f] = map[string]int{}
+		c.pmdaReported[f] = map[string]pmdaWarning{}
+	}
+	if c.pmdaFresh != nil {
+		c.pmdaFresh[root] = append(c.pmdaFresh[root], m)
 	}
 	agent := strings.ReplaceAll(pmdas, ",", " or ")
-	if line, seen := c.pmdaReported[f][root]; seen {
+	if w, seen := c.pmdaReported[f][root]; seen {
 		c.diagAs(f, m, rg, grammar.SeverityHint, codes.PMDAMissing,
-			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, line, m.Def.Name), pcp)
+			fmt.Sprintf("no %s.* metrics here (see line %d): libpcp hides %s", root, w.line, m.Def.Name), pcp)
 		return true
 	}
-	c.pmdaReported[f][root] = int(rg.Start.Line)
+	c.pmdaReported[f][root] = pmdaWarning{line: int(rg.Start.Line), metric: m.Def.Name}
 	c.diag(f, m, rg, codes.PMDAMissing,
 		fmt.Sprintf("no %s.* metrics in %s: the %s PMDA is not installed there, so libpcp hides %s and every other metric that uses %s.*", root, c.report.Source, agent, m.Def.Name, root), pcp)
 	return true
+}
+
+// pmdaWarning is where a file's warning that a PMDA is missing is: its
+// line, which the hints of the PMDA's other metrics name, and the metric
+// it is in.
+type pmdaWarning struct {
+	line   int
+	metric string
 }
 
 // topNamesOf returns a function that lists the namespace's top-level

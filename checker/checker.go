@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -46,6 +47,13 @@ type Report struct {
 	// suggested are the "did you mean" answers of this check and of the
 	// checks of the document before it (Recheck passes them on).
 	suggested *suggestions
+	// crossLine says a finding depends on other definitions' places in
+	// a way Recheck does not follow (crossLine): it then checks whole.
+	crossLine bool
+	// pmdaWarned are, for a report of one file, the warnings that a
+	// PMDA is missing, by namespace root: the hints of its other
+	// metrics point at them, and Recheck keeps them.
+	pmdaWarned map[string]pmdaWarning
 }
 
 // Options tune a check.
@@ -117,6 +125,12 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	for f, diags := range c.diags {
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
 		c.report.findings[f] = pvec.Of(diags)
+		if slices.ContainsFunc(diags, crossLine) {
+			c.report.crossLine = true
+		}
+	}
+	if len(files) == 1 {
+		c.report.pmdaWarned = c.pmdaReported[files[0]]
 	}
 	return c.report, nil
 }
@@ -151,7 +165,7 @@ func newCheckRun(ctx context.Context, files []*grammar.File, src pmclient.Source
 // their operands.
 func (c *checkRun) makeMetrics(files []*grammar.File) (metrics []*Metric, names []string) {
 	metrics = make([]*Metric, 0, definitionCount(files)) // Report.Metrics, once all are made
-	var slab metricSlab
+	slab := metricSlab{left: definitionCount(files)}
 	seen := map[string]bool{}
 	addName := func(name string) {
 		if !seen[name] {
@@ -286,7 +300,10 @@ type checkRun struct {
 	topNames func() (map[string]bool, error)
 	// pmdaReported remembers, per file, the PMDA roots already reported
 	// missing, so each is reported once.
-	pmdaReported map[*grammar.File]map[string]int
+	pmdaReported map[*grammar.File]map[string]pmdaWarning
+	// pmdaFresh, in a Recheck, lists by root the metrics it found a
+	// missing PMDA's metric in (nil in a Check).
+	pmdaFresh map[string][]*Metric
 	// instanceHints suggests instance names, one suggester per instance
 	// domain so each misspelt instance is looked up once per check.
 	instanceHints map[pmapi.InDom]*suggester

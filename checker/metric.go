@@ -151,14 +151,21 @@ const (
 // replaced metric stays in memory while another of its block lives, so
 // what the blocks hold never exceeds the metrics of this check; a small
 // block keeps that to a few for a few edits.
-type metricSlab struct{ free []Metric }
+type metricSlab struct {
+	free []Metric
+	// left is how many more metrics the check may make at most (its
+	// definitions): a block is no longer, so a small config's metrics
+	// are not a block of 64 each.
+	left int
+}
 
 const metricSlabSize = 64
 
 func (s *metricSlab) next() *Metric {
 	if len(s.free) == 0 {
-		s.free = make([]Metric, metricSlabSize)
+		s.free = make([]Metric, max(1, min(metricSlabSize, s.left)))
 	}
+	s.left--
 	m := &s.free[0]
 	s.free = s.free[1:]
 	return m

@@ -96,6 +96,14 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if len(r.again) > maxChangedRefs {
 		return nil, nil, false, nil
 	}
+	for _, w := range prev.pmdaWarned {
+		if r.again[w.metric] {
+			// The warning that a PMDA is missing is checked again: which
+			// of its metrics is first may change, and the hints of all
+			// the others name its line.
+			return nil, nil, false, nil
+		}
+	}
 	r.start(ctx, src, opts)
 	if !r.spliceMetrics() || !r.redoUsers() {
 		return nil, nil, false, nil
@@ -145,12 +153,7 @@ func recheckable(prev *Report, f *grammar.File, opts Options) bool {
 	if pf.Path != f.Path {
 		return false
 	}
-	for d := range prev.findings[pf].Values() {
-		if crossLine(d) {
-			return false
-		}
-	}
-	return true
+	return !prev.crossLine
 }
 
 // findChange finds the definitions before the change and after it:
@@ -221,6 +224,14 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 		checking: true, unknownAt: map[*grammar.Definition][]int{}, diags: map[*grammar.File][]grammar.Diagnostic{}}
 	r.c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	r.c.topNames = topNamesOf(ctx, src)
+	// The PMDAs reported missing stay where they were: the fresh metrics'
+	// uses of them are hints pointing there (pmdaKept says when that is
+	// what Check finds).
+	r.c.pmdaReported = map[*grammar.File]map[string]pmdaWarning{f: maps.Clone(prev.pmdaWarned)}
+	if r.c.pmdaReported[f] == nil {
+		r.c.pmdaReported[f] = map[string]pmdaWarning{}
+	}
+	r.c.pmdaFresh = map[string][]*Metric{}
 	for _, d := range r.oldChanged {
 		// Still the earlier metric: the name is no longer registered (a
 		// name has at most one registered definition: libpcp refuses a
@@ -366,6 +377,9 @@ func (r *recheck) keepFindings(opts Options) bool {
 			return false
 		}
 	}
+	if !pmdaKept(r.prev.pmdaWarned, r.rep.ByName, r.fresh, r.c.pmdaFresh, r.prev.ByName, r.oldChanged) {
+		return false
+	}
 	pd := r.pf.Definitions
 	head, end := grammar.Pos{Line: math.MaxInt32}, grammar.Pos{Line: math.MaxInt32}
 	if r.p < pd.Len() {
@@ -380,6 +394,7 @@ func (r *recheck) keepFindings(opts Options) bool {
 		return false
 	}
 	r.rep.findings[r.f] = out
+	r.rep.pmdaWarned = r.c.pmdaReported[r.f]
 	return true
 }
 
@@ -451,9 +466,75 @@ func replaceMetrics(metrics pvec.Vec[*Metric], repl []metricAt) pvec.Vec[*Metric
 }
 
 // crossLine says whether a finding depends on other definitions' places
-// (a missing PMDA reported once per file, a cycle of derived metrics).
+// in a way Recheck does not follow (a stand-in for findings not listed,
+// a cycle of derived metrics). A missing PMDA, reported once per file
+// with hints pointing there from its other metrics, Recheck follows
+// (pmdaKept).
 func crossLine(d grammar.Diagnostic) bool {
-	return d.More > 0 || d.Code == codes.PMDAMissing || (d.Code == codes.LibpcpCrash && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
+	return d.More > 0 || (d.Code == codes.LibpcpCrash && strings.Contains(d.Message, "depends on itself")) || len(d.Related) > 0
+}
+
+// pmdaKept says whether the missing PMDAs' warnings Recheck kept (warned:
+// the earlier check's, none of whose metrics it checked again) and those
+// it made are where Check puts them: on the first use of each PMDA's
+// metrics in check order, which is definition order but for a derived
+// metric checked first by an earlier one that uses it. That holds when
+// no fresh metric comes before a kept warning and could be checked first:
+// one with a use of that PMDA, or one that uses other derived metrics
+// (and may reach one with a use through them); and no definition gone
+// from before it (gone, named in prevNames) used derived metrics: it may
+// have been what had the warning's metric checked first. A PMDA without
+// a kept warning must have its uses in one fresh metric: Recheck's order
+// of several is not Check's.
+func pmdaKept(warned map[string]pmdaWarning, byName MetricNames, fresh []*Metric, uses map[string][]*Metric, prevNames MetricNames, gone []*grammar.Definition) bool {
+	for root, ms := range uses {
+		if _, ok := warned[root]; !ok && slices.ContainsFunc(ms, func(m *Metric) bool { return m != ms[0] }) {
+			return false
+		}
+	}
+	for root, w := range warned {
+		wm, ok := byName.Lookup(w.metric)
+		if !ok {
+			return false
+		}
+		at := wm.Def.Range.Start
+		for _, m := range fresh {
+			if !m.Def.Range.Start.Before(at) {
+				continue
+			}
+			if slices.Contains(uses[root], m) {
+				return false
+			}
+			if usesDerived(m.Def, byName) {
+				return false
+			}
+		}
+		for _, d := range gone {
+			if d.Registered && d.Range.Start.Before(at) && usesDerived(d, prevNames) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// usesDerived says whether d's expression names a metric of names (or
+// cannot be read).
+func usesDerived(d *grammar.Definition, names MetricNames) bool {
+	tree, err := d.Tree()
+	if err != nil {
+		return true
+	}
+	found := false
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		for _, op := range operandNames(n) {
+			if _, ok := names.Lookup(op); ok {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // sameDefinition says whether b, read again, is a: the same text,

@@ -227,6 +227,20 @@ func (w *workspace) update(u uri.URI, f *grammar.File) {
 	w.mu.Unlock()
 }
 
+// closed indexes a closed document's last parse now, if it was not yet:
+// kept pending, the parse of a closed document stayed in memory until a
+// workspace request came (a 100,000-line document closed and opened again
+// held two parses, and the collector worked through the second opening
+// near the server's memory limit).
+func (w *workspace) closed(u uri.URI) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f, ok := w.pending[u]; ok {
+		w.files[u] = indexFile(f)
+		delete(w.pending, u)
+	}
+}
+
 // snapshot lists the files in a stable order.
 func (w *workspace) snapshot() []wsFile {
 	w.mu.Lock()
