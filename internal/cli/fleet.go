@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
@@ -152,7 +154,8 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 	}
 	switch o.format {
 	case "text":
-		err = fleet.WriteText(stdout, res, fleet.TextOptions{})
+		esc := report.NewEscaper(stdout) // host names are input
+		err = errors.Join(fleet.WriteText(esc, res, fleet.TextOptions{}), esc.Flush())
 	case "json":
 		err = fleet.WriteJSON(stdout, res, Version)
 	default: // check's formats (but pcp, refused above) of a run per definition
