@@ -263,7 +263,8 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 		if e.plans[i] == nil {
 			// The check's node metadata, inferred for the plan only (kept
 			// with the report it would cost more than the config's text).
-			e.plans[i] = e.compile(e.rep.InferNodes(m), e.trees[i], nil)
+			nodes := e.rep.InferNodes(m)
+			e.plans[i] = e.compile(nodes, e.trees[i], make([]slot, 0, len(nodes))) // no copies as it grows
 		}
 		run.m, run.plan = m, e.plans[i]
 		vals, err := run.eval(e.trees[i])

@@ -117,8 +117,11 @@ func TextWith(w io.Writer, r *Run, opts TextOptions) error {
 		lineNo, line := 0, ""
 		for _, d := range f.Diagnostics {
 			start := d.Range.Start
-			where := fmt.Sprintf("%s:%d:%d:", f.File.Path, start.Line, start.Col)
-			if _, err := fmt.Fprintf(bw, "%s %s: %s %s\n", paint(c, ansiBold, where), paint(c, severityColor(d.Severity), d.Severity.String()), d.Message, paint(c, ansiDim, "["+d.Code+"]")); err != nil {
+			// Paths, messages (which quote names and instances) and
+			// source lines are input: escaped (Escape), so only the
+			// colours are escape sequences.
+			where := fmt.Sprintf("%s:%d:%d:", Escape(f.File.Path), start.Line, start.Col)
+			if _, err := fmt.Fprintf(bw, "%s %s: %s %s\n", paint(c, ansiBold, where), paint(c, severityColor(d.Severity), d.Severity.String()), Escape(d.Message), paint(c, ansiDim, "["+Escape(d.Code)+"]")); err != nil {
 				return err
 			}
 			if int(start.Line) != lineNo {
@@ -127,7 +130,7 @@ func TextWith(w io.Writer, r *Run, opts TextOptions) error {
 			if line == "" {
 				continue
 			}
-			text, mark := excerpt(line, d.Range, MaxSourceWidth)
+			text, mark := escapeMarked(excerpt(line, d.Range, MaxSourceWidth))
 			if _, err := fmt.Fprintf(bw, "    %s\n    %s\n", text, paint(c, ansiGreen, mark)); err != nil {
 				return err
 			}
@@ -179,6 +182,43 @@ func excerpt(line string, rg grammar.Range, width int) (text, mark string) {
 		text += ellipsis
 	}
 	return text, mark
+}
+
+// escapeMarked escapes a source excerpt (Escape) and widens its marker
+// to match: a byte shown as \xNN takes four columns.
+func escapeMarked(text, mark string) (string, string) {
+	if clean(text, false) {
+		return text, mark
+	}
+	var t, m strings.Builder
+	marks := []rune(mark)
+	k := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		shown := text[i : i+size]
+		if unsafe(r, size, false) {
+			shown = Escape(shown)
+		}
+		t.WriteString(shown)
+		if k < len(marks) {
+			switch w := utf8.RuneCountInString(shown); marks[k] {
+			case '^':
+				m.WriteString("^" + strings.Repeat("~", w-1))
+			case '~':
+				m.WriteString(strings.Repeat("~", w))
+			case ' ':
+				m.WriteString(strings.Repeat(" ", w))
+			default:
+				m.WriteRune(marks[k])
+			}
+			k++
+		}
+		i += size
+	}
+	for ; k < len(marks); k++ {
+		m.WriteRune(marks[k])
+	}
+	return t.String(), strings.TrimRight(m.String(), " ")
 }
 
 // marker underlines a range on its first line: "^" then "~" to its end,

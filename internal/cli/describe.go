@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
 
 func runDescribe(ctx context.Context, env Env, args []string) int {
@@ -61,7 +62,13 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	// is several times its text, and held whole it was the peak of the
 	// run (--format json built every metric's object, then the whole
 	// document in one buffer).
-	w := bufio.NewWriterSize(env.Stdout, 64<<10)
+	out := env.Stdout
+	if *format != "json" {
+		esc := report.NewEscaper(out) // names and help text are input
+		defer esc.Flush()
+		out = esc
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
 	switch *format {
 	case "pminfo":
 		for m := range rep.Metrics.Values() {

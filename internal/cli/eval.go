@@ -19,6 +19,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive/interp"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 )
 
 const evalAbout = `Computes derived metric values as libpcp would and prints them like pmrep:
@@ -128,6 +129,13 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	case "table", "text", "csv", "json", "pminfo":
 	default:
 		return fail("--format %q: want table, text, csv, json or pminfo", opts.format)
+	}
+	if opts.format != "json" {
+		// Names, instances and string values are input: nothing of them
+		// reaches a terminal as a control sequence.
+		esc := report.NewEscaper(env.Stdout)
+		defer esc.Flush()
+		env.Stdout = esc
 	}
 	if opts.samples < 0 {
 		return fail("-s %d: want a number of samples (0: until interrupted or the window's end)", opts.samples)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -127,7 +128,9 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	if *format == "json" {
 		err = explain.WriteJSON(env.Stdout, x)
 	} else {
-		err = explain.WriteText(env.Stdout, x, explain.TextOptions{MaxInstances: *maxInstances})
+		esc := report.NewEscaper(env.Stdout) // names, instances and values are input
+		err = explain.WriteText(esc, x, explain.TextOptions{MaxInstances: *maxInstances})
+		err = errors.Join(err, esc.Flush())
 	}
 	if err != nil {
 		return usage("%v", err)

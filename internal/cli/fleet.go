@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/fleet"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 )
 
@@ -117,7 +119,8 @@ func checkFleet(ctx context.Context, env Env, paths []string, fl *fleetFlags, o 
 	}
 	switch o.format {
 	case "text":
-		err = fleet.WriteText(stdout, res, fleet.TextOptions{})
+		esc := report.NewEscaper(stdout) // host names are input
+		err = errors.Join(fleet.WriteText(esc, res, fleet.TextOptions{}), esc.Flush())
 	case "json":
 		err = fleet.WriteJSON(stdout, res, Version)
 	default: // check's formats (but pcp, refused above) of a run per definition

@@ -134,6 +134,16 @@ func (f *File) tooLarge() error {
 	return fmt.Errorf("%s: grew past %d bytes while read, %w", f.f.Name(), f.max, ErrTooLarge)
 }
 
+// Seek moves the read offset as os.File.Seek does; the cap counts from
+// the start of the file, so what is left to read follows the offset.
+func (f *File) Seek(offset int64, whence int) (int64, error) {
+	n, err := f.f.Seek(offset, whence)
+	if err == nil {
+		f.left = f.max - n
+	}
+	return n, err
+}
+
 // Stat is what the opened file was when it was opened.
 func (f *File) Stat() fs.FileInfo { return f.info }
 

@@ -101,3 +101,22 @@ func TestReadCap(t *testing.T) {
 		t.Errorf("NoLimit: %d bytes, %v", len(b), err)
 	}
 }
+
+// TestSeek: a seek moves what is left under the cap with the offset.
+func TestSeek(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(6, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(f); err != nil || string(b) != "6789" {
+		t.Errorf("after a seek to 6: %q, %v", b, err)
+	}
+}
