@@ -413,8 +413,15 @@ func (c *Client) do(ctx context.Context, endpoint string, q url.Values, out any)
 		}
 		return fail(err) // the connection failed
 	}
+	// Read the answer to its end (a newline, the last chunk): the
+	// connection can then carry the next request, and pmproxy has
+	// finished this answer before the gate lets another one through.
+	_, _ = io.CopyN(io.Discard, body, maxTrailer)
 	return nil
 }
+
+// maxTrailer bounds what is read after an answer's JSON value.
+const maxTrailer = 4 << 10
 
 // maxErrorAnswer bounds what is read of an error answer (its message).
 const maxErrorAnswer = 64 << 10
