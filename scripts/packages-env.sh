@@ -3,7 +3,9 @@
 # install the release's .deb and .rpm into:
 #
 #   - a clean Debian 12 minbase chroot (debootstrap --variant=minbase
-#     bookworm, about 200 MB) at $PCP_PACKAGES_DIR/bookworm (default
+#     bookworm) with man-db, zsh and fish, so the test reads the page with
+#     man and loads the completions in the shells that use them, at
+#     $PCP_PACKAGES_DIR/bookworm (default
 #     /var/cache/pcp-derive-lsp/packages). The test never installs into it:
 #     it copies it to a throwaway directory (cp -a: no copy-on-write here)
 #     and runs dpkg -i / dpkg -r in the copy with chroot.
@@ -16,6 +18,7 @@ set -euo pipefail
 
 dir=${PCP_PACKAGES_DIR:-/var/cache/pcp-derive-lsp/packages}
 root=$dir/bookworm
+packages=man-db,zsh,fish
 
 say() { printf 'packages-env: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -34,7 +37,7 @@ fi
 say "$(rpm --version)"
 
 ready() {
-	[ -f "$root/.pcp-derive-lsp-ready" ] && chroot "$root" dpkg --version >/dev/null 2>&1
+	[ -f "$root/.pcp-derive-lsp-ready" ] && chroot "$root" sh -c 'dpkg --version && command -v man && command -v zsh && command -v fish' >/dev/null 2>&1
 }
 
 if ! ready; then
@@ -42,9 +45,9 @@ if ! ready; then
 	command -v debootstrap >/dev/null 2>&1 || die "debootstrap is missing: run scripts/pcp-testenv.sh (make testenv), which installs what the tests need"
 	mkdir -p "$dir"
 	rm -rf "${root:?}" "${root:?}.tmp"
-	say "making the bookworm minbase chroot; log in $dir/bookworm.log"
+	say "making the bookworm minbase chroot ($packages); log in $dir/bookworm.log"
 	start=$SECONDS
-	debootstrap --variant=minbase bookworm "$root.tmp" >"$dir/bookworm.log" 2>&1 ||
+	debootstrap --variant=minbase --include="$packages" bookworm "$root.tmp" >"$dir/bookworm.log" 2>&1 ||
 		{ tail -n 20 "$dir/bookworm.log" >&2; die "debootstrap failed: see $dir/bookworm.log"; }
 	# apt's caches make every throwaway copy slower and are never used.
 	chroot "$root.tmp" apt-get clean
@@ -52,6 +55,6 @@ if ! ready; then
 	touch "$root.tmp/.pcp-derive-lsp-ready"
 	mv "$root.tmp" "$root"
 	say "made in $((SECONDS - start)) s"
-	ready || die "the bookworm chroot has no working dpkg: see $dir/bookworm.log"
+	ready || die "the bookworm chroot lacks dpkg, man, zsh or fish: see $dir/bookworm.log"
 fi
 say "bookworm minbase chroot ready at $root ($(du -sh "$root" | cut -f1))"

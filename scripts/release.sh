@@ -28,7 +28,7 @@
 #   --dist DIR     output directory (default: dist/ in the repository); files
 #                  of an earlier run there are replaced, nothing else is touched
 #   --targets LIST Go platforms to build (default: all six)
-#   --server-only  archives and SHA256SUMS only, no .vsix
+#   --server-only  archives, packages and SHA256SUMS only, no .vsix
 #
 # Environment: COMMIT overrides the commit recorded in the binaries (default:
 # git rev-parse --short=12 HEAD, with -dirty when tracked files have

@@ -16,9 +16,10 @@ import (
 // The package tests install what scripts/release.sh made (TestReleaseBuild
 // runs them on its dist) into places scripts/packages-env.sh (make
 // testenv) prepares: a throwaway copy of a cached Debian 12 minbase
-// chroot for the .deb (cp -a, 127 MB, about 4 s: no copy-on-write here;
-// dpkg runs inside it with chroot, so the package meets a real, clean
-// dpkg database), and an empty RPM root for the .rpm (rpm --root, Debian's
+// chroot with man-db, zsh and fish for the .deb (cp -a, 228 MB, 5-10 s:
+// no copy-on-write here; dpkg runs inside it with chroot, so the package
+// meets a real, clean dpkg database, and man and the shells find its
+// files where Debian's look), and an empty RPM root for the .rpm (rpm --root, Debian's
 // rpm). Both need root; they skip only when PCP_DERIVE_LSP_NO_ORACLE=1
 // asks, as the other tests needing the test environment do, so CI (root,
 // make testenv done) never skips them.
@@ -98,7 +99,7 @@ func testDebInstall(t *testing.T, deb string) {
 	clean := packagesEnv(t)
 	root := filepath.Join(t.TempDir(), "root")
 	mustRun(t, "cp", "-a", clean, root)
-	state := []string{"var/lib/dpkg", "var/log", "var/cache/debconf", "tmp"}
+	state := []string{"var/lib/dpkg", "var/log", "var/cache/debconf", "var/cache/man", "tmp"}
 	before := tree(t, root, state...)
 	mustRun(t, "cp", deb, filepath.Join(root, "tmp/pkg.deb"))
 	mustRun(t, "chroot", root, "dpkg", "-i", "/tmp/pkg.deb")
@@ -124,28 +125,45 @@ func testDebInstall(t *testing.T, deb string) {
 		t.Errorf("check of mistakes.conf: %v, want exit status 1 and findings; printed %q", err, out2)
 	}
 
-	// The man page renders, without warnings, and has every command.
-	manCmd := exec.Command("man", "-l", filepath.Join(root, pkgbuild.ManPath))
-	manCmd.Env = append(os.Environ(), "MANPAGER=cat", "MANWIDTH=100", "MAN_KEEP_FORMATTING=0")
-	var stderr strings.Builder
-	manCmd.Stderr = &stderr
-	page, err := manCmd.Output()
-	if err != nil || stderr.Len() > 0 {
-		t.Fatalf("man -l: %v\n%s", err, stderr.String())
+	// Inside the chroot, as a user would: man finds the page by name and
+	// renders it without warnings; zsh and fish find the completions in
+	// their Debian directories and complete a flag with them, as bash does
+	// with its file. Their state goes to /tmp, which the comparison skips.
+	shell := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("chroot", append([]string{root}, args...)...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/tmp/home", "XDG_CONFIG_HOME=/tmp/home", "XDG_DATA_HOME=/tmp/home",
+			"XDG_CACHE_HOME=/tmp/home", "LANG=C.UTF-8", "TERM=dumb", "MANPAGER=cat", "MANWIDTH=100", "MAN_KEEP_FORMATTING=0"}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || stderr.Len() > 0 {
+			t.Errorf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return string(out)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "tmp/home"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	// man sets bold and underlined text by overstriking: keep the letters.
-	page = regexp.MustCompile(".\b").ReplaceAll(page, nil)
+	page := regexp.MustCompile(".\b").ReplaceAllString(shell("man", "pcp-derive-lsp"), "")
 	for _, want := range []string{"PCP-DERIVE-LSP(1)", "pcp-derive-lsp check [flags] PATH...", "--fail-on SEVERITY", "--log-file FILE", "pcp-derive-lsp snapshot"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("the rendered man page lacks %q", want)
+		if !strings.Contains(page, want) {
+			t.Errorf("the man page lacks %q:\n%s", want, page)
 		}
 	}
-
-	// The bash completion completes a command's flags.
-	script := "source " + filepath.Join(root, pkgbuild.BashPath) + `; COMP_WORDS=(pcp-derive-lsp check --fail); COMP_CWORD=2; _pcp_derive_lsp; echo "${COMPREPLY[*]}"`
-	if got := strings.TrimSpace(mustRun(t, "bash", "-c", script)); got != "--fail-on" {
-		t.Errorf("bash completion of check --fail: %q, want --fail-on", got)
+	completions := map[string]string{
+		"bash": shell("bash", "-c", "source "+pkgbuild.BashPath+`; COMP_WORDS=(pcp-derive-lsp check --fail); COMP_CWORD=2; _pcp_derive_lsp; echo "${COMPREPLY[*]}"`),
+		"zsh":  shell("zsh", "-fc", `autoload -U compinit && compinit -u -d /tmp/home/zcompdump && print -r -- $_comps[pcp-derive-lsp]`),
+		"fish": shell("fish", "-c", `complete -C "pcp-derive-lsp check --fail"`),
 	}
+	for sh, want := range map[string]string{"bash": "--fail-on", "zsh": "_pcp-derive-lsp", "fish": "--fail-on\texit 1 on findings at or above SEVERITY: error or warning"} {
+		if got := strings.TrimSpace(completions[sh]); got != want {
+			t.Errorf("%s completion: got %q, want %q", sh, got, want)
+		}
+	}
+	shell("zsh", "-n", pkgbuild.ZshPath("deb"))
+	shell("fish", "--no-execute", pkgbuild.FishPath)
 
 	mustRun(t, "chroot", root, "dpkg", "-r", "pcp-derive-lsp")
 	if after := tree(t, root, state...); !slices.Equal(before, after) {
@@ -185,6 +203,12 @@ func testRPMInstall(t *testing.T, rpm string) {
 	}
 	if got := mustRun(t, "rpm", "--root", root, "-q", "--qf", "%{NAME} %{VERSION}", "pcp-derive-lsp"); got != "pcp-derive-lsp 9.8.7" {
 		t.Errorf("rpm -q says %q", got)
+	}
+	if got := strings.TrimSpace(mustRun(t, "rpm", "--root", root, "-qL", "pcp-derive-lsp")); got != pkgbuild.LicencePath("rpm") {
+		t.Errorf("rpm -qL (the %%license files) says %q, want %s", got, pkgbuild.LicencePath("rpm"))
+	}
+	if got := mustRun(t, "rpm", "--root", root, "-qd", "pcp-derive-lsp"); !strings.Contains(got, pkgbuild.ManPath) || !strings.Contains(got, pkgbuild.DocDir+"/README.md") {
+		t.Errorf("rpm -qd (the %%doc files) lacks the man page or README: %q", got)
 	}
 	out := mustRun(t, filepath.Join(root, pkgbuild.BinPath), "check", "--no-metadata", "--color", "never", filepath.Join(root, pkgbuild.DocDir, "examples/disk-and-network.conf"))
 	if !strings.HasPrefix(out, "0 errors, 0 warnings in 1 file") {
