@@ -165,6 +165,7 @@ if [[ " $targets " == *" linux/"* ]]; then
 	note "generating the man page and shell completions"
 	"$GO" run ./internal/docgen/gendocs -o "$gen" -version "$version" -date "$(date -u -d "@$epoch" +%Y-%m-%d 2>/dev/null || date -u -r "$epoch" +%Y-%m-%d)" ||
 		die "generating the man page and completions failed"
+	"$GO" build -o "$stage/mkpkg" ./internal/pkgbuild/mkpkg || die "building internal/pkgbuild/mkpkg failed"
 fi
 
 declare -A binaries=()
@@ -189,7 +190,7 @@ for t in $targets; do
 	binaries[$t]=$dir/$exe
 	if [ "$goos" = linux ]; then
 		note "packaging the .deb and .rpm for $goarch"
-		"$GO" run ./internal/pkgbuild/mkpkg -arch "$goarch" -version "$version" -bin "$dir/$exe" \
+		"$stage/mkpkg" -arch "$goarch" -version "$version" -bin "$dir/$exe" \
 			-gen "$gen" -repo "$repo" -epoch "$epoch" -o "$out" >/dev/null || die "packaging for $t failed"
 	fi
 done
