@@ -98,7 +98,8 @@ func TestWriters(t *testing.T) {
 			`.TH "TOOL" 1 "2026\-11\-29" "tool 1.2.3" "User Commands"`,
 			"tool \\- a tool\n",
 			"\\fB\\-\\-fail\\-on\\fR \\fISEVERITY\\fR\n",
-			"\\&.dotted line", // a text line starting with "." is escaped
+			".TP\n\\fB\\-q\\fR\nquiet\n", // one dash for a one-letter flag
+			"\\&.dotted line",            // a text line starting with "." is escaped
 			`a \e in the text`,
 			".SH SEE ALSO\npminfo(1)\n",
 		}},

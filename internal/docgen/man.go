@@ -45,7 +45,7 @@ func WriteMan(w io.Writer, t Tool, date string, seeAlso []string) error {
 			fmt.Fprintf(b, ".PP\n%s\n", roffParagraph(para))
 		}
 		for _, f := range c.Flags {
-			fmt.Fprintf(b, ".TP\n\\fB\\-\\-%s\\fR", roffText(f.Name))
+			fmt.Fprintf(b, ".TP\n\\fB%s\\fR", roffText(spelled(f)))
 			if f.Arg != "" {
 				fmt.Fprintf(b, " \\fI%s\\fR", roffText(f.Arg))
 			}
