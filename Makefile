@@ -15,6 +15,7 @@ testenv:
 	scripts/pcp-oracles.sh
 	scripts/fleet-env.sh
 	scripts/editors-env.sh
+	scripts/packages-env.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -69,10 +70,13 @@ generate:
 	$(GO) generate ./grammar/lalr
 
 # A release into dist/: servers for linux/darwin/windows x amd64/arm64,
-# a .vsix per VS Code platform and a universal one, SHA256SUMS. The version
+# .deb and .rpm packages for linux amd64/arm64 (with a man page and shell
+# completions generated from the commands' help), a .vsix per VS Code
+# platform and a universal one, SHA256SUMS. The version
 # is the git tag (git describe), or make release VERSION=0.2.0; see
 # scripts/release.sh --help. Not part of make test (TestReleaseBuild runs
-# the script for this machine's platform only).
+# the script for this machine's platform only, and installs and removes
+# its .deb and .rpm).
 release:
 	scripts/release.sh $(VERSION)
 

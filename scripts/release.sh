@@ -7,6 +7,13 @@
 #                                           platform's server inside
 #   pcp-derived-VERSION.vsix                the extension without a server (it
 #                                           runs pcp-derive-lsp from PATH)
+#   pcp-derive-lsp_VERSION-1_ARCH.deb       linux amd64 and arm64 packages:
+#   pcp-derive-lsp-VERSION-1.ARCH.rpm       the binary in /usr/bin, the man page
+#                                           pcp-derive-lsp(1) and bash, zsh and
+#                                           fish completions generated from the
+#                                           commands' help (internal/docgen),
+#                                           the docs, example configs and the
+#                                           licence (internal/pkgbuild, nfpm)
 #   SHA256SUMS                              of all of the above
 #
 # Each archive holds one directory of the same name with the binary,
@@ -21,7 +28,7 @@
 #   --dist DIR     output directory (default: dist/ in the repository); files
 #                  of an earlier run there are replaced, nothing else is touched
 #   --targets LIST Go platforms to build (default: all six)
-#   --server-only  archives and SHA256SUMS only, no .vsix
+#   --server-only  archives, packages and SHA256SUMS only, no .vsix
 #
 # Environment: COMMIT overrides the commit recorded in the binaries (default:
 # git rev-parse --short=12 HEAD, with -dirty when tracked files have
@@ -141,7 +148,8 @@ mkdir -p "$dist"
 dist=$(cd "$dist" && pwd)
 stage=$dist/.stage
 rm -rf "$stage"
-rm -f "$dist"/pcp-derive-lsp-*.tar.gz "$dist"/pcp-derive-lsp-*.zip "$dist"/pcp-derived-*.vsix "$dist"/SHA256SUMS
+rm -f "$dist"/pcp-derive-lsp-*.tar.gz "$dist"/pcp-derive-lsp-*.zip "$dist"/pcp-derived-*.vsix "$dist"/SHA256SUMS \
+	"$dist"/pcp-derive-lsp_*.deb "$dist"/pcp-derive-lsp-*.rpm
 out=$stage/out # moved into $dist once everything is built
 mkdir -p "$out"
 trap 'rm -rf "$stage"' EXIT
@@ -149,6 +157,16 @@ trap 'rm -rf "$stage"' EXIT
 pkg=github.com/pcp-derive-lsp/pcp-derive-lsp/internal/cli
 ldflags="-s -w -X $pkg.Version=$version -X $pkg.Commit=$COMMIT"
 note "pcp-derive-lsp $version, commit $COMMIT, $($GO env GOVERSION)"
+
+# The man page and completions the packages carry, generated from the
+# commands' help (the same for every arch).
+gen=$stage/gen
+if [[ " $targets " == *" linux/"* ]]; then
+	note "generating the man page and shell completions"
+	"$GO" run ./internal/docgen/gendocs -o "$gen" -version "$version" -date "$(date -u -d "@$epoch" +%Y-%m-%d 2>/dev/null || date -u -r "$epoch" +%Y-%m-%d)" ||
+		die "generating the man page and completions failed"
+	"$GO" build -o "$stage/mkpkg" ./internal/pkgbuild/mkpkg || die "building internal/pkgbuild/mkpkg failed"
+fi
 
 declare -A binaries=()
 for t in $targets; do
@@ -170,6 +188,11 @@ for t in $targets; do
 		(cd "$stage" && tar "${tarflags[@]}" -cf - "$name" | gzip -9n >"$out/$name.tar.gz")
 	fi
 	binaries[$t]=$dir/$exe
+	if [ "$goos" = linux ]; then
+		note "packaging the .deb and .rpm for $goarch"
+		"$stage/mkpkg" -arch "$goarch" -version "$version" -bin "$dir/$exe" \
+			-gen "$gen" -repo "$repo" -epoch "$epoch" -o "$out" >/dev/null || die "packaging for $t failed"
+	fi
 done
 
 if [ "$vsix" = 1 ]; then
@@ -195,7 +218,7 @@ mv "$out"/* "$dist"/
 (
 	cd "$dist"
 	shopt -s nullglob
-	files=(pcp-derive-lsp-*.tar.gz pcp-derive-lsp-*.zip pcp-derived-*.vsix)
+	files=(pcp-derive-lsp-*.tar.gz pcp-derive-lsp-*.zip pcp-derive-lsp_*.deb pcp-derive-lsp-*.rpm pcp-derived-*.vsix)
 	"${sha256[@]}" "${files[@]}" >SHA256SUMS
 	echo "release $version (commit $COMMIT) in $dist:"
 	for f in "${files[@]}" SHA256SUMS; do

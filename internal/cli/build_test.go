@@ -41,7 +41,9 @@ func TestFromBuildInfo(t *testing.T) {
 // TestReleaseBuild runs scripts/release.sh for this machine's platform
 // only (no .vsix): the binary it archives, built with the script's
 // -ldflags, must print the version and commit it was given, and
-// SHA256SUMS must match the archive.
+// SHA256SUMS must match the archive. On linux it also makes the .deb
+// and .rpm, which the Deb and RPM subtests install, use and remove
+// (packages_test.go).
 func TestReleaseBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -69,8 +71,18 @@ func TestReleaseBuild(t *testing.T) {
 	for i := range names {
 		names[i] = filepath.Base(names[i])
 	}
-	if strings.Join(names, " ") != "SHA256SUMS "+base+".tar.gz" {
-		t.Fatalf("dist holds %v, want %s.tar.gz and SHA256SUMS", names, base)
+	want := []string{"SHA256SUMS"}
+	deb := "pcp-derive-lsp_9.8.7-1_" + runtime.GOARCH + ".deb"
+	rpm := "pcp-derive-lsp-9.8.7-1." + map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH] + ".rpm"
+	if runtime.GOOS == "linux" {
+		want = append(want, rpm) // in filepath.Glob's order
+	}
+	want = append(want, base+".tar.gz")
+	if runtime.GOOS == "linux" {
+		want = append(want, deb)
+	}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Fatalf("dist holds %v, want %v", names, want)
 	}
 
 	// The archive: one directory with the binary, LICENSE, README.md and CHANGELOG.md.
@@ -112,7 +124,7 @@ func TestReleaseBuild(t *testing.T) {
 			out.Close()
 		}
 	}
-	want := []string{base + "/", base + "/CHANGELOG.md", base + "/LICENSE", base + "/README.md", base + "/pcp-derive-lsp"}
+	want = []string{base + "/", base + "/CHANGELOG.md", base + "/LICENSE", base + "/README.md", base + "/pcp-derive-lsp"}
 	if strings.Join(entries, " ") != strings.Join(want, " ") {
 		t.Errorf("archive holds %v, want %v", entries, want)
 	}
@@ -132,5 +144,10 @@ func TestReleaseBuild(t *testing.T) {
 	check.Dir = dist
 	if out, err := check.CombinedOutput(); err != nil {
 		t.Errorf("sha256sum --check: %v\n%s", err, out)
+	}
+
+	if runtime.GOOS == "linux" {
+		t.Run("Deb", func(t *testing.T) { testDebInstall(t, filepath.Join(dist, deb)) })
+		t.Run("RPM", func(t *testing.T) { testRPMInstall(t, filepath.Join(dist, rpm)) })
 	}
 }
