@@ -20,6 +20,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/htop"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
@@ -134,6 +135,8 @@ type File struct {
 	// auto are the derived configs libpcp loads before the tool's
 	// formulas (Config.ToolDerived), checked with it, never shown.
 	auto []*grammar.File
+	// htop is pcp-htop's reading of an htop file (analysis/htop.go).
+	htop *htop.File
 }
 
 // Result is one analysis of a config path.
@@ -259,7 +262,14 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	version := cfg.Version.Version
 	read := cfg.readOptions(opts)
 	var auto *autoDerived
+	var htops htopRun
 	for _, g := range groups {
+		if g.tool == toolconf.Htop && len(g.srcs) == 1 {
+			f, hf := htops.read(g.srcs[0], version)
+			r.groups = append(r.groups, []int{len(r.Files)})
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf})
+			continue
+		}
 		if g.tool != "" && len(g.srcs) == 1 {
 			if auto == nil {
 				auto = readAutoDerived(cfg.ToolDerived, read)

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -15,26 +14,18 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
-// readTool reads a tool's file (toolconf): its derived metrics as a
-// grammar.File the checker checks like any config's, with the reader's
-// findings in its Diagnostics.
+// readTool reads a pmrep or pcp-dstat file (toolconf/pmconfig): its
+// derived metrics as a grammar.File the checker checks like any config's,
+// with the reader's findings in its Diagnostics. pcp-htop's files are
+// htopRun's.
 func readTool(kind toolconf.Kind, src grammar.Source, v pcpver.Version, defined map[string]string) (*grammar.File, *pmconfig.Doc) {
 	text := src.AsText()
-	switch kind {
-	case toolconf.Pmrep, toolconf.Dstat:
-		tool := pmconfig.Pmrep
-		if kind == toolconf.Dstat {
-			tool = pmconfig.Dstat
-		}
-		doc := pmconfig.Read(src.Path, text, pmconfig.Options{Tool: tool, Version: v, Defined: defined})
-		return doc.File, doc
+	tool := pmconfig.Pmrep
+	if kind == toolconf.Dstat {
+		tool = pmconfig.Dstat
 	}
-	f := grammar.Registered(src.Path, text, nil, []grammar.Diagnostic{{
-		Severity: grammar.SeverityWarning, Code: "kind-unsupported",
-		Message: fmt.Sprintf("a %s file: this build does not read them, so it is not checked", kind),
-		Range:   grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
-	}}, grammar.RegisterOptions{Version: v})
-	return f, nil
+	doc := pmconfig.Read(src.Path, text, pmconfig.Options{Tool: tool, Version: v, Defined: defined})
+	return doc.File, doc
 }
 
 // ToolDoc is the tool's reading of a pmrep or pcp-dstat file, nil for a
