@@ -265,7 +265,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	var htops htopRun
 	for _, g := range groups {
 		if g.tool == toolconf.Htop && len(g.srcs) == 1 {
-			f, hf := htops.read(g.srcs[0], version)
+			f, hf := htops.readFile(len(r.Files), g.srcs[0], version)
 			r.groups = append(r.groups, []int{len(r.Files)})
 			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf})
 			continue
@@ -308,6 +308,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 			}}})
 		}
 	}
+	htops.stopAtFirstFatal(r.Files)
 	r.finish()
 	return r
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"slices"
+
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -12,7 +14,20 @@ import (
 // meter, column or screen of a name wins and a metric name registered
 // twice is fatal, across files as within one. The zero value is ready;
 // its reader is made for the release of the first file read.
-type htopRun struct{ reader *htop.Reader }
+type htopRun struct {
+	reader *htop.Reader
+	// read are the files read so far, in the order read.
+	read []htopRead
+}
+
+// htopRead is one file htopRun read: its index in the result's Files,
+// its kind, and the index in its Diagnostics of the first problem that
+// stops pcp-htop (-1 for none).
+type htopRead struct {
+	file  int
+	kind  htop.Kind
+	fatal int
+}
 
 // read reads one htop file: each expression pcp-htop registers becomes a
 // grammar.Registration, so that the one checker checks it with
@@ -20,7 +35,7 @@ type htopRun struct{ reader *htop.Reader }
 // file's own columns; the reader's problems become the file's own
 // findings, with their fixes. A file outside a meters, columns or
 // screens directory (check --kind htop FILE) is read as a meter file.
-func (h *htopRun) read(src grammar.Source, v pcpver.Version) (*grammar.File, *htop.File) {
+func (h *htopRun) readFile(index int, src grammar.Source, v pcpver.Version) (*grammar.File, *htop.File) {
 	if h.reader == nil {
 		h.reader = htop.NewReader(v)
 	}
@@ -46,8 +61,13 @@ func (h *htopRun) read(src grammar.Source, v pcpver.Version) (*grammar.File, *ht
 		}
 	}
 	diags := make([]grammar.Diagnostic, 0, len(hf.Problems))
+	fatal := map[grammar.Pos]bool{}
 	for _, p := range hf.Problems {
-		diags = append(diags, htopDiagnostic(p, at))
+		d := htopDiagnostic(p, at)
+		if p.Fatal {
+			fatal[d.Range.Start] = true
+		}
+		diags = append(diags, d)
 	}
 	f := grammar.Registered(src.Path, text, regs, diags, grammar.RegisterOptions{Version: v,
 		PCP: func(name string, lines []string) []string {
@@ -63,7 +83,39 @@ func (h *htopRun) read(src grammar.Source, v pcpver.Version) (*grammar.File, *ht
 		on := true
 		f.OptionNovalue = &on
 	}
+	first := -1
+	for i, d := range f.Diagnostics {
+		// An expression libpcp refuses (pcp-htop's fatal text wraps its
+		// lines) or a problem of the reader's that stops pcp-htop.
+		if (d.Code == "syntax" || d.Code == "dialect") && len(d.PCP) > 0 || fatal[d.Range.Start] && d.Severity == grammar.SeverityError {
+			first = i
+			break
+		}
+	}
+	h.read = append(h.read, htopRead{file: index, kind: kind, fatal: first})
 	return f, hf
+}
+
+// stopAtFirstFatal leaves pcp-htop's words (Diagnostic.PCP, check
+// --format pcp) only on what pcp-htop gets to print: it reads meters,
+// then columns, then screens, each in the inputs' order, and exits at
+// the first problem that stops it, so nothing after that prints. The
+// findings stay, for text, JSON and the editor.
+func (h *htopRun) stopAtFirstFatal(files []File) {
+	order := slices.Clone(h.read)
+	slices.SortStableFunc(order, func(a, b htopRead) int { return int(a.kind) - int(b.kind) })
+	stopped := false
+	for _, rd := range order {
+		diags := files[rd.file].File.Diagnostics
+		for i := range diags {
+			if stopped {
+				diags[i].PCP = nil
+			}
+			if i == rd.fatal {
+				stopped = true
+			}
+		}
+	}
 }
 
 // htopDiagnostic is one of the reader's problems as a finding: at the
