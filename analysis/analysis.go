@@ -265,9 +265,12 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	var htops htopRun
 	for _, g := range groups {
 		if g.tool == toolconf.Htop && len(g.srcs) == 1 {
+			if auto == nil {
+				auto = readAutoDerived(cfg.ToolDerived, read)
+			}
 			f, hf := htops.readFile(len(r.Files), g.srcs[0], version)
 			r.groups = append(r.groups, []int{len(r.Files)})
-			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf})
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf, auto: auto.files})
 			continue
 		}
 		if g.tool != "" && len(g.srcs) == 1 {

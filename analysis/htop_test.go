@@ -102,3 +102,19 @@ func TestHtopFatalText(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// TestHtopAutoDerived: an htop expression may name a metric of the
+// derived configs libpcp loads on its own (Config.ToolDerived), as
+// pcp-htop's libpcp does (alone: 6.2.2+ refuses one inside another).
+func TestHtopAutoDerived(t *testing.T) {
+	cfg := embeddedConfig(t)
+	cfg.Version = VersionChoice{Version: pcpver.V6_3_8} // nested derived metrics work, no novalue option yet
+	meter := Buffer("/etc/pcp/htop/meters/m", []byte("[m]\nx.metric = my.site.cpus\n"))
+	if got := Run(context.Background(), []Input{meter}, cfg, Options{}).Files[0].Findings.Slice(); len(got) != 1 || got[0].Code != "unknown-metric" {
+		t.Fatalf("without the derived config: %s", findingLines(got))
+	}
+	cfg.ToolDerived = []Input{Buffer("/var/lib/pcp/config/derived/site.conf", []byte("my.site.cpus = hinv.ncpu\n"))}
+	if got := Run(context.Background(), []Input{meter}, cfg, Options{}).Files[0].Findings.Slice(); len(got) != 0 {
+		t.Fatalf("with the derived config: %s", findingLines(got))
+	}
+}
