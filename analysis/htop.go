@@ -29,12 +29,13 @@ type htopRead struct {
 	fatal int
 }
 
-// read reads one htop file: each expression pcp-htop registers becomes a
-// grammar.Registration, so that the one checker checks it with
-// pmRegisterDerivedMetric's semantics and its findings land on the
-// file's own columns; the reader's problems become the file's own
-// findings, with their fixes. A file outside a meters, columns or
-// screens directory (check --kind htop FILE) is read as a meter file.
+// readFile reads one htop file, Files[index] of the result: each
+// expression pcp-htop registers becomes a grammar.Registration, so that
+// the one checker checks it with pmRegisterDerivedMetric's semantics and
+// its findings land on the file's own columns; the reader's problems
+// become the file's own findings, with their fixes. A file outside a
+// meters, columns or screens directory (check --kind htop FILE) is read
+// as a meter file.
 func (h *htopRun) readFile(index int, src grammar.Source, v pcpver.Version) (*grammar.File, *htop.File) {
 	if h.reader == nil {
 		h.reader = htop.NewReader(v)
