@@ -20,6 +20,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/rules"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/htop"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
@@ -44,6 +45,11 @@ type Config struct {
 	// in a file, and one stand-in for the rest (checker.Options.MaxPerCode;
 	// DefaultMaxPerCode for the editor and check); 0 lists all.
 	MaxPerCode int
+	// ToolDerived are the derived configs libpcp loads on its own when a
+	// tool (pmrep, pcp-dstat) starts, before the tool registers its
+	// formulas (AutoDerivedInputs): checked with each tool file, their
+	// own findings not reported.
+	ToolDerived []Input
 }
 
 // readOptions are the grammar's options for the config's files: its
@@ -126,6 +132,11 @@ type File struct {
 	// included).
 	doc *pmconfig.Doc
 	run []pmconfig.Finding
+	// auto are the derived configs libpcp loads before the tool's
+	// formulas (Config.ToolDerived), checked with it, never shown.
+	auto []*grammar.File
+	// htop is pcp-htop's reading of an htop file (analysis/htop.go).
+	htop *htop.File
 }
 
 // Result is one analysis of a config path.
@@ -250,11 +261,25 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	}
 	version := cfg.Version.Version
 	read := cfg.readOptions(opts)
+	var auto *autoDerived
+	var htops htopRun
 	for _, g := range groups {
-		if g.tool != "" && len(g.srcs) == 1 {
-			f, doc := readTool(g.tool, g.srcs[0], version)
+		if g.tool == toolconf.Htop && len(g.srcs) == 1 {
+			if auto == nil {
+				auto = readAutoDerived(cfg.ToolDerived, read)
+			}
+			f, hf := htops.readFile(len(r.Files), g.srcs[0], version)
 			r.groups = append(r.groups, []int{len(r.Files)})
-			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, doc: doc, run: docFindings(doc)})
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf, auto: auto.files})
+			continue
+		}
+		if g.tool != "" && len(g.srcs) == 1 {
+			if auto == nil {
+				auto = readAutoDerived(cfg.ToolDerived, read)
+			}
+			f, doc := readTool(g.tool, g.srcs[0], version, auto.defined)
+			r.groups = append(r.groups, []int{len(r.Files)})
+			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, doc: doc, run: docFindings(doc), auto: auto.files})
 			continue
 		}
 		var files []*grammar.File
@@ -286,6 +311,7 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 			}}})
 		}
 	}
+	htops.stopAtFirstFatal(r.Files)
 	r.finish()
 	return r
 }
@@ -318,9 +344,9 @@ func Check(ctx context.Context, parsed *Result) *Result {
 	}
 	var reports []*checker.Report
 	for _, idx := range r.groups {
-		files := make([]*grammar.File, len(idx))
-		for k, i := range idx {
-			files[k] = r.Files[i].File
+		files := make([]*grammar.File, 0, len(idx))
+		for _, i := range idx {
+			files = append(append(files, r.Files[i].auto...), r.Files[i].File)
 		}
 		rep, err := checker.Check(ctx, files, src, opts)
 		if err != nil {

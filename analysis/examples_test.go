@@ -9,6 +9,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/htop"
 )
 
 // TestCodeExamples runs every registry example (docs/codes/CODE.md shows
@@ -34,15 +35,21 @@ func TestCodeExamples(t *testing.T) {
 			c := cfg
 			c.Version = VersionChoice{Version: version}
 			var input Input
+			path := examplePath(in.Code)
 			switch {
 			case in.Example != "":
-				input = Buffer("example.conf", []byte(in.Example))
+				input = Buffer(path, []byte(in.Example))
 			case in.Code == "too-large":
 				input = classify("example.conf", []byte("m.a = 1\n"), 4)
 			case in.Code == "nul-byte":
 				input = Buffer("example.conf", []byte(strings.Repeat("#\n", 4200)+"m.a = 1\x00 + 2\n"))
-			case in.Code == "kind-unsupported":
-				input = Buffer("/etc/pcp/htop/meters/example", []byte("[m]\ncaption = M\n"))
+			case in.Code == htop.CodeNotRead:
+				c.Version = VersionChoice{Version: pcpver.V5_2_6} // before pcp-htop read meters
+				input = Buffer(path, []byte("[load]\nl.metric = kernel.all.load\n"))
+			case in.Code == htop.CodeNUL:
+				input = Buffer(path, []byte("[m]\nm.metric = kernel.all.load\x00\nm.color = red\n"))
+			case in.Code == htop.CodeLostLine:
+				input = Buffer(path, []byte("[m]\nm.metric = kernel.all.load\n"+strings.Repeat("#", 1024)))
 			case in.Code == "internal", in.Code == "missing-lparen":
 				return // a bug report; unreachable as in libpcp (NoExample says)
 			case in.Code == "host-unreachable":
@@ -71,7 +78,7 @@ func TestCodeExamples(t *testing.T) {
 			if in.Fix == "" {
 				t.Fatal("an example without its fix")
 			}
-			fixed := Run(context.Background(), []Input{Buffer("example.conf", []byte(in.Fix))}, c, Options{}).Files[0].Findings.Slice()
+			fixed := Run(context.Background(), []Input{Buffer(path, []byte(in.Fix))}, c, Options{}).Files[0].Findings.Slice()
 			if len(fixed) > 0 {
 				t.Errorf("the fixed example still gets findings:\n%s", findingLines(fixed))
 			}
@@ -85,4 +92,14 @@ func findingLines(diags []grammar.Diagnostic) string {
 		fmt.Fprintf(&b, "  %d:%d %s %s: %s\n", d.Range.Start.Line, d.Range.Start.Col, d.Severity, d.Code, d.Message)
 	}
 	return b.String()
+}
+
+// examplePath is where a code's example is checked from: example.conf,
+// or for pcp-htop's codes a file in htop's directory of the example's
+// kind (a pcp-htop file is told by its directory).
+func examplePath(code string) string {
+	if strings.HasPrefix(code, "htop-") {
+		return "/etc/pcp/htop/" + htop.ExampleKind(code).Dir() + "/example"
+	}
+	return "example.conf"
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 // Reparse is Parse of one editor buffer, text, given prev: Parse's (or
@@ -16,7 +17,10 @@ import (
 func Reparse(prev *Result, path string, text *grammar.Text, cfg Config, opts Options) (_ *Result, reparsed bool) {
 	if prev == nil || len(prev.Files) != 1 || len(prev.groups) != 1 || len(prev.groups[0]) != 1 || len(prev.IOErrors) > 0 ||
 		prev.Config.Version.Version != cfg.Version.Version || prev.Files[0].File.Path != path || opts.Separate || bufferProblem(text) ||
-		prev.opts.Incremental != opts.Incremental || prev.Config.MaxPerCode != cfg.MaxPerCode {
+		prev.opts.Incremental != opts.Incremental || prev.Config.MaxPerCode != cfg.MaxPerCode ||
+		prev.Files[0].doc != nil || prev.Files[0].File.Text == nil || isToolText(path, text, opts) {
+		// A tool's file (toolconf) is read whole: its values run over
+		// lines, and a section's keys decide how each line reads.
 		return Parse([]Input{BufferText(path, text)}, cfg, opts), false
 	}
 	old := prev.Files[0].File.Text
@@ -81,7 +85,7 @@ func changeBetween(a, b []byte) grammar.TextChange {
 // are Check's either way.
 func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	src := parsed.Config.Source
-	if src == nil || prev == nil || prev.Report == nil || !prev.Checked || prev.CheckErr != nil || prev.Config.Source != src ||
+	if src == nil || prev == nil || prev.Report == nil || !prev.Checked || prev.CheckErr != nil || prev.Config.Source != src || parsed.Files[0].doc != nil ||
 		prev.Config.InDoms != parsed.Config.InDoms || prev.Config.MaxPerCode != parsed.Config.MaxPerCode || prev.opts.Incremental != parsed.opts.Incremental || len(parsed.Files) != 1 || len(parsed.groups) != 1 || len(parsed.groups[0]) != 1 {
 		return Check(ctx, parsed)
 	}
@@ -112,4 +116,13 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	r.refs.p.Store(refs)
 	r.finish()
 	return &r
+}
+
+// isToolText says whether an editor's text of path is a tool's file
+// (toolconf.Detect, or opts.Kind): its first lines decide, so the text
+// is not made one slice for it.
+func isToolText(path string, text *grammar.Text, opts Options) bool {
+	head := text.Slice(0, min(text.Len(), 64<<10))
+	in := Input{Path: path, Src: head, Kind: opts.Kind}
+	return in.kind() != toolconf.Derived
 }

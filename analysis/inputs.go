@@ -60,10 +60,15 @@ func (in Input) kind() toolconf.Kind {
 	if in.Kind != "" && in.Kind != toolconf.Auto {
 		return in.Kind
 	}
-	if in.Src == nil || in.Problem != "" {
+	if in.Src == nil {
 		return toolconf.Derived
 	}
-	return toolconf.Detect(in.Path, in.Src)
+	// A binary file in pcp-htop's directories is still read by pcp-htop
+	// (its reader reports the NUL bytes); any other is a derived config.
+	if k := toolconf.Detect(in.Path, in.Src); in.Problem == "" || k == toolconf.Htop {
+		return k
+	}
+	return toolconf.Derived
 }
 
 // Buffer is an editor's unsaved text of a document, classified as a file

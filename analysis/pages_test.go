@@ -76,7 +76,7 @@ func exampleReport(t *testing.T, cfg Config, in codes.Info) string {
 		}
 		cfg.Version.Version = v
 	}
-	res := Run(context.Background(), []Input{Buffer("example.conf", []byte(in.Example))}, cfg, Options{})
+	res := Run(context.Background(), []Input{Buffer(examplePath(in.Code), []byte(in.Example))}, cfg, Options{})
 	run := &report.Run{}
 	for _, f := range res.Files {
 		var shown []grammar.Diagnostic

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
@@ -32,47 +33,109 @@ func TestPmrepAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{}
+	type file struct {
+		content []byte
+		at      int // the mutation's offset; -1 for a shipped file
+		global  bool
+	}
+	// pmrep loads the shipped derived configs on its own; the analysis
+	// checks each file with the same.
+	const autoDir = "/var/lib/pcp/config/derived"
+	auto := AutoDerivedInputs(func(string) string { return "" }, func(string) (string, bool) { return autoDir, true })
+	if len(auto) == 0 {
+		t.Fatalf("no derived configs in %s", autoDir)
+	}
+	files := map[string]file{}
 	for _, p := range paths {
+		if filepath.Base(p) == "pmproxy.conf" {
+			// Its metrics come and go with the pmproxy processes other
+			// tests start: pmrep and the check would see different ones.
+			continue
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[filepath.Base(p)] = b
+		base := strings.TrimSuffix(filepath.Base(p), ".conf")
+		files[base+".conf"] = file{b, -1, false}
 		for name, m := range mutations(b) {
-			files[strings.TrimSuffix(filepath.Base(p), ".conf")+"-"+name+".conf"] = m
+			files[base+"-"+name+".conf"] = file{m.content, m.at, name == "percent" || name == "reference"}
 		}
 	}
-	sections, differ := 0, 0
-	for name, content := range files {
-		in := Input{Path: name, Src: content, Kind: toolconf.Pmrep}
-		res := Run(ctx, []Input{in}, Config{Version: VersionChoice{Version: host.Version}, Source: src}, Options{})
+	var (
+		mu               sync.Mutex
+		sections, differ int
+		outcomes         = map[string]int{}
+		wg               sync.WaitGroup
+		sem              = make(chan struct{}, 2)
+	)
+	for name, fl := range files {
+		in := Input{Path: name, Src: fl.content, Kind: toolconf.Pmrep}
+		res := Run(ctx, []Input{in}, Config{Version: VersionChoice{Version: host.Version}, Source: src, ToolDerived: auto}, Options{})
 		if res.CheckErr != nil {
 			t.Fatal(res.CheckErr)
 		}
 		f := res.Files[0]
-		path, cleanup, err := host.WriteFile(name, content)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// A shipped file's every metricset; a mutation's own, and for a
+		// "%" (every set interpolated) another one too.
+		var names []string
 		for _, s := range f.ToolDoc().INI.Sections {
 			if s.Name == "options" || s.Name == "global" {
 				continue
 			}
-			sections++
-			stderr, status, err := host.Pmrep(ctx, path, ":"+s.Name)
-			if err != nil {
-				t.Fatal(err)
+			end := len(fl.content)
+			if next := nextSection(f.ToolDoc().INI, s); next != nil {
+				end = next.HeadOff
 			}
-			want := pmconfig.Outcome(f.ToolRun(), s.Name)
-			if !sameOutcome(stderr, status, want, path, name) {
-				differ++
-				t.Errorf("%s [%s]: pmrep exits %d:\n%s\nwe say:\n%s", name, s.Name, status, stderr, strings.Join(want, "\n"))
+			if fl.at < 0 || (fl.at >= s.HeadOff && fl.at < end) || (fl.global && len(names) == 0) {
+				names = append(names, s.Name)
 			}
 		}
-		cleanup()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			path, cleanup, err := host.WriteFile(name, fl.content)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer cleanup()
+			runs, err := host.PmrepSections(ctx, autoDir, path, names)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range runs {
+				sections++
+				want := pmconfig.Outcome(f.ToolRun(), r.Section)
+				kind := "ok"
+				if r.Status != 0 {
+					kind = "fails"
+				}
+				outcomes[kind]++
+				if !sameOutcome(r.Stderr, r.Status, want, path, name) {
+					differ++
+					t.Errorf("%s [%s]: pmrep exits %d:\n%s\nwe say:\n%s", name, r.Section, r.Status, r.Stderr, strings.Join(want, "\n"))
+				}
+			}
+		}()
 	}
-	t.Logf("%d files (%d shipped), %d metricsets run, %d differ", len(files), len(paths), sections, differ)
+	wg.Wait()
+	t.Logf("%d files (%d shipped), %d metricsets run (%d clean, %d stopped), %d differ", len(files), len(paths), sections, outcomes["ok"], outcomes["fails"], differ)
+}
+
+// nextSection is the section after s in the file, nil for the last.
+func nextSection(ini *pmconfig.INI, s *pmconfig.Section) *pmconfig.Section {
+	for i, x := range ini.Sections {
+		if x == s && i+1 < len(ini.Sections) {
+			return ini.Sections[i+1]
+		}
+	}
+	return nil
 }
 
 // sameOutcome compares pmrep's stderr and status with the predicted
@@ -95,25 +158,54 @@ func sameOutcome(stderr string, status int, want []string, path, name string) bo
 var (
 	compactLine = regexp.MustCompile(`(?m)^([a-z][a-z0-9_]*\.[a-z0-9_.]+)( *= *)([^,\n]*)(,.*)$`)
 	formulaLine = regexp.MustCompile(`(?m)^(\w+\.formula *= *)(.*)$`)
-	labelLine   = regexp.MustCompile(`(?m)^(\w+\.label *= *)(.*)$`)
+	labelLine   = regexp.MustCompile(`(?m)^(\w+)(\.label *= *)(.*)$`)
+	declLine    = regexp.MustCompile(`(?m)^(\w+)( *= *)([a-z][a-z0-9_]*\.[a-z0-9_.]+)\s*$`)
+	indomMetric = regexp.MustCompile(`(?m)^((?:kernel\.percpu|disk\.dev|network\.interface)\.[a-z0-9_.]+)( *= *)([^,\n]*),[^,\n]*(,.*)$`)
 )
+
+// mutation is a broken copy of a config and where it is broken.
+type mutation struct {
+	content []byte
+	at      int
+}
 
 // mutations are broken copies of a shipped config, each with one
 // mistake in its first place that has room for it.
-func mutations(b []byte) map[string][]byte {
-	out := map[string][]byte{}
+func mutations(b []byte) map[string]mutation {
+	out := map[string]mutation{}
 	s := string(b)
+	at := func(name string, from, to int, text string) {
+		out[name] = mutation{[]byte(s[:from] + text + s[to:]), from}
+	}
 	if m := compactLine.FindStringSubmatchIndex(s); m != nil {
-		out["wrongmetric"] = []byte(s[:m[3]] + "x" + s[m[3]:])
-		out["reversed"] = []byte(s[:m[2]] + s[m[6]:m[7]] + s[m[4]:m[5]] + s[m[2]:m[3]] + s[m[7]:])
-		line := s[m[0]:m[1]]
-		out["dupkey"] = []byte(s[:m[1]] + "\n" + line + s[m[1]:])
+		at("wrongmetric", m[3], m[3], "x")
+		out["reversed"] = mutation{[]byte(s[:m[2]] + s[m[6]:m[7]] + s[m[4]:m[5]] + s[m[2]:m[3]] + s[m[7]:]), m[2]}
+		at("dupkey", m[1], m[1], "\n"+s[m[0]:m[1]])
+		at("badunit", m[7], m[7], ",,furlongs,,")
+		at("badwidth", m[7], m[1], ",,,,wide")
+		at("emptyvalue", m[4], m[1], " =")
 	}
 	if m := formulaLine.FindStringSubmatchIndex(s); m != nil {
-		out["brokenformula"] = []byte(s[:m[5]] + " +" + s[m[5]:])
+		at("brokenformula", m[5], m[5], " +")
+		at("unknownoperand", m[4], m[5], "no.such.metric + 1")
+		at("semantic", m[4], m[5], "hinv.ncpu + kernel.uname.release")
+		at("continued", m[5], m[5], "\n    * (2 +)")
+		at("formulacomment", m[5], m[5], " # comment")
 	}
 	if m := labelLine.FindStringSubmatchIndex(s); m != nil {
-		out["percent"] = []byte(s[:m[5]] + " 50%" + s[m[5]:])
+		at("percent", m[7], m[7], " 50%")
+		at("misspelt", m[4], m[5], ".lable = ")
+		at("undeclared", m[2], m[3], "undeclared")
+		at("twodots", m[4], m[5], ".label.x = ")
+		at("reference", m[7], m[7], " %(nosuch)s")
+	}
+	if m := declLine.FindStringSubmatchIndex(s); m != nil {
+		at("instcomma", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = a,b")
+		at("badregex", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = (x")
+		at("noinst", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = nosuchinstance")
+	}
+	if m := indomMetric.FindStringSubmatchIndex(s); m != nil {
+		at("nomatch", m[6], m[7], s[m[6]:m[7]]+",nosuchinstance")
 	}
 	return out
 }

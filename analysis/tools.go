@@ -2,7 +2,8 @@ package analysis
 
 import (
 	"context"
-	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -13,26 +14,18 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
-// readTool reads a tool's file (toolconf): its derived metrics as a
-// grammar.File the checker checks like any config's, with the reader's
-// findings in its Diagnostics.
-func readTool(kind toolconf.Kind, src grammar.Source, v pcpver.Version) (*grammar.File, *pmconfig.Doc) {
+// readTool reads a pmrep or pcp-dstat file (toolconf/pmconfig): its
+// derived metrics as a grammar.File the checker checks like any config's,
+// with the reader's findings in its Diagnostics. pcp-htop's files are
+// htopRun's.
+func readTool(kind toolconf.Kind, src grammar.Source, v pcpver.Version, defined map[string]string) (*grammar.File, *pmconfig.Doc) {
 	text := src.AsText()
-	switch kind {
-	case toolconf.Pmrep, toolconf.Dstat:
-		tool := pmconfig.Pmrep
-		if kind == toolconf.Dstat {
-			tool = pmconfig.Dstat
-		}
-		doc := pmconfig.Read(src.Path, text, pmconfig.Options{Tool: tool, Version: v})
-		return doc.File, doc
+	tool := pmconfig.Pmrep
+	if kind == toolconf.Dstat {
+		tool = pmconfig.Dstat
 	}
-	f := grammar.Registered(src.Path, text, nil, []grammar.Diagnostic{{
-		Severity: grammar.SeverityWarning, Code: "kind-unsupported",
-		Message: fmt.Sprintf("a %s file: this build does not read them, so it is not checked", kind),
-		Range:   grammar.Range{Start: grammar.Pos{Line: 1, Col: 1}, End: grammar.Pos{Line: 1, Col: 1}},
-	}}, grammar.RegisterOptions{Version: v})
-	return f, nil
+	doc := pmconfig.Read(src.Path, text, pmconfig.Options{Tool: tool, Version: v, Defined: defined})
+	return doc.File, doc
 }
 
 // ToolDoc is the tool's reading of a pmrep or pcp-dstat file, nil for a
@@ -73,4 +66,67 @@ func docFindings(doc *pmconfig.Doc) []pmconfig.Finding {
 		return nil
 	}
 	return doc.Findings
+}
+
+// autoDerived is Config.ToolDerived read: the files, and the names they
+// define with the file of each.
+type autoDerived struct {
+	files   []*grammar.File
+	defined map[string]string
+}
+
+// readAutoDerived reads the derived configs libpcp loads on its own, as
+// one config path (unreadable ones are left out, as libpcp's automatic
+// load ignores them).
+func readAutoDerived(inputs []Input, read grammar.Options) *autoDerived {
+	a := &autoDerived{defined: map[string]string{}}
+	var srcs []grammar.Source
+	for _, in := range inputs {
+		if in.Err == nil && in.Problem == "" {
+			srcs = append(srcs, grammar.Source{Path: in.Path, Src: in.Src})
+		}
+	}
+	if len(srcs) == 0 {
+		return a
+	}
+	read.MaxPerCode, read.Suppressed, read.Memo = 0, nil, nil
+	a.files = grammar.ParseConfigsWith(srcs, read)
+	for _, f := range a.files {
+		for _, d := range f.Definitions.All() {
+			if d.Registered {
+				a.defined[d.Name] = f.Path
+			}
+		}
+	}
+	return a
+}
+
+// AutoDerivedInputs are the derived configs libpcp loads on its own when
+// a client starts, as getenv tells: $PCP_DERIVED_CONFIG's list when set
+// ("" loads none), else $PCP_VAR_DIR/config/derived (default
+// /var/lib/pcp). Check of pmrep and pcp-dstat files uses them
+// (Config.ToolDerived).
+func AutoDerivedInputs(getenv func(string) string, lookup func(string) (string, bool)) []Input {
+	path, set := lookup("PCP_DERIVED_CONFIG")
+	if !set {
+		dir := getenv("PCP_VAR_DIR")
+		if dir == "" {
+			dir = "/var/lib/pcp"
+		}
+		path = filepath.Join(dir, "config", "derived")
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
+	}
+	if path == "" {
+		return nil
+	}
+	var out []Input
+	for _, in := range ReadInputs([]string{path}, nil, DefaultMaxSize) {
+		if in.Err == nil && in.Problem == "" {
+			in.Kind = toolconf.Derived
+			out = append(out, in)
+		}
+	}
+	return out
 }

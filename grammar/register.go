@@ -88,6 +88,11 @@ func Registered(path string, text *Text, regs []Registration, diags []Diagnostic
 	return f
 }
 
+// maxDialectExpr bounds the expressions whose error is explained by
+// parsing them again as each later release (the newer construct): a
+// megabyte formula is not written by hand, and the parses cost seconds.
+const maxDialectExpr = 64 << 10
+
 // registrationError is the finding for an expression libpcp rejects.
 func registrationError(f *File, d *Definition, opts RegisterOptions, wasLeaking bool) Diagnostic {
 	caret := int(d.Verdict.Caret)
@@ -100,7 +105,7 @@ func registrationError(f *File, d *Definition, opts RegisterOptions, wasLeaking 
 		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( expression)"
 	}
 	code, rg := "syntax", f.ExprRange(d, caret, end)
-	if f.Version.Less(pcpver.Latest) {
+	if f.Version.Less(pcpver.Latest) && len(d.Expr) <= maxDialectExpr {
 		r := &configReader{f: f}
 		if c, ok := r.newerConstruct(d, wasLeaking); ok {
 			code = "dialect"

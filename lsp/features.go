@@ -503,6 +503,9 @@ func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormat
 // formatting is the edits that put every definition that parses in the
 // canonical form of the snapshot's release.
 func formatting(d *snapshot) []protocol.TextEdit {
+	if len(d.res.Files) > 0 && d.res.Files[0].ToolFile() {
+		return nil // a pmrep, pcp-dstat or pcp-htop file: its formulas are values of its own syntax
+	}
 	var edits []protocol.TextEdit
 	for _, def := range d.file.Definitions.All() {
 		if e, ok := formatEdit(d, def); ok {

@@ -21,7 +21,8 @@ import (
 )
 
 // TestMarkers runs every testdata/*.txtar: config files (*.conf; the
-// first one, config.conf, is the document the commands address), settings
+// first one, config.conf, is the document the commands address; a "path"
+// section opens it at that path under the root instead), settings
 // (settings.json, optional), commands (want) and their expected output
 // (golden, rewritten by -update). A comment line "# ^name" puts marker
 // name at the column of "^" on the line above. Commands: diag, hover M,
@@ -58,7 +59,12 @@ func TestMarkers(t *testing.T) {
 				if !strings.HasSuffix(name, ".conf") || strings.HasPrefix(name, "closed/") {
 					continue
 				}
-				u := uri.File(filepath.Join(root, name))
+				file := filepath.Join(root, name)
+				if p := strings.TrimSpace(ar["path"]); p != "" && name == "config.conf" {
+					// The document's kind is told by its path (a pcp-htop meter).
+					file = filepath.Join(root, filepath.FromSlash(p))
+				}
+				u := uri.File(file)
 				docs[name] = u
 				srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, LanguageID: "pcp-derived", Version: 1, Text: ar[name]}})
 				rec.wait(t, u)

@@ -43,7 +43,7 @@ func ParseKind(s string) (Kind, error) {
 // outside the tools' directories is pmrep's, the common case
 // (pmrep -c FILE).
 func Detect(path string, src []byte) Kind {
-	p := filepath.ToSlash(path)
+	p := "/" + filepath.ToSlash(path) // a relative path too: htop/meters/load
 	base := filepath.Base(p)
 	switch {
 	case strings.Contains(p, "/htop/meters/"), strings.Contains(p, "/htop/columns/"), strings.Contains(p, "/htop/screens/"):

@@ -119,6 +119,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		*findingsCap = 0
 	}
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
+	cfg.ToolDerived = toolDerived(env)
 	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
@@ -354,4 +355,16 @@ func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, 
 		run.Files = append(run.Files, file)
 	}
 	return run, res, len(res.IOErrors)
+}
+
+// toolDerived are the derived configs libpcp loads on its own before a
+// pmrep or pcp-dstat file's formulas ($PCP_DERIVED_CONFIG, else
+// $PCP_VAR_DIR/config/derived; an empty $PCP_DERIVED_CONFIG cannot be
+// told from an unset one through Env.Getenv, and reads as unset).
+func toolDerived(env Env) []analysis.Input {
+	getenv := env.Getenv
+	if getenv == nil {
+		return nil
+	}
+	return analysis.AutoDerivedInputs(getenv, func(k string) (string, bool) { v := getenv(k); return v, v != "" })
 }

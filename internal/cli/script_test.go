@@ -37,6 +37,9 @@ func TestScripts(t *testing.T) {
 				if goldenSection[f.Name] || f.Name == "cmd" {
 					continue
 				}
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.Name)), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Data), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -427,27 +427,54 @@ func (r Release) Crashes(ctx context.Context, config, name string) (bool, error)
 	return false, nil
 }
 
-// Pmrep runs the release's pmrep against the test pmcd with the config
-// file at path (as the release sees it: see WriteFile), one sample, no
-// derived configs auto-loaded, and returns its stderr and exit status.
-func (r Release) Pmrep(ctx context.Context, path string, args ...string) (stderr string, status int, err error) {
-	full := append([]string{"/usr/bin/pmrep", "-h", "127.0.0.1", "-c", path, "-s", "1", "-t", "0.01"}, args...)
-	cmd := r.command(ctx, "python3", full...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	runErr := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(runErr, &exit):
-		return errb.String(), exit.ExitCode(), nil
-	case runErr != nil:
-		return "", 0, fmt.Errorf("%s: pmrep: %w", r, runErr)
-	}
-	return errb.String(), 0, nil
-}
-
 // WriteFile writes content where the release's programs can read it and
 // returns that path as they see it and a cleanup.
 func (r Release) WriteFile(name string, content []byte) (string, func(), error) {
 	return r.file(name, content)
+}
+
+//go:embed pmrep.py
+var pmrepScript []byte
+
+// PmrepRun is what the release's pmrep did with one metricset.
+type PmrepRun struct {
+	Section string `json:"section"`
+	Status  int    `json:"status"`
+	Stderr  string `json:"stderr"`
+}
+
+// PmrepSections runs the release's pmrep on each metricset of the config
+// file at path (as the release sees it: WriteFile) against the test
+// pmcd, one sample, with derived as $PCP_DERIVED_CONFIG ("" loads none),
+// each run forked from one Python process that imported pmrep's modules
+// once.
+func (r Release) PmrepSections(ctx context.Context, derived, path string, sections []string) ([]PmrepRun, error) {
+	script, cleanup, err := r.file("pmrep.py", pmrepScript)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	if derived == "" {
+		derived = "-"
+	}
+	cmd := r.command(ctx, "python3", append([]string{script, derived, path}, sections...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: pmrep of %s: %w: %.300s", r, path, err, stderr.String())
+	}
+	var runs []PmrepRun
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var run PmrepRun
+		if err := dec.Decode(&run); err != nil {
+			return nil, fmt.Errorf("%s: pmrep of %s: %w", r, path, err)
+		}
+		runs = append(runs, run)
+	}
+	if len(runs) != len(sections) {
+		return nil, fmt.Errorf("%s: pmrep of %s: %d runs for %d sections", r, path, len(runs), len(sections))
+	}
+	return runs, nil
 }

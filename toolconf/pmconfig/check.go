@@ -70,7 +70,15 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			leafIdx = append(leafIdx, i)
 			continue
 		}
-		if def := d.registeredFormula(sp); def != nil {
+		def := d.registeredFormula(sp)
+		if def == nil && rep != nil {
+			// A derived metric libpcp loaded on its own
+			// ($PCP_DERIVED_CONFIG), checked with the file.
+			if m, ok := rep.ByName.Lookup(sp.Metric); ok && d.regs[m.Def] == nil && !d.ownDefinition(m.Def) {
+				def = m.Def
+			}
+		}
+		if def != nil {
 			m := formulas[def]
 			switch {
 			case m == nil:
@@ -109,7 +117,7 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			out[i].Desc = descs[k]
 		}
 	}
-	instances := map[pmapi.InDom][]pmclient.Instance{}
+	instances := map[pmapi.InDom]*indomInstances{}
 	for i := range out {
 		sm := &out[i]
 		if !sm.Known || !sm.Leaf {
@@ -119,6 +127,17 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 		findings = append(findings, d.checkUnit(sm, i)...)
 	}
 	return findings, out, nil
+}
+
+// ownDefinition says whether def is one of the file's own (a derived
+// option's item).
+func (d *Doc) ownDefinition(def *grammar.Definition) bool {
+	for _, x := range d.File.Definitions.All() {
+		if x == def {
+			return true
+		}
+	}
+	return false
 }
 
 // registeredFormula is the definition pmrep uses for sp's metric: its own
@@ -185,7 +204,7 @@ func (d *Doc) unknownMetric(ctx context.Context, src pmclient.Source, sp *Spec, 
 // checkInstances matches the spec's instance patterns as check_metric
 // does: digits match an instance whose name starts with that number, a
 // plain word a process's base name, anything else an anchored regex.
-func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecMetric, i int, cache map[pmapi.InDom][]pmclient.Instance) []Finding {
+func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecMetric, i int, cache map[pmapi.InDom]*indomInstances) []Finding {
 	pats := sm.Spec.Instances
 	if f, ok := sm.Spec.Fields["instances"]; ok {
 		pats = []Field{f}
@@ -196,19 +215,25 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 	// pmrep lists the instances of every metric with an instance
 	// domain (pmGetInDom), filter or not: a pmcd that refuses them stops
 	// it.
-	insts, ok := cache[sm.Desc.InDom]
+	entry, ok := cache[sm.Desc.InDom]
 	if !ok {
-		var err error
-		insts, err = src.Instances(ctx, sm.Desc.InDom)
-		var pe pmclient.Error
-		if errors.As(err, &pe) && pe != pmclient.ErrUnknownInDom {
-			return []Finding{{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: "spec-instances",
-				Message: fmt.Sprintf("%s refuses the instances of %s (%s): pmrep stops there unless it is allowed them (a local: context with credentials)", src.Describe(), sm.Spec.Metric, pe.Error())},
-				Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i,
-				Tool: []string{fmt.Sprintf("Invalid metric %s (%s %s).", sm.Spec.Metric, pe.Name(), pe.Error())}}}
+		insts, err := src.Instances(ctx, sm.Desc.InDom)
+		entry = &indomInstances{insts: insts}
+		if errors.As(err, &entry.refused) && entry.refused == pmclient.ErrUnknownInDom {
+			entry.refused = 0
 		}
-		cache[sm.Desc.InDom] = insts
+		cache[sm.Desc.InDom] = entry
 	}
+	if pe := entry.refused; pe != 0 {
+		// Shown once an instance domain; every metric of it stops a run.
+		f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: "spec-instances",
+			Message: fmt.Sprintf("%s refuses the instances of %s (%s): pmrep stops there unless it is allowed them (a local: context with credentials); so do the other metrics of its instance domain", src.Describe(), sm.Spec.Metric, pe.Error())},
+			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i, Silent: entry.reported,
+			Tool: []string{fmt.Sprintf("Invalid metric %s (%s %s).", sm.Spec.Metric, pe.Name(), pe.Error())}}
+		entry.reported = true
+		return []Finding{f}
+	}
+	insts := entry.insts
 	if len(pats) == 0 || len(insts) == 0 {
 		return nil
 	}
@@ -244,6 +269,14 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Order: i, dropped: true})
 	}
 	return out
+}
+
+// indomInstances is what the source said of an instance domain's
+// instances: the list, or the PCP error it refused them with.
+type indomInstances struct {
+	insts    []pmclient.Instance
+	refused  pmclient.Error
+	reported bool // a finding shows the refusal
 }
 
 var procWord = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)

@@ -58,6 +58,11 @@ type Finding struct {
 type Options struct {
 	Tool    Tool
 	Version pcpver.Version
+	// Defined are the derived metrics libpcp has before the tool
+	// registers any (its automatic load of $PCP_DERIVED_CONFIG), by
+	// name, with the path of the file that defines each: pmconfig
+	// looks a formula's name up first and skips it when it exists.
+	Defined map[string]string
 }
 
 // Doc is one file as its tool reads it.
@@ -101,6 +106,15 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 		regs = d.readDstat()
 	default:
 		regs = d.readPmrep()
+	}
+	for i := range regs {
+		r := &regs[i]
+		if file, ok := opts.Defined[r.reg.Name]; ok && !r.reg.Skip {
+			r.reg.Skip = true
+			d.Findings = append(d.Findings, Finding{Diagnostic: grammar.Diagnostic{Range: r.reg.NameRange, Severity: grammar.SeverityWarning, Code: "spec-ignored",
+				Message: fmt.Sprintf("%s is already a derived metric libpcp loaded from %s before %s registers anything: this formula is skipped and that one used", r.reg.Name, file, opts.Tool)},
+				Section: r.scope})
+		}
 	}
 	sort.SliceStable(regs, func(i, j int) bool { return regs[i].reg.Range.Start.Before(regs[j].reg.Range.Start) })
 	var list []grammar.Registration

@@ -132,7 +132,9 @@ func TestHostileInput(t *testing.T) {
 	} {
 		start := time.Now()
 		d := Read(name, grammar.NewText([]byte(src)), Options{Tool: Pmrep, Version: pcpver.V6_0_3})
-		if time.Since(start) > 20*time.Second {
+		// A hang, not a slow machine: 3 s of CPU for all, on a
+		// machine shared by many test runs.
+		if time.Since(start) > 2*time.Minute {
 			t.Errorf("%s: %v", name, time.Since(start))
 		}
 		if name != "100,000 keys" && len(d.File.Diagnostics) == 0 {
