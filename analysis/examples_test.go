@@ -43,12 +43,12 @@ func TestCodeExamples(t *testing.T) {
 				input = classify("example.conf", []byte("m.a = 1\n"), 4)
 			case in.Code == "nul-byte":
 				input = Buffer("example.conf", []byte(strings.Repeat("#\n", 4200)+"m.a = 1\x00 + 2\n"))
-			case in.Code == htop.CodeNotRead:
+			case in.Code == codes.HtopNotRead:
 				c.Version = VersionChoice{Version: pcpver.V5_2_6} // before pcp-htop read meters
 				input = Buffer(path, []byte("[load]\nl.metric = kernel.all.load\n"))
-			case in.Code == htop.CodeNUL:
+			case in.Code == codes.HtopNulByte:
 				input = Buffer(path, []byte("[m]\nm.metric = kernel.all.load\x00\nm.color = red\n"))
-			case in.Code == htop.CodeLostLine:
+			case in.Code == codes.HtopLostLine:
 				input = Buffer(path, []byte("[m]\nm.metric = kernel.all.load\n"+strings.Repeat("#", 1024)))
 			case in.Code == "internal", in.Code == "missing-lparen":
 				return // a bug report; unreachable as in libpcp (NoExample says)

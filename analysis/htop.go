@@ -88,7 +88,7 @@ func (h *htopRun) readFile(index int, src grammar.Source, v pcpver.Version) (*gr
 	for i, d := range f.Diagnostics {
 		// An expression libpcp refuses (pcp-htop's fatal text wraps its
 		// lines) or a problem of the reader's that stops pcp-htop.
-		if (d.Code == "syntax" || d.Code == "dialect") && len(d.PCP) > 0 || fatal[d.Range.Start] && d.Severity == grammar.SeverityError {
+		if (d.Code == codes.Syntax || d.Code == codes.Dialect) && len(d.PCP) > 0 || fatal[d.Range.Start] && d.Severity == grammar.SeverityError {
 			first = i
 			break
 		}

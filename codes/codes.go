@@ -153,6 +153,41 @@ const (
 	Internal              = "internal"                // pcp-derive-lsp could not analyse the definition
 	EmptyNow              = "empty-now"               // a valid derived metric has no values in the live source's latest sample
 	HostUnreachable       = "host-unreachable"        // a host of a fleet check could not be checked: down, too slow or refusing
+	DerivedOption         = "derived-option"
+	HtopBadName           = "htop-bad-name"
+	HtopBadValue          = "htop-bad-value"
+	HtopBadWidth          = "htop-bad-width"
+	HtopDuplicateKey      = "htop-duplicate-key"
+	HtopDuplicateMetric   = "htop-duplicate-metric"
+	HtopDuplicateSection  = "htop-duplicate-section"
+	HtopEmptyName         = "htop-empty-name"
+	HtopInertKey          = "htop-inert-key"
+	HtopLongName          = "htop-long-name"
+	HtopLostLine          = "htop-lost-line"
+	HtopNoMetric          = "htop-no-metric"
+	HtopNoSections        = "htop-no-sections"
+	HtopNoValue           = "htop-no-value"
+	HtopNotRead           = "htop-not-read"
+	HtopNulByte           = "htop-nul-byte"
+	HtopOutsideSection    = "htop-outside-section"
+	HtopScreenColumnName  = "htop-screen-column-name"
+	HtopUnknownColor      = "htop-unknown-color"
+	HtopUnknownKey        = "htop-unknown-key"
+	HtopValueCut          = "htop-value-cut"
+	INIDuplicate          = "ini-duplicate"
+	INIEncoding           = "ini-encoding"
+	INIInterpolation      = "ini-interpolation"
+	INISyntax             = "ini-syntax"
+	PmrepEmptyValue       = "pmrep-empty-value"
+	PmrepOption           = "pmrep-option"
+	SpecCompactReversed   = "spec-compact-reversed"
+	SpecIgnored           = "spec-ignored"
+	SpecInstances         = "spec-instances"
+	SpecKey               = "spec-key"
+	SpecUndeclared        = "spec-undeclared"
+	SpecUnit              = "spec-unit"
+	SpecUnknownMetric     = "spec-unknown-metric"
+	SpecValue             = "spec-value"
 )
 
 // registry lists every code, by kind.
@@ -446,7 +481,7 @@ var registry = []Info{
 	// Our own.
 	// pmrep and pcp-dstat files (toolconf/pmconfig).
 	{
-		Code: "ini-syntax", Kind: Tools, Severity: SevError,
+		Code: INISyntax, Kind: Tools, Severity: SevError,
 		Summary:   "a line configparser cannot read: no section header first, or neither a header, key = value nor a comment",
 		Behaviour: "pmrep and pcp-dstat read their files with Python's configparser. A key before the first `[section]` stops it at once (`File contains no section headers.`); a line with no `=` or `:` (an indented comment counts as a comment, a stray word does not) fails the whole file with `Source contains parsing errors` after it is read. pmrep prints `Failed to read configuration file 'F', line N:` and the error; pcp-dstat shows a traceback.",
 		Example:   "[s]\nhinv.ncpu\n",
@@ -454,7 +489,7 @@ var registry = []Info{
 		FixNote:   "Write `key = value`, or start the line with `#` or `;` to make it a comment.",
 	},
 	{
-		Code: "ini-duplicate", Kind: Tools, Severity: SevError,
+		Code: INIDuplicate, Kind: Tools, Severity: SevError,
 		Summary:   "a section or key appears twice in one file",
 		Behaviour: "pmconfig's configparser is strict: a second `[section]` of the same name, or a key set twice in one section of one file, stops the read with `section 'S' already exists` or `option 'K' in section 'S' already exists`. pmrep refuses the file; in pcp-dstat's directories one duplicate breaks every pcp-dstat run with `TypeError: 'str' object is not callable`. Across files (a pmrep directory) the later section replaces the earlier instead.",
 		Example:   "[s]\nhinv.ncpu = cpus\nhinv.ncpu = n\n",
@@ -462,7 +497,7 @@ var registry = []Info{
 		FixNote:   "Keep one of the two; merge the sections.",
 	},
 	{
-		Code: "ini-interpolation", Kind: Tools, Severity: SevError,
+		Code: INIInterpolation, Kind: Tools, Severity: SevError,
 		Summary:   "a % that pmrep's configparser interpolation refuses",
 		Behaviour: "pmrep reads its files with interpolation: `%%` is a literal `%`, `%(key)s` is another key's value, and any other `%` raises `InterpolationSyntaxError` (an unknown key `InterpolationMissingOptionError`, a reference loop `InterpolationDepthError`). From PCP 6.0 every section of every file read is interpolated, so one bad `%` in a metricset nobody asked for stops every pmrep run, with a Python traceback that names neither file nor line. pcp-dstat does not interpolate.",
 		Example:   "[s]\nhinv.ncpu = 50%\n",
@@ -470,7 +505,7 @@ var registry = []Info{
 		FixNote:   "Write `%%` for a literal `%` (labels such as `%%idle`, `timefmt = %%H:%%M`); the quick fix doubles it.",
 	},
 	{
-		Code: "ini-encoding", Kind: Tools, Severity: SevError,
+		Code: INIEncoding, Kind: Tools, Severity: SevError,
 		Summary:   "the file is not UTF-8",
 		Behaviour: "Python decodes the file as UTF-8 before configparser sees it: a byte that is not UTF-8 (Latin-1 from an old editor) stops pmrep and pcp-dstat with a `UnicodeDecodeError` traceback.",
 		Example:   "[s]\nhinv.ncpu = caf\xe9\n",
@@ -478,7 +513,7 @@ var registry = []Info{
 		FixNote:   "Save the file as UTF-8 (`iconv -f latin1 -t utf-8`).",
 	},
 	{
-		Code: "pmrep-option", Kind: Tools, Severity: SevError,
+		Code: PmrepOption, Kind: Tools, Severity: SevError,
 		SeverityNote: "a warning for values pmrep reads without a word but not as meant (`header = on`, `type = rate`)",
 		Summary:      "an option pmrep does not know, in the wrong place, or with a value it refuses or misreads",
 		Behaviour:    "`[options]` holds option keys only: another key is `Unknown option K in [options].`; `[global]` holds metric specs only (`Section [global] contains options.`). Option values go through one converter: `true True y yes Yes` and `false False n no No` are booleans, anything else a number or a string, and most checks compare with 1, so `header = on` turns headers off. `width`, `precision`, `rank` and their kin must be whole numbers (`Non-negative integer expected.`), `output` stdout, csv or archive, `version` 1.",
@@ -487,7 +522,7 @@ var registry = []Info{
 		FixNote:      "Use the option names of pmrep.conf(5) and the spellings above; put metric specs in `[global]` or a metricset.",
 	},
 	{
-		Code: "pmrep-empty-value", Kind: Tools, Severity: SevError,
+		Code: PmrepEmptyValue, Kind: Tools, Severity: SevError,
 		Summary:   "a key with no value",
 		Behaviour: "From PCP 6.0 pmrep refuses a key with nothing after its `=`: `No value set for option K in [S].` for an option, `No value set for K in [S].` for a metric line. 5.2 took it silently.",
 		Example:   "[s]\nhinv.ncpu =\n",
@@ -495,7 +530,7 @@ var registry = []Info{
 		FixNote:   "Give the value (for a metric line, the label or `,,,,` for none), or remove the line.",
 	},
 	{
-		Code: "derived-option", Kind: Tools, SeverityNote: "a warning when a list without \";\" has commas pmrep will cut at", Severity: SevError,
+		Code: DerivedOption, Kind: Tools, SeverityNote: "a warning when a list without \";\" has commas pmrep will cut at", Severity: SevError,
 		Summary:   "an item of pmrep's derived option it cannot use",
 		Behaviour: "`derived` is split on `;` (or, when it has none, on every `,`). An item starting with `/` or `.` is a derived config file for pmLoadDerivedConfig (a missing one stops pmrep: `Failed to load derived metric definitions from file`), any other must be `NAME=EXPR` (`Invalid syntax (expected metric=expression)`, so `derived = der.txt` fails where `./der.txt` works). Its expressions are registered like formulas and checked here at their columns.",
 		Example:   "[options]\nderived = der.txt\n",
@@ -503,7 +538,7 @@ var registry = []Info{
 		FixNote:   "Start a file's path with `/` or `./`; write expressions as `NAME=EXPR`, separated by `;`.",
 	},
 	{
-		Code: "spec-key", Kind: Tools, Severity: SevError,
+		Code: SpecKey, Kind: Tools, Severity: SevError,
 		Summary:   "a spec line pmconfig reads as something else: a misspelt spec word, a comma in a verbose spec, too many dots",
 		Behaviour: "pmconfig tells a compact spec from a verbose one by the value's comma or the key's second dot-separated part: `util.lable = x` is a compact spec of a metric named `util.lable`, and `util.instances = a,b` one of `util.instances`, both failing later as `Invalid metric util.lable (PM_ERR_NAME Unknown metric name).`; `a.label.b = x` stops the read with `too many values to unpack (expected 2)`. The spec words are label, instances, unit, type, width, precision, limit and formula.",
 		Example:   "[s]\nn = hinv.ncpu\nn.lable = cpus\n",
@@ -511,7 +546,7 @@ var registry = []Info{
 		FixNote:   "Spell the spec word right (the quick fix does); match several instances with one regular expression, `(a|b)`.",
 	},
 	{
-		Code: "spec-undeclared", Kind: Tools, Severity: SevError,
+		Code: SpecUndeclared, Kind: Tools, Severity: SevError,
 		Summary:   "a KEY.spec line before KEY = METRIC",
 		Behaviour: "A verbose spec line belongs to the declaration `KEY = METRIC` above it in the section; pmrep refuses a spec whose key has none yet: `Undeclared metric key KEY.`",
 		Example:   "[s]\nn.label = cpus\nn = hinv.ncpu\n",
@@ -519,7 +554,7 @@ var registry = []Info{
 		FixNote:   "Declare `KEY = METRIC` first.",
 	},
 	{
-		Code: "spec-unknown-metric", Kind: Tools, Severity: SevError,
+		Code: SpecUnknownMetric, Kind: Tools, Severity: SevError,
 		Summary:   "a spec's metric is not in the namespace",
 		Behaviour: "pmrep looks every spec's metric (or namespace subtree) up once the formulas are registered, and stops at the first it cannot find: `Invalid metric NAME (PM_ERR_NAME Unknown metric name).` (`Unknown metric` from 7.1). With `ignore_unknown` it leaves it out instead. A formula whose operand is unknown ends the same way, naming the formula's metric, not the operand (the formula's own finding names it).",
 		Example:   "[s]\nhinv.ncpus = cpus\n",
@@ -527,7 +562,7 @@ var registry = []Info{
 		FixNote:   "Correct the name (the quick fix offers the nearest ones), or install the PMDA that provides it.",
 	},
 	{
-		Code: "spec-compact-reversed", Kind: Tools, Severity: SevError,
+		Code: SpecCompactReversed, Kind: Tools, Severity: SevError,
 		Summary:   "a compact spec written label = metric,...",
 		Behaviour: "The compact form is `METRIC = label,instances,unit,type,width,precision,limit`: the key is the metric. Written the other way round, pmrep looks up the label as a metric and stops with `Invalid metric load (PM_ERR_NAME Unknown metric name).`",
 		Example:   "[s]\nload = kernel.all.load,,,,8\n",
@@ -535,7 +570,7 @@ var registry = []Info{
 		FixNote:   "Swap the metric and the label (the quick fix does).",
 	},
 	{
-		Code: "spec-instances", Kind: Tools, Severity: SevWarning,
+		Code: SpecInstances, Kind: Tools, Severity: SevWarning,
 		SeverityNote: "an error when the pattern is not a valid regular expression (pmrep stops)",
 		Summary:      "an instance filter that matches no instance",
 		Behaviour:    "pmrep matches each instance pattern as a number (an instance whose name starts with it), a process name, or else an anchored regular expression. A metric none of whose patterns match is dropped from the report without a word; when nothing is left pmrep says `No matching instances found.` A pattern that is no regular expression stops it: `Invalid regex 'P': ….`",
@@ -544,7 +579,7 @@ var registry = []Info{
 		FixNote:      "Match the instance names the metadata source lists (`pminfo -f METRIC`); the check is against the instances present now.",
 	},
 	{
-		Code: "spec-unit", Kind: Tools, Severity: SevError,
+		Code: SpecUnit, Kind: Tools, Severity: SevError,
 		Summary:   "a unit libpcp cannot parse",
 		Behaviour: "A spec's unit goes to pmParseUnitsStr when pmrep sets the metric up; one it cannot parse stops pmrep with `PM_ERR_CONV Impossible value or scale conversion …: UNIT.`",
 		Example:   "[s]\nl = kernel.all.load\nl.unit = furlongs\n",
@@ -552,7 +587,7 @@ var registry = []Info{
 		FixNote:   "Write units as pmParseUnitsStr(3) spells them: `KB`, `MB/s`, `ms`, `count x 10^3`.",
 	},
 	{
-		Code: "spec-value", Kind: Tools, Severity: SevError,
+		Code: SpecValue, Kind: Tools, Severity: SevError,
 		SeverityNote: "a warning for a type other than raw, which pmrep ignores",
 		Summary:      "a spec value out of its domain",
 		Behaviour:    "A spec's width must be a whole number of 0 or more and its precision a whole number: otherwise pmrep stops with `Non-negative integer expected: METRIC` once it finds the metric. Its type means something only when it is `raw`; any other text is silently the default. A `;` in a formula ends it, since pmconfig joins formulas into a `;`-separated list.",
@@ -561,7 +596,7 @@ var registry = []Info{
 		FixNote:      "Give whole numbers; write `type = raw` or nothing.",
 	},
 	{
-		Code: "spec-ignored", Kind: Tools, Severity: SevWarning,
+		Code: SpecIgnored, Kind: Tools, Severity: SevWarning,
 		Summary:   "a spec pmrep reads and then ignores, or a formula it never registers",
 		Behaviour: "pmrep ignores a metric's `limit` (the precision overwrites its slot; only the `limit_filter` option filters). It looks a formula's metric up before registering it, so a second formula of the same name in a run (an earlier one in the set or in `[global]`) is skipped without a word.",
 		Example:   "[s]\nl = kernel.all.load\nl.limit = 5\n",
@@ -570,14 +605,14 @@ var registry = []Info{
 	},
 	// pcp-htop's meters, columns and screens (toolconf/htop; docs/htop.md).
 	{
-		Code: "htop-not-read", Kind: Tools, Severity: SevWarning,
+		Code: HtopNotRead, Kind: Tools, Severity: SevWarning,
 		Summary:   "this release's pcp-htop does not read this kind of file",
 		Behaviour: "pcp-htop reads meters from PCP 5.3.2, columns from 5.3.3 and screens from 6.1.0; older releases read no such file at all (PCP 5.2.6 has no dynamic meters, columns or screens).",
 		NoExample: "no edit of the file fixes it: any meter checked for PCP 5.2.6 gets it.",
 		FixNote:   "Check for the release the file is meant for, or upgrade PCP.",
 	},
 	{
-		Code: "htop-no-sections", Kind: Tools, Severity: SevError,
+		Code: HtopNoSections, Kind: Tools, Severity: SevError,
 		Summary:   "no [section] header: htop reads nothing from the file",
 		Behaviour: "htop's parser ignores every line before the first `[NAME]` header without a word, so a file without one (a binary file, a derived-metric config, anything else put in a meters/, columns/ or screens/ directory) defines nothing.",
 		Example:   "load = kernel.all.load\n",
@@ -585,7 +620,7 @@ var registry = []Info{
 		FixNote:   "Start each meter, column or screen with a `[NAME]` header, or move the file out of htop's directory.",
 	},
 	{
-		Code: "htop-outside-section", Kind: Tools, Severity: SevWarning,
+		Code: HtopOutsideSection, Kind: Tools, Severity: SevWarning,
 		Summary:   "a line before the first [section] header is ignored",
 		Behaviour: "htop applies a key to the current meter, column or screen; before the first header there is none, and the line is dropped silently.",
 		Example:   "caption = Load\n[load]\nl.metric = kernel.all.load\n",
@@ -593,7 +628,7 @@ var registry = []Info{
 		FixNote:   "Move the line under its header.",
 	},
 	{
-		Code: "htop-bad-name", Kind: Tools, Severity: SevError,
+		Code: HtopBadName, Kind: Tools, Severity: SevError,
 		Summary:   "htop refuses the section name and skips the section",
 		Behaviour: "A meter, column or screen name becomes part of a metric name and of htoprc, so htop accepts only a letter or `_` followed by letters, digits or `_`, up to the last `]` of the header. For anything else it prints `pcp-htop: invalid meter name at PATH line N` and the name in quotes (or `no closing brace on meter name`; `column`, `screen` for those files) and skips every line up to the next header. The message goes to stderr just as the full-screen display starts, so it is easily missed. In columns before PCP 7.1.1, the skipped lines go on setting the column before the header.",
 		Example:   "[disk-io]\ncaption = Disk\nr.metric = disk.all.read\n",
@@ -601,7 +636,7 @@ var registry = []Info{
 		FixNote:   "Use letters, digits and `_` only (a `-` is the usual culprit), and close the header with `]`.",
 	},
 	{
-		Code: "htop-duplicate-section", Kind: Tools, Severity: SevWarning,
+		Code: HtopDuplicateSection, Kind: Tools, Severity: SevWarning,
 		Summary:   "the section name is already defined: htop skips this one",
 		Behaviour: "htop reads its directories in order ($PCP_HTOP_DIR, ~/.config/htop, $PCP_SYSCONF_DIR/htop, $PCP_SHARE_DIR/htop) and keeps the first meter, column or screen of each name; a later one is skipped without a word. In columns before PCP 7.1.1 the skipped section's lines go on setting the column before it in the same file, and a `metric` line there registers that column's metric a second time, which is fatal (`htop-duplicate-metric`).",
 		Example:   "[load]\nl.metric = kernel.all.load\n[load]\nm.metric = mem.util.free\n",
@@ -609,7 +644,7 @@ var registry = []Info{
 		FixNote:   "Rename one of them (a user file meant to replace a shipped one replaces it whole: the shipped one is skipped).",
 	},
 	{
-		Code: "htop-long-name", Kind: Tools, Severity: SevWarning,
+		Code: HtopLongName, Kind: Tools, Severity: SevWarning,
 		Summary:   "htop cuts the section name to 31 bytes",
 		Behaviour: "htop stores a name in 32 bytes: a longer one is cut, the metrics are registered under the cut name, and the check for an earlier definition compares the whole name with the cut ones, so two long names that share their first 31 bytes both pass it and then register the same metric names (fatal).",
 		Example:   "[a_very_long_meter_name_for_the_disks]\nr.metric = disk.all.read\n",
@@ -617,7 +652,7 @@ var registry = []Info{
 		FixNote:   "Use a name of 31 bytes or fewer.",
 	},
 	{
-		Code: "htop-empty-name", Kind: Tools, Severity: SevWarning,
+		Code: HtopEmptyName, Kind: Tools, Severity: SevWarning,
 		Summary:   "an empty section name `[]`",
 		Behaviour: "htop's name check passes an empty name: a meter's metrics are then registered as `htop.meter..X`, a column's metric is never registered (the column has no values), and the meter or column cannot be chosen by name in htoprc. PCP 6.3.8's pcp-htop, given an empty name in each of its meter, column and screen files at once, was seen to corrupt its heap and abort (`realloc(): invalid next size`).",
 		Example:   "[]\nr.metric = disk.all.read\n",
@@ -625,7 +660,7 @@ var registry = []Info{
 		FixNote:   "Name the section.",
 	},
 	{
-		Code: "htop-no-value", Kind: Tools, Severity: SevWarning,
+		Code: HtopNoValue, Kind: Tools, Severity: SevWarning,
 		Summary:   "a line without `=` or without a value is ignored",
 		Behaviour: "htop splits each line at `=` and needs a value after it; `total.color: blue` (a `:` as in other INI files) or `x.metric =` is dropped silently.",
 		Example:   "[load]\nl.metric = kernel.all.load\nl.color: blue\n",
@@ -633,7 +668,7 @@ var registry = []Info{
 		FixNote:   "Write `key = value`.",
 	},
 	{
-		Code: "htop-value-cut", Kind: Tools, Severity: SevWarning,
+		Code: HtopValueCut, Kind: Tools, Severity: SevWarning,
 		Summary:   "before PCP 7.1.1, htop keeps only the text up to a second `=`",
 		Behaviour: "pcp-htop up to PCP 7.1.0 splits a line at every `=` and uses the text between the first and the second as the value, silently: `one.metric = sample.long.one == 1 ? 10 : 20` registers `sample.long.one`, and `mkconst(1, type=double)` is cut after `type`. PCP 7.1.1 and later split at the first `=` only.",
 		Example:   "[t]\none.metric = hinv.ncpu == 1 ? 10 : 20\n", Release: "6.0.3",
@@ -641,7 +676,7 @@ var registry = []Info{
 		FixNote: "Avoid `=` in values for these releases (`==`, `>=`, `<=` and `!=` all hold one): compare with `<` and `>` instead, and drop the spec list of `mkconst`.",
 	},
 	{
-		Code: "htop-unknown-key", Kind: Tools, Severity: SevWarning,
+		Code: HtopUnknownKey, Kind: Tools, Severity: SevWarning,
 		Summary:   "htop ignores the key",
 		Behaviour: "htop compares each key with the few it knows and drops any other without a word: a meter knows `caption`, `description`, `type`, `maximum` and `X.metric`, `X.color`, `X.label`, `X.suffix`; a column `metric`, `heading`, `caption`, `description`, `width` and (PCP 6.1.0+) `format`, `instances`, `default`/`enabled`; a screen `heading`, `caption`, `sortKey`, `sortDirection`, `default`/`enabled` and per column `X.metric`, `X.heading`, `X.caption`, `X.description`, `X.width`, `X.format`, `X.instances`, `X.default`. An unknown `X.attr` in a meter or screen still adds an `X` with no metric.",
 		Example:   "[load]\nl.metric = kernel.all.load\nl.colour = red\n",
@@ -649,7 +684,7 @@ var registry = []Info{
 		FixNote:   "Spell the key as htop does (American `color`, case-sensitive `sortKey`).",
 	},
 	{
-		Code: "htop-unknown-color", Kind: Tools, Severity: SevWarning,
+		Code: HtopUnknownColor, Kind: Tools, Severity: SevWarning,
 		Summary:   "htop knows no such colour and ignores it",
 		Behaviour: "A meter metric's colour must be one of `gray darkgray red green blue cyan magenta yellow white`, exactly (lower case); anything else leaves the default colour, silently.",
 		Example:   "[load]\nl.metric = kernel.all.load\nl.color = Red\n",
@@ -657,7 +692,7 @@ var registry = []Info{
 		FixNote:   "Use one of htop's colour names.",
 	},
 	{
-		Code: "htop-bad-width", Kind: Tools, Severity: SevWarning,
+		Code: HtopBadWidth, Kind: Tools, Severity: SevWarning,
 		Summary:   "a column width htop does not use as written",
 		Behaviour: "htop reads a width with `atoi` (`strtoul` before PCP 6.1.0): it stops at the first byte that is not a digit, so `8px` is 8 and `wide` is 0; a width of 0 or wider than 64 (28 before PCP 6.1.0) falls back to the default, 5 left-aligned. A negative width aligns left.",
 		Example:   "[c]\nmetric = proc.psinfo.rss\nwidth = 100\n",
@@ -665,7 +700,7 @@ var registry = []Info{
 		FixNote:   "Give an integer from 1 to 64 (or -1 to -64).",
 	},
 	{
-		Code: "htop-bad-value", Kind: Tools, Severity: SevWarning,
+		Code: HtopBadValue, Kind: Tools, Severity: SevWarning,
 		Summary:   "a value htop does not recognise",
 		Behaviour: "htop compares `instances` with `true`/`True` only and `default`/`enabled` with `false`/`False` only, so `yes`, `1` or `TRUE` mean the other thing; a `format` other than `percent process command device cgroup` shows the column unformatted; `sortDirection` is read with `atoi`.",
 		Example:   "[c]\nmetric = proc.psinfo.rss\ninstances = yes\n",
@@ -673,7 +708,7 @@ var registry = []Info{
 		FixNote:   "Use the words htop compares with.",
 	},
 	{
-		Code: "htop-inert-key", Kind: Tools, Severity: SevInfo,
+		Code: HtopInertKey, Kind: Tools, Severity: SevInfo,
 		Summary:   "htop stores the key but never uses it",
 		Behaviour: "A meter's `type` and `maximum` are read (type compared untrimmed, so `type = bar` with blanks never matches) but no pcp-htop release uses them: the meter's mode is chosen in the setup screen.",
 		Example:   "[load]\ntype = bar\nl.metric = kernel.all.load\n",
@@ -681,7 +716,7 @@ var registry = []Info{
 		FixNote:   "Remove the line, or keep it as documentation.",
 	},
 	{
-		Code: "htop-duplicate-key", Kind: Tools, Severity: SevWarning,
+		Code: HtopDuplicateKey, Kind: Tools, Severity: SevWarning,
 		Summary:   "the key is set twice: htop uses the later value",
 		Behaviour: "htop overwrites a setting silently each time it reads it again, so only the last line counts (for `metric` lines a repeat is fatal instead: `htop-duplicate-metric`).",
 		Example:   "[load]\ncaption = Load\ncaption = CPU load\nl.metric = kernel.all.load\n",
@@ -689,7 +724,7 @@ var registry = []Info{
 		FixNote:   "Keep one.",
 	},
 	{
-		Code: "htop-duplicate-metric", Kind: Tools, Severity: SevError,
+		Code: HtopDuplicateMetric, Kind: Tools, Severity: SevError,
 		Summary:   "the metric name is registered twice: pcp-htop exits",
 		Behaviour: "Each `X.metric` (or a column's `metric`) registers a global derived metric named after the meter, column or screen; a second one of the same name fails with `Duplicate global derived metric name`, which pcp-htop treats as a parse error: it prints `pcp-htop: failed to parse expression in PATH at line N`, libpcp's error and exits with status 2. It happens with a repeated `metric` line, two long names alike in their first 31 bytes, and, before PCP 7.1.1, a user column named like a shipped one that is not the first of its file.",
 		Example:   "[load]\nl.metric = kernel.all.load\nl.metric = kernel.all.load[1]\n",
@@ -697,7 +732,7 @@ var registry = []Info{
 		FixNote:   "Give each metric its own X (or each column its own section).",
 	},
 	{
-		Code: "htop-no-metric", Kind: Tools, Severity: SevWarning,
+		Code: HtopNoMetric, Kind: Tools, Severity: SevWarning,
 		Summary:   "a meter, column or screen column with no metric",
 		Behaviour: "A meter without `X.metric`, a column without `metric`, or an `X.label`/`X.color` (meters) or `X.heading` (screens) whose `X.metric` is missing: htop accepts it, but the meter shows nothing and the column never has a value.",
 		Example:   "[load]\ncaption = Load\nl.color = red\n",
@@ -705,7 +740,7 @@ var registry = []Info{
 		FixNote:   "Add the metric line (or check the spelling of X in the other lines).",
 	},
 	{
-		Code: "htop-screen-column-name", Kind: Tools, Severity: SevError,
+		Code: HtopScreenColumnName, Kind: Tools, Severity: SevError,
 		Summary:   "`SCREEN:COLUMN` is longer than 31 bytes",
 		Behaviour: "htop names a screen's column `SCREEN:COLUMN` in 32 bytes. From PCP 7.0.0 a column whose name does not fit is dropped without a word; PCP 6.1.0 to 6.3.x pcp-htop crashes (segmentation fault) reading the line.",
 		Example:   "[processes_by_state]\nthe_process_identifier.metric = proc.psinfo.pid\n",
@@ -713,14 +748,14 @@ var registry = []Info{
 		FixNote:   "Shorten the screen or the column name.",
 	},
 	{
-		Code: "htop-nul-byte", Kind: Tools, Severity: SevError,
+		Code: HtopNulByte, Kind: Tools, Severity: SevError,
 		Summary:   "a NUL byte: htop's line ends there and the next lines are lost",
 		Behaviour: "htop reads a line with fgets 1024 bytes at a time and looks for its newline with strrchr, which stops at a NUL: the line's text ends at the NUL, and htop reads on over the following lines as part of it until a chunk shows a newline before any NUL, so those lines are never read. A binary file put in htop's directory reads as a few fragments.",
 		NoExample: "a NUL byte cannot be shown in an example.",
 		FixNote:   "Remove the NUL byte, or the file if it is not an htop config.",
 	},
 	{
-		Code: "htop-lost-line", Kind: Tools, Severity: SevWarning,
+		Code: HtopLostLine, Kind: Tools, Severity: SevWarning,
 		Summary:   "htop drops the last line",
 		Behaviour: "When the last line of a file has no newline and its final 1024-byte read ends exactly at the end of the file (a 1024-byte last line, or the lines after a NUL), htop's String_readLine reads nothing more and returns no line at all: the text is lost.",
 		NoExample: "the example would be a line of exactly 1024 bytes.",

@@ -13,9 +13,9 @@ import (
 	"testing"
 )
 
-// codeName is a field, variable or constant that holds a finding code:
-// Code, code, ProblemCode, CodeNotRead (toolconf/htop's), ...
-var codeName = regexp.MustCompile(`(?i)code$|^Code[A-Z]`)
+// codeName is a field or variable that holds a finding code: Code,
+// code, ProblemCode, ...
+var codeName = regexp.MustCompile(`(?i)code$`)
 
 // use is one place the module's code names a finding code.
 type use struct {

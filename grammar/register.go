@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"sort"
 	"strings"
 
@@ -104,11 +105,11 @@ func registrationError(f *File, d *Definition, opts RegisterOptions, wasLeaking 
 	if wasLeaking && strings.Contains(d.Expr, "/") {
 		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( expression)"
 	}
-	code, rg := "syntax", f.ExprRange(d, caret, end)
+	code, rg := codes.Syntax, f.ExprRange(d, caret, end)
 	if f.Version.Less(pcpver.Latest) && len(d.Expr) <= maxDialectExpr {
 		r := &configReader{f: f}
 		if c, ok := r.newerConstruct(d, wasLeaking); ok {
-			code = "dialect"
+			code = codes.Dialect
 			msg = fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), f.Version, f.Version, msg)
 			rg = f.ExprRange(d, c.At.Start, c.At.End)
 		}

@@ -166,12 +166,12 @@ func markup(md string, markdown bool) *protocol.MarkupContent {
 }
 
 var (
-	mdFence  = regexp.MustCompile("(?m)^```[a-z]*\n?")
-	mdCode   = regexp.MustCompile("`([^`\n]*)`")
-	mdStrong = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
-	mdEm     = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*?)[*_]($|[\s).,:;])`)
-	mdLink   = regexp.MustCompile(`\[([^\]\n]*)\]\(([^)\s]*)\)`)
-	mdEscape = regexp.MustCompile(`\\([\\` + "`" + `*_{}\[\]()#+\-.!|>])`)
+	mdFence    = regexp.MustCompile("(?m)^```[a-z]*\n?")
+	mdCodeSpan = regexp.MustCompile("`([^`\n]*)`")
+	mdStrong   = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
+	mdEm       = regexp.MustCompile(`(^|[\s(])[*_]([^*_\s][^*_\n]*?)[*_]($|[\s).,:;])`)
+	mdLink     = regexp.MustCompile(`\[([^\]\n]*)\]\(([^)\s]*)\)`)
+	mdEscape   = regexp.MustCompile(`\\([\\` + "`" + `*_{}\[\]()#+\-.!|>])`)
 )
 
 // plainText renders the markdown the server writes (code spans and
@@ -179,7 +179,7 @@ var (
 func plainText(md string) string {
 	s := mdFence.ReplaceAllString(md, "")
 	s = mdLink.ReplaceAllString(s, "$1 ($2)")
-	s = mdCode.ReplaceAllString(s, "$1")
+	s = mdCodeSpan.ReplaceAllString(s, "$1")
 	s = mdStrong.ReplaceAllString(s, "$1$2")
 	s = mdEm.ReplaceAllString(s, "$1$2$3")
 	s = mdEscape.ReplaceAllString(s, "$1")

@@ -2,6 +2,7 @@ package htop
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -36,15 +37,15 @@ func TestBadInput(t *testing.T) {
 		src  []byte
 		code string // a finding the file must have
 	}{
-		{"10 MB binary", pcpver.V7_2_2, Meter, binary, CodeNUL},
-		{"100,000 keys", pcpver.V7_2_2, Meter, []byte(keys.String()), CodeUnknownKey},
-		{"10 MB of lines", pcpver.V6_0_3, Column, []byte(big.String()), CodeBadName},
+		{"10 MB binary", pcpver.V7_2_2, Meter, binary, codes.HtopNulByte},
+		{"100,000 keys", pcpver.V7_2_2, Meter, []byte(keys.String()), codes.HtopUnknownKey},
+		{"10 MB of lines", pcpver.V6_0_3, Column, []byte(big.String()), codes.HtopBadName},
 		{"one 10 MB line", pcpver.V7_2_2, Screen, []byte("[s]\nx.metric = " + strings.Repeat("a+", 5<<20) + "\n"), ""},
-		{"one 10 MB header", pcpver.V7_2_2, Screen, []byte("[" + strings.Repeat("a", 10<<20)), CodeBadName},
-		{"not INI", pcpver.V7_2_2, Meter, []byte(strings.Repeat("{\"json\": [1, 2, 3]}\n", 1<<19)), CodeNotHtop},
+		{"one 10 MB header", pcpver.V7_2_2, Screen, []byte("[" + strings.Repeat("a", 10<<20)), codes.HtopBadName},
+		{"not INI", pcpver.V7_2_2, Meter, []byte(strings.Repeat("{\"json\": [1, 2, 3]}\n", 1<<19)), codes.HtopNoSections},
 		{"newlines only", pcpver.V7_2_2, Meter, []byte(strings.Repeat("\n", 10<<20)), ""},
-		{"short keys", pcpver.V7_2_2, Meter, []byte("[s]\n" + strings.Repeat("a=b\n", 5<<19)), CodeUnknownKey},
-		{"NULs", pcpver.V7_2_2, Meter, make([]byte, 10<<20), CodeNUL},
+		{"short keys", pcpver.V7_2_2, Meter, []byte("[s]\n" + strings.Repeat("a=b\n", 5<<19)), codes.HtopUnknownKey},
+		{"NULs", pcpver.V7_2_2, Meter, make([]byte, 10<<20), codes.HtopNulByte},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

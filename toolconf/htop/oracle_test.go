@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,7 +145,7 @@ func predict(v pcpver.Version, files []placed) verdict {
 		slices.SortStableFunc(evs, func(a, b event) int { return a.off - b.off })
 		for _, ev := range evs {
 			switch {
-			case ev.probl != nil && ev.probl.Fatal && ev.probl.Code == CodeScreenColumnName:
+			case ev.probl != nil && ev.probl.Fatal && ev.probl.Code == codes.HtopScreenColumnName:
 				out.outcome, out.warnings, out.registered = "crash", nil, map[string]string{}
 				return out
 			case ev.probl != nil && ev.probl.Fatal:

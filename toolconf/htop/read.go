@@ -16,6 +16,7 @@ package htop
 import (
 	"bytes"
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"path/filepath"
 	"strings"
 
@@ -240,7 +241,7 @@ func (r *Reader) Read(kind Kind, path string, src []byte) *File {
 	f.Entries = make([]Entry, 0, linesWith(src, '='))
 	p := parser{r: r, f: f, text: string(src), counts: map[string]int{}}
 	if !r.Rules.Reads(kind) {
-		p.problem(0, 0, CodeNotRead, fmt.Sprintf("PCP %s's pcp-htop reads no %s files (they arrived in %s): this file is not read at all", r.Rules.Version, kind, sinceText(kind)), nil, false)
+		p.problem(0, 0, codes.HtopNotRead, fmt.Sprintf("PCP %s's pcp-htop reads no %s files (they arrived in %s): this file is not read at all", r.Rules.Version, kind, sinceText(kind)), nil, false)
 		p.finish()
 		return f
 	}
@@ -362,15 +363,15 @@ func (p *parser) read() {
 	for pos := 0; pos < len(src); {
 		l, ok := readLine(src, pos)
 		if l.NUL && !ok {
-			p.problem(l.End, l.End+1, CodeNUL, "a NUL byte: htop's line ends here, and it reads on over the following lines as part of this one, to the end of the file", nil, false)
+			p.problem(l.End, l.End+1, codes.HtopNulByte, "a NUL byte: htop's line ends here, and it reads on over the following lines as part of this one, to the end of the file", nil, false)
 		}
 		if !ok {
-			p.problem(l.Start, len(src), CodeLostLine, "htop never reads this last line: its final read (1024 bytes at a time) ends exactly at the end of the file without a newline, and htop's String_readLine then drops the whole line; end the file with a newline", nil, false)
+			p.problem(l.Start, len(src), codes.HtopLostLine, "htop never reads this last line: its final read (1024 bytes at a time) ends exactly at the end of the file without a newline, and htop's String_readLine then drops the whole line; end the file with a newline", nil, false)
 			break
 		}
 		htopLine++
 		if l.NUL {
-			p.problem(l.End, l.End+1, CodeNUL, "a NUL byte: htop's line ends here, and it reads on over the following lines (up to one whose 1024-byte chunk has a newline before any NUL) as part of this one, so they are lost; is this a binary file?", nil, false)
+			p.problem(l.End, l.End+1, codes.HtopNulByte, "a NUL byte: htop's line ends here, and it reads on over the following lines (up to one whose 1024-byte chunk has a newline before any NUL) as part of this one, so they are lost; is this a binary file?", nil, false)
 		}
 		p.line(l, htopLine)
 		pos = l.Next
@@ -391,8 +392,8 @@ func (p *parser) line(l line, htopLine int) {
 	if p.sect == nil {
 		// After a rejected header, that header's finding covers the
 		// lines htop skips.
-		if p.inHeader == nil && !p.over(CodeOutside, a, b) {
-			p.problem(a, b, CodeOutside, "a line before any [section] header: htop ignores it", nil, false)
+		if p.inHeader == nil && !p.over(codes.HtopOutsideSection, a, b) {
+			p.problem(a, b, codes.HtopOutsideSection, "a line before any [section] header: htop ignores it", nil, false)
 		}
 		return
 	}
@@ -401,10 +402,10 @@ func (p *parser) line(l line, htopLine int) {
 		if s.rawOff > 0 {
 			msg = "a key with an empty value: htop ignores the line"
 		}
-		if p.over(CodeNoValue, a, b) {
+		if p.over(codes.HtopNoValue, a, b) {
 			return
 		}
-		p.problem(a, b, CodeNoValue, msg, nil, false)
+		p.problem(a, b, codes.HtopNoValue, msg, nil, false)
 		if c := strings.IndexByte(p.text[a:b], ':'); s.rawOff == 0 && c > 0 && len(p.f.Problems) > 0 {
 			// "total.color: blue": the other INI files' delimiter.
 			p.f.Problems[len(p.f.Problems)-1].Fix = &Fix{Off: a + c, End: a + c + 1, Text: " ="}
@@ -412,10 +413,10 @@ func (p *parser) line(l line, htopLine int) {
 		return
 	}
 	if s.cut >= 0 {
-		if p.over(CodeValueCut, s.cut, b) {
+		if p.over(codes.HtopValueCut, s.cut, b) {
 			return
 		}
-		p.problem(s.cut, b, CodeValueCut, fmt.Sprintf("PCP %s's pcp-htop splits the line at every \"=\" and keeps only the text before the second one: the value it uses is %q (7.1.1 and later take the whole rest of the line)", p.r.Rules.Version, short(string(src[s.valOff:s.valEnd]))), nil, false)
+		p.problem(s.cut, b, codes.HtopValueCut, fmt.Sprintf("PCP %s's pcp-htop splits the line at every \"=\" and keeps only the text before the second one: the value it uses is %q (7.1.1 and later take the whole rest of the line)", p.r.Rules.Version, short(string(src[s.valOff:s.valEnd]))), nil, false)
 	}
 	key := p.text[s.keyOff:s.keyEnd]
 	e := Entry{Key: key, KeyOff: s.keyOff, Value: p.text[s.valOff:s.valEnd], ValueOff: s.valOff, Line: p.lineOf(a)}
@@ -448,10 +449,10 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		sec := &Section{Name: raw, HeadOff: a, HeadEnd: b, Line: p.lineOf(a)}
 		p.f.Sections = append(p.f.Sections, sec)
 		p.inHeader = sec
-		if p.over(CodeBadName, a, b) {
+		if p.over(codes.HtopBadName, a, b) {
 			return
 		}
-		p.problem(a, b, CodeBadName, fmt.Sprintf("no closing \"]\" on the %s name: htop prints an error and skips the section's lines%s", kind, p.leakNote(prev)),
+		p.problem(a, b, codes.HtopBadName, fmt.Sprintf("no closing \"]\" on the %s name: htop prints an error and skips the section's lines%s", kind, p.leakNote(prev)),
 			p.nameMessage("no closing brace on", raw, htopLine), false)
 		return
 	}
@@ -464,10 +465,10 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		if name[bad] >= 0x80 {
 			what = fmt.Sprintf("byte 0x%02x", name[bad])
 		}
-		if p.over(CodeBadName, nameOff+bad, nameOff+bad+1) {
+		if p.over(codes.HtopBadName, nameOff+bad, nameOff+bad+1) {
 			return
 		}
-		p.problem(nameOff+bad, nameOff+bad+1, CodeBadName, fmt.Sprintf("a %s name must be a letter or \"_\" then letters, digits or \"_\" (it becomes part of a metric name and of htoprc), not %s: htop prints an error and skips the section's lines%s", kind, what, p.leakNote(prev)),
+		p.problem(nameOff+bad, nameOff+bad+1, codes.HtopBadName, fmt.Sprintf("a %s name must be a letter or \"_\" then letters, digits or \"_\" (it becomes part of a metric name and of htoprc), not %s: htop prints an error and skips the section's lines%s", kind, what, p.leakNote(prev)),
 			p.nameMessage("invalid", name, htopLine), false)
 		return
 	}
@@ -481,14 +482,14 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		if first.file != p.f {
 			where = "in a file htop reads before this one, " + first.file.Path + ","
 		}
-		if p.over(CodeDuplicateSection, nameOff, nameOff+rb) {
+		if p.over(codes.HtopDuplicateSection, nameOff, nameOff+rb) {
 			return
 		}
-		p.problem(nameOff, nameOff+rb, CodeDuplicateSection, fmt.Sprintf("[%s] is already defined %s (line %d): the first definition wins and htop skips this section's lines without a word%s", name, where, first.what.Line, p.leakNote(prev)), nil, false)
+		p.problem(nameOff, nameOff+rb, codes.HtopDuplicateSection, fmt.Sprintf("[%s] is already defined %s (line %d): the first definition wins and htop skips this section's lines without a word%s", name, where, first.what.Line, p.leakNote(prev)), nil, false)
 		return
 	}
 	if len(name) >= nameSize {
-		p.problem(nameOff, nameOff+rb, CodeLongName, fmt.Sprintf("htop keeps only the first %d bytes of a %s name: this one is stored as %q (and a later name that starts with the same %d bytes is not recognised as the same one)", nameSize-1, kind, stored, nameSize-1), nil, false)
+		p.problem(nameOff, nameOff+rb, codes.HtopLongName, fmt.Sprintf("htop keeps only the first %d bytes of a %s name: this one is stored as %q (and a later name that starts with the same %d bytes is not recognised as the same one)", nameSize-1, kind, stored, nameSize-1), nil, false)
 	}
 	if name == "" {
 		what := "its metrics are registered as htop.meter..X"
@@ -498,7 +499,7 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		case Screen:
 			what = "its columns are registered as htop.screen..X"
 		}
-		p.problem(a, b, CodeEmptyName, fmt.Sprintf("an empty %s name: htop accepts it, but %s", kind, what), nil, false)
+		p.problem(a, b, codes.HtopEmptyName, fmt.Sprintf("an empty %s name: htop accepts it, but %s", kind, what), nil, false)
 	}
 	sec.Accepted = true
 	p.r.names[kind][stored] = defined[*Section]{sec, p.f}
@@ -541,10 +542,10 @@ func (p *parser) nameMessage(what, name string, htopLine int) []string {
 // dupKey notes a key set twice in one object: the last setting wins.
 func (p *parser) dupKey(e Entry, a, b int) {
 	if line, ok := p.sect.keys[e.Key]; ok {
-		if p.over(CodeDuplicateKey, e.KeyOff, e.KeyEnd()) {
+		if p.over(codes.HtopDuplicateKey, e.KeyOff, e.KeyEnd()) {
 			return
 		}
-		p.problem(e.KeyOff, e.KeyEnd(), CodeDuplicateKey, fmt.Sprintf("%s is already set on line %d: htop uses this later value", e.Key, line), nil, false)
+		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopDuplicateKey, fmt.Sprintf("%s is already set on line %d: htop uses this later value", e.Key, line), nil, false)
 	}
 	p.sect.keys[e.Key] = e.Line
 }
@@ -564,7 +565,7 @@ func (p *parser) register(sl *slot, name string, e Entry, a, b, htopLine int) {
 			where = fmt.Sprintf("%s, line %d", first.file.Path, first.what.Line)
 		}
 		lib := LibpcpLines(name, e.Value, 0, "Duplicate global derived metric name")
-		p.problem(e.KeyOff, e.KeyEnd(), CodeDuplicateMetric, fmt.Sprintf("%s is already registered (%s): pmRegisterDerivedMetric fails with \"Duplicate global derived metric name\" and pcp-htop exits", name, where),
+		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopDuplicateMetric, fmt.Sprintf("%s is already registered (%s): pmRegisterDerivedMetric fails with \"Duplicate global derived metric name\" and pcp-htop exits", name, where),
 			FatalLines(p.f.Kind, p.f.Path, htopLine, lib), true)
 		return
 	}
@@ -586,24 +587,24 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 		p.dupKey(e, a, b)
 		raw := p.text[s.rawOff:s.rawEnd]
 		if e.Key == "type" && raw != "bar" && raw != "text" && raw != "graph" && raw != "led" {
-			if p.over(CodeInert, e.ValueOff, e.ValueEnd()) {
+			if p.over(codes.HtopInertKey, e.ValueOff, e.ValueEnd()) {
 				return
 			}
-			p.problem(e.ValueOff, e.ValueEnd(), CodeInert, fmt.Sprintf("htop compares the untrimmed text %q with bar, text, graph and led, and no release uses a meter's type anyway: the line does nothing", short(raw)), nil, false)
+			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopInertKey, fmt.Sprintf("htop compares the untrimmed text %q with bar, text, graph and led, and no release uses a meter's type anyway: the line does nothing", short(raw)), nil, false)
 		} else {
-			if p.over(CodeInert, e.KeyOff, e.KeyEnd()) {
+			if p.over(codes.HtopInertKey, e.KeyOff, e.KeyEnd()) {
 				return
 			}
-			p.problem(e.KeyOff, e.KeyEnd(), CodeInert, fmt.Sprintf("htop stores a meter's %s but never uses it: the line does nothing", e.Key), nil, false)
+			p.problem(e.KeyOff, e.KeyEnd(), codes.HtopInertKey, fmt.Sprintf("htop stores a meter's %s but never uses it: the line does nothing", e.Key), nil, false)
 		}
 		return
 	}
 	dot := strings.IndexByte(e.Key, '.')
 	if dot < 0 {
-		if p.over(CodeUnknownKey, e.KeyOff, e.KeyEnd()) {
+		if p.over(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd()) {
 			return
 		}
-		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", short(e.Key)), nil, false)
+		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", short(e.Key)), nil, false)
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
@@ -614,19 +615,19 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 	case "color":
 		p.dupKey(e, a, b)
 		if !contains(meterColors, e.Value) {
-			if p.over(CodeUnknownColor, e.ValueOff, e.ValueEnd()) {
+			if p.over(codes.HtopUnknownColor, e.ValueOff, e.ValueEnd()) {
 				return
 			}
-			p.problem(e.ValueOff, e.ValueEnd(), CodeUnknownColor, fmt.Sprintf("htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")), nil, false)
+			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopUnknownColor, fmt.Sprintf("htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")), nil, false)
 			p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, meterColors))
 		}
 	case "label", "suffix":
 		p.dupKey(e, a, b)
 	default:
-		if p.over(CodeUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
+		if p.over(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
 			return
 		}
-		p.problem(e.KeyOff+dot+1, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)), nil, false)
+		p.problem(e.KeyOff+dot+1, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)), nil, false)
 		p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
 	}
 }
@@ -638,10 +639,10 @@ func (p *parser) columnKey(e Entry, a, b, htopLine int) {
 		known = append(known, "format", "instances", "default", "enabled")
 	}
 	if !contains(known, e.Key) {
-		if p.over(CodeUnknownKey, e.KeyOff, e.KeyEnd()) {
+		if p.over(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd()) {
 			return
 		}
-		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")), nil, false)
+		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")), nil, false)
 		p.fixLast(e.KeyOff, e.KeyEnd(), nearest(e.Key, known))
 		return
 	}
@@ -674,28 +675,28 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 	case "sortDirection":
 		p.dupKey(e, a, b)
 		if _, clean := atoi(e.Value); !clean {
-			if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+			if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
 				return
 			}
-			p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop reads sortDirection with atoi: %q is not an integer", short(e.Value)), nil, false)
+			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop reads sortDirection with atoi: %q is not an integer", short(e.Value)), nil, false)
 		}
 		return
 	case "default", "enabled":
 		p.dupKey(e, a, b)
 		if !contains([]string{"true", "True", "false", "False"}, e.Value) {
-			if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+			if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
 				return
 			}
-			p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop knows true, True, false and False here and ignores %q (the screen stays enabled)", short(e.Value)), nil, false)
+			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop knows true, True, false and False here and ignores %q (the screen stays enabled)", short(e.Value)), nil, false)
 		}
 		return
 	}
 	dot := strings.IndexByte(e.Key, '.')
 	if dot < 0 {
-		if p.over(CodeUnknownKey, e.KeyOff, e.KeyEnd()) {
+		if p.over(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd()) {
 			return
 		}
-		p.problem(e.KeyOff, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", short(e.Key)), nil, false)
+		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", short(e.Key)), nil, false)
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
@@ -705,9 +706,9 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		if !sl.dropNoted {
 			sl.dropNoted = true
 			if p.r.Rules.ScreenNameCheck {
-				p.problem(e.KeyOff, e.KeyOff+dot, CodeScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: htop drops the column %s without a word", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, short(x)), nil, false)
+				p.problem(e.KeyOff, e.KeyOff+dot, codes.HtopScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: htop drops the column %s without a word", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, short(x)), nil, false)
 			} else {
-				p.problem(e.KeyOff, e.KeyOff+dot, CodeScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: PCP %s's pcp-htop crashes (segmentation fault) reading this line", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, p.r.Rules.Version), nil, true)
+				p.problem(e.KeyOff, e.KeyOff+dot, codes.HtopScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: PCP %s's pcp-htop crashes (segmentation fault) reading this line", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, p.r.Rules.Version), nil, true)
 			}
 		}
 		if attr == "metric" {
@@ -732,10 +733,10 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		p.boolean(e, "false")
 	default:
 		known := []string{"metric", "heading", "caption", "description", "width", "format", "instances", "default"}
-		if p.over(CodeUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
+		if p.over(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
 			return
 		}
-		p.problem(e.KeyOff+dot+1, e.KeyEnd(), CodeUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)), nil, false)
+		p.problem(e.KeyOff+dot+1, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)), nil, false)
 		p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
 		return
 	}
@@ -750,15 +751,15 @@ func (p *parser) width(e Entry) {
 	limit := p.r.Rules.maxColumnWidth()
 	switch {
 	case !clean:
-		if p.over(CodeBadWidth, e.ValueOff, e.ValueEnd()) {
+		if p.over(codes.HtopBadWidth, e.ValueOff, e.ValueEnd()) {
 			return
 		}
-		p.problem(e.ValueOff, e.ValueEnd(), CodeBadWidth, fmt.Sprintf("%q is not an integer: htop reads it as %d%s", short(e.Value), n, widthFallback(n, limit)), nil, false)
+		p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadWidth, fmt.Sprintf("%q is not an integer: htop reads it as %d%s", short(e.Value), n, widthFallback(n, limit)), nil, false)
 	case n == 0 || n > limit || n < -limit:
-		if p.over(CodeBadWidth, e.ValueOff, e.ValueEnd()) {
+		if p.over(codes.HtopBadWidth, e.ValueOff, e.ValueEnd()) {
 			return
 		}
-		p.problem(e.ValueOff, e.ValueEnd(), CodeBadWidth, fmt.Sprintf("a width must be 1 to %d (negative: left-aligned)%s", limit, widthFallback(n, limit)), nil, false)
+		p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadWidth, fmt.Sprintf("a width must be 1 to %d (negative: left-aligned)%s", limit, widthFallback(n, limit)), nil, false)
 	}
 }
 
@@ -774,10 +775,10 @@ var columnFormats = []string{"percent", "process", "command", "device", "cgroup"
 
 func (p *parser) format(e Entry) {
 	if !contains(columnFormats, e.Value) {
-		if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+		if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
 			return
 		}
-		p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), short(e.Value), suggest(e.Value, columnFormats)), nil, false)
+		p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), short(e.Value), suggest(e.Value, columnFormats)), nil, false)
 		p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, columnFormats))
 	}
 }
@@ -789,10 +790,10 @@ func (p *parser) boolean(e Entry, word string) {
 		return
 	}
 	other := map[string]string{"true": "false", "false": "true"}[word]
-	if p.over(CodeBadValue, e.ValueOff, e.ValueEnd()) {
+	if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
 		return
 	}
-	p.problem(e.ValueOff, e.ValueEnd(), CodeBadValue, fmt.Sprintf("htop compares %s with %s and %s only, so %q means %s", e.Key, word, strings.ToUpper(word[:1])+word[1:], short(e.Value), other), nil, false)
+	p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop compares %s with %s and %s only, so %q means %s", e.Key, word, strings.ToUpper(word[:1])+word[1:], short(e.Value), other), nil, false)
 }
 
 // linesWith counts the lines of src that hold c.
@@ -916,13 +917,13 @@ func editDistanceOne(a, b string) bool {
 	return a[i+1:] == b[i:]
 }
 
-// noMetric adds a CodeNoMetric finding (its message built only when it
+// noMetric adds a codes.HtopNoMetric finding (its message built only when it
 // is listed).
 func (p *parser) noMetric(off, end int, format string, args ...any) {
-	if p.over(CodeNoMetric, off, end) {
+	if p.over(codes.HtopNoMetric, off, end) {
 		return
 	}
-	p.problem(off, end, CodeNoMetric, fmt.Sprintf(format, args...), nil, false)
+	p.problem(off, end, codes.HtopNoMetric, fmt.Sprintf(format, args...), nil, false)
 }
 
 // slotsReported: some slot of o lacks a metric (and has its own
@@ -979,7 +980,7 @@ func (p *parser) finish() {
 		}
 	}
 	if p.r.Rules.Reads(p.f.Kind) && len(p.f.Sections) == 0 && len(p.f.Problems) > 0 {
-		p.f.Problems = append([]Problem{{Off: 0, End: 0, Line: 1, Code: CodeNotHtop,
+		p.f.Problems = append([]Problem{{Off: 0, End: 0, Line: 1, Code: codes.HtopNoSections,
 			Message: fmt.Sprintf("no [section] header at all: htop reads nothing from this file (is it an htop %s file?)", p.f.Kind)}}, p.f.Problems...)
 	}
 }

@@ -163,9 +163,9 @@ func TestBadNameWords(t *testing.T) {
 // TestCodesRegistered: every code the reader emits has a registry entry,
 // and every entry is a code the reader emits.
 func TestCodesRegistered(t *testing.T) {
-	emitted := []string{CodeNotRead, CodeNotHtop, CodeOutside, CodeBadName, CodeDuplicateSection, CodeLongName, CodeEmptyName,
-		CodeNoValue, CodeValueCut, CodeUnknownKey, CodeUnknownColor, CodeBadWidth, CodeBadValue, CodeInert, CodeDuplicateKey,
-		CodeDuplicateMetric, CodeNoMetric, CodeScreenColumnName, CodeNUL, CodeLostLine}
+	emitted := []string{codes.HtopNotRead, codes.HtopNoSections, codes.HtopOutsideSection, codes.HtopBadName, codes.HtopDuplicateSection, codes.HtopLongName, codes.HtopEmptyName,
+		codes.HtopNoValue, codes.HtopValueCut, codes.HtopUnknownKey, codes.HtopUnknownColor, codes.HtopBadWidth, codes.HtopBadValue, codes.HtopInertKey, codes.HtopDuplicateKey,
+		codes.HtopDuplicateMetric, codes.HtopNoMetric, codes.HtopScreenColumnName, codes.HtopNulByte, codes.HtopLostLine}
 	var registered []string
 	for _, c := range htopCodes() {
 		registered = append(registered, c.Code)

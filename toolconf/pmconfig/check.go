@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"regexp"
 	"strings"
 
@@ -176,12 +177,12 @@ func (d *Doc) invalidMetric(name string) string {
 // unknownMetric is the finding for a spec whose metric does not exist:
 // the compact form written the wrong way round, or a name to correct.
 func (d *Doc) unknownMetric(ctx context.Context, src pmclient.Source, sp *Spec, i int, suggest func(string) []string) Finding {
-	f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sp.MetricOff, sp.MetricEnd), Severity: grammar.SeverityError, Code: "spec-unknown-metric"},
+	f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sp.MetricOff, sp.MetricEnd), Severity: grammar.SeverityError, Code: codes.SpecUnknownMetric},
 		Section: d.sectionScope(sp), Phase: PhaseLookup, Fatal: true, Order: i, Tool: []string{d.invalidMetric(sp.Metric)}}
 	f.PCP = f.Tool
 	if label, ok := sp.Fields["label"]; ok && sp.Compact {
 		if _, errs, err := src.LookupNames(ctx, []string{strings.TrimSpace(label.Text)}); err == nil && errs[0] == nil {
-			code := "spec-compact-reversed"
+			code := codes.SpecCompactReversed
 			f.Code = code
 			f.Message = fmt.Sprintf("%s is no metric, but its label %s is: the compact form is METRIC = label,instances,unit,type,width,precision", sp.Metric, label.Text)
 			rest := strings.TrimPrefix(sp.Decl.Value.Text, label.Text)
@@ -226,7 +227,7 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 	}
 	if pe := entry.refused; pe != 0 {
 		// Shown once an instance domain; every metric of it stops a run.
-		f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: "spec-instances",
+		f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: codes.SpecInstances,
 			Message: fmt.Sprintf("%s refuses the instances of %s (%s): pmrep stops there unless it is allowed them (a local: context with credentials); so do the other metrics of its instance domain", src.Describe(), sm.Spec.Metric, pe.Error())},
 			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i, Silent: entry.reported,
 			Tool: []string{fmt.Sprintf("Invalid metric %s (%s %s).", sm.Spec.Metric, pe.Name(), pe.Error())}}
@@ -242,7 +243,7 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 	for _, p := range pats {
 		hit, err := matchInstances(p.Text, insts)
 		if err != nil {
-			f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(p.Value.Offset(0), p.Value.End), Severity: grammar.SeverityError, Code: "spec-instances",
+			f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(p.Value.Offset(0), p.Value.End), Severity: grammar.SeverityError, Code: codes.SpecInstances,
 				Message: fmt.Sprintf("instance pattern %q is not a valid regular expression: pmrep stops", p.Text)},
 				Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i, Tool: []string{fmt.Sprintf("Invalid regex '%s': %s.", p.Text, err)}}
 			out = append(out, f)
@@ -264,7 +265,7 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 			more = fmt.Sprintf(" (and %d more)", len(insts)-5)
 		}
 		at := pats[0].Value
-		out = append(out, Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(at.Offset(0), pats[len(pats)-1].Value.End), Severity: grammar.SeverityWarning, Code: "spec-instances",
+		out = append(out, Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(at.Offset(0), pats[len(pats)-1].Value.End), Severity: grammar.SeverityWarning, Code: codes.SpecInstances,
 			Message: fmt.Sprintf("%s matches none of the %d instances of %s now (%s%s): pmrep drops the metric without a word", strings.Join(list, ","), len(insts), sm.Spec.Metric, strings.Join(names, ", "), more)},
 			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Order: i, dropped: true})
 	}
@@ -367,7 +368,7 @@ func (d *Doc) checkUnit(sm *SpecMetric, i int) []Finding {
 		if errors.As(err, &ue) {
 			msg = ue.Msg
 		}
-		return []Finding{{Diagnostic: grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: "spec-unit",
+		return []Finding{{Diagnostic: grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: codes.SpecUnit,
 			Message: fmt.Sprintf("libpcp cannot parse unit %q: %s; pmrep stops", f.Text, msg)},
 			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: 100000 + i,
 			Tool: []string{fmt.Sprintf("PM_ERR_CONV Impossible value or scale conversion %s: %s.", msg, f.Text)}}}

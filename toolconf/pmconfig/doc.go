@@ -2,6 +2,7 @@ package pmconfig
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"sort"
 	"strings"
 
@@ -111,7 +112,7 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 		r := &regs[i]
 		if file, ok := opts.Defined[r.reg.Name]; ok && !r.reg.Skip {
 			r.reg.Skip = true
-			d.Findings = append(d.Findings, Finding{Diagnostic: grammar.Diagnostic{Range: r.reg.NameRange, Severity: grammar.SeverityWarning, Code: "spec-ignored",
+			d.Findings = append(d.Findings, Finding{Diagnostic: grammar.Diagnostic{Range: r.reg.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
 				Message: fmt.Sprintf("%s is already a derived metric libpcp loaded from %s before %s registers anything: this formula is skipped and that one used", r.reg.Name, file, opts.Tool)},
 				Section: r.scope})
 		}
@@ -138,7 +139,7 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 	// File's own findings show them): derived items and [global]'s
 	// formulas first, then the set's, as pmconfig registers them.
 	for _, x := range d.File.Diagnostics {
-		if x.Code != "syntax" && x.Code != "dialect" {
+		if x.Code != codes.Syntax && x.Code != codes.Dialect {
 			continue
 		}
 		def := d.File.DefinitionAtPos(x.Range.Start)
@@ -207,14 +208,14 @@ func (d *Doc) add(f Finding, off, end int) *Finding {
 
 // problem turns configparser's refusal into a finding.
 func (d *Doc) problem(p Problem) {
-	f := Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: p.Code, Message: p.Message}, Phase: PhaseRead, Fatal: p.Fatal || p.Code == "ini-syntax", Order: p.Line}
+	f := Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: p.Code, Message: p.Message}, Phase: PhaseRead, Fatal: p.Fatal || p.Code == codes.INISyntax, Order: p.Line}
 	if d.Tool == Dstat {
 		f.Message += "; pcp-dstat then fails with a traceback whatever plugin is asked for"
 	}
 	switch {
-	case p.Code == "ini-encoding":
+	case p.Code == codes.INIEncoding:
 		f.Tool = []string{"Traceback (most recent call last):", "UnicodeDecodeError: " + p.Python}
-	case p.Code == "ini-syntax" && strings.HasPrefix(p.Python, "\t[line"):
+	case p.Code == codes.INISyntax && strings.HasPrefix(p.Python, "\t[line"):
 		f.Tool = []string{fmt.Sprintf("Failed to read configuration file '%s', line %d:", d.INI.Path, p.Line),
 			"Source contains parsing errors: " + PyRepr(d.INI.Path), strings.TrimSuffix(p.Python, "\n")}
 	case p.Python != "":

@@ -2,6 +2,7 @@ package pmconfig
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"strconv"
 	"strings"
 
@@ -48,16 +49,16 @@ func (d *Doc) readDstat() []pendingReg {
 			key, spec, dotted := strings.Cut(e.Key, ".")
 			switch {
 			case dotted && strings.Contains(spec, "."):
-				fail(e.KeyOff, e.KeyEnd, "spec-key", fmt.Sprintf("%s has more than one dot: pcp-dstat cannot split it into column and spec, and fails", e.Key),
+				fail(e.KeyOff, e.KeyEnd, codes.SpecKey, fmt.Sprintf("%s has more than one dot: pcp-dstat cannot split it into column and spec, and fails", e.Key),
 					"ValueError: too many values to unpack (expected 2)")
 				continue
 			case dotted && !isDstatWord(spec, d.Version):
-				fail(e.KeyOff+len(key)+1, e.KeyEnd, "spec-key", fmt.Sprintf("%q is not a pcp-dstat spec word (%s): pcp-dstat fails", spec, strings.Join(dstatSpecWords, " ")),
+				fail(e.KeyOff+len(key)+1, e.KeyEnd, codes.SpecKey, fmt.Sprintf("%q is not a pcp-dstat spec word (%s): pcp-dstat fails", spec, strings.Join(dstatSpecWords, " ")),
 					"ValueError: tuple.index(x): x not in tuple")
 				continue
 			case dotted && spec != "formula":
 				if g := s.Get("grouptype"); (spec == "printtype" || spec == "colorstep") && (g == nil || strings.TrimSpace(g.Value.Text) != "4") {
-					d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: "spec-value",
+					d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: codes.SpecValue,
 						Message: fmt.Sprintf("a column's %s lands one slot off in pcp-dstat (a %s lands where %s is read): it breaks the plugin unless its grouptype is 4 (top)", spec, spec, map[string]string{"printtype": "colorstep", "colorstep": "grouptype"}[spec])},
 						Section: s.Name}, e.KeyOff+len(key)+1, e.KeyEnd)
 				}
@@ -88,17 +89,17 @@ func (d *Doc) dstatPluginValue(s *Section, e *Entry, fail func(off, end int, cod
 	switch e.Key {
 	case "width", "precision", "limit", "grouptype":
 		if _, ok := pyInt(v.Text); !ok {
-			fail(v.Offset(0), v.End, "spec-value", fmt.Sprintf("%s %q is not a whole number: pcp-dstat fails", e.Key, v.Text),
+			fail(v.Offset(0), v.End, codes.SpecValue, fmt.Sprintf("%s %q is not a whole number: pcp-dstat fails", e.Key, v.Text),
 				fmt.Sprintf("ValueError: invalid literal for int() with base 10: %s", PyRepr(v.Text)))
 		}
 	case "colorstep":
 		if _, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64); err != nil {
-			fail(v.Offset(0), v.End, "spec-value", fmt.Sprintf("colorstep %q is not a number: pcp-dstat fails", v.Text),
+			fail(v.Offset(0), v.End, codes.SpecValue, fmt.Sprintf("colorstep %q is not a number: pcp-dstat fails", v.Text),
 				fmt.Sprintf("ValueError: could not convert string to float: %s", PyRepr(v.Text)))
 		}
 	case "printtype":
 		if v.Text == "" || !strings.ContainsRune("bdpfst", rune(v.Text[0])) {
-			fail(v.Offset(0), v.End, "spec-value", fmt.Sprintf("printtype %q: pcp-dstat knows b d p f s t (the first character counts) and fails when it prints", v.Text),
+			fail(v.Offset(0), v.End, codes.SpecValue, fmt.Sprintf("printtype %q: pcp-dstat knows b d p f s t (the first character counts) and fails when it prints", v.Text),
 				fmt.Sprintf("Exception: printtype %s not known to pcp-dstat.", v.Text))
 		}
 	}

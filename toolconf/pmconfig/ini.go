@@ -12,6 +12,7 @@ package pmconfig
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -111,7 +112,7 @@ func ReadINI(path string, src []byte) *INI {
 	r := iniReader{f: f, added: map[string]bool{}}
 	if bad := firstInvalidUTF8(src); bad >= 0 {
 		line := 1 + strings.Count(string(src[:bad]), "\n")
-		f.Problems = append(f.Problems, Problem{Off: bad, End: bad + 1, Line: line, Code: "ini-encoding", Fatal: true,
+		f.Problems = append(f.Problems, Problem{Off: bad, End: bad + 1, Line: line, Code: codes.INIEncoding, Fatal: true,
 			Message: "the file is not valid UTF-8 here: Python cannot decode it, and the tool stops with a UnicodeDecodeError traceback",
 			Python:  fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x", src[bad])})
 	}
@@ -124,7 +125,7 @@ func ReadINI(path string, src []byte) *INI {
 	}
 	r.finishValue()
 	if r.parseErrors > maxLineProblems {
-		f.Problems = append(f.Problems, Problem{Off: r.lastErr, End: r.lastErr, Line: r.lastErrLine, Code: "ini-syntax",
+		f.Problems = append(f.Problems, Problem{Off: r.lastErr, End: r.lastErr, Line: r.lastErrLine, Code: codes.INISyntax,
 			Message: fmt.Sprintf("%d more lines that are no section header, option or comment (not listed)", r.parseErrors-maxLineProblems)})
 	}
 	return f
@@ -241,7 +242,7 @@ func (r *iniReader) line(lineno, off, end, next int) {
 	}
 	if r.cur == nil {
 		r.finishValue()
-		r.problem(Problem{Off: a, End: b, Line: lineno, Code: "ini-syntax", Fatal: true,
+		r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INISyntax, Fatal: true,
 			Message: "a line before any [section] header: configparser stops here with MissingSectionHeaderError",
 			Python:  fmt.Sprintf("File contains no section headers.\nfile: %s, line: %d\n%s", PyRepr(r.f.Path), lineno, PyRepr(string(src[off:next])))})
 		r.entry = nil
@@ -254,7 +255,7 @@ func (r *iniReader) line(lineno, off, end, next int) {
 		r.parseErrors++
 		r.lastErr, r.lastErrLine = a, lineno
 		if r.parseErrors <= maxLineProblems {
-			r.problem(Problem{Off: a, End: b, Line: lineno, Code: "ini-syntax",
+			r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INISyntax,
 				Message: "neither a [section] header, nor key = value, nor a comment: configparser fails the whole file with a ParsingError",
 				Python:  fmt.Sprintf("\t[line %2d]: %s", lineno, PyRepr(string(src[off:next])))})
 		}
@@ -268,7 +269,7 @@ func (r *iniReader) line(lineno, off, end, next int) {
 		r.parseErrors++
 		r.lastErr, r.lastErrLine = a, lineno
 		if r.parseErrors <= maxLineProblems {
-			r.problem(Problem{Off: a, End: b, Line: lineno, Code: "ini-syntax",
+			r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INISyntax,
 				Message: "the line has no key before its delimiter: configparser fails the whole file with a ParsingError",
 				Python:  fmt.Sprintf("\t[line %2d]: %s", lineno, PyRepr(string(src[off:next])))})
 		}
@@ -276,7 +277,7 @@ func (r *iniReader) line(lineno, off, end, next int) {
 	e := &Entry{Key: key, KeyOff: ka, KeyEnd: kb, Line: lineno, Start: a, End: next}
 	pair := r.sect + "\x00" + key
 	if r.added[pair] {
-		r.problem(Problem{Off: ka, End: kb, Line: lineno, Code: "ini-duplicate", Fatal: true,
+		r.problem(Problem{Off: ka, End: kb, Line: lineno, Code: codes.INIDuplicate, Fatal: true,
 			Message: fmt.Sprintf("option %q is already set in [%s] of this file: configparser (strict) refuses the file", key, r.sect),
 			Python:  fmt.Sprintf("While reading from %s [line %2d]: option %s in section %s already exists", PyRepr(r.f.Path), lineno, PyRepr(key), PyRepr(r.sect))})
 		// Read on for its continuation lines, but keep the first.
@@ -312,7 +313,7 @@ func (r *iniReader) header(lineno, a, b int, name string) {
 	}
 	if s := r.f.byName[name]; s != nil {
 		if r.added[name] {
-			r.problem(Problem{Off: a, End: b, Line: lineno, Code: "ini-duplicate", Fatal: true,
+			r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INIDuplicate, Fatal: true,
 				Message: fmt.Sprintf("section [%s] is already in this file: configparser (strict) refuses the file", name),
 				Python:  fmt.Sprintf("While reading from %s [line %2d]: section %s already exists", PyRepr(r.f.Path), lineno, PyRepr(name))})
 		}

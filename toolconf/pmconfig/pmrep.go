@@ -2,6 +2,7 @@ package pmconfig
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"os"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ func (d *Doc) readPmrep() []pendingReg {
 				if !d.Version.Less(pcpver.V6_0_3) || s.Name == "options" || s.Name == "global" || s.Name == "DEFAULT" {
 					scope = ""
 				}
-				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "ini-interpolation", Message: err.Message},
+				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.INIInterpolation, Message: err.Message},
 					Section: scope, Phase: PhaseMetrics, Fatal: true, Order: e.Line,
 					Tool: []string{"Traceback (most recent call last):", "configparser." + err.Class + ": " + err.Python}}, err.Off, err.End)
 				f.PCP = f.Tool
@@ -121,7 +122,7 @@ func (d *Doc) readPmrep() []pendingReg {
 	if d.INI.Default != nil {
 		for _, e := range d.INI.Default.Entries {
 			if !keys[e.Key] {
-				d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: "pmrep-option",
+				d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: codes.PmrepOption,
 					Message: fmt.Sprintf("[DEFAULT] puts %q in every section: it becomes a metric spec of every metricset and an unknown option of [options]", e.Key)}}, e.KeyOff, e.KeyEnd)
 			}
 		}
@@ -136,7 +137,7 @@ func (d *Doc) readPmrep() []pendingReg {
 				}
 				switch {
 				case !keys[e.Key]:
-					f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "pmrep-option",
+					f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.PmrepOption,
 						Message: fmt.Sprintf("%q is not a pmrep %s option: pmrep refuses the file", e.Key, d.Version)},
 						Phase: PhaseOptions, Fatal: true, Order: e.Line,
 						Tool: []string{header, fmt.Sprintf("Unknown option %s in [options].", e.Key)}}, e.KeyOff, e.KeyEnd)
@@ -157,7 +158,7 @@ func (d *Doc) readPmrep() []pendingReg {
 					if empty52 {
 						msg = "No options allowed in [global] section."
 					}
-					f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "pmrep-option",
+					f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.PmrepOption,
 						Message: fmt.Sprintf("%q is an option key: [global] may hold metric specs only, and pmrep refuses the file", e.Key)},
 						Phase: PhaseMetrics, Fatal: true, Order: e.Line, Tool: []string{header, msg}}, e.KeyOff, e.KeyEnd)
 					f.PCP = f.Tool
@@ -195,7 +196,7 @@ func (d *Doc) emptyValue(s *Section, e *Entry, option bool, phase Phase) {
 	if s.Name == "options" || s.Name == "global" {
 		scope = ""
 	}
-	f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "pmrep-empty-value",
+	f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.PmrepEmptyValue,
 		Message: fmt.Sprintf("%s has no value: pmrep %s refuses the file", e.Key, d.Version)},
 		Section: scope, Phase: phase, Fatal: true, Order: e.Line,
 		Tool: []string{"Failed to read configuration file '" + d.INI.Path + "':", msg}}, e.KeyOff, e.KeyEnd)
@@ -211,7 +212,7 @@ func (d *Doc) optionValue(s *Section, e *Entry, v Value) []pendingReg {
 	}
 	text := v.Text
 	bad := func(sev grammar.Severity, msg string, fatal bool, tool ...string) {
-		f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: sev, Code: "pmrep-option", Message: msg},
+		f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: sev, Code: codes.PmrepOption, Message: msg},
 			Section: scope, Phase: PhaseValidate, Fatal: fatal, Order: e.Line, Tool: tool}, v.Offset(0), v.End)
 		f.PCP = tool
 	}
@@ -320,7 +321,7 @@ func (d *Doc) derivedOption(s *Section, e *Entry, v Value) []pendingReg {
 					} else if os.IsPermission(err) {
 						why = "Permission denied"
 					}
-					f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "derived-option",
+					f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.DerivedOption,
 						Message: fmt.Sprintf("derived config %s cannot be loaded here (%s): pmrep stops", item, strings.ToLower(why))},
 						Section: scope, Phase: PhaseRegister, Fatal: true, Order: 0,
 						Tool: []string{"Failed to load derived metric definitions from file '" + item + "':", why + "."}}, v.Offset(a), v.Offset(i))
@@ -331,7 +332,7 @@ func (d *Doc) derivedOption(s *Section, e *Entry, v Value) []pendingReg {
 		}
 		eq := strings.IndexByte(item, '=')
 		if eq < 0 {
-			f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "derived-option",
+			f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.DerivedOption,
 				Message: fmt.Sprintf("%q is neither a file (starting with / or .) nor NAME=EXPR: pmrep stops", item)},
 				Section: scope, Phase: PhaseRegister, Fatal: true,
 				Tool: []string{"Failed to register derived metric:", "Invalid syntax (expected metric=expression)."}}, v.Offset(a), v.Offset(i))
@@ -344,7 +345,7 @@ func (d *Doc) derivedOption(s *Section, e *Entry, v Value) []pendingReg {
 			Expr: item[ea:eb], Runs: runsOf(v, a+ea, a+eb), Range: d.Range(v.Offset(a), v.Offset(i)), Line: e.Line}
 		regs = append(regs, pendingReg{reg: reg, scope: scope})
 		if sep == ',' && strings.Contains(v.Text, "(") {
-			d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: "derived-option",
+			d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: codes.DerivedOption,
 				Message: "with no \";\" in it, pmrep turns every \",\" of derived into \";\": an expression with a \",\" is cut there (end the list with \";\" to keep commas)"},
 				Section: scope}, v.Offset(0), v.End)
 		}

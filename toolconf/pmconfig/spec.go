@@ -2,6 +2,7 @@ package pmconfig
 
 import (
 	"fmt"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
@@ -59,7 +60,7 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 				if second == "instances" {
 					msg += ": write one regular expression, e.g. (a|b)"
 				}
-				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "spec-key", Message: msg},
+				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
 					Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
 					Tool: []string{fmt.Sprintf("Invalid metric %s (PM_ERR_NAME Unknown metric name).", key)}}, v.Offset(0), v.End)
 				f.PCP = f.Tool
@@ -75,7 +76,7 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 				// util.lable: a typo of a spec word, read as a metric.
 				word := nearestSpecWord(second)
 				msg := fmt.Sprintf("%q is not a spec word (%s), so pmrep reads %q as a compact spec of a metric of that name", second, strings.Join(SpecWords, " "), key)
-				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "spec-key", Message: msg},
+				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
 					Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
 					Tool: []string{fmt.Sprintf("Invalid metric %s (PM_ERR_NAME Unknown metric name).", key)}}, e.KeyOff, e.KeyEnd)
 				f.PCP = f.Tool
@@ -98,13 +99,13 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 			byKey[key] = sp
 			order = append(order, sp)
 		case len(parts) > 2:
-			fatal(e, e.KeyOff, e.KeyEnd, "spec-key",
+			fatal(e, e.KeyOff, e.KeyEnd, codes.SpecKey,
 				fmt.Sprintf("a key with %q second and more dots after it: pmconfig cannot split it into key and spec, and pmrep refuses the file", second),
 				"too many values to unpack (expected 2).")
 		default:
 			sp := byKey[parts[0]]
 			if sp == nil {
-				fatal(e, e.KeyOff, e.KeyOff+len(parts[0]), "spec-undeclared",
+				fatal(e, e.KeyOff, e.KeyOff+len(parts[0]), codes.SpecUndeclared,
 					fmt.Sprintf("%s.%s comes before any %s = METRIC line in [%s]: pmrep refuses the file", parts[0], second, parts[0], s.Name),
 					fmt.Sprintf("Undeclared metric key %s.", parts[0]))
 				continue
@@ -145,14 +146,14 @@ func (d *Doc) specValues(sp *Spec, i int) {
 			continue
 		}
 		if n, ok := pyInt(f.Text); !ok || (w == "width" && n < 0) {
-			d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "spec-value",
+			d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecValue,
 				Message: fmt.Sprintf("%s %q is not a whole number%s: pmrep stops once it finds %s", w, f.Text, map[bool]string{true: " of 0 or more", false: ""}[w == "width"], sp.Metric)},
 				Section: scope, Phase: PhaseLookup, Fatal: true, Order: 200000 + i,
 				Tool: []string{"Non-negative integer expected: " + sp.Metric}}, f.Value.Offset(0), f.Value.End)
 		}
 	}
 	if f, ok := sp.Fields["type"]; ok && f.Text != "" && f.Text != "raw" {
-		d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: "spec-value",
+		d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: codes.SpecValue,
 			Message: fmt.Sprintf("type %q means nothing to pmrep: only raw changes anything (no rate conversion); this is the default", f.Text)},
 			Section: scope}, f.Value.Offset(0), f.Value.End)
 	}
@@ -161,7 +162,7 @@ func (d *Doc) specValues(sp *Spec, i int) {
 		if !sp.Compact {
 			fix.Edits = []grammar.Edit{{Range: d.Range(f.Entry.Start, f.Entry.End), NewText: ""}}
 		}
-		fd := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: "spec-ignored",
+		fd := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
 			Message: "pmrep ignores a metric's limit (the precision overwrites it): only the limit_filter option (-8) filters values"},
 			Section: scope}, f.Value.Offset(0), f.Value.End)
 		if fix.Edits != nil {
@@ -175,7 +176,7 @@ func (d *Doc) formula(sp *Spec, e *Entry, v Value, scope string) pendingReg {
 	name := strings.TrimFunc(sp.Metric, IsPySpace)
 	a, b := strip([]byte(v.Text), 0, len(v.Text))
 	if k := strings.IndexByte(v.Text[a:b], ';'); k >= 0 {
-		d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: "spec-value",
+		d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecValue,
 			Message: "pmconfig splits its list of derived metrics on \";\": the formula ends here, and the rest is read as another NAME=EXPR item"},
 			Section: scope}, v.Offset(a+k), v.Offset(a+k+1))
 		b = a + k
@@ -322,7 +323,7 @@ func (d *Doc) skipRepeated(regs []pendingReg) {
 
 func (d *Doc) skipped(r *pendingReg, by pendingReg) {
 	r.reg.Skip = true
-	d.Findings = append(d.Findings, Finding{Diagnostic: grammar.Diagnostic{Range: r.reg.NameRange, Severity: grammar.SeverityWarning, Code: "spec-ignored",
+	d.Findings = append(d.Findings, Finding{Diagnostic: grammar.Diagnostic{Range: r.reg.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
 		Message: fmt.Sprintf("%s already has a formula on line %d, registered first: pmconfig looks the name up and skips this one", r.reg.Name, by.reg.Line),
 		Related: []grammar.Related{{Range: by.reg.NameRange, Message: "the formula used"}}}, Section: r.scope})
 }
