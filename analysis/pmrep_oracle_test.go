@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
@@ -18,20 +19,27 @@ import (
 // TestPmrepAgrees runs this machine's pmrep (PCP 6.0.3) on every
 // metricset of every config it ships, and of mutations of them (a wrong
 // metric, a broken formula, a "%", a duplicate key, the compact form
-// reversed), and compares what it does with what the analysis says it
-// will do (pmconfig.Outcome): run clean, or stop with the same last
-// line (and, for a formula, the same whole message).
+// reversed ...), and compares what it does with what the analysis says
+// it will do (pmconfig.Outcome): run clean, or stop with the same last
+// line (and, for a formula, the same whole message). pmrepAgrees runs
+// as well for the chroots' releases, where it does not agree yet (5.2.6:
+// 6 of 76 runs differ, 6.3.8: 7 of 287, 7.2.2: 80 of 316: their
+// tracebacks, 6.3's instance listing, 7.x's "Incompatible metric"), so
+// they are not asserted: docs/tool-configs.md lists what is missing.
 func TestPmrepAgrees(t *testing.T) {
 	oracle.ReleasesFor(t) // fails, never skips, without the releases (skips only when asked)
-	host := oracle.Host()
-	paths, _ := filepath.Glob("/etc/pcp/pmrep/*.conf")
-	if len(paths) == 0 {
-		t.Fatal("no /etc/pcp/pmrep/*.conf: install pcp (make testenv)")
-	}
 	ctx := context.Background()
 	src, err := choose.Open(ctx, choose.Spec{Host: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	pmrepAgrees(t, ctx, oracle.Host(), src)
+}
+
+func pmrepAgrees(t *testing.T, ctx context.Context, host oracle.Release, src pmclient.Source) {
+	paths, _ := filepath.Glob(filepath.Join("/", host.Root, "etc/pcp/pmrep/*.conf"))
+	if len(paths) == 0 {
+		t.Fatalf("no %s/etc/pcp/pmrep/*.conf: install pcp (make testenv)", host.Root)
 	}
 	type file struct {
 		content []byte
@@ -41,7 +49,7 @@ func TestPmrepAgrees(t *testing.T) {
 	// pmrep loads the shipped derived configs on its own; the analysis
 	// checks each file with the same.
 	const autoDir = "/var/lib/pcp/config/derived"
-	auto := AutoDerivedInputs(func(string) string { return "" }, func(string) (string, bool) { return autoDir, true })
+	auto := AutoDerivedInputs(func(string) string { return "" }, func(string) (string, bool) { return filepath.Join("/", host.Root, autoDir), true })
 	if len(auto) == 0 {
 		t.Fatalf("no derived configs in %s", autoDir)
 	}
