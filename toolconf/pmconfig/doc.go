@@ -205,7 +205,7 @@ func registerFailure(tool Tool, v pcpver.Version, lines []string) []string {
 	const conv = "Impossible value or scale conversion "
 	if v.Less(pcpver.V6_0_3) {
 		out := []string{"Failed to register derived metric: " + conv + lines[0]}
-		return append(out, lines[1:]...)
+		return append(append(out, lines[1:]...), ".")
 	}
 	out := []string{"Failed to register derived metric:", conv + lines[0]}
 	out = append(out, lines[1:]...)
@@ -238,6 +238,10 @@ func (d *Doc) problem(p Problem) {
 	switch {
 	case p.Code == "ini-encoding":
 		f.Tool = []string{"Traceback (most recent call last):", "UnicodeDecodeError: " + p.Python}
+	case p.Code == "ini-syntax" && strings.HasPrefix(p.Python, "\t[line") && d.Version.Less(pcpver.V6_0_3):
+		// 5.2's handler asks the ParsingError for a line number it has not.
+		f.Tool = []string{"Traceback (most recent call last):", "configparser.ParsingError: Source contains parsing errors: " + PyRepr(d.INI.Path),
+			strings.TrimSuffix(p.Python, "\n"), "AttributeError: 'ParsingError' object has no attribute 'lineno'"}
 	case p.Code == "ini-syntax" && strings.HasPrefix(p.Python, "\t[line"):
 		f.Tool = []string{fmt.Sprintf("Failed to read configuration file '%s', line %d:", d.INI.Path, p.Line),
 			"Source contains parsing errors: " + PyRepr(d.INI.Path), strings.TrimSuffix(p.Python, "\n")}

@@ -23,6 +23,10 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 	fatal := func(e *Entry, off, end int, code, msg string, tool string, fixes ...grammar.Fix) {
 		f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: code, Message: msg, Fixes: fixes},
 			Section: scope, Phase: PhaseMetrics, Fatal: true, Order: e.Line, Tool: []string{header, tool}}, off, end)
+		if strings.HasPrefix(tool, "too many values") && d.Version.Less(pcpver.V6_0_3) {
+			// 5.2 does not catch the ValueError.
+			f.Tool = []string{"Traceback (most recent call last):", "ValueError: " + strings.TrimSuffix(tool, ".")}
+		}
 		f.PCP = f.Tool
 	}
 	for _, e := range d.entries(s) {
@@ -33,10 +37,8 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 		if !ok {
 			continue
 		}
-		if v.Text == "" {
-			if !d.Version.Less(pcpver.V6_0_3) {
-				d.emptyValue(s, e, false, PhaseMetrics)
-			}
+		if v.Text == "" && !d.Version.Less(pcpver.V6_0_3) {
+			d.emptyValue(s, e, false, PhaseMetrics)
 			continue
 		}
 		key := e.Key
