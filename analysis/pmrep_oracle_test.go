@@ -10,28 +10,35 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
-// TestPmrepAgrees runs this machine's pmrep (PCP 6.0.3) on every
-// metricset of every config it ships, and of mutations of them (a wrong
-// metric, a broken formula, a "%", a duplicate key, the compact form
-// reversed), and compares what it does with what the analysis says it
-// will do (pmconfig.Outcome): run clean, or stop with the same last
-// line (and, for a formula, the same whole message).
+// TestPmrepAgrees runs the pmrep of every release we prove (this
+// machine's 6.0.3, the chroots' 5.2.6, 6.3.8 and 7.2.2) on every
+// metricset of every config the release ships, and of mutations of them
+// (a wrong metric, a broken formula, a "%", a duplicate key, the compact
+// form reversed ...), and compares what it does with what the analysis
+// says it will do (pmconfig.Outcome): run clean, or stop with the same
+// last line (and, for a formula, the same whole message).
 func TestPmrepAgrees(t *testing.T) {
-	oracle.ReleasesFor(t) // fails, never skips, without the releases (skips only when asked)
-	host := oracle.Host()
-	paths, _ := filepath.Glob("/etc/pcp/pmrep/*.conf")
-	if len(paths) == 0 {
-		t.Fatal("no /etc/pcp/pmrep/*.conf: install pcp (make testenv)")
-	}
+	releases := oracle.ReleasesFor(t) // fails, never skips, without the releases (skips only when asked)
 	ctx := context.Background()
 	src, err := choose.Open(ctx, choose.Spec{Host: "127.0.0.1"}, choose.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range releases {
+		t.Run(r.Version.String(), func(t *testing.T) { pmrepAgrees(t, ctx, r, src) })
+	}
+}
+
+func pmrepAgrees(t *testing.T, ctx context.Context, host oracle.Release, src pmclient.Source) {
+	paths, _ := filepath.Glob(filepath.Join("/", host.Root, "etc/pcp/pmrep/*.conf"))
+	if len(paths) == 0 {
+		t.Fatalf("no %s/etc/pcp/pmrep/*.conf: install pcp (make testenv)", host.Root)
 	}
 	type file struct {
 		content []byte
@@ -41,7 +48,7 @@ func TestPmrepAgrees(t *testing.T) {
 	// pmrep loads the shipped derived configs on its own; the analysis
 	// checks each file with the same.
 	const autoDir = "/var/lib/pcp/config/derived"
-	auto := AutoDerivedInputs(func(string) string { return "" }, func(string) (string, bool) { return autoDir, true })
+	auto := AutoDerivedInputs(func(string) string { return "" }, func(string) (string, bool) { return filepath.Join("/", host.Root, autoDir), true })
 	if len(auto) == 0 {
 		t.Fatalf("no derived configs in %s", autoDir)
 	}
@@ -203,6 +210,7 @@ func mutations(b []byte) map[string]mutation {
 		at("instcomma", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = a,b")
 		at("badregex", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = (x")
 		at("noinst", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = nosuchinstance")
+		at("brokenreal", m[1], m[1], "\nrealname = hinv.ncpu\nrealname.formula = 1 +")
 	}
 	if m := indomMetric.FindStringSubmatchIndex(s); m != nil {
 		at("nomatch", m[6], m[7], s[m[6]:m[7]]+",nosuchinstance")

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"context"
 	"os"
 	"path/filepath"
@@ -44,7 +45,36 @@ func (f *File) checkTool(ctx context.Context, src pmclient.Source, rep *checker.
 	if err != nil {
 		return err
 	}
-	f.run = append(append([]pmconfig.Finding(nil), f.doc.Findings...), found...)
+	masked := map[*grammar.Definition]bool{}
+	for _, d := range found {
+		if d.Masks != nil {
+			masked[d.Masks] = true
+		}
+	}
+	inMasked := func(d grammar.Diagnostic) bool {
+		if len(masked) == 0 || (d.Code != codes.Syntax && d.Code != codes.Dialect) {
+			return false
+		}
+		def := f.File.DefinitionAtPos(d.Range.Start)
+		return def != nil && masked[def]
+	}
+	f.run = nil
+	for _, d := range append(append([]pmconfig.Finding(nil), f.doc.Findings...), found...) {
+		if !inMasked(d.Diagnostic) {
+			f.run = append(f.run, d)
+		}
+	}
+	if len(masked) > 0 {
+		// The tool never sees the syntax error: a hint, no longer an error.
+		syntax := append([]grammar.Diagnostic(nil), f.syntax...)
+		for i := range syntax {
+			if inMasked(syntax[i]) {
+				syntax[i].Severity = grammar.SeverityHint
+				syntax[i].PCP = nil
+			}
+		}
+		f.syntax = syntax
+	}
 	var shown []grammar.Diagnostic
 	for _, d := range found {
 		if !d.Silent {

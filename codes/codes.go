@@ -598,7 +598,7 @@ var registry = []Info{
 	{
 		Code: SpecIgnored, Kind: Tools, Severity: SevWarning,
 		Summary:   "a spec pmrep reads and then ignores, or a formula it never registers",
-		Behaviour: "pmrep ignores a metric's `limit` (the precision overwrites its slot; only the `limit_filter` option filters). It looks a formula's metric up before registering it, so a second formula of the same name in a run (an earlier one in the set or in `[global]`) is skipped without a word.",
+		Behaviour: "pmrep ignores a metric's `limit` (the precision overwrites its slot; only the `limit_filter` option filters). It looks a formula's metric up before registering it, so a formula whose name is a metric already (a real one, one of the derived configs libpcp loads on its own, an earlier formula in the set or in `[global]`) is skipped without a word, even one libpcp would refuse.",
 		Example:   "[s]\nl = kernel.all.load\nl.limit = 5\n",
 		Fix:       "[s]\nl = kernel.all.load\n",
 		FixNote:   "Remove the ignored spec; give each formula's metric its own name.",

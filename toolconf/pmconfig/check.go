@@ -55,13 +55,30 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 		names = append(names, sp.Metric)
 		ask = append(ask, i)
 	}
+	// A rejected formula whose name is a metric already is never
+	// registered: pmconfig looks the name up first.
+	var rejected []*grammar.Definition
+	for _, def := range d.File.Definitions.All() {
+		if !def.Verdict.OK && d.regs[def] != nil {
+			rejected = append(rejected, def)
+			names = append(names, def.Name)
+		}
+	}
 	pmids, errs, err := src.LookupNames(ctx, names)
 	if err != nil {
 		return nil, nil, fmt.Errorf("looking up the metrics of %s: %w", d.INI.Path, err)
 	}
+	var findings []Finding
+	for k, def := range rejected {
+		if errs[len(ask)+k] == nil {
+			findings = append(findings, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
+				Message: fmt.Sprintf("%s is a metric of %s already: pmrep skips this formula without registering it (its syntax error is never seen) and shows the real metric", def.Name, src.Describe())},
+				Section: d.sectionScope(d.regs[def]), Masks: def})
+		}
+	}
+	pmids, errs = pmids[:len(ask)], errs[:len(ask)]
 	var leafPMIDs []pmapi.PMID
 	var leafIdx []int
-	var findings []Finding
 	suggest := checker.NameSuggester(ctx, src)
 	for k, i := range ask {
 		sp := d.Specs[i]
@@ -89,12 +106,15 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			default:
 				// The checker reported why; pmrep names the metric only.
 				var lines []string
-				if m.Status == checker.SemanticError {
+				switch {
+				case m.Status == checker.SemanticError:
 					lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: %s: %s", def.Name, m.Rendering(), m.Message()))
+				case m.Status == checker.Unbound && d.reportsAllUnknown() && len(m.Unknown()) > 0:
+					lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", def.Name, m.Unknown()[0]))
 				}
 				lines = append(lines, d.invalidMetric(sp.Metric))
 				findings = append(findings, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange}, Section: d.sectionScope(sp),
-					Phase: PhaseLookup, Fatal: true, Order: i, Tool: lines, Silent: true})
+					Phase: PhaseLookup, Fatal: true, Order: i, Tool: lines, Silent: true, Accumulate: d.reportsAllUnknown()})
 				continue
 			}
 		}
@@ -178,7 +198,7 @@ func (d *Doc) invalidMetric(name string) string {
 // the compact form written the wrong way round, or a name to correct.
 func (d *Doc) unknownMetric(ctx context.Context, src pmclient.Source, sp *Spec, i int, suggest func(string) []string) Finding {
 	f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sp.MetricOff, sp.MetricEnd), Severity: grammar.SeverityError, Code: codes.SpecUnknownMetric},
-		Section: d.sectionScope(sp), Phase: PhaseLookup, Fatal: true, Order: i, Tool: []string{d.invalidMetric(sp.Metric)}}
+		Section: d.sectionScope(sp), Phase: PhaseLookup, Fatal: true, Order: i, Tool: []string{d.invalidMetric(sp.Metric)}, Accumulate: d.reportsAllUnknown()}
 	f.PCP = f.Tool
 	if label, ok := sp.Fields["label"]; ok && sp.Compact {
 		if _, errs, err := src.LookupNames(ctx, []string{strings.TrimSpace(label.Text)}); err == nil && errs[0] == nil {
@@ -225,12 +245,15 @@ func (d *Doc) checkInstances(ctx context.Context, src pmclient.Source, sm *SpecM
 		}
 		cache[sm.Desc.InDom] = entry
 	}
+	if pe := entry.refused; pe != 0 && d.optionTrue(sm.Spec.Section, "ignore_incompat") {
+		return nil // pmrep drops the metric without a word
+	}
 	if pe := entry.refused; pe != 0 {
 		// Shown once an instance domain; every metric of it stops a run.
 		f := Finding{Diagnostic: grammar.Diagnostic{Range: d.Range(sm.Spec.MetricOff, sm.Spec.MetricEnd), Severity: grammar.SeverityWarning, Code: codes.SpecInstances,
 			Message: fmt.Sprintf("%s refuses the instances of %s (%s): pmrep stops there unless it is allowed them (a local: context with credentials); so do the other metrics of its instance domain", src.Describe(), sm.Spec.Metric, pe.Error())},
 			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: i, Silent: entry.reported,
-			Tool: []string{fmt.Sprintf("Invalid metric %s (%s %s).", sm.Spec.Metric, pe.Name(), pe.Error())}}
+			Tool: []string{fmt.Sprintf("%s metric %s (%s %s).", d.incompatibleWord(), sm.Spec.Metric, pe.Name(), pe.Error())}}
 		entry.reported = true
 		return []Finding{f}
 	}
@@ -370,11 +393,44 @@ func (d *Doc) checkUnit(sm *SpecMetric, i int) []Finding {
 		}
 		return []Finding{{Diagnostic: grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: codes.SpecUnit,
 			Message: fmt.Sprintf("libpcp cannot parse unit %q: %s; pmrep stops", f.Text, msg)},
-			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: 100000 + i,
+			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: setupOrder + i,
 			Tool: []string{fmt.Sprintf("PM_ERR_CONV Impossible value or scale conversion %s: %s.", msg, f.Text)}}}
 	}
 	// Whether the metric's units convert to it depends on the
 	// fetchgroup's rate conversion, not modelled yet: only a unit libpcp
 	// cannot parse is reported.
 	return nil
+}
+
+// incompatibleWord is how pmrep names a metric it found but cannot use.
+func (d *Doc) incompatibleWord() string {
+	if d.Version.AtLeast(pcpver.Version{Major: 7, Minor: 1}) {
+		return "Incompatible"
+	}
+	return "Invalid"
+}
+
+// optionTrue says whether a run of section has option key set to a
+// value Python finds true, as set_attr leaves it: [options] first, then
+// the section's own (the true and false words are 1 and 0, a number is
+// itself, any other text a non-empty string).
+func (d *Doc) optionTrue(s *Section, key string) bool {
+	value, set := "", false
+	for _, sec := range []*Section{d.INI.Section("options"), s} {
+		if e := sec.Get(key); e != nil {
+			if v, ok := d.value(sec, e); ok {
+				value, set = v.Text, true
+			}
+		}
+	}
+	if !set {
+		return false
+	}
+	if isBoolWord(value) {
+		return boolValue(value) == 1
+	}
+	if n, ok := pyInt(value); ok {
+		return n != 0
+	}
+	return value != ""
 }

@@ -53,7 +53,18 @@ type Finding struct {
 	// reports already (a formula the checker refused), kept for the
 	// run's outcome only; dropped: the metric leaves the run silently.
 	Silent, dropped bool
+	// Masks is a formula pmconfig never registers because its name is
+	// a metric already (pmLookupName succeeds): libpcp's verdict on it,
+	// a syntax error included, is never seen.
+	Masks *grammar.Definition
+	// Accumulate: a metric pmrep 7.1+ cannot find, which it reports and
+	// goes on to the next, stopping once it has looked up every one.
+	Accumulate bool
 }
+
+// reportsAllUnknown says whether the release's pmrep lists every
+// unknown metric before it stops (7.1+), not only the first.
+func (d *Doc) reportsAllUnknown() bool { return d.Version.AtLeast(pcpver.Version{Major: 7, Minor: 1}) }
 
 // Options say which tool reads the file, as which release.
 type Options struct {
@@ -160,21 +171,34 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 // of run (a file's findings as the tool meets them: analysis.File.ToolRun):
 // the lines of the first problem that stops it, nil when none does.
 func Outcome(run []Finding, section string) []string {
-	var first *Finding
+	var fatal []*Finding
 	for i := range run {
 		f := &run[i]
-		if !f.Fatal || (f.Section != "" && f.Section != section) {
+		if f.Fatal && (f.Section == "" || f.Section == section) {
+			fatal = append(fatal, f)
+		}
+	}
+	sort.SliceStable(fatal, func(i, j int) bool {
+		a, b := fatal[i], fatal[j]
+		return a.Phase < b.Phase || a.Phase == b.Phase && a.Order < b.Order
+	})
+	var listed []string
+	for _, f := range fatal {
+		switch {
+		case f.Accumulate:
+			listed = append(listed, f.Tool...)
 			continue
+		case listed != nil && (f.Phase > PhaseLookup || f.Order >= setupOrder):
+			return listed // every metric looked up: pmrep stops
 		}
-		if first == nil || f.Phase < first.Phase || f.Phase == first.Phase && f.Order < first.Order {
-			first = f
-		}
+		return append(listed, f.Tool...)
 	}
-	if first == nil {
-		return nil
-	}
-	return first.Tool
+	return listed
 }
+
+// setupOrder is where the Order of the findings about setting a found
+// metric up (its unit, width) starts: after every metric is looked up.
+const setupOrder = 100000
 
 // registerFailure is what pmconfig prints around libpcp's message for a
 // rejected expression.
@@ -182,7 +206,7 @@ func registerFailure(tool Tool, v pcpver.Version, lines []string) []string {
 	const conv = "Impossible value or scale conversion "
 	if v.Less(pcpver.V6_0_3) {
 		out := []string{"Failed to register derived metric: " + conv + lines[0]}
-		return append(out, lines[1:]...)
+		return append(append(out, lines[1:]...), ".")
 	}
 	out := []string{"Failed to register derived metric:", conv + lines[0]}
 	out = append(out, lines[1:]...)
@@ -215,6 +239,10 @@ func (d *Doc) problem(p Problem) {
 	switch {
 	case p.Code == codes.INIEncoding:
 		f.Tool = []string{"Traceback (most recent call last):", "UnicodeDecodeError: " + p.Python}
+	case p.Code == codes.INISyntax && strings.HasPrefix(p.Python, "\t[line") && d.Version.Less(pcpver.V6_0_3):
+		// 5.2's handler asks the ParsingError for a line number it has not.
+		f.Tool = []string{"Traceback (most recent call last):", "configparser.ParsingError: Source contains parsing errors: " + PyRepr(d.INI.Path),
+			strings.TrimSuffix(p.Python, "\n"), "AttributeError: 'ParsingError' object has no attribute 'lineno'"}
 	case p.Code == codes.INISyntax && strings.HasPrefix(p.Python, "\t[line"):
 		f.Tool = []string{fmt.Sprintf("Failed to read configuration file '%s', line %d:", d.INI.Path, p.Line),
 			"Source contains parsing errors: " + PyRepr(d.INI.Path), strings.TrimSuffix(p.Python, "\n")}

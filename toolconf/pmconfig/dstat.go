@@ -50,7 +50,7 @@ func (d *Doc) readDstat() []pendingReg {
 			switch {
 			case dotted && strings.Contains(spec, "."):
 				fail(e.KeyOff, e.KeyEnd, codes.SpecKey, fmt.Sprintf("%s has more than one dot: pcp-dstat cannot split it into column and spec, and fails", e.Key),
-					"ValueError: too many values to unpack (expected 2)")
+					"ValueError: "+unpackError(d.Version, strings.Count(e.Key, ".")+1))
 				continue
 			case dotted && !isDstatWord(spec, d.Version):
 				fail(e.KeyOff+len(key)+1, e.KeyEnd, codes.SpecKey, fmt.Sprintf("%q is not a pcp-dstat spec word (%s): pcp-dstat fails", spec, strings.Join(dstatSpecWords, " ")),

@@ -123,7 +123,7 @@ func TestHostileInput(t *testing.T) {
 		doubling += "a" + itoa(i) + " = %(a" + itoa(i-1) + ")s%(a" + itoa(i-1) + ")s\n"
 	}
 	for name, src := range map[string]string{
-		"10 MB":        "[s]\nm = x.y\nm.formula = " + strings.Repeat("1+", 5<<20) + "\n",
+		"10 MB":        "[s]\n" + strings.Repeat("# "+strings.Repeat("c", 97)+"\n", 100000) + "m = x.y\nm.formula = " + strings.Repeat("1+", 128<<10) + "\n",
 		"100,000 keys": many.String(),
 		"loop":         loop,
 		"doubling":     doubling,

@@ -75,6 +75,7 @@ type Spec struct {
 	// replaced: a later declaration of the key in the section replaced
 	// it; keyProblem: its key is a misspelt spec (a finding says so).
 	replaced, keyProblem bool
+	keyFinding           int // the index in Doc.Findings of keyProblem's finding
 }
 
 // pyInt is Python's int() of a string: white space around, a sign,

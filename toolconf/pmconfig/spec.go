@@ -24,6 +24,10 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 	fatal := func(e *Entry, off, end int, code, msg string, tool string, fixes ...grammar.Fix) {
 		f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: code, Message: msg, Fixes: fixes},
 			Section: scope, Phase: PhaseMetrics, Fatal: true, Order: e.Line, Tool: []string{header, tool}}, off, end)
+		if strings.HasPrefix(tool, "too many values") && d.Version.Less(pcpver.V6_0_3) {
+			// 5.2 does not catch the ValueError.
+			f.Tool = []string{"Traceback (most recent call last):", "ValueError: " + strings.TrimSuffix(tool, ".")}
+		}
 		f.PCP = f.Tool
 	}
 	for _, e := range d.entries(s) {
@@ -34,10 +38,8 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 		if !ok {
 			continue
 		}
-		if v.Text == "" {
-			if !d.Version.Less(pcpver.V6_0_3) {
-				d.emptyValue(s, e, false, PhaseMetrics)
-			}
+		if v.Text == "" && !d.Version.Less(pcpver.V6_0_3) {
+			d.emptyValue(s, e, false, PhaseMetrics)
 			continue
 		}
 		key := e.Key
@@ -62,7 +64,7 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 				}
 				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
 					Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
-					Tool: []string{fmt.Sprintf("Invalid metric %s (PM_ERR_NAME Unknown metric name).", key)}}, v.Offset(0), v.End)
+					Tool: []string{d.invalidMetric(key)}, Accumulate: d.reportsAllUnknown()}, v.Offset(0), v.End)
 				f.PCP = f.Tool
 				if second == "instances" && !strings.ContainsAny(v.Text, "\"'()|") {
 					alts := strings.Split(v.Text, ",")
@@ -71,20 +73,20 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 					}
 					f.Fixes = []grammar.Fix{{Title: "Match them with one regular expression", Edits: []grammar.Edit{{Range: d.Range(v.Offset(0), v.End), NewText: "(" + strings.Join(alts, "|") + ")"}}}}
 				}
-				sp.keyProblem = true
+				sp.keyProblem, sp.keyFinding = true, len(d.Findings)-1
 			} else if len(parts) > 1 && byKey[parts[0]] != nil {
 				// util.lable: a typo of a spec word, read as a metric.
 				word := nearestSpecWord(second)
 				msg := fmt.Sprintf("%q is not a spec word (%s), so pmrep reads %q as a compact spec of a metric of that name", second, strings.Join(SpecWords, " "), key)
 				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
 					Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
-					Tool: []string{fmt.Sprintf("Invalid metric %s (PM_ERR_NAME Unknown metric name).", key)}}, e.KeyOff, e.KeyEnd)
+					Tool: []string{d.invalidMetric(key)}, Accumulate: d.reportsAllUnknown()}, e.KeyOff, e.KeyEnd)
 				f.PCP = f.Tool
 				if word != "" {
 					at := e.KeyOff + len(parts[0]) + 1
 					f.Fixes = []grammar.Fix{{Title: "Change to " + parts[0] + "." + word, Edits: []grammar.Edit{{Range: d.Range(at, at+len(second)), NewText: word}}}}
 				}
-				sp.keyProblem = true
+				sp.keyProblem, sp.keyFinding = true, len(d.Findings)-1
 			}
 			byKey[key] = sp
 			order = append(order, sp)
@@ -101,7 +103,7 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 		case len(parts) > 2:
 			fatal(e, e.KeyOff, e.KeyEnd, codes.SpecKey,
 				fmt.Sprintf("a key with %q second and more dots after it: pmconfig cannot split it into key and spec, and pmrep refuses the file", second),
-				"too many values to unpack (expected 2).")
+				unpackError(d.Version, len(parts))+".")
 		default:
 			sp := byKey[parts[0]]
 			if sp == nil {
@@ -124,6 +126,9 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 	}
 	for _, sp := range order {
 		if !sp.replaced {
+			if sp.keyProblem {
+				d.Findings[sp.keyFinding].Order = len(d.Specs) // met when pmrep looks it up
+			}
 			d.specValues(sp, len(d.Specs))
 			d.Specs = append(d.Specs, sp)
 		}
@@ -148,7 +153,7 @@ func (d *Doc) specValues(sp *Spec, i int) {
 		if n, ok := pyInt(f.Text); !ok || (w == "width" && n < 0) {
 			d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecValue,
 				Message: fmt.Sprintf("%s %q is not a whole number%s: pmrep stops once it finds %s", w, f.Text, map[bool]string{true: " of 0 or more", false: ""}[w == "width"], sp.Metric)},
-				Section: scope, Phase: PhaseLookup, Fatal: true, Order: 200000 + i,
+				Section: scope, Phase: PhaseLookup, Fatal: true, Order: 2*setupOrder + i,
 				Tool: []string{"Non-negative integer expected: " + sp.Metric}}, f.Value.Offset(0), f.Value.End)
 		}
 	}
@@ -326,4 +331,14 @@ func (d *Doc) skipped(r *pendingReg, by pendingReg) {
 	d.Findings = append(d.Findings, Finding{Diagnostic: grammar.Diagnostic{Range: r.reg.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
 		Message: fmt.Sprintf("%s already has a formula on line %d, registered first: pmconfig looks the name up and skips this one", r.reg.Name, by.reg.Line),
 		Related: []grammar.Related{{Range: by.reg.NameRange, Message: "the formula used"}}}, Section: r.scope})
+}
+
+// unpackError is Python's ValueError for "a, b = parts" of n parts, as
+// the Python the release runs on words it (3.14, with PCP 7.2, adds the
+// count).
+func unpackError(v pcpver.Version, n int) string {
+	if v.AtLeast(pcpver.Version{Major: 7, Minor: 2}) {
+		return fmt.Sprintf("too many values to unpack (expected 2, got %d)", n)
+	}
+	return "too many values to unpack (expected 2)"
 }
