@@ -491,14 +491,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return
 	}
 	caret := int(d.Verdict.Caret)
-	near, end := tokensAtCaret(d, caret)
-	msg := d.Verdict.Message
-	if msg == "" {
-		msg = syntaxExplanation(d.Expr, near)
-	}
-	if wasLeaking && strings.Contains(d.Expr, "/") {
-		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( line)"
-	}
+	msg, end := rejectionMessage(d, caret, wasLeaking, "line")
 	shown := caret
 	if shown > 0 && shown == len(d.Expr)-1 && d.Expr[shown] == '\r' {
 		// libpcp's caret on the expression's last byte is, on a CRLF
@@ -507,14 +500,41 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		shown, end = shown-1, shown
 	}
 	code, rg := codes.Syntax, exprRange(shown, end)
-	if r.f.Version.Less(pcpver.Latest) {
-		if c, ok := r.newerConstruct(d, wasLeaking); ok {
-			code = codes.Dialect
-			msg = fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), r.f.Version, r.f.Version, msg)
-			rg = exprRange(c.At.Start, c.At.End)
-		}
+	if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
+		code, msg, rg = codes.Dialect, dialectMsg, exprRange(c.At.Start, c.At.End)
 	}
 	r.diag(rg, SeverityError, code, msg, pcpLines(caret, d.Verdict.Message))
+}
+
+// rejectionMessage explains libpcp's rejection of d's expression: its
+// message, else one read from the tokens at the caret, with a note when
+// an earlier failed matchinst( (the earlier "line" or "expression") left
+// libpcp lexing "/" as a pattern; and the end of the caret's token.
+func rejectionMessage(d *Definition, caret int, wasLeaking bool, earlier string) (msg string, end int) {
+	near, end := tokensAtCaret(d, caret)
+	msg = d.Verdict.Message
+	if msg == "" {
+		msg = syntaxExplanation(d.Expr, near)
+	}
+	if wasLeaking && strings.Contains(d.Expr, "/") {
+		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( " + earlier + ")"
+	}
+	return msg, end
+}
+
+// dialect restates a syntax error of a target release older than the
+// latest as a dialect finding when a newer release accepts the
+// expression: the newer construct and the message naming its release.
+func (r *configReader) dialect(d *Definition, wasLeaking bool, msg string) (NewerConstruct, string, bool) {
+	if !r.f.Version.Less(pcpver.Latest) {
+		return NewerConstruct{}, "", false
+	}
+	c, ok := r.newerConstruct(d, wasLeaking)
+	if !ok {
+		return NewerConstruct{}, "", false
+	}
+	v := r.f.Version
+	return c, fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), v, v, msg), true
 }
 
 // pcpSyntaxLines renders libpcp's four-line syntax error report: the

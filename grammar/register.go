@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"fmt"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"sort"
 	"strings"
@@ -97,21 +96,12 @@ const maxDialectExpr = 64 << 10
 // registrationError is the finding for an expression libpcp rejects.
 func registrationError(f *File, d *Definition, opts RegisterOptions, wasLeaking bool) Diagnostic {
 	caret := int(d.Verdict.Caret)
-	near, end := tokensAtCaret(d, caret)
-	msg := d.Verdict.Message
-	if msg == "" {
-		msg = syntaxExplanation(d.Expr, near)
-	}
-	if wasLeaking && strings.Contains(d.Expr, "/") {
-		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( expression)"
-	}
+	msg, end := rejectionMessage(d, caret, wasLeaking, "expression")
 	code, rg := codes.Syntax, f.ExprRange(d, caret, end)
-	if f.Version.Less(pcpver.Latest) && len(d.Expr) <= maxDialectExpr {
+	if len(d.Expr) <= maxDialectExpr {
 		r := &configReader{f: f}
-		if c, ok := r.newerConstruct(d, wasLeaking); ok {
-			code = codes.Dialect
-			msg = fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), f.Version, f.Version, msg)
-			rg = f.ExprRange(d, c.At.Start, c.At.End)
+		if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
+			code, msg, rg = codes.Dialect, dialectMsg, f.ExprRange(d, c.At.Start, c.At.End)
 		}
 	}
 	lines := RegisterErrorLines(d.Name, d.Expr, caret, d.Verdict.Message)

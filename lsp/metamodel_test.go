@@ -300,7 +300,7 @@ func (m *metaModel) checkObject(name string, props []metaProperty, v any, path s
 
 func baseOK(name string, v any) bool {
 	switch name {
-	case "string", "DocumentUri", "URI":
+	case "string", "DocumentUri", "URI", "RegExp":
 		_, ok := v.(string)
 		return ok
 	case "boolean":

@@ -88,6 +88,13 @@ func TestPullDiagnostics(t *testing.T) {
 	open := uri.File(filepath.Join(root, "base.conf"))
 	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: open, Version: 1,
 		Text: "disk.io.base = disk.dev.read\ndisk.io.bad = disk.dev.nothing\n"}})
+	// replaceOpen sends the open document's whole new text.
+	replaceOpen := func(version int32, text string) {
+		srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: version},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: text}},
+		})
+	}
 
 	rep, err := srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: open}})
 	if err != nil {
@@ -113,11 +120,7 @@ func TestPullDiagnostics(t *testing.T) {
 
 	// An edit of the open document that the closed one cannot see: its
 	// analysis is kept.
-	srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
-		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 2},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
-			Text: "disk.io.base = disk.dev.read\ndisk.io.bad = disk.dev.nothing2\n"}},
-	})
+	replaceOpen(2, "disk.io.base = disk.dev.read\ndisk.io.bad = disk.dev.nothing2\n")
 	if _, err := srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: open}}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +130,7 @@ func TestPullDiagnostics(t *testing.T) {
 	}
 
 	// Rename the metric in the open document: the closed one breaks.
-	srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
-		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 3},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
-			Text: "disk.io.renamed = disk.dev.read\ndisk.io.bad = disk.dev.nothing\n"}},
-	})
+	replaceOpen(3, "disk.io.renamed = disk.dev.read\ndisk.io.bad = disk.dev.nothing\n")
 	// The open document's own pull carries the closed one's findings
 	// (the client declared relatedDocumentSupport).
 	rep, err = srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: protocol.TextDocumentIdentifier{URI: open}})
@@ -159,11 +158,7 @@ func TestPullDiagnostics(t *testing.T) {
 	}
 
 	// An edit the client does not pull after: it is asked to.
-	srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
-		TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: open}, Version: 4},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{
-			Text: "disk.io.renamed = disk.dev.read\n"}},
-	})
+	replaceOpen(4, "disk.io.renamed = disk.dev.read\n")
 	deadline := time.Now().Add(10 * time.Second)
 	for c.refreshes.Load() == 0 {
 		if time.Now().After(deadline) {

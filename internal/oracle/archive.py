@@ -17,15 +17,13 @@ os.environ["PCP_DERIVED_CONFIG"] = ""
 from ctypes import POINTER, c_uint, cast
 from pcp import pmapi
 import cpmapi as c
+from archive_common import canonical, fetch_loop, parse_args, write_record
 
-mode, archive, config = sys.argv[1], sys.argv[2], sys.argv[3]
+mode, archive, config, window, names = parse_args("archive.py")
 if mode == "interp":
-    osec, onsec, dsec, dnsec, samples = (int(a) for a in sys.argv[4:9])
-    names = sys.argv[9:]
-elif mode == "replay":
-    names = sys.argv[4:]
+    osec, onsec, dsec, dnsec, samples = window
 else:
-    sys.exit("archive.py: mode must be replay or interp, not %r" % mode)
+    samples = 0
 
 ctx = pmapi.pmContext(c.PM_CONTEXT_ARCHIVE, archive)
 if config != "-":
@@ -55,48 +53,33 @@ else:
     ctx.pmSetMode(c.PM_MODE_INTERP | xtb, pmapi.timeval(osec, onsec // 1000), dsec * 1000000 + dnsec // 1000)
 
 types = {p: ctx.pmLookupDescs([p])[0].contents.type for p in pmids}
-fields = {c.PM_TYPE_32: "l", c.PM_TYPE_U32: "ul", c.PM_TYPE_64: "ll", c.PM_TYPE_U64: "ull",
-          c.PM_TYPE_FLOAT: "f", c.PM_TYPE_DOUBLE: "d", c.PM_TYPE_STRING: "cp"}
 out = sys.stdout
 
 
-def write(res):
-    r = res.contents
-    ts = r.timestamp
-    usec = ts.tv_nsec // 1000 if hasattr(ts, "tv_nsec") else ts.tv_usec
-    out.write("T %d.%06d\n" % (ts.tv_sec, usec))
-    for i in range(r.numpmid):
-        vs = r.get_vset(i).contents
-        name = kept[i]
-        if vs.numval < 0:
-            out.write("%s ERR %d\n" % (name, vs.numval))
-            continue
-        if vs.numval == 0:
-            out.write("%s NOVALUES\n" % name)
-            continue
-        t = types[pmids[i]]
+def metric(r, i):
+    vs = r.get_vset(i).contents
+    t = types[pmids[i]]
+
+    def values():
         vlist = cast(vs.vlist, POINTER(pmapi.pmValue))
         for j in range(vs.numval):
-            v = vlist[j]
-            val = getattr(ctx.pmExtractValue(vs.valfmt, v, t, t), fields[t])
-            if isinstance(val, bytes):
-                val = val.decode(errors="replace")
-            if t in (c.PM_TYPE_FLOAT, c.PM_TYPE_DOUBLE):
-                val = "%.17g" % float(val)
-            out.write("%s %d %s\n" % (name, v.inst, val))
+            yield vlist[j].inst, canonical(ctx.pmExtractValue(vs.valfmt, vlist[j], t, t), t)
+    return kept[i], vs.numval, values
 
 
-fetched = 0
-while mode == "replay" or fetched < samples:
-    fetched += 1
+def fetch():
     try:
         res = ctx.pmFetch(pmid_array)
     except pmapi.pmErr as e:
         if e.args[0] != c.PM_ERR_EOL:
             raise
-        if mode == "replay":
-            break
-        out.write("EOL\n")
-        continue
-    write(res)
+        return False
+    r = res.contents
+    ts = r.timestamp
+    usec = ts.tv_nsec // 1000 if hasattr(ts, "tv_nsec") else ts.tv_usec
+    write_record(out, ts.tv_sec, usec, (metric(r, i) for i in range(r.numpmid)))
     ctx.pmFreeResult(res)
+    return True
+
+
+fetch_loop(out, mode, samples, fetch)

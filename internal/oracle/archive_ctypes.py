@@ -15,6 +15,7 @@
 # a forward scan from before the archive at its first record.
 import ctypes, os, sys
 from ctypes import POINTER, Structure, Union, byref, c_char_p, c_double, c_float, c_int, c_int32, c_int64, c_long, c_uint32, c_uint64, c_void_p
+from archive_common import canonical, fetch_loop, parse_args, write_record
 
 os.environ["PCP_DERIVED_CONFIG"] = ""
 
@@ -32,7 +33,6 @@ if lib is None:
 PM_CONTEXT_ARCHIVE, PM_MODE_INTERP, PM_MODE_FORW = 2, 1, 2
 PM_ERR_EOL = -12345 - 25
 PM_XTB_USEC, PM_XTB_MSEC = 0x1000000 | (1 << 16), 0x1000000 | (2 << 16)
-PM_TYPE_32, PM_TYPE_U32, PM_TYPE_64, PM_TYPE_U64, PM_TYPE_FLOAT, PM_TYPE_DOUBLE, PM_TYPE_STRING = range(7)
 
 
 class Time(Structure):  # timeval and timespec alike: seconds, then usec or nsec
@@ -69,14 +69,11 @@ def check(sts, what):
     return sts
 
 
-mode, archive, config = sys.argv[1], sys.argv[2], sys.argv[3]
+mode, archive, config, window, names = parse_args("archive_ctypes.py")
 if mode == "interp":
-    osec, onsec, dsec, dnsec, samples = (int(a) for a in sys.argv[4:9])
-    names = sys.argv[9:]
-elif mode == "replay":
-    names = sys.argv[4:]
+    osec, onsec, dsec, dnsec, samples = window
 else:
-    sys.exit("archive_ctypes.py: mode must be replay or interp, not %r" % mode)
+    samples = 0
 
 check(lib.pmNewContext(PM_CONTEXT_ARCHIVE, archive.encode()), "pmNewContext " + archive)
 if config != "-":
@@ -109,49 +106,35 @@ elif dnsec % 1000000 == 0:
 else:
     check(lib.pmSetMode(PM_MODE_INTERP | PM_XTB_USEC, byref(Time(osec, onsec // 1000)), c_int(dsec * 1000000 + dnsec // 1000)), "pmSetMode")
 
-fields = {PM_TYPE_32: "l", PM_TYPE_U32: "ul", PM_TYPE_64: "ll", PM_TYPE_U64: "ull",
-          PM_TYPE_FLOAT: "f", PM_TYPE_DOUBLE: "d", PM_TYPE_STRING: "cp"}
 out = sys.stdout
 
 
-def write(res):
-    r = res.contents
-    usec = r.timestamp.frac // 1000 if v7 else r.timestamp.frac
-    out.write("T %d.%06d\n" % (r.timestamp.sec, usec))
-    vsets = ctypes.cast(ctypes.addressof(r) + Result.vset.offset, POINTER(POINTER(ValueSet)))
-    for i in range(r.numpmid):
-        vs = vsets[i].contents
-        name = kept[i]
-        if vs.numval < 0:
-            out.write("%s ERR %d\n" % (name, vs.numval))
-            continue
-        if vs.numval == 0:
-            out.write("%s NOVALUES\n" % name)
-            continue
-        t = types[i]
+def metric(vsets, i):
+    vs = vsets[i].contents
+    name, t = kept[i], types[i]
+
+    def values():
         vlist = ctypes.cast(ctypes.addressof(vs) + ValueSet.vlist.offset, POINTER(Value))
         for j in range(vs.numval):
             atom = Atom()
             check(lib.pmExtractValue(vs.valfmt, byref(vlist[j]), t, byref(atom), t), "pmExtractValue " + name)
-            val = getattr(atom, fields[t])
-            if isinstance(val, bytes):
-                val = val.decode(errors="replace")
-            if t in (PM_TYPE_FLOAT, PM_TYPE_DOUBLE):
-                val = "%.17g" % float(val)
-            out.write("%s %d %s\n" % (name, vlist[j].inst, val))
+            yield vlist[j].inst, canonical(atom, t)
+    return name, vs.numval, values
 
 
-fetched = 0
-while mode == "replay" or fetched < samples:
-    fetched += 1
+def fetch():
     res = POINTER(Result)()
     sts = lib.pmFetch(len(pmids), pmid_array, byref(res))
     if sts < 0:
         if sts != PM_ERR_EOL:
             check(sts, "pmFetch")
-        if mode == "replay":
-            break
-        out.write("EOL\n")
-        continue
-    write(res)
+        return False
+    r = res.contents
+    usec = r.timestamp.frac // 1000 if v7 else r.timestamp.frac
+    vsets = ctypes.cast(ctypes.addressof(r) + Result.vset.offset, POINTER(POINTER(ValueSet)))
+    write_record(out, r.timestamp.sec, usec, (metric(vsets, i) for i in range(r.numpmid)))
     lib.pmFreeResult(res)
+    return True
+
+
+fetch_loop(out, mode, samples, fetch)

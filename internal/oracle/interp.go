@@ -21,6 +21,12 @@ var archiveScript []byte
 //go:embed archive_ctypes.py
 var archiveCtypesScript []byte
 
+// archiveCommonModule is what both archive scripts import: the command
+// line, the canonical output and the fetch loop.
+//
+//go:embed archive_common.py
+var archiveCommonModule []byte
+
 // Interpolate fetches the named metrics (derived from config, or plain;
 // config "" loads none) from an archive (base name) with the release's
 // libpcp in interpolation mode: samples fetches from origin, step
@@ -60,6 +66,9 @@ func (r Release) runArchiveScript(ctx context.Context, source []byte, mode, arch
 	}
 	defer cleanup()
 	dir := filepath.Dir(script)
+	if err := os.WriteFile(filepath.Join("/", r.Root, dir, "archive_common.py"), archiveCommonModule, 0o644); err != nil {
+		return "", fmt.Errorf("%s: %w", r, err)
+	}
 	if err := r.copyArchive(archive, dir); err != nil {
 		return "", err
 	}

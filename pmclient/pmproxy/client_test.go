@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy/pmproxytest"
 )
 
 func TestParseURL(t *testing.T) {
@@ -95,32 +95,12 @@ func TestPMProxyDown(t *testing.T) {
 	}
 }
 
-// fakeProxy answers /pmapi requests from a table of endpoint -> handler.
-func fakeProxy(t *testing.T, h map[string]http.HandlerFunc) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ep := strings.TrimPrefix(r.URL.Path, "/pmapi/")
-		if f, ok := h[ep]; ok {
-			f(w, r)
-			return
-		}
-		if ep == "context" {
-			io.WriteString(w, `{"context":7,"source":"x","hostspec":"h","labels":{"hostname":"h"}}`)
-			return
-		}
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"message":"no such endpoint","success":false}`)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // TestSlowPMProxy: a request that gets no answer ends at the request
 // timeout with ErrTimeout, and the caller's deadline is kept too.
 func TestSlowPMProxy(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	srv := fakeProxy(t, map[string]http.HandlerFunc{
+	srv := pmproxytest.New(t, map[string]http.HandlerFunc{
 		"metric": func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-release:
@@ -152,7 +132,7 @@ func TestSlowPMProxy(t *testing.T) {
 // TestContextExpired: a web context pmproxy has dropped is made again.
 func TestContextExpired(t *testing.T) {
 	var contexts, metrics atomic.Int32
-	srv := fakeProxy(t, map[string]http.HandlerFunc{
+	srv := pmproxytest.New(t, map[string]http.HandlerFunc{
 		"context": func(w http.ResponseWriter, r *http.Request) {
 			n := contexts.Add(1)
 			fmt.Fprintf(w, `{"context":%d,"labels":{}}`, n)
@@ -199,7 +179,7 @@ func TestBadAnswers(t *testing.T) {
 		"labels no obj": {`{"metrics":[{"name":"a.b","pmid":"1.2.3","type":"u32","sem":"counter","units":"none","labels":[1]}]}`, "labels"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := fakeProxy(t, map[string]http.HandlerFunc{
+			srv := pmproxytest.New(t, map[string]http.HandlerFunc{
 				"metric": func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, tc.body) },
 			})
 			c, _ := pmproxy.New(srv.URL, pmproxy.Options{MaxResponse: 1000})
@@ -217,7 +197,7 @@ func TestBadAnswers(t *testing.T) {
 // TestFetchForms: pmproxy's timestamp (nanoseconds unpadded), names
 // repeated per PMID, null instances and values.
 func TestFetchForms(t *testing.T) {
-	srv := fakeProxy(t, map[string]http.HandlerFunc{
+	srv := pmproxytest.New(t, map[string]http.HandlerFunc{
 		"metric": func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"metrics":[
 				{"name":"a.one","pmid":"1.0.1","type":"64","sem":"instant","units":"none"},

@@ -136,22 +136,14 @@ func TestFleetBehindOnePMProxy(t *testing.T) {
 	// client's (a hostile answer cut short may still be written after the
 	// client has gone on).
 	polite := pmproxytest.New(t, map[string]http.HandlerFunc{"children": pmproxytest.Repeat(`{"name":"","leaf":[`, `"m%d"`, `],"nonleaf":[]}`, 20_000)})
-	var wg sync.WaitGroup
-	for i := 0; i < 16; i++ {
-		url := fmt.Sprintf("%s/host%d", polite.URL, i)
-		c, err := pmproxy.New(url, pmproxy.Options{Hostspec: fmt.Sprintf("h%d", i), Gate: gates.For(url)})
+	for i, err := range askFleet(t, polite.URL, gates, 16, func(c *pmproxy.Client) error {
+		_, err := c.Children(context.Background(), "")
+		return err
+	}) {
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("host %d: %v", i, err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := c.Children(context.Background(), ""); err != nil {
-				t.Error(err)
-			}
-		}()
 	}
-	wg.Wait()
 	if n := polite.MaxInFlight(); n != 1 {
 		t.Errorf("%d requests in flight at once to one pmproxy, want 1", n)
 	}
@@ -160,20 +152,9 @@ func TestFleetBehindOnePMProxy(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	errs := make([]error, 16)
-	for i := range errs {
-		url := fmt.Sprintf("%s/host%d", srv.URL, i)
-		c, err := pmproxy.New(url, pmproxy.Options{Hostspec: fmt.Sprintf("h%d", i), Gate: gates.For(url)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = ask(context.Background(), c, h.Endpoint)
-		}()
-	}
-	wg.Wait()
+	errs := askFleet(t, srv.URL, gates, 16, func(c *pmproxy.Client) error {
+		return ask(context.Background(), c, h.Endpoint)
+	})
 	runtime.ReadMemStats(&after)
 	for i, err := range errs {
 		if !errors.Is(err, pmproxy.ErrBudget) {
@@ -185,6 +166,29 @@ func TestFleetBehindOnePMProxy(t *testing.T) {
 	if allocated > 300<<20 {
 		t.Errorf("the fleet allocated %d MB, over 300 MB", allocated>>20)
 	}
+}
+
+// askFleet asks n hosts behind one pmproxy at base (base/host0, ...,
+// each through gates) at once, each with a client of its own, and
+// returns their errors.
+func askFleet(t *testing.T, base string, gates *pmproxy.Gates, n int, ask func(*pmproxy.Client) error) []error {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range errs {
+		url := fmt.Sprintf("%s/host%d", base, i)
+		c, err := pmproxy.New(url, pmproxy.Options{Hostspec: fmt.Sprintf("h%d", i), Gate: gates.For(url)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ask(c)
+		}()
+	}
+	wg.Wait()
+	return errs
 }
 
 // TestSharedBudget: clients of different pmproxies share their Gates'

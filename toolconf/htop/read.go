@@ -402,21 +402,14 @@ func (p *parser) line(l line, htopLine int) {
 		if s.rawOff > 0 {
 			msg = "a key with an empty value: htop ignores the line"
 		}
-		if p.over(codes.HtopNoValue, a, b) {
-			return
-		}
-		p.problem(a, b, codes.HtopNoValue, msg, nil, false)
-		if c := strings.IndexByte(p.text[a:b], ':'); s.rawOff == 0 && c > 0 && len(p.f.Problems) > 0 {
+		if c := strings.IndexByte(p.text[a:b], ':'); p.warn(codes.HtopNoValue, a, b, "%s", msg) && s.rawOff == 0 && c > 0 {
 			// "total.color: blue": the other INI files' delimiter.
 			p.f.Problems[len(p.f.Problems)-1].Fix = &Fix{Off: a + c, End: a + c + 1, Text: " ="}
 		}
 		return
 	}
 	if s.cut >= 0 {
-		if p.over(codes.HtopValueCut, s.cut, b) {
-			return
-		}
-		p.problem(s.cut, b, codes.HtopValueCut, fmt.Sprintf("PCP %s's pcp-htop splits the line at every \"=\" and keeps only the text before the second one: the value it uses is %q (7.1.1 and later take the whole rest of the line)", p.r.Rules.Version, short(string(src[s.valOff:s.valEnd]))), nil, false)
+		p.warn(codes.HtopValueCut, s.cut, b, "PCP %s's pcp-htop splits the line at every \"=\" and keeps only the text before the second one: the value it uses is %q (7.1.1 and later take the whole rest of the line)", p.r.Rules.Version, short(string(src[s.valOff:s.valEnd])))
 	}
 	key := p.text[s.keyOff:s.keyEnd]
 	e := Entry{Key: key, KeyOff: s.keyOff, Value: p.text[s.valOff:s.valEnd], ValueOff: s.valOff, Line: p.lineOf(a)}
@@ -482,10 +475,7 @@ func (p *parser) header(s split, a, b, htopLine int) {
 		if first.file != p.f {
 			where = "in a file htop reads before this one, " + first.file.Path + ","
 		}
-		if p.over(codes.HtopDuplicateSection, nameOff, nameOff+rb) {
-			return
-		}
-		p.problem(nameOff, nameOff+rb, codes.HtopDuplicateSection, fmt.Sprintf("[%s] is already defined %s (line %d): the first definition wins and htop skips this section's lines without a word%s", name, where, first.what.Line, p.leakNote(prev)), nil, false)
+		p.warn(codes.HtopDuplicateSection, nameOff, nameOff+rb, "[%s] is already defined %s (line %d): the first definition wins and htop skips this section's lines without a word%s", name, where, first.what.Line, p.leakNote(prev))
 		return
 	}
 	if len(name) >= nameSize {
@@ -542,10 +532,7 @@ func (p *parser) nameMessage(what, name string, htopLine int) []string {
 // dupKey notes a key set twice in one object: the last setting wins.
 func (p *parser) dupKey(e Entry, a, b int) {
 	if line, ok := p.sect.keys[e.Key]; ok {
-		if p.over(codes.HtopDuplicateKey, e.KeyOff, e.KeyEnd()) {
-			return
-		}
-		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopDuplicateKey, fmt.Sprintf("%s is already set on line %d: htop uses this later value", e.Key, line), nil, false)
+		p.warn(codes.HtopDuplicateKey, e.KeyOff, e.KeyEnd(), "%s is already set on line %d: htop uses this later value", e.Key, line)
 	}
 	p.sect.keys[e.Key] = e.Line
 }
@@ -587,24 +574,15 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 		p.dupKey(e, a, b)
 		raw := p.text[s.rawOff:s.rawEnd]
 		if e.Key == "type" && raw != "bar" && raw != "text" && raw != "graph" && raw != "led" {
-			if p.over(codes.HtopInertKey, e.ValueOff, e.ValueEnd()) {
-				return
-			}
-			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopInertKey, fmt.Sprintf("htop compares the untrimmed text %q with bar, text, graph and led, and no release uses a meter's type anyway: the line does nothing", short(raw)), nil, false)
+			p.warn(codes.HtopInertKey, e.ValueOff, e.ValueEnd(), "htop compares the untrimmed text %q with bar, text, graph and led, and no release uses a meter's type anyway: the line does nothing", short(raw))
 		} else {
-			if p.over(codes.HtopInertKey, e.KeyOff, e.KeyEnd()) {
-				return
-			}
-			p.problem(e.KeyOff, e.KeyEnd(), codes.HtopInertKey, fmt.Sprintf("htop stores a meter's %s but never uses it: the line does nothing", e.Key), nil, false)
+			p.warn(codes.HtopInertKey, e.KeyOff, e.KeyEnd(), "htop stores a meter's %s but never uses it: the line does nothing", e.Key)
 		}
 		return
 	}
 	dot := strings.IndexByte(e.Key, '.')
 	if dot < 0 {
-		if p.over(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd()) {
-			return
-		}
-		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", short(e.Key)), nil, false)
+		p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), "htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", short(e.Key))
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
@@ -615,20 +593,16 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 	case "color":
 		p.dupKey(e, a, b)
 		if !contains(meterColors, e.Value) {
-			if p.over(codes.HtopUnknownColor, e.ValueOff, e.ValueEnd()) {
-				return
+			if p.warn(codes.HtopUnknownColor, e.ValueOff, e.ValueEnd(), "htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")) {
+				p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, meterColors))
 			}
-			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopUnknownColor, fmt.Sprintf("htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")), nil, false)
-			p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, meterColors))
 		}
 	case "label", "suffix":
 		p.dupKey(e, a, b)
 	default:
-		if p.over(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
-			return
+		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)) {
+			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
 		}
-		p.problem(e.KeyOff+dot+1, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)), nil, false)
-		p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
 	}
 }
 
@@ -639,11 +613,9 @@ func (p *parser) columnKey(e Entry, a, b, htopLine int) {
 		known = append(known, "format", "instances", "default", "enabled")
 	}
 	if !contains(known, e.Key) {
-		if p.over(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd()) {
-			return
+		if p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), "PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")) {
+			p.fixLast(e.KeyOff, e.KeyEnd(), nearest(e.Key, known))
 		}
-		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")), nil, false)
-		p.fixLast(e.KeyOff, e.KeyEnd(), nearest(e.Key, known))
 		return
 	}
 	switch e.Key {
@@ -675,28 +647,19 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 	case "sortDirection":
 		p.dupKey(e, a, b)
 		if _, clean := atoi(e.Value); !clean {
-			if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
-				return
-			}
-			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop reads sortDirection with atoi: %q is not an integer", short(e.Value)), nil, false)
+			p.warn(codes.HtopBadValue, e.ValueOff, e.ValueEnd(), "htop reads sortDirection with atoi: %q is not an integer", short(e.Value))
 		}
 		return
 	case "default", "enabled":
 		p.dupKey(e, a, b)
 		if !contains([]string{"true", "True", "false", "False"}, e.Value) {
-			if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
-				return
-			}
-			p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop knows true, True, false and False here and ignores %q (the screen stays enabled)", short(e.Value)), nil, false)
+			p.warn(codes.HtopBadValue, e.ValueOff, e.ValueEnd(), "htop knows true, True, false and False here and ignores %q (the screen stays enabled)", short(e.Value))
 		}
 		return
 	}
 	dot := strings.IndexByte(e.Key, '.')
 	if dot < 0 {
-		if p.over(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd()) {
-			return
-		}
-		p.problem(e.KeyOff, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", short(e.Key)), nil, false)
+		p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), "htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", short(e.Key))
 		return
 	}
 	x, attr := e.Key[:dot], e.Key[dot+1:]
@@ -733,11 +696,9 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		p.boolean(e, "false")
 	default:
 		known := []string{"metric", "heading", "caption", "description", "width", "format", "instances", "default"}
-		if p.over(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd()) {
-			return
+		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)) {
+			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
 		}
-		p.problem(e.KeyOff+dot+1, e.KeyEnd(), codes.HtopUnknownKey, fmt.Sprintf("htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)), nil, false)
-		p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
 		return
 	}
 	p.dupKey(e, a, b)
@@ -751,15 +712,9 @@ func (p *parser) width(e Entry) {
 	limit := p.r.Rules.maxColumnWidth()
 	switch {
 	case !clean:
-		if p.over(codes.HtopBadWidth, e.ValueOff, e.ValueEnd()) {
-			return
-		}
-		p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadWidth, fmt.Sprintf("%q is not an integer: htop reads it as %d%s", short(e.Value), n, widthFallback(n, limit)), nil, false)
+		p.warn(codes.HtopBadWidth, e.ValueOff, e.ValueEnd(), "%q is not an integer: htop reads it as %d%s", short(e.Value), n, widthFallback(n, limit))
 	case n == 0 || n > limit || n < -limit:
-		if p.over(codes.HtopBadWidth, e.ValueOff, e.ValueEnd()) {
-			return
-		}
-		p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadWidth, fmt.Sprintf("a width must be 1 to %d (negative: left-aligned)%s", limit, widthFallback(n, limit)), nil, false)
+		p.warn(codes.HtopBadWidth, e.ValueOff, e.ValueEnd(), "a width must be 1 to %d (negative: left-aligned)%s", limit, widthFallback(n, limit))
 	}
 }
 
@@ -775,11 +730,9 @@ var columnFormats = []string{"percent", "process", "command", "device", "cgroup"
 
 func (p *parser) format(e Entry) {
 	if !contains(columnFormats, e.Value) {
-		if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
-			return
+		if p.warn(codes.HtopBadValue, e.ValueOff, e.ValueEnd(), "htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), short(e.Value), suggest(e.Value, columnFormats)) {
+			p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, columnFormats))
 		}
-		p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop knows the formats %s and shows %q columns unformatted%s", strings.Join(columnFormats, ", "), short(e.Value), suggest(e.Value, columnFormats)), nil, false)
-		p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, columnFormats))
 	}
 }
 
@@ -790,10 +743,7 @@ func (p *parser) boolean(e Entry, word string) {
 		return
 	}
 	other := map[string]string{"true": "false", "false": "true"}[word]
-	if p.over(codes.HtopBadValue, e.ValueOff, e.ValueEnd()) {
-		return
-	}
-	p.problem(e.ValueOff, e.ValueEnd(), codes.HtopBadValue, fmt.Sprintf("htop compares %s with %s and %s only, so %q means %s", e.Key, word, strings.ToUpper(word[:1])+word[1:], short(e.Value), other), nil, false)
+	p.warn(codes.HtopBadValue, e.ValueOff, e.ValueEnd(), "htop compares %s with %s and %s only, so %q means %s", e.Key, word, strings.ToUpper(word[:1])+word[1:], short(e.Value), other)
 }
 
 // linesWith counts the lines of src that hold c.
@@ -917,13 +867,16 @@ func editDistanceOne(a, b string) bool {
 	return a[i+1:] == b[i:]
 }
 
-// noMetric adds a codes.HtopNoMetric finding (its message built only when it
-// is listed).
-func (p *parser) noMetric(off, end int, format string, args ...any) {
-	if p.over(codes.HtopNoMetric, off, end) {
-		return
+// warn adds a finding of code over [off, end), its message formatted only
+// when it is listed, and reports whether it was (false past maxPerCode,
+// where a fix must not follow: the last problem is the stand-in). Past
+// the cap the line is still read: only the finding is not listed.
+func (p *parser) warn(code string, off, end int, format string, args ...any) bool {
+	if p.over(code, off, end) {
+		return false
 	}
-	p.problem(off, end, codes.HtopNoMetric, fmt.Sprintf(format, args...), nil, false)
+	p.problem(off, end, code, fmt.Sprintf(format, args...), nil, false)
+	return true
 }
 
 // slotsReported: some slot of o lacks a metric (and has its own
@@ -950,17 +903,17 @@ func (p *parser) finish() {
 					has = true
 					continue
 				}
-				p.noMetric(sl.off, sl.end, "%s has no %s.metric line: htop adds it to meter [%s] anyway and it never has a value", short(sl.name), short(sl.name), short(sec.Name))
+				p.warn(codes.HtopNoMetric, sl.off, sl.end, "%s has no %s.metric line: htop adds it to meter [%s] anyway and it never has a value", short(sl.name), short(sl.name), short(sec.Name))
 			}
 			if !has && len(o.slots) == 0 {
-				p.noMetric(sec.HeadOff, sec.HeadEnd, "meter [%s] has no X.metric line: it has nothing to show", short(sec.Name))
+				p.warn(codes.HtopNoMetric, sec.HeadOff, sec.HeadEnd, "meter [%s] has no X.metric line: it has nothing to show", short(sec.Name))
 			}
 		case Column:
 			if len(o.slots) == 0 || o.slots[0].metric == nil {
 				if sec.Stored == "" && len(o.slots) > 0 {
 					continue // the empty name is the finding
 				}
-				p.noMetric(sec.HeadOff, sec.HeadEnd, "column [%s] has no metric line: htop offers the column, but it never has a value", short(sec.Name))
+				p.warn(codes.HtopNoMetric, sec.HeadOff, sec.HeadEnd, "column [%s] has no metric line: htop offers the column, but it never has a value", short(sec.Name))
 			}
 		case Screen:
 			any := false
@@ -972,10 +925,10 @@ func (p *parser) finish() {
 					any = true
 					continue
 				}
-				p.noMetric(sl.off, sl.end, "screen column %s has no %s.metric line: htop adds it to screen [%s] anyway and it never has a value", short(sl.name), short(sl.name), short(sec.Name))
+				p.warn(codes.HtopNoMetric, sl.off, sl.end, "screen column %s has no %s.metric line: htop adds it to screen [%s] anyway and it never has a value", short(sl.name), short(sl.name), short(sec.Name))
 			}
 			if !any && !slotsReported(o) {
-				p.noMetric(sec.HeadOff, sec.HeadEnd, "screen [%s] has no X.metric line that htop reads: it has no columns", short(sec.Name))
+				p.warn(codes.HtopNoMetric, sec.HeadOff, sec.HeadEnd, "screen [%s] has no X.metric line that htop reads: it has no columns", short(sec.Name))
 			}
 		}
 	}

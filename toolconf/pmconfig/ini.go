@@ -209,6 +209,19 @@ func (r *iniReader) problem(p Problem) {
 	r.f.Problems = append(r.f.Problems, p)
 }
 
+// parseError notes a line configparser cannot parse (why), a
+// ParsingError that fails the whole file; past maxLineProblems such lines
+// are only counted.
+func (r *iniReader) parseError(a, b, lineno int, line []byte, why string) {
+	r.parseErrors++
+	r.lastErr, r.lastErrLine = a, lineno
+	if r.parseErrors <= maxLineProblems {
+		r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INISyntax,
+			Message: why + ": configparser fails the whole file with a ParsingError",
+			Python:  fmt.Sprintf("\t[line %2d]: %s", lineno, PyRepr(string(line)))})
+	}
+}
+
 // line reads one line [off, end) of the file, as the body of
 // configparser's _read loop.
 func (r *iniReader) line(lineno, off, end, next int) {
@@ -252,13 +265,7 @@ func (r *iniReader) line(lineno, off, end, next int) {
 	if d < 0 {
 		// A parsing error; the option before stays current (optname is
 		// not reset), so deeper lines still continue it.
-		r.parseErrors++
-		r.lastErr, r.lastErrLine = a, lineno
-		if r.parseErrors <= maxLineProblems {
-			r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INISyntax,
-				Message: "neither a [section] header, nor key = value, nor a comment: configparser fails the whole file with a ParsingError",
-				Python:  fmt.Sprintf("\t[line %2d]: %s", lineno, PyRepr(string(src[off:next])))})
-		}
+		r.parseError(a, b, lineno, src[off:next], "neither a [section] header, nor key = value, nor a comment")
 		return
 	}
 	r.finishValue()
@@ -266,13 +273,7 @@ func (r *iniReader) line(lineno, off, end, next int) {
 	va, vb := strip(src, d+1, b)
 	key := string(src[ka:kb])
 	if key == "" {
-		r.parseErrors++
-		r.lastErr, r.lastErrLine = a, lineno
-		if r.parseErrors <= maxLineProblems {
-			r.problem(Problem{Off: a, End: b, Line: lineno, Code: codes.INISyntax,
-				Message: "the line has no key before its delimiter: configparser fails the whole file with a ParsingError",
-				Python:  fmt.Sprintf("\t[line %2d]: %s", lineno, PyRepr(string(src[off:next])))})
-		}
+		r.parseError(a, b, lineno, src[off:next], "the line has no key before its delimiter")
 	}
 	e := &Entry{Key: key, KeyOff: ka, KeyEnd: kb, Line: lineno, Start: a, End: next}
 	pair := r.sect + "\x00" + key
