@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,14 +118,29 @@ func peakRSSBinary(t *testing.T, checks string) (bin, dir string) {
 }
 
 // checkPeakRSS runs the binary with args, which must report findings or
-// none (exit 0 or 1) on stdout, and returns its peak resident memory:
-// the highest VmHWM of its /proc status, read every 2 ms while it runs.
-// Not the kernel's maxrss that wait4 reports: a process started from this
-// test process counts this one's resident set in its own maxrss (the
-// address space it leaves at exec is this process's), and a race-enabled
-// test binary's grew past 200 MB, which the bound then measured instead
-// of the binary. VmHWM is of the address space exec made.
+// none (exit 0 or 1) on stdout, and returns its peak resident memory
+// (peakRSS).
 func checkPeakRSS(t *testing.T, bin string, args []string) int64 {
+	t.Helper()
+	r := peakRSS(t, bin, args)
+	if r.status != ExitOK && r.status != ExitFindings {
+		t.Fatalf("%v: exit %d\n%s", args, r.status, r.stderr)
+	}
+	if r.stdout == "" {
+		t.Fatalf("%v: no report", args)
+	}
+	return r.peak
+}
+
+// peakRSS runs the binary with args and returns how it ended and its
+// peak resident memory: the highest VmHWM of its /proc status, read every
+// 2 ms while it runs. Not the kernel's maxrss that wait4 reports: a
+// process started from this test process counts this one's resident set
+// in its own maxrss (the address space it leaves at exec is this
+// process's), and a race-enabled test binary's grew past 200 MB, which
+// the bound then measured instead of the binary. VmHWM is of the address
+// space exec made.
+func peakRSS(t *testing.T, bin string, args []string) childResult {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	// The binary's own memory tuning is part of what is measured.
@@ -153,16 +169,19 @@ func checkPeakRSS(t *testing.T, bin string, args []string) int64 {
 	err := cmd.Wait()
 	close(done)
 	<-sampled
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != ExitFindings) {
-		t.Fatalf("%v: %v\n%s", args, err, stderr.Bytes())
-	}
-	if stdout.Len() == 0 {
-		t.Fatalf("%v: no report", args)
+	r := childResult{stdout: stdout.String(), stderr: stderr.String(), peak: peak}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.status = ee.ExitCode()
+	default:
+		t.Fatalf("%v: %v", args, err)
 	}
 	if peak == 0 {
 		t.Fatalf("%v: no VmHWM read from %s while it ran", args, status)
 	}
-	return peak
+	return r
 }
 
 // vmHWM is the VmHWM of a /proc status file in bytes, 0 when there is
