@@ -58,6 +58,11 @@ class Selection extends Range {
   constructor(anchor, active) { super(anchor, active); this.anchor = anchor; this.active = active; }
 }
 class Location { constructor(uri, range) { this.uri = uri; this.range = range; } }
+// The editor tabs' inputs: the language client pulls diagnostics for the
+// documents shown in tabs (its DiagnosticFeature reads window.tabGroups).
+class TabInputText { constructor(uri) { this.uri = uri; } }
+class TabInputTextDiff { constructor(original, modified) { this.original = original; this.modified = modified; } }
+class TabInputCustom { constructor(uri, viewType) { this.uri = uri; this.viewType = viewType; } }
 class Diagnostic { constructor(range, message, severity) { this.range = range; this.message = message; this.severity = severity; } }
 class DiagnosticRelatedInformation { constructor(location, message) { this.location = location; this.message = message; } }
 class MarkdownString {
@@ -93,7 +98,10 @@ function createFake(opts = {}) {
   const onDidChangeDoc = new EventEmitter();
   const onDidChangeConfig = new EventEmitter();
   const onDidChangeEditor = new EventEmitter();
+  const onDidChangeTabs = new EventEmitter();
   const textDocuments = [];
+  // One tab group; a document opened by open() gets a tab, as in the editor.
+  const tabGroup = { tabs: [] };
 
   function makeDocument(fsPath, languageId, text) {
     const doc = {
@@ -159,6 +167,7 @@ function createFake(opts = {}) {
   const window = lenient('window', {
     activeTextEditor: undefined,
     visibleTextEditors: [],
+    tabGroups: { all: [tabGroup], onDidChangeTabs: onDidChangeTabs.event },
     onDidChangeActiveTextEditor: onDidChangeEditor.event,
     onDidChangeVisibleTextEditors: new EventEmitter().event,
     createOutputChannel(name) {
@@ -206,6 +215,7 @@ function createFake(opts = {}) {
     version: '1.82.0',
     env: { appName: 'fake', appRoot: '/', language: 'en', machineId: 'm', sessionId: 's', uriScheme: 'vscode', uiKind: 1, openExternal: async () => true, clipboard: { writeText: async () => {} } },
     Disposable, EventEmitter, Uri, Position, Range, Selection, Location, Diagnostic, DiagnosticRelatedInformation,
+    TabInputText, TabInputTextDiff, TabInputCustom,
     MarkdownString, ThemeColor, ThemeIcon, CancellationTokenSource,
     CancellationError: class extends Error {},
     StatusBarAlignment: { Left: 1, Right: 2 },
@@ -245,6 +255,9 @@ function createFake(opts = {}) {
     open(fsPath, languageId, text) {
       const doc = makeDocument(fsPath, languageId, text);
       textDocuments.push(doc);
+      const tab = { input: new TabInputText(doc.uri), label: path.basename(fsPath) };
+      tabGroup.tabs.push(tab);
+      onDidChangeTabs.fire({ opened: [tab], closed: [], changed: [] });
       onDidOpen.fire(doc);
       return doc;
     },

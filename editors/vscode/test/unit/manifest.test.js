@@ -76,8 +76,12 @@ test('the settings sent to the server are the ones lsp/server.go reads', (t) => 
   for (const key of serverKeys) {
     assert.ok(Object.hasOwn(sent, key) || ['enabled', 'interval'].includes(key), `the server reads ${key}, which the extension never sends`);
   }
-  assert.match(struct, /Host, Socket, Archive, Metadata string/, 'the source fields');
-  assert.match(struct, /PMProxy, Hostspec string/, 'the pmproxy source fields');
+  // The source is one choose.Spec, whose JSON keys are what the extension sends.
+  assert.match(struct, /Source choose\.Spec `json:"source"`/, 'the source setting');
+  const chooseGo = fs.readFileSync(path.join(root, '..', '..', 'pmclient', 'choose', 'choose.go'), 'utf8');
+  const specStruct = chooseGo.slice(chooseGo.indexOf('type Spec struct'), chooseGo.indexOf('\n}\n', chooseGo.indexOf('type Spec struct')));
+  const specKeys = [...specStruct.matchAll(/json:"([A-Za-z]+)/g)].map((m) => m[1]);
+  assert.deepStrictEqual(Object.keys(sent.source), specKeys, 'the source fields');
   assert.deepStrictEqual(Object.keys(sent.source), ['host', 'socket', 'archive', 'metadata', 'pmproxy', 'hostspec']);
   const fleetGo = fs.readFileSync(path.join(root, '..', '..', 'lsp', 'fleet.go'), 'utf8');
   const fleetStruct = fleetGo.slice(fleetGo.indexOf('type FleetSettings struct'), fleetGo.indexOf('\n}\n', fleetGo.indexOf('type FleetSettings struct')));
