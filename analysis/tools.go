@@ -1,8 +1,8 @@
 package analysis
 
 import (
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"context"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"os"
 	"path/filepath"
 
