@@ -100,8 +100,14 @@ local ok, err = pcall(function()
 
   -- Which model the diagnostics came by: a client that declares pull
   -- diagnostics (0.10+) gets none pushed.
+  -- The edits above start new pulls: wait for the answer to the last one.
   local okns, pull_ns = pcall(vim.lsp.diagnostic.get_namespace, client.id, true)
-  if okns and pull_ns and #vim.diagnostic.get(buf, { namespace = pull_ns }) > 0 then
+  local pulled = okns and pull_ns and vim.wait(10000, function()
+    return #vim.diagnostic.get(buf, { namespace = pull_ns }) > 0
+  end, 50)
+  local okpush, push_ns = pcall(vim.lsp.diagnostic.get_namespace, client.id, false)
+  local pushed = okpush and push_ns and #vim.diagnostic.get(buf, { namespace = push_ns }) > 0
+  if pulled and not pushed then
     put('diagmodel', 'pull')
   else
     put('diagmodel', 'push')
