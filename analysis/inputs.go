@@ -99,27 +99,82 @@ func bufferProblem(text *grammar.Text) bool {
 // which is not stable), "-" for standard input, a PCP_DERIVED_CONFIG-style
 // list ("a.conf:b.conf:dir") as its parts. Symbolic link loops are
 // skipped; FIFOs and devices are refused (only "-" reads a stream).
+// A PCP configuration tree keeps only its tool directories' files
+// (ReadTree).
 func ReadInputs(paths []string, stdin io.Reader, maxSize int64) []Input {
-	maxSize = min(maxSize, MaxSupportedSize) // (and maxSize+1 cannot overflow)
-	var out []Input
-	for i, arg := range paths {
-		for _, in := range readArg(arg, stdin, maxSize) {
-			in.Group = i
-			out = append(out, in)
-		}
-	}
-	return out
+	inputs, _ := ReadTree(paths, stdin, maxSize)
+	return inputs
 }
 
-func readArg(arg string, stdin io.Reader, maxSize int64) []Input {
+// ReadTree is ReadInputs that also returns the files it left out. A
+// directory is read as libpcp reads a derived config directory (every
+// file, hidden ones too) unless it is a PCP configuration tree such as
+// /etc/pcp, /usr/share/pcp, /var/lib/pcp/config or ~/.pcp: one with a
+// derived, pmrep, dstat or htop directory directly in it. In a tree, only
+// the files in those directories (and pmrep.conf) hold derived metrics;
+// the rest (pmie rules, pmlogconf, pmlogrewrite, PMDA configs) are
+// another language, and reading them as derived configs would bury the
+// real findings under false syntax errors. A file named on its own is
+// always read.
+func ReadTree(paths []string, stdin io.Reader, maxSize int64) (inputs []Input, skipped []string) {
+	maxSize = min(maxSize, MaxSupportedSize) // (and maxSize+1 cannot overflow)
+	r := treeReader{stdin: stdin, maxSize: maxSize}
+	for i, arg := range paths {
+		for _, in := range r.readArg(arg) {
+			in.Group = i
+			inputs = append(inputs, in)
+		}
+	}
+	return inputs, r.skipped
+}
+
+// ToolDirs are the directories of a PCP configuration tree that hold
+// derived metrics: derived configs, pmrep's and pcp-dstat's INI files,
+// and pcp-htop's meters, columns and screens.
+var ToolDirs = [...]string{"derived", "pmrep", "dstat", "htop"}
+
+// IsPCPTree reports whether dir is a PCP configuration tree: a directory
+// with one of ToolDirs directly in it.
+func IsPCPTree(dir string) bool {
+	for _, name := range ToolDirs {
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// inTree reports whether rel, a path relative to a PCP configuration
+// tree, is one of its files that hold derived metrics.
+func inTree(rel string) bool {
+	rel = filepath.ToSlash(rel)
+	first, _, _ := strings.Cut(rel, "/")
+	for _, name := range ToolDirs {
+		if first == name && first != rel {
+			return true
+		}
+	}
+	base := filepath.Base(rel)
+	return base == "pmrep.conf" || base == ".pmrep.conf"
+}
+
+// treeReader reads PATH arguments, remembering the files a PCP
+// configuration tree leaves out.
+type treeReader struct {
+	stdin   io.Reader
+	maxSize int64
+	skipped []string
+}
+
+func (r *treeReader) readArg(arg string) []Input {
 	if arg == "-" {
-		return []Input{readInput("<stdin>", stdin, maxSize)}
+		return []Input{readInput("<stdin>", r.stdin, r.maxSize)}
 	}
 	info, err := os.Stat(arg)
 	if err != nil && strings.Contains(arg, ":") {
 		var out []Input
 		for _, p := range grammar.SplitConfigPath(arg) {
-			out = append(out, readArg(p, stdin, maxSize)...)
+			out = append(out, r.readArg(p)...)
 		}
 		return out
 	}
@@ -127,16 +182,36 @@ func readArg(arg string, stdin io.Reader, maxSize int64) []Input {
 	case err != nil:
 		return []Input{{Path: arg, Err: err}}
 	case info.Mode().IsRegular():
-		return []Input{readFile(arg, maxSize)}
+		return []Input{readFile(arg, r.maxSize)}
 	case !info.IsDir():
 		// Opening a FIFO blocks until something writes to it, and a
 		// device may never end: only "-" reads a stream.
 		return []Input{{Path: arg, Err: fmt.Errorf("%s: %s, not a regular file: not read (pipe a config to \"-\" to check standard input)", arg, safeopen.Kind(info.Mode()))}}
 	}
-	return walkDir(arg, maxSize, map[string]bool{})
+	w := walker{maxSize: r.maxSize, seen: map[string]bool{}}
+	if IsPCPTree(arg) {
+		w.keep = func(path string) bool {
+			rel, err := filepath.Rel(arg, path)
+			if err != nil || inTree(rel) {
+				return true
+			}
+			r.skipped = append(r.skipped, path)
+			return false
+		}
+	}
+	return w.walk(arg)
 }
 
-func walkDir(dir string, maxSize int64, seen map[string]bool) []Input {
+// walker reads a directory's files recursively; keep, when set, says
+// which files to read.
+type walker struct {
+	maxSize int64
+	seen    map[string]bool
+	keep    func(path string) bool
+}
+
+func (w walker) walk(dir string) []Input {
+	maxSize, seen := w.maxSize, w.seen
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return []Input{{Path: dir, Err: err}}
@@ -158,8 +233,8 @@ func walkDir(dir string, maxSize int64, seen map[string]bool) []Input {
 		case err != nil:
 			out = append(out, Input{Path: path, Err: err})
 		case info.IsDir():
-			out = append(out, walkDir(path, maxSize, seen)...)
-		case info.Mode().IsRegular():
+			out = append(out, w.walk(path)...)
+		case info.Mode().IsRegular() && (w.keep == nil || w.keep(path)):
 			out = append(out, readFile(path, maxSize))
 		}
 	}

@@ -319,7 +319,10 @@ func plural(n int, what string) string {
 // suppression comment or rule applied (the pcp format, which mirrors
 // libpcp).
 func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, opts analysis.Options, maxSize int64, unfiltered bool) (*report.Run, *analysis.Result, int) {
-	inputs := analysis.ReadInputs(paths, env.Stdin, maxSize)
+	inputs, skipped := analysis.ReadTree(paths, env.Stdin, maxSize)
+	if len(skipped) > 0 {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s outside the derived, pmrep, dstat and htop directories of a PCP configuration tree not read (they hold no derived metrics; name a file to check it)\n", plural(len(skipped), "file"))
+	}
 	if env.InputsRead != nil {
 		var total int64
 		for _, in := range inputs {
