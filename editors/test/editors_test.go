@@ -249,6 +249,13 @@ func TestNeovim012(t *testing.T) {
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "0.12.") {
 		t.Errorf("Neovim %s, want sid's 0.12", v)
 	}
+	// The lspconfig file proposed upstream is the one Neovim loaded.
+	if f := r["lspconfig"]; len(f) != 1 || f[0] != in+"/editors/neovim/lsp/pcp_derive_ls.lua" {
+		t.Errorf("Neovim found lsp/pcp_derive_ls.lua at %q, want only editors/neovim's", f)
+	}
+	if m := strings.Join(r["rootmarkers"], ""); m != ".pcp-derive-lsp.yaml .git" {
+		t.Errorf("root_markers %q, want lsp/pcp_derive_ls.lua's", m)
+	}
 	checkSession(t, r, "filetype", "pcpderived", true)
 	checkNeovimNavigation(t, r)
 }

@@ -43,7 +43,8 @@ func TestFromBuildInfo(t *testing.T) {
 // -ldflags, must print the version and commit it was given, and
 // SHA256SUMS must match the archive. On linux it also makes the .deb
 // and .rpm, which the Deb and RPM subtests install, use and remove
-// (packages_test.go).
+// (packages_test.go). The Mason subtest finds the archive and binary
+// Mason's entry names (mason_test.go).
 func TestReleaseBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -146,6 +147,7 @@ func TestReleaseBuild(t *testing.T) {
 		t.Errorf("sha256sum --check: %v\n%s", err, out)
 	}
 
+	t.Run("Mason", func(t *testing.T) { testMasonAssets(t, dist, "9.8.7") })
 	if runtime.GOOS == "linux" {
 		t.Run("Deb", func(t *testing.T) { testDebInstall(t, filepath.Join(dist, deb)) })
 		t.Run("RPM", func(t *testing.T) { testRPMInstall(t, filepath.Join(dist, rpm)) })
