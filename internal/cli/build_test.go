@@ -44,7 +44,8 @@ func TestFromBuildInfo(t *testing.T) {
 // SHA256SUMS must match the archive. On linux it also makes the .deb
 // and .rpm, which the Deb and RPM subtests install, use and remove
 // (packages_test.go). The Mason subtest finds the archive and binary
-// Mason's entry names (mason_test.go).
+// Mason's entry names (mason_test.go); the Action subtests run
+// action.yml's script against this release (action_test.go).
 func TestReleaseBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -149,6 +150,7 @@ func TestReleaseBuild(t *testing.T) {
 
 	t.Run("Mason", func(t *testing.T) { testMasonAssets(t, dist, "9.8.7") })
 	if runtime.GOOS == "linux" {
+		t.Run("Action", func(t *testing.T) { testAction(t, dist, "9.8.7") })
 		t.Run("Deb", func(t *testing.T) { testDebInstall(t, filepath.Join(dist, deb)) })
 		t.Run("RPM", func(t *testing.T) { testRPMInstall(t, filepath.Join(dist, rpm)) })
 	}
