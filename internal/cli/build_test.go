@@ -45,7 +45,9 @@ func TestFromBuildInfo(t *testing.T) {
 // and .rpm, which the Deb and RPM subtests install, use and remove
 // (packages_test.go). The Mason subtest finds the archive and binary
 // Mason's entry names (mason_test.go); the Action subtests run
-// action.yml's script against this release (action_test.go).
+// action.yml's script against this release (action_test.go); the OCI
+// subtest reads the container image back and runs check from it
+// (oci_test.go).
 func TestReleaseBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -80,8 +82,9 @@ func TestReleaseBuild(t *testing.T) {
 		want = append(want, rpm) // in filepath.Glob's order
 	}
 	want = append(want, base+".tar.gz")
+	oci := "pcp-derive-lsp-9.8.7-oci.tar"
 	if runtime.GOOS == "linux" {
-		want = append(want, deb)
+		want = append(want, oci, deb)
 	}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("dist holds %v, want %v", names, want)
@@ -151,6 +154,7 @@ func TestReleaseBuild(t *testing.T) {
 	t.Run("Mason", func(t *testing.T) { testMasonAssets(t, dist, "9.8.7") })
 	if runtime.GOOS == "linux" {
 		t.Run("Action", func(t *testing.T) { testAction(t, dist, "9.8.7") })
+		t.Run("OCI", func(t *testing.T) { testOCIImage(t, filepath.Join(dist, oci), "9.8.7") })
 		t.Run("Deb", func(t *testing.T) { testDebInstall(t, filepath.Join(dist, deb)) })
 		t.Run("RPM", func(t *testing.T) { testRPMInstall(t, filepath.Join(dist, rpm)) })
 	}
