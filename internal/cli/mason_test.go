@@ -2,7 +2,6 @@ package cli
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -265,26 +264,9 @@ func testMasonAssets(t *testing.T, dist, version string) {
 // tarHolds says whether the .tar.gz at path holds an executable file name.
 func tarHolds(t *testing.T, path, name string) bool {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return false
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Name == name {
-			return h.Typeflag == tar.TypeReg && h.Mode&0o111 != 0
-		}
-	}
+	found := false
+	eachTarGzEntry(t, path, func(h *tar.Header, _ io.Reader) {
+		found = found || h.Name == name && h.Typeflag == tar.TypeReg && h.Mode&0o111 != 0
+	})
+	return found
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ociimage"
@@ -27,36 +27,14 @@ import (
 func testOCIImage(t *testing.T, archive, version string) {
 	dir := t.TempDir()
 	untar(t, archive, dir)
-	p, err := layout.FromPath(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	top, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm, err := top.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tm.Manifests) != 1 || tm.Manifests[0].Annotations[ociimage.RefName] != version {
-		t.Fatalf("index.json lists %+v, want one index tagged %s", tm.Manifests, version)
-	}
-	idx, err := top.ImageIndex(tm.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := idx.IndexManifest()
+	images, err := ociimage.Read(dir, version)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// TestReleaseBuild builds this platform only: one image, for it.
-	if len(im.Manifests) != 1 || im.Manifests[0].Platform == nil || im.Manifests[0].Platform.String() != "linux/"+runtime.GOARCH {
-		t.Fatalf("the index lists %+v, want linux/%s only", im.Manifests, runtime.GOARCH)
-	}
-	img, err := idx.Image(im.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
+	img := images[runtime.GOARCH]
+	if len(images) != 1 || img == nil {
+		t.Fatalf("the index has images for %v, want linux/%s only", slices.Collect(maps.Keys(images)), runtime.GOARCH)
 	}
 	cf, err := img.ConfigFile()
 	if err != nil {
@@ -128,14 +106,7 @@ func extract(t *testing.T, tr *tar.Reader, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachTarEntry(t, tr, func(h *tar.Header, r io.Reader) {
 		name := filepath.Clean(h.Name)
 		if !filepath.IsLocal(name) {
 			t.Fatalf("entry %q leaves the directory", h.Name)
@@ -151,7 +122,7 @@ func extract(t *testing.T, tr *tar.Reader, dir string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := io.Copy(out, tr); err != nil {
+			if _, err := io.Copy(out, r); err != nil {
 				t.Fatal(err)
 			}
 			out.Close()
@@ -166,7 +137,7 @@ func extract(t *testing.T, tr *tar.Reader, dir string) {
 				t.Fatal(err)
 			}
 		}
-	}
+	})
 }
 
 // modeBits turns a tar mode's sticky, setuid and setgid bits into Go's.

@@ -182,3 +182,42 @@ func layer(files []file) (v1.Layer, error) {
 	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil },
 		tarball.WithMediaType(types.OCILayer))
 }
+
+// Read reads back a layout Write wrote: the index index.json tags
+// version, and its image for each linux architecture, as a registry
+// client or podman would find them.
+func Read(dir, version string) (map[string]v1.Image, error) {
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("ociimage: %w", err)
+	}
+	top, err := p.ImageIndex()
+	if err != nil {
+		return nil, fmt.Errorf("ociimage: %w", err)
+	}
+	tm, err := top.IndexManifest()
+	if err != nil {
+		return nil, fmt.Errorf("ociimage: index.json: %w", err)
+	}
+	if len(tm.Manifests) != 1 || tm.Manifests[0].Annotations[RefName] != version || tm.Manifests[0].MediaType != types.OCIImageIndex {
+		return nil, fmt.Errorf("ociimage: index.json lists %d entries, want one image index tagged %s", len(tm.Manifests), version)
+	}
+	idx, err := top.ImageIndex(tm.Manifests[0].Digest)
+	if err != nil {
+		return nil, fmt.Errorf("ociimage: %w", err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return nil, fmt.Errorf("ociimage: the index: %w", err)
+	}
+	images := map[string]v1.Image{}
+	for _, d := range im.Manifests {
+		if d.Platform == nil || d.Platform.OS != "linux" || d.MediaType != types.OCIManifestSchema1 {
+			return nil, fmt.Errorf("ociimage: manifest %s is not a linux OCI image", d.Digest)
+		}
+		if images[d.Platform.Architecture], err = idx.Image(d.Digest); err != nil {
+			return nil, fmt.Errorf("ociimage: linux/%s: %w", d.Platform.Architecture, err)
+		}
+	}
+	return images, nil
+}
