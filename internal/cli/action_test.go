@@ -40,8 +40,9 @@ type actionFile struct {
 }
 
 // actionStep is action.yml's step as the runner would run it: the script
-// and its environment for the given inputs (the rest at their defaults).
-func actionStep(t *testing.T, inputs map[string]string) (script string, env []string) {
+// and its environment for the given inputs (the rest at their defaults)
+// and the ref the workflow's uses: line names.
+func actionStep(t *testing.T, inputs map[string]string, ref string) (script string, env []string) {
 	t.Helper()
 	b, err := os.ReadFile("../../action.yml")
 	if err != nil {
@@ -69,9 +70,13 @@ func actionStep(t *testing.T, inputs map[string]string) (script string, env []st
 	}
 	expr := regexp.MustCompile(`^\$\{\{ inputs\.([a-z-]+) \}\}$`)
 	for k, v := range step.Env {
+		if v == "${{ github.action_ref }}" {
+			env = append(env, k+"="+ref)
+			continue
+		}
 		m := expr.FindStringSubmatch(v)
 		if m == nil {
-			t.Fatalf("env %s = %q: the test knows only ${{ inputs.NAME }}", k, v)
+			t.Fatalf("env %s = %q: the test knows only ${{ inputs.NAME }} and ${{ github.action_ref }}", k, v)
 		}
 		in, ok := a.Inputs[m[1]]
 		if !ok {
@@ -114,10 +119,11 @@ type actionRun struct {
 }
 
 // runAction runs the step's script as the runner does (bash --noprofile
-// --norc -eo pipefail FILE) in a workspace holding the example configs.
-func runAction(t *testing.T, inputs map[string]string) actionRun {
+// --norc -eo pipefail FILE) in a workspace holding the example configs,
+// the action used at ref; runner overrides the runner's variables.
+func runAction(t *testing.T, inputs map[string]string, ref string, runner ...string) actionRun {
 	t.Helper()
-	script, env := actionStep(t, inputs)
+	script, env := actionStep(t, inputs, ref)
 	dir := t.TempDir()
 	work, temp := filepath.Join(dir, "work"), filepath.Join(dir, "temp")
 	for _, d := range []string{work, temp} {
@@ -137,6 +143,7 @@ func runAction(t *testing.T, inputs map[string]string) actionRun {
 		"RUNNER_OS=Linux", "RUNNER_ARCH="+map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH],
 		"RUNNER_TEMP="+temp, "GITHUB_OUTPUT="+outputs, "GITHUB_WORKSPACE="+work, "GITHUB_ACTIONS=true",
 		"PCP_DERIVE_LSP_NO_ORACLE=1")
+	cmd.Env = append(cmd.Env, runner...)
 	out, err := cmd.CombinedOutput()
 	run := actionRun{output: string(out), temp: temp}
 	var exit *exec.ExitError
@@ -189,7 +196,7 @@ func testAction(t *testing.T, dist, version string) {
 	name := "pcp-derive-lsp-" + version + "-linux-" + runtime.GOARCH
 
 	t.Run("Clean", func(t *testing.T) {
-		r := runAction(t, map[string]string{"releases-url": url, "paths": "configs/disk-and-network.conf", "args": "--no-metadata"})
+		r := runAction(t, map[string]string{"releases-url": url, "paths": "configs/disk-and-network.conf", "args": "--no-metadata"}, "main")
 		if r.status != 0 {
 			t.Fatalf("exit status %d, want 0:\n%s", r.status, r.output)
 		}
@@ -206,7 +213,7 @@ func testAction(t *testing.T, dist, version string) {
 
 	t.Run("Findings", func(t *testing.T) {
 		r := runAction(t, map[string]string{"releases-url": url + "/", "version": "v" + version, "paths": "configs",
-			"args": "--no-metadata --color never", "sarif-file": "out/report.sarif"})
+			"args": "--no-metadata --color never", "sarif-file": "out/report.sarif"}, "main")
 		if r.status != 1 {
 			t.Fatalf("exit status %d, want 1 (errors in mistakes.conf):\n%s", r.status, r.output)
 		}
@@ -238,7 +245,7 @@ func testAction(t *testing.T, dist, version string) {
 		if err := os.WriteFile(filepath.Join(bad, "SHA256SUMS"), sums, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := runAction(t, map[string]string{"releases-url": releasesServer(t, bad, version), "paths": "configs", "args": "--no-metadata"})
+		r := runAction(t, map[string]string{"releases-url": releasesServer(t, bad, version), "paths": "configs", "args": "--no-metadata"}, "v"+version)
 		if r.status != 2 || !strings.Contains(r.output, "::error title=pcp-derive-lsp::"+name+".tar.gz does not match SHA256SUMS") {
 			t.Errorf("exit status %d, want 2 and the mismatch as an error annotation:\n%s", r.status, r.output)
 		}
@@ -251,9 +258,25 @@ func testAction(t *testing.T, dist, version string) {
 	})
 
 	t.Run("NoSuchRelease", func(t *testing.T) {
-		r := runAction(t, map[string]string{"releases-url": url, "version": "0.0.1", "paths": "configs"})
+		r := runAction(t, map[string]string{"releases-url": url, "version": "0.0.1", "paths": "configs"}, "v"+version)
 		if r.status != 2 || !strings.Contains(r.output, "cannot download "+url+"/download/v0.0.1/pcp-derive-lsp-0.0.1-linux-") {
 			t.Errorf("exit status %d, want 2 and the URL it could not download:\n%s", r.status, r.output)
+		}
+	})
+
+	// Used at a release's tag, the action runs that release, not latest
+	// (which this server would also answer with version).
+	t.Run("ActionRef", func(t *testing.T) {
+		r := runAction(t, map[string]string{"releases-url": url, "paths": "configs"}, "v0.0.2")
+		if r.status != 2 || !strings.Contains(r.output, "cannot download "+url+"/download/v0.0.2/") {
+			t.Errorf("used at v0.0.2: exit status %d, want 2 and v0.0.2's URL:\n%s", r.status, r.output)
+		}
+	})
+
+	t.Run("UnknownRunner", func(t *testing.T) {
+		r := runAction(t, map[string]string{"releases-url": url}, "main", "RUNNER_ARCH=X86")
+		if r.status != 2 || !strings.Contains(r.output, `no release for runner architecture "X86"`) {
+			t.Errorf("exit status %d, want 2 and the architecture named:\n%s", r.status, r.output)
 		}
 	})
 }
