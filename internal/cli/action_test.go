@@ -273,8 +273,17 @@ func testAction(t *testing.T, dist, version string) {
 		}
 	})
 
+	// GitHub lets a workflow leave out a required input; "." would read
+	// every file of the checkout as a config.
+	t.Run("NoPaths", func(t *testing.T) {
+		r := runAction(t, map[string]string{"releases-url": url}, "main")
+		if r.status != 2 || !strings.Contains(r.output, "::error title=pcp-derive-lsp::no paths") || strings.Contains(r.output, "pcp-derive-lsp "+version) {
+			t.Errorf("exit status %d, want 2 before any download:\n%s", r.status, r.output)
+		}
+	})
+
 	t.Run("UnknownRunner", func(t *testing.T) {
-		r := runAction(t, map[string]string{"releases-url": url}, "main", "RUNNER_ARCH=X86")
+		r := runAction(t, map[string]string{"releases-url": url, "paths": "configs"}, "main", "RUNNER_ARCH=X86")
 		if r.status != 2 || !strings.Contains(r.output, `no release for runner architecture "X86"`) {
 			t.Errorf("exit status %d, want 2 and the architecture named:\n%s", r.status, r.output)
 		}
