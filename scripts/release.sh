@@ -14,6 +14,10 @@
 #                                           commands' help (internal/docgen),
 #                                           the docs, example configs and the
 #                                           licence (internal/pkgbuild, nfpm)
+#   pcp-derive-lsp-VERSION-oci.tar          the container image: an OCI image layout
+#                                           (oci-archive) of the linux binaries on a
+#                                           distroless-style base, tagged VERSION
+#                                           (internal/ociimage, no Docker daemon)
 #   SHA256SUMS                              of all of the above
 #
 # Each archive holds one directory of the same name with the binary,
@@ -149,7 +153,7 @@ dist=$(cd "$dist" && pwd)
 stage=$dist/.stage
 rm -rf "$stage"
 rm -f "$dist"/pcp-derive-lsp-*.tar.gz "$dist"/pcp-derive-lsp-*.zip "$dist"/pcp-derived-*.vsix "$dist"/SHA256SUMS \
-	"$dist"/pcp-derive-lsp_*.deb "$dist"/pcp-derive-lsp-*.rpm
+	"$dist"/pcp-derive-lsp_*.deb "$dist"/pcp-derive-lsp-*.rpm "$dist"/pcp-derive-lsp-*-oci.tar
 out=$stage/out # moved into $dist once everything is built
 mkdir -p "$out"
 trap 'rm -rf "$stage"' EXIT
@@ -166,9 +170,11 @@ if [[ " $targets " == *" linux/"* ]]; then
 	"$GO" run ./internal/docgen/gendocs -o "$gen" -version "$version" -date "$(date -u -d "@$epoch" +%Y-%m-%d 2>/dev/null || date -u -r "$epoch" +%Y-%m-%d)" ||
 		die "generating the man page and completions failed"
 	"$GO" build -o "$stage/mkpkg" ./internal/pkgbuild/mkpkg || die "building internal/pkgbuild/mkpkg failed"
+	"$GO" build -o "$stage/mkimage" ./internal/ociimage/mkimage || die "building internal/ociimage/mkimage failed"
 fi
 
 declare -A binaries=()
+image_bins=() # -bin ARCH=PATH for the container image
 for t in $targets; do
 	goos=${t%/*} goarch=${t#*/}
 	name=pcp-derive-lsp-$version-$goos-$goarch
@@ -192,8 +198,17 @@ for t in $targets; do
 		note "packaging the .deb and .rpm for $goarch"
 		"$stage/mkpkg" -arch "$goarch" -version "$version" -bin "$dir/$exe" \
 			-gen "$gen" -repo "$repo" -epoch "$epoch" -o "$out" >/dev/null || die "packaging for $t failed"
+		image_bins+=(-bin "$goarch=$dir/$exe")
 	fi
 done
+
+if [ ${#image_bins[@]} -gt 0 ]; then
+	note "writing the container image (OCI layout)"
+	"$stage/mkimage" -o "$stage/oci" -version "$version" -revision "$COMMIT" -epoch "$epoch" "${image_bins[@]}" ||
+		die "writing the container image failed"
+	find "$stage/oci" -exec touch -h -d "@$epoch" {} +
+	(cd "$stage/oci" && tar "${tarflags[@]}" -cf "$out/pcp-derive-lsp-$version-oci.tar" oci-layout index.json blobs)
+fi
 
 if [ "$vsix" = 1 ]; then
 	if [ ! -d "$ext/node_modules/@vscode/vsce" ]; then
@@ -218,7 +233,7 @@ mv "$out"/* "$dist"/
 (
 	cd "$dist"
 	shopt -s nullglob
-	files=(pcp-derive-lsp-*.tar.gz pcp-derive-lsp-*.zip pcp-derive-lsp_*.deb pcp-derive-lsp-*.rpm pcp-derived-*.vsix)
+	files=(pcp-derive-lsp-*.tar.gz pcp-derive-lsp-*.zip pcp-derive-lsp_*.deb pcp-derive-lsp-*.rpm pcp-derive-lsp-*-oci.tar pcp-derived-*.vsix)
 	"${sha256[@]}" "${files[@]}" >SHA256SUMS
 	echo "release $version (commit $COMMIT) in $dist:"
 	for f in "${files[@]}" SHA256SUMS; do

@@ -235,7 +235,7 @@ func TestNeovim07(t *testing.T) {
 }
 
 // TestNeovim012 runs sid's Neovim 0.12 with vim.lsp.config/enable and
-// the plugin's lsp/pcp_derive_ls.lua (editors/snippets/neovim-0.11.lua);
+// the plugin's lsp/pcp_derive_lsp.lua (editors/snippets/neovim-0.11.lua);
 // its settings reach the server by workspace/configuration.
 func TestNeovim012(t *testing.T) {
 	root := sidRoot(t)
@@ -248,6 +248,13 @@ func TestNeovim012(t *testing.T) {
 	r := results(t, host+"/out", log)
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "0.12.") {
 		t.Errorf("Neovim %s, want sid's 0.12", v)
+	}
+	// The lspconfig file proposed upstream is the one Neovim loaded.
+	if f := r["lspconfig"]; len(f) != 1 || f[0] != in+"/editors/neovim/lsp/pcp_derive_lsp.lua" {
+		t.Errorf("Neovim found lsp/pcp_derive_lsp.lua at %q, want only editors/neovim's", f)
+	}
+	if m := strings.Join(r["rootmarkers"], ""); m != ".pcp-derive-lsp.yaml .git" {
+		t.Errorf("root_markers %q, want lsp/pcp_derive_lsp.lua's", m)
 	}
 	checkSession(t, r, "filetype", "pcpderived", true)
 	checkNeovimNavigation(t, r)

@@ -21,6 +21,11 @@ end
 
 local ok, err = pcall(function()
   put('version', vim.version().major .. '.' .. vim.version().minor .. '.' .. vim.version().patch)
+  if vim.lsp.config then
+    -- Which lsp/pcp_derive_lsp.lua vim.lsp.enable loaded, and what it set.
+    for _, f in ipairs(vim.api.nvim_get_runtime_file('lsp/pcp_derive_lsp.lua', true)) do put('lspconfig', f) end
+    put('rootmarkers', table.concat(vim.lsp.config.pcp_derive_lsp.root_markers or {}, ' '))
+  end
   vim.cmd('edit ' .. conf)
   local buf = vim.api.nvim_get_current_buf()
   put('filetype', vim.bo[buf].filetype)

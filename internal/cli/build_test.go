@@ -43,7 +43,11 @@ func TestFromBuildInfo(t *testing.T) {
 // -ldflags, must print the version and commit it was given, and
 // SHA256SUMS must match the archive. On linux it also makes the .deb
 // and .rpm, which the Deb and RPM subtests install, use and remove
-// (packages_test.go).
+// (packages_test.go). The Mason subtest finds the archive and binary
+// Mason's entry names (mason_test.go); the Action subtests run
+// action.yml's script against this release (action_test.go); the OCI
+// subtest reads the container image back and runs check from it
+// (oci_test.go).
 func TestReleaseBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -78,52 +82,37 @@ func TestReleaseBuild(t *testing.T) {
 		want = append(want, rpm) // in filepath.Glob's order
 	}
 	want = append(want, base+".tar.gz")
+	oci := "pcp-derive-lsp-9.8.7-oci.tar"
 	if runtime.GOOS == "linux" {
-		want = append(want, deb)
+		want = append(want, oci, deb)
 	}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Fatalf("dist holds %v, want %v", names, want)
 	}
 
 	// The archive: one directory with the binary, LICENSE, README.md and CHANGELOG.md.
-	f, err := os.Open(filepath.Join(dist, base+".tar.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
 	bin := filepath.Join(t.TempDir(), "pcp-derive-lsp")
 	var entries []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
+	eachTarGzEntry(t, filepath.Join(dist, base+".tar.gz"), func(h *tar.Header, r io.Reader) {
+		entries = append(entries, h.Name)
+		if h.Name != base+"/pcp-derive-lsp" {
+			return
 		}
+		if h.Mode&0o111 == 0 {
+			t.Errorf("%s has mode %o, not executable", h.Name, h.Mode)
+		}
+		if h.Uid != 0 || h.Gid != 0 {
+			t.Errorf("%s is owned by %d:%d, want 0:0", h.Name, h.Uid, h.Gid)
+		}
+		out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries = append(entries, h.Name)
-		if h.Name == base+"/pcp-derive-lsp" {
-			if h.Mode&0o111 == 0 {
-				t.Errorf("%s has mode %o, not executable", h.Name, h.Mode)
-			}
-			if h.Uid != 0 || h.Gid != 0 {
-				t.Errorf("%s is owned by %d:%d, want 0:0", h.Name, h.Uid, h.Gid)
-			}
-			out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(out, tr); err != nil {
-				t.Fatal(err)
-			}
-			out.Close()
+		if _, err := io.Copy(out, r); err != nil {
+			t.Fatal(err)
 		}
-	}
+		out.Close()
+	})
 	want = []string{base + "/", base + "/CHANGELOG.md", base + "/LICENSE", base + "/README.md", base + "/pcp-derive-lsp"}
 	if strings.Join(entries, " ") != strings.Join(want, " ") {
 		t.Errorf("archive holds %v, want %v", entries, want)
@@ -146,8 +135,42 @@ func TestReleaseBuild(t *testing.T) {
 		t.Errorf("sha256sum --check: %v\n%s", err, out)
 	}
 
+	t.Run("Mason", func(t *testing.T) { testMasonAssets(t, dist, "9.8.7") })
 	if runtime.GOOS == "linux" {
+		t.Run("Action", func(t *testing.T) { testAction(t, dist, "9.8.7") })
+		t.Run("OCI", func(t *testing.T) { testOCIImage(t, filepath.Join(dist, oci), "9.8.7") })
 		t.Run("Deb", func(t *testing.T) { testDebInstall(t, filepath.Join(dist, deb)) })
 		t.Run("RPM", func(t *testing.T) { testRPMInstall(t, filepath.Join(dist, rpm)) })
+	}
+}
+
+// eachTarGzEntry calls fn with each entry of the .tar.gz at path, in
+// order, and a reader of its contents.
+func eachTarGzEntry(t *testing.T, path string, fn func(h *tar.Header, r io.Reader)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachTarEntry(t, tar.NewReader(gz), fn)
+}
+
+// eachTarEntry calls fn with each entry of tr, in order.
+func eachTarEntry(t *testing.T, tr *tar.Reader, fn func(h *tar.Header, r io.Reader)) {
+	t.Helper()
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(h, tr)
 	}
 }

@@ -15,7 +15,7 @@ end
 vim.cmd("edit " .. conf)
 local buf = vim.api.nvim_get_current_buf()
 local client_id = vim.lsp.start_client({
-  name = "pcp_derive_ls",
+  name = "pcp_derive_lsp",
   cmd = { bin, "serve", "--stdio" },
   root_dir = vim.fn.getcwd(),
   init_options = { source = { metadata = "embedded" } },

@@ -8,7 +8,7 @@
 --   })
 --
 -- Works from Neovim 0.7 (vim.lsp.start_client) and uses vim.lsp.start
--- where it exists (0.8+). Users of 0.11+ may prefer lsp/pcp_derive_ls.lua.
+-- where it exists (0.8+). Users of 0.11+ may prefer lsp/pcp_derive_lsp.lua.
 --
 -- :PcpExplain (require('pcp_derive').explain()) shows the definition under
 -- the cursor as a tree, every subexpression with its values and where
@@ -56,7 +56,7 @@ function M.setup(opts)
     pattern = config.filetypes,
     callback = function(args)
       local client_config = {
-        name = 'pcp_derive_ls',
+        name = 'pcp_derive_lsp',
         cmd = config.cmd,
         root_dir = root_dir(args.buf),
         init_options = config.settings,
