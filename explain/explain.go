@@ -151,6 +151,11 @@ type Target struct {
 	// Name overrides the reported name ("" keeps the definition's; an
 	// expression given alone has a made-up one).
 	Name *string
+	// Replayed says the sample explained was picked from a window of an
+	// archive's records (the web page's slider), not by Explain, which
+	// moves past an archive's first record when the tree needs history:
+	// a first record without history then has records after it.
+	Replayed bool
 }
 
 // ErrNoValues reports a source that has metadata but no values.
@@ -305,7 +310,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 			}
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
+	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
 }

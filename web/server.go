@@ -347,7 +347,7 @@ func (s *Server) trace(ctx context.Context, name, expr string) (*Trace, []Findin
 	if rep == nil {
 		return nil, exprFindings(res), nil
 	}
-	t := explain.Target{Report: rep}
+	t := explain.Target{Report: rep, Replayed: !s.live}
 	if expr != "" {
 		t.Metric = exprMetric(res)
 		none := ""

@@ -188,7 +188,7 @@ func TestExplainArchive(t *testing.T) {
 	if first.Sample != 0 || first.Nodes[0].Series != nil || first.Timestamp == last.Timestamp {
 		t.Errorf("sample=0: sample %d, series %v, timestamp %s (the latest's %s)", first.Sample, first.Nodes[0].Series != nil, first.Timestamp, last.Timestamp)
 	}
-	if !strings.Contains(first.Nodes[0].EmptyBecause, "one sample") || len(first.Nodes[0].Values) != 0 {
+	if !strings.Contains(first.Nodes[0].EmptyBecause, "one sample, and rate() needs two (this is the archive's first record of it)") || len(first.Nodes[0].Values) != 0 {
 		t.Errorf("sample 0: rate has %v, empty because %q: want none, one sample", first.Nodes[0].Values, first.Nodes[0].EmptyBecause)
 	}
 	if last.Sample != len(last.Times)-1 || last.Verdict != "values" || len(last.Nodes[0].Values) != 1 {

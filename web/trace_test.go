@@ -1,9 +1,10 @@
 package web
 
 import (
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"testing"
 	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 )
 
 // TestKeepBounds: what a trace keeps as samples come, archive (thinned
