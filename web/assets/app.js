@@ -120,6 +120,7 @@
   async function load(rebuild) {
     clearTimeout(state.poll);
     showError("");
+    const t0 = performance.now();
     let v;
     try {
       v = await getJSON(apiURL(state.sample, true));
@@ -133,6 +134,8 @@
     if (!same) buildTree(v);
     else updatePlots(v);
     showSample(v);
+    // How long the answer took to come and be drawn (make bench reads it).
+    state.renderMs = performance.now() - t0;
     state.loads++;
     document.body.dataset.loads = state.loads;
     if (v.live) state.poll = setTimeout(() => load(false), Math.max(250, v.interval_seconds * 1000));

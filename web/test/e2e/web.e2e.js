@@ -16,13 +16,17 @@ const puppeteer = require('puppeteer-core');
 
 const BIN = process.env.PCP_DERIVE_LSP_BIN;
 const OUT = process.env.E2E_OUT;
+const ARCHIVE = path.relative(OUT, process.env.ARCHIVE);
+const CONFIG = path.relative(OUT, process.env.CONFIG);
 const servers = [];
 let browser;
 let offsite = [];
 
 /** Starts `web` with args; resolves to the URL it prints. */
 function startWeb(args) {
-  const child = cp.spawn(BIN, ['web', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Run from E2E_OUT with relative paths: the screenshots show no
+  // machine's directories.
+  const child = cp.spawn(BIN, ['web', ...args], { cwd: OUT, stdio: ['ignore', 'pipe', 'pipe'] });
   servers.push(child);
   let out = '';
   let err = '';
@@ -110,7 +114,7 @@ after(async () => {
 });
 
 test('an archive: a plot per node with a point per record, the empty node marked, the slider', async () => {
-  const base = await startWeb(['--archive', process.env.ARCHIVE, process.env.CONFIG]);
+  const base = await startWeb(['--archive', ARCHIVE, CONFIG]);
   const page = await openPage(base);
   await page.goto(`${base}/?metric=my.empty`, { waitUntil: 'load' });
   await waitLoads(page, 1, 'my.empty');
@@ -155,7 +159,7 @@ test('an archive: a plot per node with a point per record, the empty node marked
 });
 
 test('live: the tree and plots grow a point per sample', async () => {
-  const base = await startWeb(['--host', '127.0.0.1', '--interval', '200msec', process.env.CONFIG]);
+  const base = await startWeb(['--host', '127.0.0.1', '--interval', '200msec', CONFIG]);
   const page = await openPage(base);
   await page.goto(`${base}/?metric=my.none`, { waitUntil: 'load' });
   await waitLoads(page, 4, 'live polls');
