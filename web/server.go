@@ -324,7 +324,9 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 	if expr != "" {
 		v.Name = ""
 	}
-	writeJSON(w, http.StatusOK, v)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = v.WriteJSON(w) // a client gone away is no error of ours
 }
 
 func notFound(name string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -131,13 +132,13 @@ func checkSeries(t *testing.T, v *View) {
 	if len(v.Times) != v.Window.Samples {
 		t.Errorf("%s: %d times, window of %d samples", v.Name, len(v.Times), v.Window.Samples)
 	}
+	if len(v.Series) != len(v.Nodes) {
+		t.Fatalf("%s: %d series for %d nodes", v.Name, len(v.Series), len(v.Nodes))
+	}
 	for _, n := range v.Nodes {
-		if n.Series == nil {
-			t.Fatalf("%s: node %q has no series", v.Name, n.Text)
-		}
-		for i, l := range n.Series.Lines {
+		for i, l := range v.Series[n.ID].Lines {
 			if len(l) != len(v.Times) {
-				t.Errorf("%s: node %q line %s has %d points, want %d", v.Name, n.Text, n.Series.Instances[i], len(l), len(v.Times))
+				t.Errorf("%s: node %q line %s has %d points, want %d", v.Name, n.Text, v.Series[n.ID].Instances[i], len(l), len(v.Times))
 			}
 		}
 	}
@@ -165,16 +166,16 @@ func TestExplainArchive(t *testing.T) {
 	}
 	// The matchinst node is empty at every record that has sample.bin.
 	bin := v.Nodes[1]
-	if bin.Text != "sample.bin" || len(bin.Series.Lines) != 9 {
-		t.Fatalf("node 1 %q has %d lines, want sample.bin's 9 instances", bin.Text, len(bin.Series.Lines))
+	if bin.Text != "sample.bin" || len(v.Series[1].Lines) != 9 {
+		t.Fatalf("node 1 %q has %d lines, want sample.bin's 9 instances", bin.Text, len(v.Series[1].Lines))
 	}
 	empty := 0
-	for _, r := range origin.Series.Empty {
+	for _, r := range v.Series[v.Origin].Empty {
 		empty += r[1] - r[0] + 1
 	}
 	valued := 0
-	for _, p := range bin.Series.Lines[0] {
-		if p == p { // not NaN
+	for _, p := range v.Series[1].Lines[0] {
+		if !math.IsNaN(p) {
 			valued++
 		}
 	}
@@ -185,8 +186,8 @@ func TestExplainArchive(t *testing.T) {
 	// The slider: sample 0 has no rate (one record), the latest has one.
 	first := explainView(t, ts, "metric=my.rate&sample=0&series=0")
 	last := explainView(t, ts, "metric=my.rate&sample=-1")
-	if first.Sample != 0 || first.Nodes[0].Series != nil || first.Timestamp == last.Timestamp {
-		t.Errorf("sample=0: sample %d, series %v, timestamp %s (the latest's %s)", first.Sample, first.Nodes[0].Series != nil, first.Timestamp, last.Timestamp)
+	if first.Sample != 0 || first.Series != nil || first.Timestamp == last.Timestamp {
+		t.Errorf("sample=0: sample %d, series %v, timestamp %s (the latest's %s)", first.Sample, first.Series != nil, first.Timestamp, last.Timestamp)
 	}
 	if !strings.Contains(first.Nodes[0].EmptyBecause, "one sample, and rate() needs two (this is the archive's first record of it)") || len(first.Nodes[0].Values) != 0 {
 		t.Errorf("sample 0: rate has %v, empty because %q: want none, one sample", first.Nodes[0].Values, first.Nodes[0].EmptyBecause)
@@ -195,7 +196,7 @@ func TestExplainArchive(t *testing.T) {
 		t.Errorf("latest sample %d of %d: verdict %q, values %v", last.Sample, len(last.Times), last.Verdict, last.Nodes[0].Values)
 	}
 	checkSeries(t, last)
-	if r := last.Nodes[0].Series.Empty; len(r) == 0 || r[0][0] != 0 {
+	if r := last.Series[0].Empty; len(r) == 0 || r[0][0] != 0 {
 		t.Errorf("the rate's empty stretches %v: want one from sample 0", r)
 	}
 	mid := explainView(t, ts, "metric=my.rate&series=0&sample="+strconv.Itoa(len(last.Times)/2))
@@ -252,10 +253,10 @@ func TestExplainLive(t *testing.T) {
 	if v.Verdict != "no values" || v.Origin < 0 || v.Nodes[v.Origin].Text != "sample.bad.novalues" {
 		t.Fatalf("verdict %q, origin %d: want no values from sample.bad.novalues", v.Verdict, v.Origin)
 	}
-	if r := v.Nodes[v.Origin].Series.Empty; len(r) != 1 || r[0] != [2]int{0, len(v.Times) - 1} {
+	if r := v.Series[v.Origin].Empty; len(r) != 1 || r[0] != [2]int{0, len(v.Times) - 1} {
 		t.Errorf("the origin's empty stretches %v: want the whole window", r)
 	}
-	if l := v.Nodes[1].Series.Lines; len(l) != 1 || l[0][len(v.Times)-1] != 1 {
+	if l := v.Series[1].Lines; len(l) != 1 || l[0][len(v.Times)-1] != 1 {
 		t.Errorf("sample.long.one's line %v: want its value 1 at every sample", l)
 	}
 	// The slider's parameter on a live trace.

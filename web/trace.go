@@ -55,21 +55,33 @@ func (l Limits) orDefault() Limits {
 	return d
 }
 
-// observation is what the evaluator told of one node in one sample.
+// observation is what the evaluator told of one node in one sample
+// (seen: it told anything; a node a sample skips is not seen).
 type observation struct {
 	vals []evaluator.Value
 	err  error
+	seen bool
 }
 
-// frame is one kept sample of a trace: every node's values, and the
-// sample's before it (what delta() and rate() compared with), so the
-// tree of any kept sample can be explained as explain explains a live
-// one.
+// frame is one kept sample of a trace: every node's values, by the node's
+// slot (Trace.nodes), and the sample's before it (what delta() and rate()
+// compared with), so the tree of any kept sample can be explained as
+// explain explains a live one. Slots, not a map per sample: a 10,000-record
+// window is 10,000 frames.
 type frame struct {
 	at     time.Time
-	cur    map[grammar.Node]observation
-	prev   map[grammar.Node]observation
+	cur    []observation
+	prev   []observation
 	values int
+}
+
+// obs is slot i's observation (not seen past the frame's slots: a node
+// first evaluated after it).
+func (f frame) obs(i int) observation {
+	if i < len(f.cur) {
+		return f.cur[i]
+	}
+	return observation{}
 }
 
 // Trace is one definition evaluated over time: over an archive's
@@ -83,9 +95,10 @@ type Trace struct {
 
 	mu      sync.Mutex
 	frames  []frame
-	stride  int // archive: every stride-th record is kept
-	taken   int // samples evaluated
-	values  int // values kept
+	nodes   []grammar.Node // the nodes by slot, as the observer numbered them
+	stride  int            // archive: every stride-th record is kept
+	taken   int            // samples evaluated
+	values  int            // values kept
 	fetches int
 	// ended says why an archive window ended before the archive did
 	// ("" when it did not); err is a sampling failure.
@@ -144,7 +157,7 @@ func recordArchive(ctx context.Context, src pmclient.Source, t explain.Target, l
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", src.Describe(), err)
 		}
-		tr.keep(obs.end(s.Timestamp), false)
+		tr.keep(obs.end(s.Timestamp), obs.nodes, false)
 	}
 	tr.ended = fmt.Sprintf("the window ends after %d records (the limit of records a trace reads)", tr.limits.MaxRecords)
 	return tr, nil
@@ -186,7 +199,7 @@ func (tr *Trace) sampleLive(ctx context.Context, ev *evaluator.Evaluator, obs *o
 		case err != nil:
 			tr.fail(fmt.Errorf("sampling %s: %w", tr.src.Describe(), err))
 		default:
-			tr.keep(obs.end(s.Timestamp), true)
+			tr.keep(obs.end(s.Timestamp), obs.nodes, true)
 			tr.markReady()
 		}
 		select {
@@ -251,10 +264,11 @@ func (tr *Trace) fail(err error) {
 
 // keep adds a sample: an archive's every stride-th, thinned to every
 // other one kept when a limit is passed; a live one's, dropping the
-// oldest past a limit or the window.
-func (tr *Trace) keep(f frame, live bool) {
+// oldest past a limit or the window. nodes are the observer's slots.
+func (tr *Trace) keep(f frame, nodes []grammar.Node, live bool) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
+	tr.nodes = nodes
 	tr.err = nil
 	n := tr.taken
 	tr.taken++
@@ -304,29 +318,32 @@ func (tr *Trace) Err() error {
 	return tr.err
 }
 
-// frames returns the kept samples (the slice is never written in place
-// after it is handed out: keep appends or builds anew).
-func (tr *Trace) snapshot() []frame {
+// snapshot returns the kept samples and the nodes of their slots (neither
+// is written in place after it is handed out: keep and the observer
+// append or build anew).
+func (tr *Trace) snapshot() ([]frame, []grammar.Node) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	return tr.frames[:len(tr.frames):len(tr.frames)]
+	return tr.frames[:len(tr.frames):len(tr.frames)], tr.nodes[:len(tr.nodes):len(tr.nodes)]
 }
 
 // Explain is the explain tree at kept sample i (negative: the latest):
 // the sample and the one before it are replayed into an explain.Recorder,
 // so the diagnosis is explain's own, from the values the plots show.
-func (tr *Trace) Explain(ctx context.Context, frames []frame, i int) (*explain.Explanation, error) {
+func (tr *Trace) Explain(ctx context.Context, frames []frame, nodes []grammar.Node, i int) (*explain.Explanation, error) {
 	rec := explain.NewRecorder(func(m *checker.Metric) bool { return m == tr.target.Metric })
 	if len(frames) > 0 {
 		if i < 0 || i >= len(frames) {
 			i = len(frames) - 1
 		}
 		f := frames[i]
-		feed := func(at time.Time, obs map[grammar.Node]observation) {
+		feed := func(at time.Time, obs []observation) {
 			rec.Begin()
 			o := rec.Observer()
-			for n, v := range obs {
-				o(tr.target.Metric, n, v.vals, v.err)
+			for slot, v := range obs {
+				if v.seen && slot < len(nodes) {
+					o(tr.target.Metric, nodes[slot], v.vals, v.err)
+				}
 			}
 			rec.End(&evaluator.Sample{Timestamp: at})
 		}
@@ -338,23 +355,38 @@ func (tr *Trace) Explain(ctx context.Context, frames []frame, i int) (*explain.E
 	return rec.Explain(ctx, tr.src, tr.target)
 }
 
-// observer collects one metric's node values sample by sample.
+// observer collects one metric's node values sample by sample, each node
+// in a slot numbered as it is first seen.
 type observer struct {
 	m       *checker.Metric
-	pending map[grammar.Node]observation
-	last    map[grammar.Node]observation
+	slots   map[grammar.Node]int
+	nodes   []grammar.Node
+	pending []observation
+	last    []observation
 	values  int
 }
 
 func (o *observer) begin() {
-	o.pending, o.values = map[grammar.Node]observation{}, 0
+	o.pending, o.values = make([]observation, len(o.nodes)), 0
 }
 
 func (o *observer) observe(m *checker.Metric, n grammar.Node, vals []evaluator.Value, err error) {
 	if m != o.m {
 		return
 	}
-	o.pending[n] = observation{vals, err}
+	slot, ok := o.slots[n]
+	if !ok {
+		if o.slots == nil {
+			o.slots = map[grammar.Node]int{}
+		}
+		slot = len(o.nodes)
+		o.slots[n] = slot
+		o.nodes = append(o.nodes, n)
+	}
+	for len(o.pending) <= slot {
+		o.pending = append(o.pending, observation{})
+	}
+	o.pending[slot] = observation{vals, err, true}
 	o.values += max(len(vals), 1)
 }
 

@@ -33,10 +33,10 @@ func TestKeepBounds(t *testing.T) {
 	} {
 		tr := newTrace(nil, explain.Target{}, c.limits, c.live)
 		for i := range c.samples {
-			tr.keep(frame{at: t0.Add(time.Duration(i) * time.Second), values: c.valuesEach}, c.live)
+			tr.keep(frame{at: t0.Add(time.Duration(i) * time.Second), values: c.valuesEach}, nil, c.live)
 		}
 		w := tr.Window()
-		frames := tr.snapshot()
+		frames, _ := tr.snapshot()
 		if w.Samples != c.wantKept || w.Stride != c.wantStride || w.Taken != c.samples {
 			t.Errorf("%s: kept %d (stride %d) of %d, want %d (stride %d)", c.name, w.Samples, w.Stride, w.Taken, c.wantKept, c.wantStride)
 			continue

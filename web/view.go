@@ -1,7 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
@@ -43,6 +47,9 @@ type View struct {
 	Nodes  []ViewNode `json:"nodes"`
 	// Error is a live source's last sampling failure.
 	Error string `json:"error,omitempty"`
+	// Series are the nodes' values over the kept samples, by node id
+	// (asked for with series=1); WriteJSON writes them.
+	Series []*Series `json:"series,omitempty"`
 }
 
 // ViewNode is one node of the tree.
@@ -60,8 +67,7 @@ type ViewNode struct {
 	Explanation  string      `json:"explanation"`
 	EmptyBecause string      `json:"empty_because,omitempty"`
 	// EmptyAt is the node where this one's values vanished (-1: none).
-	EmptyAt int     `json:"empty_at"`
-	Series  *Series `json:"series,omitempty"`
+	EmptyAt int `json:"empty_at"`
 }
 
 // ViewValue is one instance's value at the sample shown.
@@ -86,33 +92,108 @@ type Series struct {
 // Line is one instance's values; NaN is a sample without one (JSON null).
 type Line []float64
 
-// MarshalJSON writes the numbers in one pass (a 10,000-sample window has
-// a hundred thousand of them): null for the gaps and for what JSON cannot
-// hold.
-func (l Line) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 2+len(l)*8)
+// UnmarshalJSON reads null as NaN (a client of the API in Go: the tests).
+func (l *Line) UnmarshalJSON(b []byte) error {
+	var vs []*float64
+	if err := json.Unmarshal(b, &vs); err != nil {
+		return err
+	}
+	*l = make(Line, len(vs))
+	for i, v := range vs {
+		(*l)[i] = math.NaN()
+		if v != nil {
+			(*l)[i] = *v
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the view: its tree through encoding/json, then its
+// series by hand, a number at a time (a 10,000-sample window has hundreds
+// of thousands of them: encoding/json took half the answer's time
+// validating what a Marshaler wrote).
+func (v *View) WriteJSON(w io.Writer) error {
+	series := v.Series
+	v.Series = nil
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	v.Series = series
+	if err != nil {
+		return err
+	}
+	b := bytes.TrimSuffix(head.Bytes(), []byte("}\n"))
+	if series != nil {
+		b = append(b, `,"series":[`...)
+		for i, s := range series {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = s.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "}\n"...)
+	_, err = w.Write(b)
+	return err
+}
+
+func (s *Series) appendJSON(b []byte) []byte {
+	names, _ := json.Marshal(s.Instances)
+	b = append(b, `{"instances":`...)
+	b = append(b, names...)
+	b = append(b, `,"lines":[`...)
+	for i, l := range s.Lines {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = l.appendJSON(b)
+	}
+	b = append(b, `],"empty":[`...)
+	for i, r := range s.Empty {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(r[0]), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r[1]), 10)
+		b = append(b, ']')
+	}
+	b = append(b, `],"plotted":`...)
+	b = strconv.AppendBool(b, s.Plotted)
+	return append(b, '}')
+}
+
+// appendJSON writes the numbers: null for the gaps and for what JSON
+// cannot hold, integers without strconv's float formatting.
+func (l Line) appendJSON(b []byte) []byte {
 	b = append(b, '[')
 	for i, v := range l {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
 			b = append(b, "null"...)
-			continue
+		case v == math.Trunc(v) && math.Abs(v) < 1<<53:
+			b = strconv.AppendInt(b, int64(v), 10)
+		default:
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
 		}
-		b = strconv.AppendFloat(b, v, 'g', -1, 64)
 	}
-	return append(b, ']'), nil
+	return append(b, ']')
 }
 
 // view builds the page's picture of tr at kept sample i (negative: the
 // latest), with the series when withSeries.
 func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error) {
-	frames := tr.snapshot()
+	frames, nodes := tr.snapshot()
 	if i < 0 || i >= len(frames) {
 		i = len(frames) - 1
 	}
-	x, err := tr.Explain(ctx, frames, i)
+	x, err := tr.Explain(ctx, frames, nodes, i)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +259,7 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 			vn.Values = append(vn.Values, vv)
 		}
 		if withSeries {
-			vn.Series = series(frames, n, &names)
+			v.Series = append(v.Series, series(frames, slotOf(nodes, n.Syntax), n, &names))
 		}
 		v.Nodes = append(v.Nodes, vn)
 		for k := len(n.Children) - 1; k >= 0; k-- {
@@ -197,9 +278,19 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 	return v, nil
 }
 
-// series is a node's values over the frames, a line per instance in the
-// order instances first appear.
-func series(frames []frame, n *explain.Node, names *instanceNames) *Series {
+// slotOf is a node's slot in the frames (-1: never evaluated).
+func slotOf(nodes []grammar.Node, n grammar.Node) int {
+	for i, m := range nodes {
+		if m == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// series is a node's values over the frames (its slot in them), a line per
+// instance in the order instances first appear.
+func series(frames []frame, slot int, n *explain.Node, names *instanceNames) *Series {
 	s := &Series{Instances: []string{}, Lines: []Line{}, Empty: [][2]int{}}
 	typ := pmapi.TypeDouble
 	indom := pmapi.InDomNull
@@ -209,7 +300,8 @@ func series(frames []frame, n *explain.Node, names *instanceNames) *Series {
 	s.Plotted = typ.Arithmetic()
 	line := map[int32]int{}
 	for k, f := range frames {
-		o, seen := f.cur[n.Syntax]
+		o := f.obs(slot)
+		seen := o.seen
 		if seen && (len(o.vals) == 0 || o.err != nil) {
 			if last := len(s.Empty) - 1; last >= 0 && s.Empty[last][1] == k-1 {
 				s.Empty[last][1] = k
