@@ -48,6 +48,9 @@ const exprPrefix = exprName + " = "
 const (
 	maxExprBytes = 64 << 10 // a typed expression
 	maxTraces    = 8        // traces kept; the least recently used goes
+	// idleLive is how long a live trace samples with no page asking
+	// for it (the page asks every interval while it shows it).
+	idleLive = 2 * time.Minute
 )
 
 // Options configure a server.
@@ -80,7 +83,8 @@ type Server struct {
 
 type traceEntry struct {
 	tr   *Trace
-	used int
+	used int       // the clock at its last use
+	last time.Time // its last use
 }
 
 // New makes a server over an open source.
@@ -363,8 +367,15 @@ func (s *Server) trace(ctx context.Context, name, expr string) (*Trace, []Findin
 	key := inputs + "\x00" + name + "\x00" + expr
 	s.mu.Lock()
 	s.clock++
+	now := time.Now()
+	for k, e := range s.traces {
+		if e.tr.live && now.Sub(e.last) > idleLive && k != key {
+			e.tr.Stop() // no page has asked for it for a while
+			delete(s.traces, k)
+		}
+	}
 	if e := s.traces[key]; e != nil {
-		e.used = s.clock
+		e.used, e.last = s.clock, now
 		s.mu.Unlock()
 		return e.tr, nil, nil
 	}
@@ -394,7 +405,7 @@ func (s *Server) remember(key string, tr *Trace) {
 	if old := s.traces[key]; old != nil {
 		old.tr.Stop() // two requests recorded it at once: keep the newer
 	}
-	s.traces[key] = &traceEntry{tr: tr, used: s.clock}
+	s.traces[key] = &traceEntry{tr: tr, used: s.clock, last: time.Now()}
 	for len(s.traces) > maxTraces {
 		oldest := ""
 		for k, e := range s.traces {

@@ -195,9 +195,13 @@ func (tr *Trace) sampleLive(ctx context.Context, ev *evaluator.Evaluator, obs *o
 			return
 		case errors.Is(err, pmclient.ErrNoValues):
 			tr.fail(explain.ErrNoValues)
+			tr.markReady()
 			return
 		case err != nil:
+			// The page shows the failure (the tree without values) and
+			// sampling goes on.
 			tr.fail(fmt.Errorf("sampling %s: %w", tr.src.Describe(), err))
+			tr.markReady()
 		default:
 			tr.keep(obs.end(s.Timestamp), obs.nodes, true)
 			tr.markReady()
