@@ -272,7 +272,8 @@ func (s *Server) analyse(ctx context.Context, expr string) (*analysis.Result, st
 }
 
 // handleExplain answers /api/explain?metric=NAME or ?expr=EXPR, with
-// sample=N (the kept sample the tree shows; default the latest) and
+// sample=N (the kept sample the tree shows; default the latest) or at=MS
+// (the kept sample taken then, or the first after it), and
 // series=0 to leave the plots' values out (the slider asks for the tree
 // alone).
 func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
@@ -290,6 +291,15 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sample = n
+	}
+	var at int64 // the sample's time (ms), when given instead of its index
+	if v := q.Get("at"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || q.Get("sample") != "" {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("at=%q: want a sample's time in milliseconds since the epoch, without sample=", v))
+			return
+		}
+		at = n
 	}
 	if expr != "" {
 		var err error
@@ -315,6 +325,12 @@ func (s *Server) handleExplain(w http.ResponseWriter, r *http.Request) {
 	if err := tr.Wait(wait); err != nil {
 		writeError(w, http.StatusGatewayTimeout, fmt.Errorf("no sample from %s yet: %w", s.opts.Source.Describe(), err))
 		return
+	}
+	if at != 0 {
+		// A live window moves on: the page that stopped the slider at a
+		// sample names it by its time, and gets it while it is kept (or
+		// the oldest kept, once it is not).
+		sample = tr.indexAt(time.UnixMilli(at))
 	}
 	if sample >= 0 && sample >= tr.Window().Samples {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("sample=%d: the window keeps %d samples", sample, tr.Window().Samples))

@@ -264,6 +264,13 @@ func TestExplainLive(t *testing.T) {
 	if first.Sample != 0 || !sameMilli(first.Timestamp, time.UnixMilli(first.Times[0])) {
 		t.Errorf("sample=0 explained %s, want %s", first.Timestamp, time.UnixMilli(first.Times[0]))
 	}
+	// at= names a sample by its time: the same one while the window moves.
+	pinned := explainView(t, ts, "metric=my.none&series=0&at="+strconv.FormatInt(v.Times[1], 10))
+	time.Sleep(300 * time.Millisecond)
+	again := explainView(t, ts, "metric=my.none&series=0&at="+strconv.FormatInt(v.Times[1], 10))
+	if !sameMilli(pinned.Timestamp, time.UnixMilli(v.Times[1])) || again.Timestamp != pinned.Timestamp || len(again.Times) <= len(v.Times) {
+		t.Errorf("at=%d: %s, then %s (%d samples, then %d)", v.Times[1], pinned.Timestamp, again.Timestamp, len(v.Times), len(again.Times))
+	}
 	sum := explainView(t, ts, "expr="+url.QueryEscape("sample.long.one * 2"))
 	if sum.Verdict != "values" || sum.Name != "" || len(sum.Nodes) != 3 || sum.Nodes[0].Values[0].Value != "2" {
 		t.Errorf("expression: verdict %q, name %q, %d nodes, root %+v", sum.Verdict, sum.Name, len(sum.Nodes), sum.Nodes[0].Values)
@@ -309,6 +316,8 @@ func TestRefusals(t *testing.T) {
 		{"/api/explain?metric=a&expr=b", http.StatusBadRequest},
 		{"/api/explain?metric=no.such", http.StatusUnprocessableEntity},
 		{"/api/explain?metric=my.sum&sample=x", http.StatusBadRequest},
+		{"/api/explain?metric=my.sum&at=soon", http.StatusBadRequest},
+		{"/api/explain?metric=my.sum&at=1&sample=0", http.StatusBadRequest},
 		{"/api/explain?expr=" + strings.Repeat("1", maxExprBytes+1), http.StatusBadRequest},
 		{"/nothing", http.StatusNotFound},
 	} {

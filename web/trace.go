@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"sync"
 	"time"
 
@@ -329,6 +330,18 @@ func (tr *Trace) snapshot() ([]frame, []grammar.Node) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	return tr.frames[:len(tr.frames):len(tr.frames)], tr.nodes[:len(tr.nodes):len(tr.nodes)]
+}
+
+// indexAt is the index of the first kept sample at or after t (the
+// latest when none is).
+func (tr *Trace) indexAt(t time.Time) int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	i := sort.Search(len(tr.frames), func(i int) bool { return !tr.frames[i].at.Truncate(time.Millisecond).Before(t) })
+	if i == len(tr.frames) {
+		return -1
+	}
+	return i
 }
 
 // Explain is the explain tree at kept sample i (negative: the latest):

@@ -12,6 +12,7 @@
     query: null,   // {metric} or {expr}
     view: null,    // the last /api/explain answer with series
     sample: -1,    // the sample shown (-1: the latest, following a live source)
+    at: null,      // live, the slider stopped: the time of the sample shown (the window moves)
     plots: new Map(), // node id -> uPlot
     loads: 0,      // answers shown (the end-to-end test waits on it)
     poll: null,
@@ -107,13 +108,15 @@
   function choose(query) {
     state.query = query;
     state.sample = -1;
+    state.at = null;
     history.replaceState(null, "", "?" + new URLSearchParams(query));
     load(true);
   }
 
   function apiURL(sample, series) {
     const p = new URLSearchParams(state.query);
-    p.set("sample", sample);
+    if (state.at !== null) p.set("at", state.at);
+    else p.set("sample", sample);
     p.set("series", series ? "1" : "0");
     return "api/explain?" + p;
   }
@@ -254,6 +257,7 @@
   // without series: the nodes are the same).
   function showSample(t) {
     const v = state.view;
+    if (state.at !== null) state.sample = t.sample; // where the window has moved it
     const slider = $("slider");
     slider.max = Math.max(0, v.times.length - 1);
     slider.value = t.sample;
@@ -299,6 +303,7 @@
       const v = state.view;
       const i = Number($("slider").value);
       state.sample = v.live && i === v.times.length - 1 ? -1 : i;
+      state.at = v.live && state.sample >= 0 ? v.times[i] : null;
       try {
         const t = await getJSON(apiURL(i, false));
         showSample(t);

@@ -175,6 +175,14 @@ test('live: the tree and plots grow a point per sample', async () => {
     assert.strictEqual(n.points, b.max + 1, `${n.text}: a point per sample`);
   }
   await page.screenshot({ path: path.join(OUT, 'web-live.png'), fullPage: true });
+  // The slider stopped on a sample keeps showing it while the window moves.
+  const loads = await page.evaluate(() => Number(document.body.dataset.loads));
+  await setSlider(page, 1, loads + 1);
+  const pinned = await readTree(page);
+  await waitLoads(page, loads + 4, 'polls after the slider stopped');
+  const later = await readTree(page);
+  assert.strictEqual(later.stamp, pinned.stamp, 'the sample shown stays put');
+  assert.ok(later.max > pinned.max, `the window grew: ${pinned.max} then ${later.max}`);
   await page.close();
   assert.deepStrictEqual(offsite, [], 'no request off the server');
 });
