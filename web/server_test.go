@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmcd"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/pmproxy"
 )
 
 // testConfig defines a metric with values, a rate (empty at an archive's
@@ -274,6 +276,30 @@ func TestExplainLive(t *testing.T) {
 	sum := explainView(t, ts, "expr="+url.QueryEscape("sample.long.one * 2"))
 	if sum.Verdict != "values" || sum.Name != "" || len(sum.Nodes) != 3 || sum.Nodes[0].Values[0].Value != "2" {
 		t.Errorf("expression: verdict %q, name %q, %d nodes, root %+v", sum.Verdict, sum.Name, len(sum.Nodes), sum.Nodes[0].Values)
+	}
+}
+
+// TestExplainPMProxy: live values through pmproxy's REST API (a pmproxy
+// of the test environment in front of the test pmcd).
+func TestExplainPMProxy(t *testing.T) {
+	requirePCP(t)
+	proxy := oracle.PMProxyFor(t)
+	c, err := pmproxy.New(proxy.URL, pmproxy.Options{Hostspec: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ts := serve(t, c, Limits{Interval: 100 * time.Millisecond})
+	var v *View
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		v = explainView(t, ts, "metric=my.sum")
+		if v.Window.Samples >= 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	checkSeries(t, v)
+	if !v.Live || v.Verdict != "values" || v.Window.Samples < 2 || len(v.Nodes[0].Values) != 9 || v.Nodes[0].Values[0].Value != "201" {
+		t.Errorf("through pmproxy: live %v, verdict %q, window %+v, root %+v: want bin*2+1 for 9 instances", v.Live, v.Verdict, v.Window, v.Nodes[0].Values)
 	}
 }
 
