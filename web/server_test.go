@@ -229,6 +229,15 @@ func TestExplainArchiveThinned(t *testing.T) {
 			t.Errorf("times %v not increasing", v.Times)
 		}
 	}
+	// A window inside the archive: its first record has the one before
+	// as history (the rate has a value there).
+	a := openTestArchive(t, 10)
+	all := explainView(t, serve(t, a, Limits{}), "metric=my.rate&series=0")
+	start, finish := time.UnixMilli(all.Times[3]), time.UnixMilli(all.Times[6]+1) // times are in ms
+	w := explainView(t, serve(t, a, Limits{Start: start, Finish: finish}), "metric=my.rate&sample=0")
+	if len(w.Times) != 4 || w.Times[0] != all.Times[3] || w.Times[3] != all.Times[6] || w.Verdict != "values" {
+		t.Errorf("window %s to %s: times %v (of %v), verdict %q at its first record", start, finish, w.Times, all.Times, w.Verdict)
+	}
 	ts = serve(t, openTestArchive(t, 6), Limits{MaxRecords: 3})
 	if v := explainView(t, ts, "metric=my.sum"); v.Window.Records != 3 || !strings.Contains(v.Window.Ended, "3 records") {
 		t.Errorf("MaxRecords 3: window %+v", v.Window)

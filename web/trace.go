@@ -31,6 +31,9 @@ type Limits struct {
 	// Window is how far back a live trace reaches; Interval the time
 	// between its samples.
 	Window, Interval time.Duration
+	// Start and Finish bound an archive's window: its records from
+	// Start to Finish (zero: from its first, to its last).
+	Start, Finish time.Time
 }
 
 // DefaultLimits are the command's defaults.
@@ -53,6 +56,7 @@ func (l Limits) orDefault() Limits {
 	if l.Interval > 0 {
 		d.Interval = l.Interval
 	}
+	d.Start, d.Finish = l.Start, l.Finish
 	return d
 }
 
@@ -143,7 +147,9 @@ func recordArchive(ctx context.Context, src pmclient.Source, t explain.Target, l
 	if err != nil {
 		return nil, err
 	}
-	for tr.taken < tr.limits.MaxRecords {
+	// Records before Start are evaluated and not kept: the window's first
+	// record then has the one before it, as delta() and rate() need.
+	for read := 0; read < tr.limits.MaxRecords; read++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -158,9 +164,16 @@ func recordArchive(ctx context.Context, src pmclient.Source, t explain.Target, l
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", src.Describe(), err)
 		}
-		tr.keep(obs.end(s.Timestamp), obs.nodes, false)
+		if !tr.limits.Finish.IsZero() && s.Timestamp.After(tr.limits.Finish) {
+			return tr, nil
+		}
+		f := obs.end(s.Timestamp)
+		if s.Timestamp.Before(tr.limits.Start) {
+			continue
+		}
+		tr.keep(f, obs.nodes, false)
 	}
-	tr.ended = fmt.Sprintf("the window ends after %d records (the limit of records a trace reads)", tr.limits.MaxRecords)
+	tr.ended = fmt.Sprintf("the window ends after %d records read (the limit of records a trace reads)", tr.limits.MaxRecords)
 	return tr, nil
 }
 

@@ -38,6 +38,8 @@ func runWeb(ctx context.Context, env Env, args []string) int {
 	fs.IntVar(&limits.MaxSamples, "max-samples", limits.MaxSamples, "samples kept per definition, the points of each plotted line (`N`): a longer archive window is thinned to every 2nd, 4th, ... record")
 	fs.IntVar(&limits.MaxValues, "max-values", limits.MaxValues, "values kept per definition, all nodes and instances (`N`), thinned as --max-samples")
 	fs.IntVar(&limits.MaxRecords, "max-records", limits.MaxRecords, "archive records read per definition (`N`); the window ends there")
+	startText := fs.String("start", "", "from an archive, the window starts at the first record at or after `TIME` (as explain --start; default the archive's first)")
+	finishText := fs.String("finish", "", "from an archive, the window ends at the last record at or before `TIME` (the same forms; default the archive's last)")
 	var src sourceFlags
 	src.register(fs, forValues)
 	paths, status, done := parseFlags(fs, env, args)
@@ -54,12 +56,29 @@ func runWeb(ctx context.Context, env Env, args []string) int {
 	if err := checkListen(*listen); err != nil {
 		return fail("%v", err)
 	}
+	if (*startText != "" || *finishText != "") && src.spec.Archive == "" {
+		return fail("--start and --finish need --archive (live values are sampled now)")
+	}
 	source, err := src.open(ctx, env)
 	if err != nil {
 		return fail("%v", err)
 	}
 	if c, ok := source.(interface{ Close() error }); ok {
 		defer c.Close()
+	}
+	for _, f := range []struct {
+		name, text string
+		at         *time.Time
+	}{{"--start", *startText, &limits.Start}, {"--finish", *finishText, &limits.Finish}} {
+		if f.text == "" {
+			continue
+		}
+		if *f.at, err = archiveTime(source, f.text); err != nil {
+			return fail("%s: %v", f.name, err)
+		}
+	}
+	if !limits.Finish.IsZero() && limits.Finish.Before(limits.Start) {
+		return fail("--finish is before --start")
 	}
 	choice, vok := version.resolve(ctx, env, "web", source)
 	if !vok {

@@ -23,6 +23,7 @@ func TestWebListen(t *testing.T) {
 		{[]string{"--listen", "8080"}, `--listen "8080": want HOST:PORT`},
 		{[]string{"--max-samples", "1"}, "--max-samples must be at least 2"},
 		{[]string{"--interval", "0"}, "must be more than zero"},
+		{[]string{"--start", "+1sec"}, "--start and --finish need --archive"},
 	} {
 		_, stderr, status := run(t, "", append([]string{"web", "--metadata", "embedded"}, c.args...)...)
 		if status != ExitUsage || !strings.Contains(stderr, c.want) {
