@@ -137,7 +137,7 @@ func durationFlag(fs *flag.FlagSet, name, usage string, d *time.Duration) {
 			return err
 		}
 		if v <= 0 {
-			return fmt.Errorf("%q: must be more than zero", s)
+			return errors.New("must be more than zero")
 		}
 		*d = v
 		return nil
