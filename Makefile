@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 
-.PHONY: cross-build release test testenv fmt-check tables-check vet unit vscode-test vscode-e2e protocol-test fuzz-smoke build bench generate
+.PHONY: cross-build release test testenv fmt-check tables-check vet unit vscode-test vscode-e2e web-e2e web-assets protocol-test fuzz-smoke build bench generate
 
 # Every check, going on past failures; ends with "N passed, N failed".
 test:
@@ -54,6 +54,18 @@ protocol-test: vscode-test
 # docs/editors.md shows into docs/images/.
 vscode-e2e:
 	scripts/vscode-e2e.sh
+
+# The explain page (pcp-derive-lsp web) in headless chromium, from the
+# binary with no network, over an archive and the live test pmcd:
+# scripts/web-e2e.sh (the VS Code test's cached chromium and Node).
+# UPDATE_SCREENSHOTS=1 copies its screenshots to docs/images/.
+web-e2e:
+	scripts/web-e2e.sh
+
+# The page's plotting library from npm (web/package-lock.json) into
+# web/assets/vendor/, which is committed so go build needs no npm.
+web-assets:
+	scripts/web-assets.sh
 
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/pcp-derive-lsp ./cmd/pcp-derive-lsp

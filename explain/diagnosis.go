@@ -28,6 +28,9 @@ type diagnosis struct {
 	byNode  map[grammar.Node]*Node
 	names   *instanceNames
 	samples int
+	// replayed: the record explained was picked from a window
+	// (Target.Replayed).
+	replayed bool
 }
 
 func (a *diagnosis) run() {
@@ -262,7 +265,10 @@ func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 	switch {
 	case a.prev == nil:
 		why := ""
-		if recording(a.src) {
+		switch {
+		case recording(a.src) && a.replayed:
+			why = " (this is the archive's first record of it)"
+		case recording(a.src):
 			why = " (the archive has no record of it before this one or after it)"
 		}
 		return fmt.Sprintf("%s has one sample, and %s() needs two%s", counter, fn, why)

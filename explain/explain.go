@@ -151,6 +151,11 @@ type Target struct {
 	// Name overrides the reported name ("" keeps the definition's; an
 	// expression given alone has a made-up one).
 	Name *string
+	// Replayed says the sample explained was picked from a window of an
+	// archive's records (the web page's slider), not by Explain, which
+	// moves past an archive's first record when the tree needs history:
+	// a first record without history then has records after it.
+	Replayed bool
 }
 
 // ErrNoValues reports a source that has metadata but no values.
@@ -305,7 +310,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 			}
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples}
+	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
 }
@@ -344,20 +349,10 @@ func makeValue(t pmapi.Type, v evaluator.Value) Value {
 // or two an interval apart for delta() and rate(); from an archive, every
 // record up to the one explained.
 func sample(ctx context.Context, src pmclient.Source, t Target, rec *Recorder, opts Options) error {
-	rep := t.Report
 	m := t.Metric
-	// The target alone, with the derived metrics it names: libpcp binds
-	// those as operands (before 6.2.2) and the evaluator must know them.
-	metrics := []*checker.Metric{m}
-	for _, name := range leaves(m) {
-		if other, ok := rep.ByName.Lookup(name); ok && other != m && !slices.Contains(metrics, other) {
-			metrics = append(metrics, other)
-		}
-	}
-	one := &checker.Report{Metrics: pvec.Of(metrics), ByName: rep.ByName, Operands: rep.Operands, Version: rep.Version, Source: rep.Source}
-	ev, err := evaluator.New(ctx, src, one)
+	ev, err := NewEvaluator(ctx, src, t)
 	if err != nil {
-		return fmt.Errorf("binding the operands of %s: %w", m.Def.Name, err)
+		return err
 	}
 	ev.Observe(rec.Observer())
 	timeout := opts.SampleTimeout
@@ -445,6 +440,28 @@ func sampleRecording(rec *Recorder, opts Options, m *checker.Metric, take func()
 		}
 		return nil
 	}
+}
+
+// NewEvaluator is an evaluator of the target alone, with the derived
+// metrics it names: libpcp binds those as operands (before 6.2.2) and the
+// evaluator must know them. Explain samples with it; a caller that keeps
+// values over time (the web page's plots) samples with it too, so both see
+// the same nodes.
+func NewEvaluator(ctx context.Context, src pmclient.Source, t Target) (*evaluator.Evaluator, error) {
+	rep := t.Report
+	m := t.Metric
+	metrics := []*checker.Metric{m}
+	for _, name := range leaves(m) {
+		if other, ok := rep.ByName.Lookup(name); ok && other != m && !slices.Contains(metrics, other) {
+			metrics = append(metrics, other)
+		}
+	}
+	one := &checker.Report{Metrics: pvec.Of(metrics), ByName: rep.ByName, Operands: rep.Operands, Version: rep.Version, Source: rep.Source}
+	ev, err := evaluator.New(ctx, src, one)
+	if err != nil {
+		return nil, fmt.Errorf("binding the operands of %s: %w", m.Def.Name, err)
+	}
+	return ev, nil
 }
 
 // needsHistoryTree reports whether the metric's expression has no value

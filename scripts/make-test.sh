@@ -3,8 +3,9 @@
 # reports everything. Each Go test and subtest counts once (from go test
 # -json, see internal/testreport); every other step (the test environment,
 # gofmt, the LALR tables, vet, the VS Code extension's suites, the extension
-# in real VS Code, the fuzz smoke run) counts as one. The last line is the
-# summary "N passed, N failed"; the exit status is 1 when anything failed.
+# in real VS Code, the explain page in chromium, the fuzz smoke run) counts
+# as one. The last line is the summary "N passed, N failed"; the exit status
+# is 1 when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -45,6 +46,7 @@ failed=$((failed + f))
 
 step vscode make --no-print-directory vscode-test
 step vscode-e2e make --no-print-directory vscode-e2e
+step web-e2e make --no-print-directory web-e2e
 step fuzz-smoke make --no-print-directory fuzz-smoke
 
 if [ ${#failures[@]} -gt 0 ]; then

@@ -112,6 +112,7 @@ commands:
   eval       compute derived metric values from pmcd or an archive
   explain    show every subexpression's values and why a metric has none
   snapshot   save a host's metric metadata for hermetic checks
+  web        serve a page of explain trees with each node's values over time
   version    print the version
 
 Run "pcp-derive-lsp COMMAND -h" for a command's flags.
@@ -144,6 +145,8 @@ func Main(ctx context.Context, env Env) int {
 		return runExplain(ctx, env, args)
 	case "snapshot":
 		return runSnapshot(ctx, env, args)
+	case "web":
+		return runWeb(ctx, env, args)
 	case "version", "--version", "-version", "-V":
 		fmt.Fprintln(env.Stdout, versionLine())
 		return ExitOK

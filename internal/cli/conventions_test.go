@@ -30,7 +30,7 @@ func runEnv(t *testing.T, env Env) (stdout, stderr string, status int) {
 // TestHelpEverySubcommand: -h and --help print the subcommand's usage on
 // stdout in one style and exit 0 (they used to exit 2).
 func TestHelpEverySubcommand(t *testing.T) {
-	for _, cmd := range []string{"check", "describe", "eval", "explain", "snapshot", "serve"} {
+	for _, cmd := range []string{"check", "describe", "eval", "explain", "snapshot", "serve", "web"} {
 		for _, h := range []string{"-h", "--help"} {
 			stdout, stderr, status := run(t, "", cmd, h)
 			if status != ExitOK || !strings.HasPrefix(stdout, "usage: pcp-derive-lsp "+cmd+" ") || !strings.Contains(stdout, "\n\nflags:\n") || stderr != "" {

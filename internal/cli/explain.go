@@ -35,19 +35,9 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	var version versionFlag
 	version.register(fs)
 	expr := fs.String("e", "", "explain `EXPR`, an expression given alone (CONFIGs after it may define metrics it uses)")
-	intervalText := "1sec"
+	interval := time.Second
 	for _, name := range []string{"t", "interval"} {
-		fs.Func(name, "time between the two live samples delta() and rate() need, in PCP's `INTERVAL` syntax (default 1sec)", func(s string) error {
-			d, err := pmapi.ParseInterval(s)
-			if err != nil {
-				return err
-			}
-			if d <= 0 {
-				return fmt.Errorf("interval %q: must be more than zero", s)
-			}
-			intervalText = s
-			return nil
-		})
+		durationFlag(fs, name, "time between the two live samples delta() and rate() need, in PCP's `INTERVAL` syntax (default 1sec)", &interval)
 	}
 	startText := fs.String("start", "", "from an archive, explain the first record at or after `TIME`: \"2026-01-02 15:04:05\", \"15:04:05\" (the archive's first day), RFC 3339, or +INTERVAL after the archive's start (default its first record)")
 	maxInstances := fs.Int("max-instances", 5, "values shown per node in text output (`N`; JSON has them all)")
@@ -83,7 +73,6 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	if *startText != "" && src.spec.Archive == "" {
 		return usage("--start needs --archive (live values are sampled now)")
 	}
-	interval, _ := pmapi.ParseInterval(intervalText)
 	source, err := src.open(ctx, env)
 	if err != nil {
 		return usage("%v", err)

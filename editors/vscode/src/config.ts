@@ -386,3 +386,52 @@ export function explainPage(title: string, bodyHtml: string): string {
   ].join('\n');
 }
 
+
+// ---- the explain page over time (pcp-derive-lsp web) ----
+
+/**
+ * The command line serving the explain page for one config, from the
+ * server's settings: every value source set is passed and the command
+ * picks among them as the server does (pmclient/choose). A metadata
+ * snapshot has no values, so it is left out (the command then reads the
+ * local pmcd, as explain does).
+ */
+export function webArgs(s: ServerSettings, configPath: string): string[] {
+  const args = ['web', '--listen', '127.0.0.1:0'];
+  if (s.pcpVersion !== 'auto') {
+    args.push('--pcp-version', s.pcpVersion);
+  }
+  for (const kind of ['archive', 'pmproxy', 'hostspec', 'host', 'socket'] as const) {
+    if (s.source[kind] !== '') {
+      args.push(`--${kind}`, s.source[kind]);
+    }
+  }
+  if (s.indomConfig !== '') {
+    args.push('--indom-config', s.indomConfig);
+  }
+  args.push('--', configPath);
+  return args;
+}
+
+/** The page's address in the web command's output (its first line), or undefined before it is printed. */
+export function webURL(stdout: string): string | undefined {
+  return /serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1];
+}
+
+/** The address of one definition's page. */
+export function webPageURL(base: string, metric: string): string {
+  return `${base.replace(/\/$/, '')}/?metric=${encodeURIComponent(metric)}`;
+}
+
+/** A webview page framing the explain page served on 127.0.0.1 (only that origin may be framed). */
+export function webFrame(title: string, url: string): string {
+  const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch] ?? ch);
+  const origin = new URL(url).origin;
+  return [
+    '<!DOCTYPE html><html><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; frame-src ${esc(origin)}; style-src 'unsafe-inline';">`,
+    `<title>${esc(title)}</title>`,
+    '<style>html,body,iframe{margin:0;padding:0;border:0;width:100%;height:100%;overflow:hidden}body{background:#fff}</style>',
+    `</head><body><iframe src="${esc(url)}" title="${esc(title)}"></iframe></body></html>`,
+  ].join('\n');
+}

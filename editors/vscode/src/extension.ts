@@ -1,6 +1,7 @@
 // The VS Code side of pcp-derive-lsp: starts the server when a PCP derived
 // metric config is open, keeps its settings in step, and adds commands and
 // a status bar item.
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -33,6 +34,10 @@ import {
   readSettings,
   sourceUpdate,
   toServerSettings,
+  webArgs,
+  webFrame,
+  webPageURL,
+  webURL,
 } from './config';
 import { type ServerLocation, ServerNotFoundError, findServer } from './serverPath';
 
@@ -66,6 +71,9 @@ class Extension implements vscode.Disposable {
   private matches: (fsPath: string) => boolean;
   private configTimer: NodeJS.Timeout | undefined;
   private explainPanel: vscode.WebviewPanel | undefined;
+  /** The explain page's server (pcp-derive-lsp web) for one config, and its panel. */
+  private web: { proc: ChildProcess; config: string; url: Promise<string> } | undefined;
+  private webPanel: vscode.WebviewPanel | undefined;
   // Serialises start, stop and restart.
   private lifecycle: Promise<void> = Promise.resolve();
 
@@ -550,6 +558,9 @@ class Extension implements vscode.Disposable {
         (_progress, token) => client.sendRequest('workspace/executeCommand', params, token),
       );
       this.showExplanation(result);
+      if (isExplainResult(result) && !result.error && editor.document.uri.scheme === 'file') {
+        this.offerWebPage(result.name, editor.document.uri.fsPath);
+      }
     } catch (err) {
       const msg = `Explain failed: ${(err as { message?: string } | undefined)?.message ?? String(err)}`;
       this.log(msg);
@@ -592,7 +603,81 @@ class Extension implements vscode.Disposable {
     this.explainPanel.reveal(vscode.ViewColumn.Beside, true);
   }
 
+  /** Offers the explain page (every node over time) for the definition explained. */
+  private offerWebPage(name: string, configPath: string): void {
+    void vscode.window.showInformationMessage(`Explain ${name}: see every node's values over time?`, 'Open the Page').then((pick) => {
+      if (pick) {
+        void this.openWebPage(name, configPath);
+      }
+    });
+  }
+
+  /** Serves the explain page for a config (one server at a time) and shows a definition's page in a webview. */
+  private async openWebPage(name: string, configPath: string): Promise<void> {
+    if (!this.location) {
+      return;
+    }
+    if (this.web?.config !== configPath) {
+      this.stopWeb();
+      const args = webArgs(this.serverSettings(), configPath);
+      this.log(`explain page: ${this.location.path} ${args.join(' ')}`);
+      const proc = spawn(this.location.path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const url = new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => {
+          reject(new Error('no address within 20 s'));
+        }, 20000);
+        proc.stdout?.on('data', (d: Buffer) => {
+          out += d.toString();
+          const u = webURL(out);
+          if (u) {
+            clearTimeout(timer);
+            resolve(u);
+          }
+        });
+        proc.stderr?.on('data', (d: Buffer) => {
+          this.log(`explain page: ${d.toString().trimEnd()}`);
+        });
+        proc.on('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`pcp-derive-lsp web exited with status ${code} (see the PCP Derived output)`));
+          if (this.web?.proc === proc) {
+            this.web = undefined;
+          }
+        });
+      });
+      this.web = { proc, config: configPath, url };
+    }
+    let base: string;
+    try {
+      base = await this.web.url;
+    } catch (err) {
+      this.stopWeb();
+      void vscode.window.showErrorMessage(`Explain page: ${(err as Error).message}`);
+      return;
+    }
+    const external = await vscode.env.asExternalUri(vscode.Uri.parse(webPageURL(base, name)));
+    const title = `${name} over time`;
+    if (!this.webPanel) {
+      this.webPanel = vscode.window.createWebviewPanel('pcpDerived.explainPage', title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true });
+      this.webPanel.onDidDispose(() => {
+        this.webPanel = undefined;
+        this.stopWeb();
+      });
+    }
+    this.webPanel.title = title;
+    this.webPanel.webview.html = webFrame(title, external.toString(true));
+    this.webPanel.reveal(vscode.ViewColumn.Beside, true);
+  }
+
+  private stopWeb(): void {
+    this.web?.proc.kill();
+    this.web = undefined;
+  }
+
   async dispose(): Promise<void> {
+    this.webPanel?.dispose();
+    this.stopWeb();
     this.explainPanel?.dispose();
     clearTimeout(this.configTimer);
     await this.stop();

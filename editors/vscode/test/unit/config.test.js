@@ -134,3 +134,27 @@ test('isPreviewResult and previewErrorMessage', () => {
   assert.strictEqual(c.previewErrorMessage('boom'), 'Preview failed: boom');
   assert.deepStrictEqual(c.previewParams('file:///a', 1, 2), { textDocument: { uri: 'file:///a' }, position: { line: 1, character: 2 } });
 });
+
+test('webArgs: the explain page for a config, from the server settings: value sources, release, indom config', () => {
+  const s = (settings) => c.toServerSettings(c.readSettings(getter(settings)), { workspaceFolder: '/ws', homedir: '/home/u' });
+  assert.deepStrictEqual(c.webArgs(s({}), '/ws/a.conf'), ['web', '--listen', '127.0.0.1:0', '--', '/ws/a.conf']);
+  assert.deepStrictEqual(
+    c.webArgs(s({ 'source.archive': 'arch/a', 'source.host': 'h1', 'source.metadata': 'embedded', pcpVersion: '6.0.3', indomConfig: 'indom.conf' }), '/ws/-x.conf'),
+    ['web', '--listen', '127.0.0.1:0', '--pcp-version', '6.0.3', '--archive', '/ws/arch/a', '--host', 'h1', '--indom-config', '/ws/indom.conf', '--', '/ws/-x.conf'],
+  );
+  assert.deepStrictEqual(
+    c.webArgs(s({ 'source.pmproxy': 'http://gw:44322', 'source.hostspec': 'db1' }), '/c'),
+    ['web', '--listen', '127.0.0.1:0', '--pmproxy', 'http://gw:44322', '--hostspec', 'db1', '--', '/c'],
+  );
+});
+
+test('webURL, webPageURL and webFrame: the page read from the command, framed from its own origin only', () => {
+  assert.strictEqual(c.webURL('pcp-derive-lsp web: serving http://127.0.0.1:40123/ (values from pmcd at local:)\n'), 'http://127.0.0.1:40123');
+  assert.strictEqual(c.webURL('pcp-derive-lsp web: serv'), undefined);
+  assert.strictEqual(c.webURL('serving http://example.com:80/'), undefined);
+  assert.strictEqual(c.webPageURL('http://127.0.0.1:40123/', 'kernel.cpu "x"&y'), 'http://127.0.0.1:40123/?metric=kernel.cpu%20%22x%22%26y');
+  const html = c.webFrame('a <b> over time', 'http://127.0.0.1:40123/?metric=a&b');
+  assert.match(html, /frame-src http:\/\/127\.0\.0\.1:40123;/);
+  assert.match(html, /<iframe src="http:\/\/127\.0\.0\.1:40123\/\?metric=a&amp;b" title="a &lt;b&gt; over time">/);
+  assert.doesNotMatch(html, /<script/);
+});
