@@ -423,8 +423,12 @@ func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 	return nil, nil
 }
 
-// documentSymbols lists the definitions, with their attributes inside.
+// documentSymbols lists the definitions, with their attributes inside;
+// in a tool's file the sections, with their specs inside.
 func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
+	if syms, ok := toolSymbols(d); ok {
+		return syms
+	}
 	var syms protocol.DocumentSymbolSlice
 	index := map[string]int{}
 	for _, def := range d.file.Definitions.All() {
