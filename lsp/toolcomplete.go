@@ -108,7 +108,7 @@ func pmconfigCompletion(ctx context.Context, d *snapshot, doc *pmconfig.Doc, off
 	case dotted && word == "type" && doc.Tool == pmconfig.Pmrep:
 		return askItems, valueItems(withPrefix([]string{"raw"}, typed), protocol.CompletionItemKindEnumMember, "type", rg)
 	case dotted && word == "instances":
-		return askItems, specInstances(ctx, d, doc, section, base, rg)
+		return askItems, specInstances(ctx, d, doc, section, base, typed, rg)
 	case doc.Tool == pmconfig.Pmrep && !dotted && section != "options" && !slices.Contains(options, spot.key):
 		return askMetric, nil // "key = metric": the metric of a verbose spec
 	}
@@ -195,15 +195,16 @@ func unitsFor(v pcpver.Version) []string {
 }
 
 // specInstances are the instances of the metric of the spec key in a
-// section, for its instances line.
-func specInstances(ctx context.Context, d *snapshot, doc *pmconfig.Doc, section, key string, rg protocol.Range) []protocol.CompletionItem {
+// section that start with what is typed, for its instances line.
+func specInstances(ctx context.Context, d *snapshot, doc *pmconfig.Doc, section, key, typed string, rg protocol.Range) []protocol.CompletionItem {
 	src := d.source()
 	if src == nil {
 		return nil
 	}
 	for _, sp := range doc.Specs {
 		if sp.Section.Name == section && sp.Key == key {
-			return instanceItems(ctx, src, sp.Metric, rg, func(s string) string { return s })
+			items := instanceItems(ctx, src, sp.Metric, rg, func(s string) string { return s })
+			return slices.DeleteFunc(items, func(it protocol.CompletionItem) bool { return !strings.HasPrefix(it.Label, typed) })
 		}
 	}
 	return nil
