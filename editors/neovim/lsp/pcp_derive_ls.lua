@@ -2,7 +2,7 @@
 --   vim.lsp.enable('pcp_derive_ls')
 return {
   cmd = { 'pcp-derive-lsp', 'serve' },
-  filetypes = { 'pcpderived' },
+  filetypes = { 'pcpderived', 'pcptoolconf' },
   root_markers = { '.git' },
   init_options = { dialect = 'auto' },
 }
