@@ -1,0 +1,46 @@
+;;; emacs-tool-driver.el --- drives eglot through a pmrep or pcp-htop file  -*- lexical-binding: t -*-
+;; emacs --batch -l SNIPPET -l emacs-tool-driver.el: opens $PCP_EDITOR_CONF
+;; (issue #38) and records the major mode, the diagnostics (at their
+;; columns in the INI file), hover at $PCP_EDITOR_HOVER ("LINE,CHARACTER",
+;; 0-based) and completion at the end of the line $PCP_EDITOR_APPEND
+;; appended, as "key value" lines in $PCP_EDITOR_OUT for editors/test (Go).
+(require 'eglot)
+(require 'flymake)
+(defvar pcp-test-lines nil)
+(defun pcp-put (key value)
+  (push (concat key " " (replace-regexp-in-string "\n" "\\\\n" (format "%s" value))) pcp-test-lines))
+(defun pcp-wait (pred seconds)
+  "Run timers and process output until PRED holds or SECONDS pass."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05)
+      (run-hooks 'post-command-hook))
+    (funcall pred)))
+
+(condition-case err
+    (let* ((at (mapcar #'string-to-number (split-string (getenv "PCP_EDITOR_HOVER") ",")))
+           (append-line (getenv "PCP_EDITOR_APPEND")))
+      (find-file (getenv "PCP_EDITOR_CONF"))
+      (pcp-put "mode" major-mode)
+      (pcp-put "attached" (if (pcp-wait (lambda () (eglot-current-server)) 30) "t" "nil"))
+      (pcp-wait (lambda () (flymake-diagnostics)) 30)
+      (dolist (d (sort (flymake-diagnostics) (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))
+        (save-excursion
+          (goto-char (flymake-diagnostic-beg d))
+          (pcp-put "diagnostic" (format "%d:%d %s" (line-number-at-pos) (1+ (current-column))
+                                        (flymake-diagnostic-text d)))))
+      (let ((server (eglot-current-server)))
+        (goto-char (point-min)) (forward-line (nth 0 at)) (forward-char (nth 1 at))
+        (let ((h (jsonrpc-request server :textDocument/hover (eglot--TextDocumentPositionParams))))
+          (pcp-put "hover" (plist-get (plist-get h :contents) :value)))
+        (goto-char (point-max))
+        (unless (bolp) (insert "\n"))
+        (insert append-line)
+        (let* ((capf (eglot-completion-at-point))
+               (table (nth 2 capf))
+               (prefix (buffer-substring (nth 0 capf) (point))))
+          (pcp-put "completion" (mapconcat #'identity (sort (all-completions prefix table) #'string<) ",")))))
+  (error (pcp-put "error" (error-message-string err))))
+(with-temp-file (getenv "PCP_EDITOR_OUT")
+  (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
+(kill-emacs 0)
