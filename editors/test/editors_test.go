@@ -221,17 +221,24 @@ func TestNeovim07(t *testing.T) {
 	}
 	dir := t.TempDir()
 	workspace(t, dir)
-	cmd := exec.Command(nvim, "--headless", "-u", dir+"/editors/snippets/neovim-0.7.lua",
-		"--cmd", "set rtp^="+dir+"/editors/neovim", "-c", "luafile "+dir+"/editors/test/nvim-driver.lua")
-	cmd.Env = append(os.Environ(), "PATH="+dir+"/bin:"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/.config",
-		"XDG_DATA_HOME="+dir+"/.local/share", "XDG_STATE_HOME="+dir+"/.local/state",
-		"PCP_EDITOR_OUT="+dir+"/out", "PCP_EDITOR_CONF="+dir+"/ws/pcp/derived/test.conf")
+	cmd := neovim07(nvim, dir, "nvim-driver.lua", "PCP_EDITOR_OUT="+dir+"/out", "PCP_EDITOR_CONF="+dir+"/ws/pcp/derived/test.conf")
 	log := run(t, cmd)
 	r := results(t, dir+"/out", log)
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "0.7.") {
 		t.Errorf("Neovim %s, want Debian 12's 0.7", v)
 	}
 	checkSession(t, r, "filetype", "pcpderived", true)
+}
+
+// neovim07 is Debian 12's Neovim 0.7 with the plugin's setup()
+// (editors/snippets/neovim-0.7.lua) running a driver of editors/test in
+// the workspace dir, its environment plus env.
+func neovim07(nvim, dir, driver string, env ...string) *exec.Cmd {
+	cmd := exec.Command(nvim, "--headless", "-u", dir+"/editors/snippets/neovim-0.7.lua",
+		"--cmd", "set rtp^="+dir+"/editors/neovim", "-c", "luafile "+dir+"/editors/test/"+driver)
+	cmd.Env = append(append(os.Environ(), "PATH="+dir+"/bin:"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/.config",
+		"XDG_DATA_HOME="+dir+"/.local/share", "XDG_STATE_HOME="+dir+"/.local/state"), env...)
+	return cmd
 }
 
 // TestNeovim012 runs sid's Neovim 0.12 with vim.lsp.config/enable and

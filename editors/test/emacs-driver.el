@@ -3,22 +3,7 @@
 ;; goes through what a user does, writing "key value" lines to
 ;; $PCP_EDITOR_OUT for editors/test (Go). Every step records what it saw
 ;; (or the error), and the Go test judges.
-(require 'eglot)
-(require 'flymake)
-(defvar pcp-test-lines nil)
-(defun pcp-put (key value)
-  (push (concat key " " (replace-regexp-in-string "\n" "\\\\n" (format "%s" value))) pcp-test-lines))
-(defun pcp-wait (pred seconds)
-  "Run timers and process output until PRED holds or SECONDS pass."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05)
-      (run-hooks 'post-command-hook))
-    (funcall pred)))
-(defun pcp-finish ()
-  (with-temp-file (getenv "PCP_EDITOR_OUT")
-    (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
-  (kill-emacs 0))
+(load (expand-file-name "emacs-lib.el" (file-name-directory load-file-name)) nil t)
 
 (condition-case err
     (progn

@@ -4,18 +4,7 @@
 ;; columns in the INI file), hover at $PCP_EDITOR_HOVER ("LINE,CHARACTER",
 ;; 0-based) and completion at the end of the line $PCP_EDITOR_APPEND
 ;; appended, as "key value" lines in $PCP_EDITOR_OUT for editors/test (Go).
-(require 'eglot)
-(require 'flymake)
-(defvar pcp-test-lines nil)
-(defun pcp-put (key value)
-  (push (concat key " " (replace-regexp-in-string "\n" "\\\\n" (format "%s" value))) pcp-test-lines))
-(defun pcp-wait (pred seconds)
-  "Run timers and process output until PRED holds or SECONDS pass."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05)
-      (run-hooks 'post-command-hook))
-    (funcall pred)))
+(load (expand-file-name "emacs-lib.el" (file-name-directory load-file-name)) nil t)
 
 (condition-case err
     (let* ((at (mapcar #'string-to-number (split-string (getenv "PCP_EDITOR_HOVER") ",")))
@@ -41,6 +30,4 @@
                (prefix (buffer-substring (nth 0 capf) (point))))
           (pcp-put "completion" (mapconcat #'identity (sort (all-completions prefix table) #'string<) ",")))))
   (error (pcp-put "error" (error-message-string err))))
-(with-temp-file (getenv "PCP_EDITOR_OUT")
-  (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
-(kill-emacs 0)
+(pcp-finish)

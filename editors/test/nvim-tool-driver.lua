@@ -11,10 +11,8 @@ local append = assert(os.getenv('PCP_EDITOR_APPEND'))
 local lines = {}
 local function put(k, v) table.insert(lines, k .. ' ' .. tostring(v):gsub('\n', '\\n')) end
 
-local function clients(buf)
-  if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = buf }) end
-  return vim.tbl_values(vim.lsp.buf_get_clients(buf))
-end
+local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/nvim-lib.lua')
+local clients = lib.clients
 
 local ok, err = pcall(function()
   vim.cmd('edit ' .. conf)
@@ -34,18 +32,7 @@ local ok, err = pcall(function()
     if r.result and r.result.contents then put('hover', r.result.contents.value or r.result.contents) end
   end
   vim.api.nvim_buf_set_lines(buf, -1, -1, false, { append })
-  local n = vim.api.nvim_buf_line_count(buf)
-  res = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
-    textDocument = { uri = uri }, position = { line = n - 1, character = #append },
-    context = { triggerKind = 2, triggerCharacter = '.' },
-  }, 10000)
-  local labels = {}
-  for _, r in pairs(res or {}) do
-    local items = r.result and (r.result.items or r.result) or {}
-    for _, it in ipairs(items) do table.insert(labels, it.label) end
-  end
-  table.sort(labels)
-  put('completion', table.concat(labels, ','))
+  put('completion', lib.completion_labels(buf, uri, vim.api.nvim_buf_line_count(buf) - 1, #append))
 end)
 if not ok then put('error', err) end
 local f = assert(io.open(out, 'w'))

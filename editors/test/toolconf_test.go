@@ -96,16 +96,9 @@ func TestNeovim07ToolFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 	workspace(t, dir)
-	writeToolFiles(t, dir)
-	for _, f := range toolFiles {
-		cmd := exec.Command(nvim, "--headless", "-u", dir+"/editors/snippets/neovim-0.7.lua",
-			"--cmd", "set rtp^="+dir+"/editors/neovim", "-c", "luafile "+dir+"/editors/test/nvim-tool-driver.lua")
-		env := toolEnv(dir, f)
-		cmd.Env = append(append(os.Environ(), "PATH="+dir+"/bin:"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/.config",
-			"XDG_DATA_HOME="+dir+"/.local/share", "XDG_STATE_HOME="+dir+"/.local/state"), env...)
-		log := run(t, cmd)
-		checkToolSession(t, f, results(t, strings.TrimPrefix(env[0], "PCP_EDITOR_OUT="), log), "filetype", "pcptoolconf")
-	}
+	runToolFiles(t, dir, dir, "filetype", "pcptoolconf", func(env []string) *exec.Cmd {
+		return neovim07(nvim, dir, "nvim-tool-driver.lua", env...)
+	})
 }
 
 // TestNeovim012ToolFiles opens a pmrep and a pcp-htop file in sid's
@@ -114,14 +107,10 @@ func TestNeovim012ToolFiles(t *testing.T) {
 	root := sidRoot(t)
 	t.Parallel()
 	host, in := chrootWork(t, root)
-	writeToolFiles(t, host)
-	for _, f := range toolFiles {
-		cmd := chrootCmd(root, in, toolEnv(in, f), "nvim", "--headless", "-u", in+"/editors/snippets/neovim-0.11.lua",
+	runToolFiles(t, host, in, "filetype", "pcptoolconf", func(env []string) *exec.Cmd {
+		return chrootCmd(root, in, env, "nvim", "--headless", "-u", in+"/editors/snippets/neovim-0.11.lua",
 			"--cmd", "set rtp^="+in+"/editors/neovim", "-c", "luafile "+in+"/editors/test/nvim-tool-driver.lua")
-		log := run(t, cmd)
-		out := strings.TrimPrefix(toolEnv(host, f)[0], "PCP_EDITOR_OUT=")
-		checkToolSession(t, f, results(t, out, log), "filetype", "pcptoolconf")
-	}
+	})
 }
 
 // TestEmacsToolFiles opens a pmrep and a pcp-htop file in sid's Emacs 30
@@ -130,12 +119,21 @@ func TestEmacsToolFiles(t *testing.T) {
 	root := sidRoot(t)
 	t.Parallel()
 	host, in := chrootWork(t, root)
+	runToolFiles(t, host, in, "mode", "pcp-toolconf-mode", func(env []string) *exec.Cmd {
+		return chrootCmd(root, in, env, "emacs", "--batch", "-l", in+"/editors/snippets/emacs-eglot.el",
+			"-l", in+"/editors/test/emacs-tool-driver.el")
+	})
+}
+
+// runToolFiles writes the tool files into the workspace (host is its
+// path here, in the editor's) and runs the editor's command on each,
+// checking the session; kindKey and kind are the language it must detect.
+func runToolFiles(t *testing.T, host, in, kindKey, kind string, editor func(env []string) *exec.Cmd) {
+	t.Helper()
 	writeToolFiles(t, host)
 	for _, f := range toolFiles {
-		cmd := chrootCmd(root, in, toolEnv(in, f), "emacs", "--batch", "-l", in+"/editors/snippets/emacs-eglot.el",
-			"-l", in+"/editors/test/emacs-tool-driver.el")
-		log := run(t, cmd)
+		log := run(t, editor(toolEnv(in, f)))
 		out := strings.TrimPrefix(toolEnv(host, f)[0], "PCP_EDITOR_OUT=")
-		checkToolSession(t, f, results(t, out, log), "mode", "pcp-toolconf-mode")
+		checkToolSession(t, f, results(t, out, log), kindKey, kind)
 	}
 }

@@ -1,0 +1,20 @@
+;;; emacs-lib.el --- what the Emacs drivers share  -*- lexical-binding: t -*-
+;; Loaded by emacs-driver.el and emacs-tool-driver.el: the "key value"
+;; lines they record, waiting for eglot in `emacs --batch', and writing
+;; the lines to $PCP_EDITOR_OUT.
+(require 'eglot)
+(require 'flymake)
+(defvar pcp-test-lines nil)
+(defun pcp-put (key value)
+  (push (concat key " " (replace-regexp-in-string "\n" "\\\\n" (format "%s" value))) pcp-test-lines))
+(defun pcp-wait (pred seconds)
+  "Run timers and process output until PRED holds or SECONDS pass."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05)
+      (run-hooks 'post-command-hook))
+    (funcall pred)))
+(defun pcp-finish ()
+  (with-temp-file (getenv "PCP_EDITOR_OUT")
+    (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
+  (kill-emacs 0))
