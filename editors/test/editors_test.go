@@ -6,7 +6,8 @@
 // opens a config under pcp/derived/ against the test pmcd and goes through
 // filetype detection, a diagnostic, hover, the explain command (Neovim and
 // Emacs), a quick fix, formatting and completion after "sample."; the hover's "metadata: pmcd at localhost"
-// shows that the snippet's settings reached the server.
+// shows that the snippet's settings reached the server. Neovim and Emacs
+// also open a pmrep file and a pcp-htop meter (toolconf_test.go).
 package editortest
 
 import (
