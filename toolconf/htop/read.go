@@ -562,6 +562,9 @@ func (p *parser) register(sl *slot, name string, e Entry, a, b, htopLine int) {
 	}
 }
 
+// meterColors are the names htop's meter parser knows for X.color.
+var meterColors = []string{"gray", "darkgray", "red", "green", "blue", "cyan", "magenta", "yellow", "white"}
+
 func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 	switch e.Key {
 	case "caption", "description":
@@ -589,24 +592,26 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 		p.register(sl, "htop.meter."+p.sect.sec.Stored+"."+x, e, a, b, htopLine)
 	case "color":
 		p.dupKey(e, a, b)
-		if !contains(MeterColors, e.Value) {
-			if p.warn(codes.HtopUnknownColor, e.ValueOff, e.ValueEnd(), "htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, MeterColors), strings.Join(MeterColors, ", ")) {
-				p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, MeterColors))
+		if !contains(meterColors, e.Value) {
+			if p.warn(codes.HtopUnknownColor, e.ValueOff, e.ValueEnd(), "htop knows no colour %q and ignores the line silently (the metric keeps the default colour)%s; the colours are %s", short(e.Value), suggest(e.Value, meterColors), strings.Join(meterColors, ", ")) {
+				p.fixLast(e.ValueOff, e.ValueEnd(), nearest(e.Value, meterColors))
 			}
 		}
 	case "label", "suffix":
 		p.dupKey(e, a, b)
 	default:
-		_, known := p.r.Rules.Keys(Meter)
-		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, known), short(x)) {
-			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
+		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)) {
+			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
 		}
 	}
 }
 
 func (p *parser) columnKey(e Entry, a, b, htopLine int) {
 	o := p.sect
-	known, _ := p.r.Rules.Keys(Column)
+	known := []string{"caption", "heading", "description", "width", "metric"}
+	if p.r.Rules.ColumnOptions {
+		known = append(known, "format", "instances", "default", "enabled")
+	}
 	if !contains(known, e.Key) {
 		if p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), "PCP %s's pcp-htop ignores the column key %q%s; a column knows %s", p.r.Rules.Version, short(e.Key), suggest(e.Key, known), strings.Join(known, ", ")) {
 			p.fixLast(e.KeyOff, e.KeyEnd(), nearest(e.Key, known))
@@ -690,7 +695,7 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 	case "default":
 		p.boolean(e, "false")
 	default:
-		_, known := p.r.Rules.Keys(Screen)
+		known := []string{"metric", "heading", "caption", "description", "width", "format", "instances", "default"}
 		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)) {
 			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
 		}

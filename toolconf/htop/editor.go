@@ -1,10 +1,13 @@
 package htop
 
-// The words pcp-htop knows in each kind of file: the reader checks keys
-// and colours against them, and the language server completes them.
+// What the language server asks of the reader: the words pcp-htop knows
+// in each kind of file, which it completes, and the section at a
+// position. TestEditorWords holds the keys to the ones the reader
+// accepts.
 
-// MeterColors are the names htop's meter parser knows for X.color.
-var MeterColors = []string{"gray", "darkgray", "red", "green", "blue", "cyan", "magenta", "yellow", "white"}
+// MeterColors are the names htop's meter parser knows for X.color (the
+// reader's own list).
+var MeterColors = meterColors
 
 // Keys are the keys a section of a file of kind k knows in the release
 // of r: whole keys (caption, width, ...) and the attributes after "X."
