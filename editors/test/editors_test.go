@@ -214,14 +214,7 @@ func checkSession(t *testing.T, r map[string][]string, kindKey, kind string, mar
 // TestNeovim07 runs Debian 12's Neovim 0.7.2 (this machine's) with our
 // plugin and setup() (editors/snippets/neovim-0.7.lua).
 func TestNeovim07(t *testing.T) {
-	skipWithoutOracle(t)
-	t.Parallel()
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Fatal("nvim missing: run scripts/pcp-testenv.sh (make testenv)")
-	}
-	dir := t.TempDir()
-	workspace(t, dir)
+	nvim, dir := localNeovim(t)
 	cmd := neovim07(nvim, dir, "nvim-driver.lua", "PCP_EDITOR_OUT="+dir+"/out", "PCP_EDITOR_CONF="+dir+"/ws/pcp/derived/test.conf")
 	log := run(t, cmd)
 	r := results(t, dir+"/out", log)
@@ -229,6 +222,21 @@ func TestNeovim07(t *testing.T) {
 		t.Errorf("Neovim %s, want Debian 12's 0.7", v)
 	}
 	checkSession(t, r, "filetype", "pcpderived", true)
+}
+
+// localNeovim is this machine's Neovim (Debian 12's 0.7) and a workspace
+// for it; the test runs in parallel.
+func localNeovim(t *testing.T) (nvim, dir string) {
+	t.Helper()
+	skipWithoutOracle(t)
+	t.Parallel()
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Fatal("nvim missing: run scripts/pcp-testenv.sh (make testenv)")
+	}
+	dir = t.TempDir()
+	workspace(t, dir)
+	return nvim, dir
 }
 
 // neovim07 is Debian 12's Neovim 0.7 with the plugin's setup()

@@ -13,13 +13,7 @@
       (pcp-put "mode" major-mode)
       ;; eglot-ensure connects from post-command-hook, which the batch
       ;; mode's missing command loop never runs: pcp-wait runs it.
-      (pcp-put "attached" (if (pcp-wait (lambda () (eglot-current-server)) 30) "t" "nil"))
-      (pcp-wait (lambda () (flymake-diagnostics)) 30)
-      (dolist (d (sort (flymake-diagnostics) (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))
-        (save-excursion
-          (goto-char (flymake-diagnostic-beg d))
-          (pcp-put "diagnostic" (format "%d:%d %s" (line-number-at-pos) (1+ (current-column))
-                                        (flymake-diagnostic-text d)))))
+      (pcp-attach-and-diagnose)
       (let ((server (eglot-current-server)))
         ;; Hover on kernel.all.load (line 2).
         (goto-char (point-min)) (forward-line 1) (forward-char 12)

@@ -14,6 +14,15 @@
       (accept-process-output nil 0.05)
       (run-hooks 'post-command-hook))
     (funcall pred)))
+(defun pcp-attach-and-diagnose ()
+  "Record whether eglot attached, then the diagnostics as LINE:COLUMN TEXT."
+  (pcp-put "attached" (if (pcp-wait (lambda () (eglot-current-server)) 30) "t" "nil"))
+  (pcp-wait (lambda () (flymake-diagnostics)) 30)
+  (dolist (d (sort (flymake-diagnostics) (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))
+    (save-excursion
+      (goto-char (flymake-diagnostic-beg d))
+      (pcp-put "diagnostic" (format "%d:%d %s" (line-number-at-pos) (1+ (current-column))
+                                    (flymake-diagnostic-text d))))))
 (defun pcp-finish ()
   (with-temp-file (getenv "PCP_EDITOR_OUT")
     (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))

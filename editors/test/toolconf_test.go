@@ -88,14 +88,7 @@ func checkToolSession(t *testing.T, f toolFile, r map[string][]string, kindKey, 
 // TestNeovim07ToolFiles opens a pmrep and a pcp-htop file in Debian 12's
 // Neovim 0.7.2 with the plugin's setup() (editors/snippets/neovim-0.7.lua).
 func TestNeovim07ToolFiles(t *testing.T) {
-	skipWithoutOracle(t)
-	t.Parallel()
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Fatal("nvim missing: run scripts/pcp-testenv.sh (make testenv)")
-	}
-	dir := t.TempDir()
-	workspace(t, dir)
+	nvim, dir := localNeovim(t)
 	runToolFiles(t, dir, dir, "filetype", "pcptoolconf", func(env []string) *exec.Cmd {
 		return neovim07(nvim, dir, "nvim-tool-driver.lua", env...)
 	})
