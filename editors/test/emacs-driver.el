@@ -50,11 +50,6 @@
         (pcp-put "line4" (buffer-substring (line-beginning-position) (line-end-position)))
         ;; Completion after "sample." on a new line, through
         ;; completion-at-point's table.
-        (goto-char (point-max))
-        (insert "m.new = sample.")
-        (let* ((capf (eglot-completion-at-point))
-               (table (nth 2 capf))
-               (prefix (buffer-substring (nth 0 capf) (point))))
-          (pcp-put "completion" (mapconcat #'identity (sort (all-completions prefix table) #'string<) ",")))))
+        (pcp-complete-after "m.new = sample.")))
   (error (pcp-put "error" (error-message-string err))))
 (pcp-finish)

@@ -23,6 +23,16 @@
       (goto-char (flymake-diagnostic-beg d))
       (pcp-put "diagnostic" (format "%d:%d %s" (line-number-at-pos) (1+ (current-column))
                                     (flymake-diagnostic-text d))))))
+(defun pcp-complete-after (line)
+  "Append LINE to the buffer and record the completions at its end, through
+completion-at-point's table, sorted and joined by commas."
+  (goto-char (point-max))
+  (unless (bolp) (insert "\n"))
+  (insert line)
+  (let* ((capf (eglot-completion-at-point))
+         (table (nth 2 capf))
+         (prefix (buffer-substring (nth 0 capf) (point))))
+    (pcp-put "completion" (mapconcat #'identity (sort (all-completions prefix table) #'string<) ","))))
 (defun pcp-finish ()
   (with-temp-file (getenv "PCP_EDITOR_OUT")
     (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
