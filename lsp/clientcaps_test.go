@@ -82,43 +82,61 @@ type completionJSON struct {
 	} `json:"items"`
 }
 
-// TestCapSnippets: snippets (avg($1)) only to a client with
-// completion.completionItem.snippetSupport; plain insert text otherwise.
+// snippetQuery is a completion item asked at a position, as a client
+// with snippets and one without get it.
+type snippetQuery struct {
+	line, char int
+	label      string
+	snippet    string // as VS Code gets it
+	plain      string
+}
+
+// TestCapSnippets: snippets (avg($1), a pmrep spec word's "label = $0")
+// only to a client with completion.completionItem.snippetSupport; plain
+// insert text otherwise.
 func TestCapSnippets(t *testing.T) {
+	docs := []struct {
+		text    string
+		queries []snippetQuery
+	}{
+		{"m.x = av\nm.y = mkconst(1, \n", []snippetQuery{{0, 8, "avg", "avg($1)", "avg()"}, {1, 17, "type=", "type=${1|32,u32,64,u64,float,double|}", "type="}}},
+		{"[s]\nutil = my.util\nutil.la\n", []snippetQuery{{2, 7, "label", "label = $0", "label = "}}},
+	}
 	for name, caps := range capsProfiles(t) {
-		t.Run(name, func(t *testing.T) {
-			c := capsSession(t, caps, "m.x = av\nm.y = mkconst(1, \n")
-			for _, q := range []struct {
-				line, char int
-				label      string
-				snippet    string // as VS Code gets it
-				plain      string
-			}{{0, 8, "avg", "avg($1)", "avg()"}, {1, 17, "type=", "type=${1|32,u32,64,u64,float,double|}", "type="}} {
-				var list completionJSON
-				json.Unmarshal(c.ask("textDocument/completion", atPos(q.line, q.char)), &list)
-				found := false
-				for _, it := range list.Items {
-					if name == "nothing" && (it.InsertTextFormat == 2 || strings.Contains(it.TextEdit.NewText+it.InsertText, "$")) {
-						t.Errorf("a snippet to a client without snippetSupport: %+v", it)
-					}
-					if it.Label != q.label {
-						continue
-					}
-					found = true
-					want, format := q.snippet, 2
-					if name == "nothing" {
-						want, format = q.plain, 0
-					}
-					if it.TextEdit.NewText != want || it.InsertTextFormat != format {
-						t.Errorf("%s: inserts %q (format %d), want %q (format %d)", q.label, it.TextEdit.NewText, it.InsertTextFormat, want, format)
-					}
+		for _, doc := range docs {
+			testCapSnippets(t, name, caps, doc.text, doc.queries)
+		}
+	}
+}
+
+func testCapSnippets(t *testing.T, name string, caps json.RawMessage, text string, queries []snippetQuery) {
+	t.Run(name, func(t *testing.T) {
+		c := capsSession(t, caps, text)
+		for _, q := range queries {
+			var list completionJSON
+			json.Unmarshal(c.ask("textDocument/completion", atPos(q.line, q.char)), &list)
+			found := false
+			for _, it := range list.Items {
+				if name == "nothing" && (it.InsertTextFormat == 2 || strings.Contains(it.TextEdit.NewText+it.InsertText, "$")) {
+					t.Errorf("a snippet to a client without snippetSupport: %+v", it)
 				}
-				if !found {
-					t.Errorf("no %s among %d items", q.label, len(list.Items))
+				if it.Label != q.label {
+					continue
+				}
+				found = true
+				want, format := q.snippet, 2
+				if name == "nothing" {
+					want, format = q.plain, 0
+				}
+				if it.TextEdit.NewText != want || it.InsertTextFormat != format {
+					t.Errorf("%s: inserts %q (format %d), want %q (format %d)", q.label, it.TextEdit.NewText, it.InsertTextFormat, want, format)
 				}
 			}
-		})
-	}
+			if !found {
+				t.Errorf("no %s among %d items", q.label, len(list.Items))
+			}
+		}
+	})
 }
 
 type markupJSON struct {

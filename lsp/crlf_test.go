@@ -23,6 +23,20 @@ const crlfSource = "# load averages\n" +
 	"      rate(disk.dev.write)\n" +
 	"m.e = m.b   *   m.c\n"
 
+// crlfPmrepSource is a pmrep config (told by its [section] header) whose
+// formula runs over a continuation line, with an unknown metric on it.
+const crlfPmrepSource = "[disk]\n" +
+	"util = my.util\n" +
+	"util.formula = 100 * rate(disk.dev.avactive) /\n" +
+	"    hinv.ncpux\n" +
+	"util.unit = Kb\n" +
+	"load = kernel.all.load\n" +
+	"load.instances = 1 minute\n"
+
+// lineEndingSources are the documents the line ending tests read: a
+// derived config and a pmrep file.
+var lineEndingSources = map[string]string{"derived": crlfSource, "pmrep": crlfPmrepSource}
+
 // withEndings joins the lines of text (written with \n) with the line
 // endings given in turn.
 func withEndings(text string, endings ...string) string {
@@ -58,6 +72,7 @@ func featureAnswers(t *testing.T, c *capsClient, lines int) map[string]string {
 		for char := 0; char < 30; char += 2 {
 			p := atPos(line, char)
 			ask(fmt.Sprintf("hover %d:%d", line, char), "textDocument/hover", p)
+			ask(fmt.Sprintf("completion %d:%d", line, char), "textDocument/completion", p)
 			ask(fmt.Sprintf("definition %d:%d", line, char), "textDocument/definition", p)
 			ask(fmt.Sprintf("signature %d:%d", line, char), "textDocument/signatureHelp", p)
 			ask(fmt.Sprintf("highlight-refs %d:%d", line, char), "textDocument/references", map[string]any{"position": jpos(line, char), "context": map[string]any{"includeDeclaration": true}})
@@ -72,13 +87,19 @@ func featureAnswers(t *testing.T, c *capsClient, lines int) map[string]string {
 // ranges, symbols (no "\r" in a detail), inlay hints, semantic tokens,
 // diagnostics, code actions. A \r is part of no line.
 func TestLineEndings(t *testing.T) {
+	for _, kind := range slices.Sorted(maps.Keys(lineEndingSources)) {
+		t.Run(kind, func(t *testing.T) { testLineEndings(t, lineEndingSources[kind]) })
+	}
+}
+
+func testLineEndings(t *testing.T, source string) {
 	caps := vscodeCaps(t)
-	lines := strings.Count(crlfSource, "\n")
-	lf := capsSession(t, caps, crlfSource)
+	lines := strings.Count(source, "\n")
+	lf := capsSession(t, caps, source)
 	want := featureAnswers(t, lf, lines)
 	for _, endings := range [][]string{{"\r\n"}, {"\r\n", "\n"}, {"\n", "\r\n", "\r\n"}} {
 		t.Run(strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(strings.Join(endings, ",")), func(t *testing.T) {
-			text := withEndings(crlfSource, endings...)
+			text := withEndings(source, endings...)
 			c := capsSession(t, caps, text)
 			got := featureAnswers(t, c, lines)
 			for _, k := range slices.Sorted(maps.Keys(want)) {
@@ -97,12 +118,15 @@ func TestLineEndings(t *testing.T) {
 // mixed document are those of its LF twin.
 func TestLineEndingDiagnostics(t *testing.T) {
 	caps := json.RawMessage(`{}`) // a client diagnostics are pushed to
-	want := capsSession(t, caps, crlfSource)
-	wantDiags := lastDiagnostics(t, want)
-	for _, endings := range [][]string{{"\r\n"}, {"\r\n", "\n"}} {
-		c := capsSession(t, caps, withEndings(crlfSource, endings...))
-		if got := lastDiagnostics(t, c); got != wantDiags {
-			t.Errorf("endings %q:\n got  %s\n want %s", endings, got, wantDiags)
+	for _, kind := range slices.Sorted(maps.Keys(lineEndingSources)) {
+		source := lineEndingSources[kind]
+		want := capsSession(t, caps, source)
+		wantDiags := lastDiagnostics(t, want)
+		for _, endings := range [][]string{{"\r\n"}, {"\r\n", "\n"}} {
+			c := capsSession(t, caps, withEndings(source, endings...))
+			if got := lastDiagnostics(t, c); got != wantDiags {
+				t.Errorf("%s, endings %q:\n got  %s\n want %s", kind, endings, got, wantDiags)
+			}
 		}
 	}
 }

@@ -267,11 +267,15 @@ func (s *server) Completion(ctx context.Context, params *protocol.CompletionPara
 func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol.Position) (protocol.CompletionResult, error) {
 	src := d.source()
 	off := d.file.Offset(int(pos.Line), int(pos.Character))
+	ask, items := toolCompletion(ctx, d, off)
+	if ask == askItems {
+		return &protocol.CompletionList{Items: items}, nil
+	}
 	// Inside "[...]": the instances of the metric before the bracket
 	// (on the cursor's line: a bracket does not span lines).
 	_, lineStart := d.file.Text.LineOf(off)
 	before := d.file.Text.Slice(lineStart, off)
-	if open := bytes.LastIndexByte(before, '['); open >= 0 && bytes.IndexByte(before[open:], ']') < 0 && src != nil {
+	if open := bytes.LastIndexByte(before, '['); open >= 0 && bytes.IndexByte(before[open:], ']') < 0 && src != nil && ask != askMetric {
 		return completeInstances(ctx, d, src, lineStart+open, off)
 	}
 	if def := d.file.DefinitionAt(off); def != nil {
@@ -286,7 +290,6 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 		parent, partial = word[:i], word[i+1:]
 	}
 	rg := toRange(grammar.Range{Start: d.file.Pos(start), End: d.file.Pos(off)})
-	var items []protocol.CompletionItem
 	if src != nil {
 		for _, k := range childrenOf(ctx, names, src, parent) {
 			if !strings.HasPrefix(k.Name, partial) {
@@ -306,7 +309,7 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 			})
 		}
 	}
-	if parent == "" {
+	if parent == "" && ask != askMetric {
 		for _, fn := range grammar.Functions() {
 			if fn.Internal || !strings.HasPrefix(fn.Name, partial) {
 				continue
@@ -405,22 +408,10 @@ func resolveCompletion(ctx context.Context, cfg *config, item *protocol.Completi
 func completeInstances(ctx context.Context, d *snapshot, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
 	nameStart := wordStart(d.file, open)
 	name := strings.TrimSpace(string(d.file.Text.Slice(nameStart, open)))
-	found, err := pmclient.Resolve(ctx, src, []string{name})
-	if err != nil || len(found) == 0 || found[0].Desc.InDom == pmapi.InDomNull {
-		return nil, nil
-	}
-	indom := found[0].Desc.InDom
-	insts, err := src.Instances(ctx, indom)
-	if err != nil {
-		return nil, nil
-	}
 	rg := toRange(grammar.Range{Start: d.file.Pos(open + 1), End: d.file.Pos(off)})
-	var items []protocol.CompletionItem
-	for _, in := range insts {
-		esc := strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace(in.Name)
-		items = append(items, protocol.CompletionItem{Label: in.Name, Kind: protocol.CompletionItemKindEnumMember,
-			Detail:   protocol.NewOptional(fmt.Sprintf("instance %d of %s", in.ID, indom)),
-			TextEdit: &protocol.TextEdit{Range: rg, NewText: esc}})
+	items := instanceItems(ctx, src, name, rg, strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace)
+	if items == nil {
+		return nil, nil
 	}
 	return &protocol.CompletionList{Items: items}, nil
 }
@@ -432,8 +423,12 @@ func (s *server) DocumentSymbol(ctx context.Context, params *protocol.DocumentSy
 	return nil, nil
 }
 
-// documentSymbols lists the definitions, with their attributes inside.
+// documentSymbols lists the definitions, with their attributes inside;
+// in a tool's file the sections, with their specs inside.
 func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
+	if syms, ok := toolSymbols(d); ok {
+		return syms
+	}
 	var syms protocol.DocumentSymbolSlice
 	index := map[string]int{}
 	for _, def := range d.file.Definitions.All() {

@@ -233,9 +233,18 @@ func (r *markerRun) run(f []string) []string {
 		syms, _ := res.(protocol.DocumentSymbolSlice)
 		for _, s := range syms {
 			out = append(out, fmt.Sprintf("%s %s", s.Name, rng(s.SelectionRange)))
-			for _, c := range s.Children {
-				out = append(out, fmt.Sprintf("  %s %s", c.Name, rng(c.Range)))
+			var nested func(cs []protocol.DocumentSymbol, indent string)
+			nested = func(cs []protocol.DocumentSymbol, indent string) {
+				for _, c := range cs {
+					line := fmt.Sprintf("%s%s %s", indent, c.Name, rng(c.Range))
+					if c.Detail != nil {
+						line += " " + strconv.Quote(*c.Detail)
+					}
+					out = append(out, line)
+					nested(c.Children, indent+"  ")
+				}
 			}
+			nested(s.Children, "  ")
 		}
 	case "wsymbols":
 		q := ""

@@ -89,6 +89,11 @@ func (s *server) Definition(ctx context.Context, params *protocol.DefinitionPara
 	decls, _ := s.occurrences(name)
 	locs := protocol.LocationSlice(locations(decls))
 	if len(locs) == 0 {
+		if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+			locs = derivedFileDefinitions(snap, name)
+		}
+	}
+	if len(locs) == 0 {
 		return nil, nil
 	}
 	sortLocations(locs)

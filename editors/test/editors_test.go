@@ -6,7 +6,8 @@
 // opens a config under pcp/derived/ against the test pmcd and goes through
 // filetype detection, a diagnostic, hover, the explain command (Neovim and
 // Emacs), a quick fix, formatting and completion after "sample."; the hover's "metadata: pmcd at localhost"
-// shows that the snippet's settings reached the server.
+// shows that the snippet's settings reached the server. Neovim and Emacs
+// also open a pmrep file and a pcp-htop meter (toolconf_test.go).
 package editortest
 
 import (
@@ -213,25 +214,40 @@ func checkSession(t *testing.T, r map[string][]string, kindKey, kind string, mar
 // TestNeovim07 runs Debian 12's Neovim 0.7.2 (this machine's) with our
 // plugin and setup() (editors/snippets/neovim-0.7.lua).
 func TestNeovim07(t *testing.T) {
-	skipWithoutOracle(t)
-	t.Parallel()
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Fatal("nvim missing: run scripts/pcp-testenv.sh (make testenv)")
-	}
-	dir := t.TempDir()
-	workspace(t, dir)
-	cmd := exec.Command(nvim, "--headless", "-u", dir+"/editors/snippets/neovim-0.7.lua",
-		"--cmd", "set rtp^="+dir+"/editors/neovim", "-c", "luafile "+dir+"/editors/test/nvim-driver.lua")
-	cmd.Env = append(os.Environ(), "PATH="+dir+"/bin:"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/.config",
-		"XDG_DATA_HOME="+dir+"/.local/share", "XDG_STATE_HOME="+dir+"/.local/state",
-		"PCP_EDITOR_OUT="+dir+"/out", "PCP_EDITOR_CONF="+dir+"/ws/pcp/derived/test.conf")
+	nvim, dir := localNeovim(t)
+	cmd := neovim07(nvim, dir, "nvim-driver.lua", "PCP_EDITOR_OUT="+dir+"/out", "PCP_EDITOR_CONF="+dir+"/ws/pcp/derived/test.conf")
 	log := run(t, cmd)
 	r := results(t, dir+"/out", log)
 	if v := strings.Join(r["version"], ""); !strings.HasPrefix(v, "0.7.") {
 		t.Errorf("Neovim %s, want Debian 12's 0.7", v)
 	}
 	checkSession(t, r, "filetype", "pcpderived", true)
+}
+
+// localNeovim is this machine's Neovim (Debian 12's 0.7) and a workspace
+// for it; the test runs in parallel.
+func localNeovim(t *testing.T) (nvim, dir string) {
+	t.Helper()
+	skipWithoutOracle(t)
+	t.Parallel()
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Fatal("nvim missing: run scripts/pcp-testenv.sh (make testenv)")
+	}
+	dir = t.TempDir()
+	workspace(t, dir)
+	return nvim, dir
+}
+
+// neovim07 is Debian 12's Neovim 0.7 with the plugin's setup()
+// (editors/snippets/neovim-0.7.lua) running a driver of editors/test in
+// the workspace dir, its environment plus env.
+func neovim07(nvim, dir, driver string, env ...string) *exec.Cmd {
+	cmd := exec.Command(nvim, "--headless", "-u", dir+"/editors/snippets/neovim-0.7.lua",
+		"--cmd", "set rtp^="+dir+"/editors/neovim", "-c", "luafile "+dir+"/editors/test/"+driver)
+	cmd.Env = append(append(os.Environ(), "PATH="+dir+"/bin:"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/.config",
+		"XDG_DATA_HOME="+dir+"/.local/share", "XDG_STATE_HOME="+dir+"/.local/state"), env...)
+	return cmd
 }
 
 // TestNeovim012 runs sid's Neovim 0.12 with vim.lsp.config/enable and

@@ -3,22 +3,7 @@
 ;; goes through what a user does, writing "key value" lines to
 ;; $PCP_EDITOR_OUT for editors/test (Go). Every step records what it saw
 ;; (or the error), and the Go test judges.
-(require 'eglot)
-(require 'flymake)
-(defvar pcp-test-lines nil)
-(defun pcp-put (key value)
-  (push (concat key " " (replace-regexp-in-string "\n" "\\\\n" (format "%s" value))) pcp-test-lines))
-(defun pcp-wait (pred seconds)
-  "Run timers and process output until PRED holds or SECONDS pass."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not (funcall pred)) (< (float-time) deadline))
-      (accept-process-output nil 0.05)
-      (run-hooks 'post-command-hook))
-    (funcall pred)))
-(defun pcp-finish ()
-  (with-temp-file (getenv "PCP_EDITOR_OUT")
-    (insert (mapconcat #'identity (reverse pcp-test-lines) "\n") "\n"))
-  (kill-emacs 0))
+(load (expand-file-name "emacs-lib.el" (file-name-directory load-file-name)) nil t)
 
 (condition-case err
     (progn
@@ -28,13 +13,7 @@
       (pcp-put "mode" major-mode)
       ;; eglot-ensure connects from post-command-hook, which the batch
       ;; mode's missing command loop never runs: pcp-wait runs it.
-      (pcp-put "attached" (if (pcp-wait (lambda () (eglot-current-server)) 30) "t" "nil"))
-      (pcp-wait (lambda () (flymake-diagnostics)) 30)
-      (dolist (d (sort (flymake-diagnostics) (lambda (a b) (< (flymake-diagnostic-beg a) (flymake-diagnostic-beg b)))))
-        (save-excursion
-          (goto-char (flymake-diagnostic-beg d))
-          (pcp-put "diagnostic" (format "%d:%d %s" (line-number-at-pos) (1+ (current-column))
-                                        (flymake-diagnostic-text d)))))
+      (pcp-attach-and-diagnose)
       (let ((server (eglot-current-server)))
         ;; Hover on kernel.all.load (line 2).
         (goto-char (point-min)) (forward-line 1) (forward-char 12)
@@ -71,11 +50,6 @@
         (pcp-put "line4" (buffer-substring (line-beginning-position) (line-end-position)))
         ;; Completion after "sample." on a new line, through
         ;; completion-at-point's table.
-        (goto-char (point-max))
-        (insert "m.new = sample.")
-        (let* ((capf (eglot-completion-at-point))
-               (table (nth 2 capf))
-               (prefix (buffer-substring (nth 0 capf) (point))))
-          (pcp-put "completion" (mapconcat #'identity (sort (all-completions prefix table) #'string<) ",")))))
+        (pcp-complete-after "m.new = sample.")))
   (error (pcp-put "error" (error-message-string err))))
 (pcp-finish)

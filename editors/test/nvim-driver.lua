@@ -14,10 +14,8 @@ local function finish()
   vim.cmd('qa!')
 end
 
-local function clients(buf)
-  if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = buf }) end
-  return vim.tbl_values(vim.lsp.buf_get_clients(buf))
-end
+local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h') .. '/nvim-lib.lua')
+local clients = lib.clients
 
 local ok, err = pcall(function()
   put('version', vim.version().major .. '.' .. vim.version().minor .. '.' .. vim.version().patch)
@@ -90,18 +88,7 @@ local ok, err = pcall(function()
 
   -- Completion after "sample." on a new line.
   vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'm.new = sample.' })
-  local n = vim.api.nvim_buf_line_count(buf)
-  res = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
-    textDocument = { uri = uri }, position = { line = n - 1, character = 15 },
-    context = { triggerKind = 2, triggerCharacter = '.' },
-  }, 10000)
-  local labels = {}
-  for _, r in pairs(res or {}) do
-    local items = r.result and (r.result.items or r.result) or {}
-    for _, it in ipairs(items) do table.insert(labels, it.label) end
-  end
-  table.sort(labels)
-  put('completion', table.concat(labels, ','))
+  put('completion', lib.completion_labels(buf, uri, vim.api.nvim_buf_line_count(buf) - 1, 15))
 
   -- Which model the diagnostics came by: a client that declares pull
   -- diagnostics (0.10+) gets none pushed.

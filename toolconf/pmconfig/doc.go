@@ -89,6 +89,9 @@ type Doc struct {
 	Specs []*Spec
 	// Findings are the problems the reading found, without metadata.
 	Findings []Finding
+	// DerivedFiles are the derived config files the derived options name
+	// (items starting with "/" or "."), as written, in file order.
+	DerivedFiles []string
 	// Registrations maps each formula's definition to its spec.
 	regs map[*grammar.Definition]*Spec
 	pos  *grammar.File // positions of the text

@@ -3,6 +3,7 @@ package pmconfig
 import (
 	"fmt"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,16 +15,21 @@ import (
 // dspec): a key equal to one of them sets the plugin's default.
 var dstatSpecWords = append(append([]string(nil), SpecWords...), "printtype", "colorstep", "grouptype", "cullinsts", "plugin", "valuesets")
 
+// DstatSpecWords are the spec words release v's pcp-dstat knows: a
+// plugin's defaults and a column's specs (filtertype since 7.0).
+func DstatSpecWords(v pcpver.Version) []string {
+	words := append([]string(nil), dstatSpecWords...)
+	if v.AtLeast(pcpver.Version{Major: 7}) {
+		words = append(words, "filtertype")
+	}
+	return words
+}
+
 func isDstatWord(w string, v pcpver.Version) bool {
 	if w == "filtertype" {
 		return v.AtLeast(pcpver.Version{Major: 7})
 	}
-	for _, s := range dstatSpecWords {
-		if s == w {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(dstatSpecWords, w)
 }
 
 // readDstat reads the sections as pcp-dstat's plugins: a key that is a

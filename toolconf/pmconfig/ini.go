@@ -425,3 +425,15 @@ func PyRepr(s string) string {
 	sb.WriteByte(quote)
 	return sb.String()
 }
+
+// SectionAt is the section file offset off is in: the one whose header
+// is the last before it ([DEFAULT] included), nil before the first.
+func (f *INI) SectionAt(off int) *Section {
+	var at *Section
+	for _, s := range append([]*Section{f.Default}, f.Sections...) {
+		if s != nil && s.HeadOff <= off && (at == nil || s.HeadOff > at.HeadOff) {
+			at = s
+		}
+	}
+	return at
+}

@@ -314,6 +314,7 @@ func (d *Doc) derivedOption(s *Section, e *Entry, v Value) []pendingReg {
 			continue
 		}
 		if item[0] == '/' || item[0] == '.' {
+			d.DerivedFiles = append(d.DerivedFiles, item)
 			if item[0] == '/' {
 				if st, err := os.Stat(item); err != nil || !st.Mode().IsRegular() {
 					why := "No such file or directory"

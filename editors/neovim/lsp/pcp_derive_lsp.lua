@@ -14,11 +14,13 @@
 ---   pattern = { ['.*/pcp/derived/.*%.conf'] = 'pcpderived', ['.*/config/derived/.*%.conf'] = 'pcpderived' },
 --- })
 --- ```
+--- pmrep, pcp-dstat and pcp-htop files use the `pcptoolconf` filetype, e.g.
+--- `pattern = { ['.*/pmrep/.*%.conf'] = 'pcptoolconf', ['.*/htop/meters/.*'] = 'pcptoolconf' }`.
 --- Settings (`pcpDerive.*`) are described in the project's docs/editors.md.
 
 ---@type vim.lsp.Config
 return {
   cmd = { 'pcp-derive-lsp', 'serve' },
-  filetypes = { 'pcpderived' },
+  filetypes = { 'pcpderived', 'pcptoolconf' },
   root_markers = { '.pcp-derive-lsp.yaml', '.git' },
 }

@@ -42,6 +42,14 @@ import {
 import { type ServerLocation, ServerNotFoundError, findServer } from './serverPath';
 
 export const LANGUAGE_ID = 'pcp-derived';
+/** pmrep, pcp-dstat and pcp-htop files: the server tells them apart by path and content. */
+export const TOOL_LANGUAGE_ID = 'pcp-toolconf';
+const LANGUAGE_IDS: readonly string[] = [LANGUAGE_ID, TOOL_LANGUAGE_ID];
+
+/** Whether the server reads documents of a language. */
+function isServed(languageId: string | undefined): boolean {
+  return languageId !== undefined && LANGUAGE_IDS.includes(languageId);
+}
 const CLIENT_ID = SECTION; // so that vscode-languageclient reads pcpDerived.trace.server
 const PREVIEW_METHOD = 'pcp/preview';
 
@@ -137,12 +145,12 @@ class Extension implements vscode.Disposable {
 
   /** Switches matching files to our language, and starts the server for the first config opened. */
   private onOpen(doc: vscode.TextDocument): void {
-    if (doc.languageId !== LANGUAGE_ID && doc.uri.scheme === 'file' && this.matches(doc.uri.fsPath)) {
+    if (!isServed(doc.languageId) && doc.uri.scheme === 'file' && this.matches(doc.uri.fsPath)) {
       // Reopens the document with the new language: this handler runs again.
       void vscode.languages.setTextDocumentLanguage(doc, LANGUAGE_ID);
       return;
     }
-    if (doc.languageId === LANGUAGE_ID && this.phase === 'idle') {
+    if (isServed(doc.languageId) && this.phase === 'idle') {
       void this.start();
     }
   }
@@ -218,10 +226,10 @@ class Extension implements vscode.Disposable {
 
     const serverOptions: ServerOptions = { command: this.location.path, args: ['serve'] };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [
-        { scheme: 'file', language: LANGUAGE_ID },
-        { scheme: 'untitled', language: LANGUAGE_ID },
-      ],
+      documentSelector: LANGUAGE_IDS.flatMap((language) => [
+        { scheme: 'file', language },
+        { scheme: 'untitled', language },
+      ]),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => this.serverSettings(),
@@ -322,7 +330,7 @@ class Extension implements vscode.Disposable {
     this.setPhase('idle');
     this.settings = this.read();
     this.matches = fileMatcher(this.settings.filePatterns);
-    const open = vscode.workspace.textDocuments.some((d) => d.languageId === LANGUAGE_ID);
+    const open = vscode.workspace.textDocuments.some((d) => isServed(d.languageId));
     if (open || userAsked) {
       await this.start();
     }
@@ -376,7 +384,7 @@ class Extension implements vscode.Disposable {
           ? new vscode.ThemeColor('statusBarItem.warningBackground')
           : undefined;
     const editor = vscode.window.activeTextEditor;
-    if (editor?.document.languageId === LANGUAGE_ID) {
+    if (editor && isServed(editor.document.languageId)) {
       this.status.show();
     } else {
       this.status.hide();
@@ -487,7 +495,7 @@ class Extension implements vscode.Disposable {
 
   private async previewValues(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
-    if (editor?.document.languageId !== LANGUAGE_ID) {
+    if (!editor || !isServed(editor.document.languageId)) {
       void vscode.window.showErrorMessage('Preview: open a PCP derived metric config and put the cursor on a definition.');
       return;
     }
@@ -539,7 +547,7 @@ class Extension implements vscode.Disposable {
 
   private async explainMetric(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
-    if (editor?.document.languageId !== LANGUAGE_ID) {
+    if (!editor || !isServed(editor.document.languageId)) {
       void vscode.window.showErrorMessage('Explain: open a PCP derived metric config and put the cursor on a definition.');
       return;
     }

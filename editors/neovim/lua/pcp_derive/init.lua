@@ -38,7 +38,7 @@ end
 
 local defaults = {
   cmd = { 'pcp-derive-lsp', 'serve' },
-  filetypes = { 'pcpderived' },
+  filetypes = { 'pcpderived', 'pcptoolconf' },
   settings = {},
 }
 

@@ -481,3 +481,6 @@ check('a settings change reaches the running server', async () => {
   const starts = outputLog().split('\n').filter((l) => /\] starting \//.test(l));
   assert.ok(starts.length >= 1 && starts.every((l) => l.includes(`starting ${SERVER_BIN} (setting)`)), `server starts:\n${starts.join('\n')}`);
 });
+
+// pmrep, pcp-dstat and pcp-htop files (issue #38), in the same session.
+require('./toolconf.e2e.js')({ check, waitFor, command, goTo, escape, workspace, page: () => page });

@@ -107,6 +107,19 @@ test('the built-in associations of package.json, read as filePatterns, match wha
   assert.ok(!m('/etc/pcp/pmcd/pmcd.conf'));
 });
 
+test('the tool files language matches pmrep, pcp-dstat and pcp-htop files by path', () => {
+  const pkg = require('../../package.json');
+  const lang = pkg.contributes.languages.find((l) => l.id === 'pcp-toolconf');
+  const m = c.fileMatcher([...lang.filenamePatterns, ...lang.filenames.map((f) => `**/${f}`)]);
+  for (const p of ['/etc/pcp/pmrep/collectl.conf', '/home/u/.pcp/pmrep/mine.conf', '/home/u/.pmrep.conf', '/etc/pcp/dstat/disk',
+    '/etc/pcp/htop/meters/load', '/etc/pcp/htop/columns/gpu', '/home/u/.config/htop/screens/biosnoop']) {
+    assert.ok(m(p), p);
+  }
+  for (const p of ['/etc/pcp/pmcd/pmcd.conf', '/etc/pcp/derived/disk.conf', '/etc/pcp/htop/htoprc', '/etc/pcp/pmrep/README']) {
+    assert.ok(!m(p), p);
+  }
+});
+
 const live = {
   name: 'm.load', source: 'pmcd on this host', timestamp: '2026-11-22T18:00:00Z', metadata: 'float instant, units none, indom 60.2',
   values: [{ instance: '1 minute', value: '0.5' }, { instance: '15 minute', value: '0.25' }], text: 'm.load = 1 minute: 0.5, 15 minute: 0.25',

@@ -55,6 +55,16 @@ test('language id, grammar and language configuration fit together', () => {
   assert.strictEqual(langConf.comments.lineComment, '#');
   const word = new RegExp(langConf.wordPattern, 'g');
   assert.deepStrictEqual('disk.dev.avgsz = delta(disk.dev.total_bytes) / 0.5'.match(word), ['disk.dev.avgsz', 'delta', 'disk.dev.total_bytes', '0.5']);
+  // pmrep, pcp-dstat and pcp-htop files: their own language and grammar,
+  // whose expressions are pcp-derived's; the client serves both languages.
+  const tool = pkg.contributes.languages[1];
+  assert.strictEqual(tool.id, 'pcp-toolconf');
+  assert.match(extensionSource, /TOOL_LANGUAGE_ID = 'pcp-toolconf'/);
+  assert.match(extensionSource, /LANGUAGE_IDS: readonly string\[\] = \[LANGUAGE_ID, TOOL_LANGUAGE_ID\]/);
+  const toolGrammar = pkg.contributes.grammars.find((g) => g.language === tool.id);
+  const toolTm = JSON.parse(fs.readFileSync(path.join(root, toolGrammar.path), 'utf8'));
+  assert.strictEqual(toolTm.scopeName, toolGrammar.scopeName);
+  assert.match(JSON.stringify(toolTm), new RegExp(`"include":"${grammar.scopeName}#expression"`));
   assert.deepStrictEqual(pkg.engines.vscode, '^1.82.0');
   assert.strictEqual(pkg.dependencies['vscode-languageclient'], '9.0.1');
   assert.strictEqual(pkg.devDependencies['@types/vscode'], '1.82.0', '@types/vscode must not be newer than engines.vscode');
