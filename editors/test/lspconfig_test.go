@@ -33,7 +33,7 @@ func TestLspconfigConventions(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  cmd = { '" + server + "', 'serve' },\n",
-		"  filetypes = { 'pcpderived' },\n",
+		"  filetypes = { 'pcpderived', 'pcptoolconf' },\n",
 		"  root_markers = { '.pcp-derive-lsp.yaml', '.git' },\n",
 	} {
 		if !strings.Contains(src, want) {
