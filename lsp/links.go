@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -36,12 +37,23 @@ var (
 
 // DocumentLink links the finding codes of suppression comments to their
 // pages (under the DocsURL option, as diagnostics do), and #control
-// lines and function names to PCP's manual pages.
+// lines and function names to PCP's manual pages. The connection answers
+// with documentLinkReply's JSON (encodedReplies); this is for a caller
+// in the process.
 func (s *server) DocumentLink(ctx context.Context, params *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
 	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
 		return documentLinks(snap, s.opts.DocsURL), nil
 	}
 	return nil, nil
+}
+
+// documentLinkReply is the JSON of DocumentLink's answer, made once per
+// version of the document.
+func (s *server) documentLinkReply(ctx context.Context, params *protocol.DocumentLinkParams) (jsonrpc2.RawMessage, error) {
+	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
+		return snap.linksJSON(s.opts.DocsURL)
+	}
+	return jsonrpc2.RawMessage("null"), nil
 }
 
 // documentLinks are the document's links in file order within each kind:
