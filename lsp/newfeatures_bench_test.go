@@ -96,6 +96,7 @@ func benchNewFeatures(b *testing.B, lines int) {
 		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, &links); err != nil || len(links) < lines/2 {
 			b.Fatalf("links: %d bytes, %v", len(links), err)
 		}
+		b.ReportMetric(float64(len(links))/1e3, "kB-reply")
 	})
 	run("rangeformat", func(b *testing.B) {
 		rg := protocol.Range{Start: protocol.Position{Line: uint32(mid - 1)}, End: protocol.Position{Line: uint32(mid), Character: 5}}
@@ -122,6 +123,7 @@ func benchNewFeatures(b *testing.B, lines int) {
 		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDiagnostic, &protocol.DocumentDiagnosticParams{TextDocument: doc}, &full); err != nil || !bytes.Contains(full, []byte(`"kind":"full"`)) {
 			b.Fatalf("full pull: %.100s, %v", full, err)
 		}
+		b.ReportMetric(float64(len(full))/1e3, "kB-reply")
 	})
 	run("wspull", func(b *testing.B) {
 		rep, err := srv.DiagnosticWorkspace(ctx, &protocol.WorkspaceDiagnosticParams{PreviousResultIds: wsPrevious})
