@@ -395,6 +395,7 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	s.docs.close(u)
 	s.diagJSON.forget(u)
 	s.pullJSON.forget(u)
+	s.links.forget(u)
 	s.lenses.forget(u)
 	s.pulls.forget(u)
 	s.publishing.Unlock()

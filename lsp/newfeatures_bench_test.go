@@ -165,6 +165,19 @@ func benchNewFeatures(b *testing.B, lines int) {
 		}
 		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
 	})
+	// A keystroke and then the links of its version, as an editor asks
+	// for them after each change: the definitions the keystroke did not
+	// touch keep their links' JSON (definitionLinks), the reply is made
+	// of it (its bytes still grow with the document).
+	run("linksafteredit", func(b *testing.B) {
+		end := protocol.Position{Line: comment, Character: n}
+		edit(b, protocol.Range{Start: end, End: end}, "7")
+		var links json.RawMessage
+		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, &links); err != nil || len(links) < lines/2 {
+			b.Fatalf("links: %d bytes, %v", len(links), err)
+		}
+		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
+	})
 	// afteredit's baseline: the same keystrokes, and a hover that waits
 	// for their analysis. afteredit less this is what the features cost.
 	run("editsonly", func(b *testing.B) {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
 // Two answers grow with the document by nature: documentLink lists every
@@ -33,12 +36,139 @@ type replyCell struct {
 	findingsErr  error
 }
 
-// linksJSON is the JSON of the document's links (documentLinks).
-func (s *snapshot) linksJSON(docsURL string) (jsonrpc2.RawMessage, error) {
+// linksJSON is the JSON of the document's links (documentLinks): its
+// comments' encoded, and each definition's from defs, which keeps them
+// from earlier versions (a version after an edit within a line shares
+// every other definition with the last one).
+func (s *snapshot) linksJSON(docsURL string, defs *definitionLinks) (jsonrpc2.RawMessage, error) {
 	s.replies.linksOnce.Do(func() {
-		s.replies.links, s.replies.linksErr = protocol.Marshal(documentLinks(s, docsURL))
+		s.replies.links, s.replies.linksErr = s.encodeLinks(docsURL, defs)
 	})
 	return s.replies.links, s.replies.linksErr
+}
+
+func (s *snapshot) encodeLinks(docsURL string, defs *definitionLinks) (jsonrpc2.RawMessage, error) {
+	comments, err := protocol.Marshal(commentLinks(s, docsURL))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the links of %s: %w", s.uri, err)
+	}
+	buf := append([]byte{'['}, listItems(comments)...)
+	defs.mu.Lock()
+	defer defs.mu.Unlock()
+	calls := 0
+	for _, def := range s.file.Definitions.All() {
+		js, err := defs.of(s.file, def)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the links of %s: %w", s.uri, err)
+		}
+		if js == nil {
+			continue
+		}
+		calls++
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, js...)
+	}
+	defs.kept(calls)
+	if len(buf) == 1 {
+		return jsonrpc2.RawMessage("null"), nil // as a nil list encodes
+	}
+	return append(buf, ']'), nil
+}
+
+// listItems is the items of a JSON list, without its brackets: none for
+// an empty or null one.
+func listItems(list []byte) []byte {
+	if len(list) < 2 || list[0] != '[' {
+		return nil
+	}
+	return list[1 : len(list)-1]
+}
+
+// definitionLinks keeps, for one document, the JSON of each definition's
+// links (functionLinks), by definition: an edit within a line makes a
+// version sharing every other definition with the last one (their places
+// hold lines and columns, which the edit leaves as they were), so a
+// version's links encode only the definitions it made. Two generations:
+// a definition not in a version for a generation is forgotten.
+type definitionLinks struct {
+	mu        sync.Mutex
+	cur, prev map[*grammar.Definition][]byte
+}
+
+// noLinks marks a definition without links (its JSON is then nil).
+var noLinks = []byte{}
+
+// of is the JSON of def's links, comma-separated; nil for none. The
+// caller holds mu.
+func (c *definitionLinks) of(f *grammar.File, def *grammar.Definition) ([]byte, error) {
+	if !strings.Contains(def.Expr, "(") {
+		return nil, nil // functionLinks's own test, without a look-up
+	}
+	js, ok := c.cur[def]
+	if !ok {
+		if js, ok = c.prev[def]; ok {
+			c.cur[def] = js
+		}
+	}
+	if !ok {
+		list, err := protocol.Marshal(functionLinks(f, def))
+		if err != nil {
+			return nil, err
+		}
+		js = listItems(list)
+		if js == nil {
+			js = noLinks
+		}
+		if c.cur == nil {
+			c.cur = map[*grammar.Definition][]byte{}
+		}
+		c.cur[def] = js
+	}
+	if len(js) == 0 {
+		return nil, nil
+	}
+	return js, nil
+}
+
+// kept ends a version whose definitions with calls were n: the current
+// generation becomes the previous one once it holds twice that (and
+// more than a few), so a generation spans many versions and a
+// definition carried from one to the next is copied once a generation.
+// The caller holds mu.
+func (c *definitionLinks) kept(n int) {
+	if len(c.cur) > 2*n+1024 {
+		c.prev, c.cur = c.cur, make(map[*grammar.Definition][]byte, n)
+	}
+}
+
+// documentLinkCaches are the open documents' definitionLinks.
+type documentLinkCaches struct {
+	mu   sync.Mutex
+	docs map[uri.URI]*definitionLinks
+}
+
+// of is document u's cache, made on first use.
+func (c *documentLinkCaches) of(u uri.URI) *definitionLinks {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.docs == nil {
+		c.docs = map[uri.URI]*definitionLinks{}
+	}
+	d := c.docs[u]
+	if d == nil {
+		d = &definitionLinks{}
+		c.docs[u] = d
+	}
+	return d
+}
+
+// forget lets go of a closed document's cache.
+func (c *documentLinkCaches) forget(u uri.URI) {
+	c.mu.Lock()
+	delete(c.docs, u)
+	c.mu.Unlock()
 }
 
 // findingsJSON is the JSON of the document's findings as a pull answers

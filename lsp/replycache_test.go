@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"unsafe"
@@ -96,10 +97,15 @@ func TestFindingsJSONFollowsEdits(t *testing.T) {
 }
 
 // TestLinksJSONOncePerVersion: a version's links are encoded on the
-// first request and copied after, and they are documentLinks' encoding.
+// first request and copied after, and they are documentLinks' encoding;
+// after an edit within a line, the next version's are too, and only the
+// edited definition was encoded again: the others' JSON is the kept one.
 func TestLinksJSONOncePerVersion(t *testing.T) {
-	snap := parsedSnapshot(t, uri.File("/tmp/links.conf"), 1, brokenLines(30, -1, ""))
-	first, err := snap.linksJSON("")
+	u := uri.File("/tmp/links.conf")
+	text := "# pcp-derive-lsp: ignore[unknown-metric]\n" + brokenLines(30, -1, "")
+	snap := parsedSnapshot(t, u, 1, text)
+	var defs definitionLinks
+	first, err := snap.linksJSON("", &defs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +113,46 @@ func TestLinksJSONOncePerVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(first, want) || !bytes.Contains(first, []byte("pmregisterderived")) {
+	if !bytes.Equal(first, want) || !bytes.Contains(first, []byte("pmregisterderived")) || !bytes.Contains(first, []byte("unknown-metric")) {
 		t.Errorf("links JSON\n%s\nwant\n%s", first, want)
 	}
-	if again, _ := snap.linksJSON(""); unsafe.SliceData(again) != unsafe.SliceData(first) {
+	if again, _ := snap.linksJSON("", &defs); unsafe.SliceData(again) != unsafe.SliceData(first) {
 		t.Error("the links were encoded again for the same version")
+	}
+	kept := maps.Clone(defs.cur)
+
+	// "m4 = rate(disk.dev.read) + 4" becomes "m4 = rate(disk.dev.read) + 40".
+	at := strings.Index(text, "+ 4\n") + len("+ 4")
+	edited := text[:at] + "0" + text[at:]
+	cfg := snap.res.Config
+	res, reparsed := analysis.Reparse(snap.res, u.FsPath(), grammar.NewText([]byte(edited)), cfg,
+		analysis.Options{Change: &grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}})
+	if !reparsed {
+		t.Fatal("the edit was not read from its line alone")
+	}
+	next := newSnapshot(snap.cfg, u, 2, 2, res.Files[0].File.Text, res)
+	got, err := next.linksJSON("", &defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := protocol.Marshal(documentLinks(next, "")); !bytes.Equal(got, want) {
+		t.Errorf("links JSON after the edit\n%s\nwant\n%s", got, want)
+	}
+	again := 0
+	for _, def := range next.file.Definitions.All() {
+		if !strings.Contains(def.Expr, "(") {
+			continue // never looked up
+		}
+		js, ok := kept[def]
+		if !ok {
+			again++
+			continue
+		}
+		if now := defs.cur[def]; len(js) > 0 && unsafe.SliceData(now) != unsafe.SliceData(js) {
+			t.Errorf("%s: its links were encoded again, not kept", def.Name)
+		}
+	}
+	if again != 1 {
+		t.Errorf("%d definitions encoded again after an edit of one", again)
 	}
 }

@@ -121,6 +121,7 @@ type server struct {
 	// pullJSON makes the findings' JSON of pulls (snapshot.findingsJSON):
 	// never used to publish, so the JSON it made stays as it was.
 	pullJSON diagnosticJSON
+	links    documentLinkCaches // each open document's definitions' links as JSON (replycache.go)
 	// publishing orders the publishes (publishIf).
 	publishing sync.Mutex
 
