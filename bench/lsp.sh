@@ -69,6 +69,12 @@ out2=$(go test ./lsp -run '^$' -bench 'Completion100kNames|Features(1000|100000)
 # ones), and 1,000 documents open at once (issue 39).
 out2+=$'\n'$(go test ./lsp -run '^$' -bench 'Open(1000|100000)Lines$' -benchtime 5x)
 out2+=$'\n'$(go test ./lsp -run '^$' -bench 'Open1000Documents$' -benchtime 1x)
+# Issue 39's features (highlight, selection, call hierarchy, links, range
+# formatting, pulls) in the middle of 1,000 and 100,000 lines, each with
+# its ratio. links and pullfull are answers that grow with the document
+# (every function call, every finding): taken as the JSON the server
+# sent, their time follows their bytes (kB-reply).
+out2+=$'\n'$(go test ./lsp -run '^$' -bench 'NewFeatures(1000|100000)Lines$' -benchtime 50x -benchmem)
 echo "$out" "$out2" | grep '^Benchmark'
 echo "NOTE a keystroke counts from the didChange written to the publishDiagnostics read; the benchmark client's own decoding of it (encoding/json, about 2 ms for 500 diagnostics) is left out, and printed beside it"
 echo "$out" "$out2" | awk -v rt="$rt_us" -v kind="$kind" '
@@ -87,6 +93,19 @@ $1 ~ "^BenchmarkKeystroke(1000|100000)LinesErrors" {
 	n = $1; sub("^BenchmarkKeystroke", "", n); sub(/Lines.*/, "", n)
 	printf "keystroke -> diagnostics, %7d lines, 2%% of them in error:  %9.2f ms  (%s findings)\n", n, keystroke()/1e6, metric("diags")
 	printf "RESULT keystroke_errors_%d_ms %.3f ms\n", n, keystroke()/1e6
+	# The same bytes through an OS pipe to a like reader: the floor no
+	# server work lowers (the protocol sends every finding each time).
+	printf "  of which the publication'"'"'s %s kB through the pipe: %.2f ms; server CPU %.2f ms\n", metric("kB-published"), metric("ns-transfer")/1e6, metric("ns-server-cpu")/1e6
+	printf "RESULT keystroke_errors_transfer_%d_ms %.3f ms\n", n, metric("ns-transfer")/1e6
+	printf "RESULT keystroke_errors_server_cpu_%d_ms %.3f ms\n", n, metric("ns-server-cpu")/1e6
+	next
+}
+/^BenchmarkNewFeatures(1000|100000)Lines\// {
+	n = $1; sub("^BenchmarkNewFeatures", "", n); sub(/Lines.*/, "", n)
+	f = $1; sub(/^[^\/]*\//, "", f); sub(/-[0-9]+$/, "", f)
+	nf[f, n] = $3
+	if ((kb = metric("kB-reply")) != "") reply[f, n] = kb
+	if (!(f in seen)) { seen[f] = 1; order[++features] = f }
 	next
 }
 $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
@@ -116,4 +135,14 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
 }
 /^BenchmarkCompletion100kNames/  { rss = metric("MB-RSS")
                                    printf "completion, 100,000-name namespace:       %9.3f ms  (%.1f libpcp round trips); RSS %s MB\n", $3/1e6, $3/1e3/rt, rss
-                                   printf "RESULT completion_100k_ms %.4f ms\n", $3/1e6 }'
+                                   printf "RESULT completion_100k_ms %.4f ms\n", $3/1e6 }
+END {
+	for (i = 1; i <= features; i++) {
+		f = order[i]
+		if (nf[f, 1000] == "" || nf[f, 100000] == "") continue
+		printf "%-14s 1,000 lines %9.3f ms, 100,000 lines %9.3f ms: %6.1f x", f, nf[f, 1000]/1e6, nf[f, 100000]/1e6, nf[f, 100000]/nf[f, 1000]
+		if (reply[f, 1000] != "") printf "  (reply %s kB and %s kB)", reply[f, 1000], reply[f, 100000]
+		printf "\n"
+		printf "RESULT newfeatures_%s_ratio %.2f x\n", f, nf[f, 100000]/nf[f, 1000]
+	}
+}'

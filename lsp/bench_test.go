@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
@@ -35,6 +36,13 @@ func (r *versionRecorder) LogMessage(context.Context, *protocol.LogMessageParams
 func (r *versionRecorder) ShowMessage(context.Context, *protocol.ShowMessageParams) error { return nil }
 
 func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecorder, context.Context) {
+	srv, rec, ctx, _ := benchSessionConn(b, settings)
+	return srv, rec, ctx
+}
+
+// benchSessionConn is benchSession with the client's connection, for
+// requests whose answer the benchmark takes as the JSON the server sent.
+func benchSessionConn(b testing.TB, settings string) (protocol.Server, *versionRecorder, context.Context, jsonrpc2.Conn) {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "bench"})
@@ -45,7 +53,7 @@ func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecor
 		b.Fatal(err)
 	}
 	srv.Initialized(cctx, &protocol.InitializedParams{})
-	return srv, rec, cctx
+	return srv, rec, cctx, conn
 }
 
 // embeddedConfig is n generated definitions over metrics of the embedded

@@ -394,6 +394,8 @@ func (s *server) DidClose(ctx context.Context, params *protocol.DidCloseTextDocu
 	s.publishing.Lock()
 	s.docs.close(u)
 	s.diagJSON.forget(u)
+	s.pullJSON.forget(u)
+	s.links.forget(u)
 	s.lenses.forget(u)
 	s.pulls.forget(u)
 	s.publishing.Unlock()

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,11 +25,14 @@ import (
 // The goal (issue #39): at 100,000 lines at most twice the 1,000-line
 // figure. Two answers grow with the document by nature: documentLink
 // lists every function call (links), and a full pull every finding
-// (pullfull), as the push does. index is what the first highlight or
+// (pullfull), as the push does: these two take the answer as the JSON
+// the server sent (the server's work to answer, and the bytes through the
+// pipe, not the client's decoding of a megabyte into Go values, which is
+// the client's own work and grows with the answer). index is what the first highlight or
 // call hierarchy request after an edit costs for a document checked
 // against no source (a checked one reads the analysis's own indexes).
 func benchNewFeatures(b *testing.B, lines int) {
-	srv, rec, ctx := benchSession(b, `{"source": {"metadata": "embedded"}, "debounce": 0, "preview": {"enabled": false}}`)
+	srv, rec, ctx, conn := benchSessionConn(b, `{"source": {"metadata": "embedded"}, "debounce": 0, "preview": {"enabled": false}}`)
 	dir := filepath.Join(b.TempDir(), "derived")
 	os.MkdirAll(dir, 0o755)
 	if err := os.WriteFile(filepath.Join(dir, "zclosed.conf"), []byte("bench.closed = bench.base + 1\n"), 0o644); err != nil {
@@ -87,9 +92,11 @@ func benchNewFeatures(b *testing.B, lines int) {
 		}
 	})
 	run("links", func(b *testing.B) {
-		if _, err := srv.DocumentLink(ctx, &protocol.DocumentLinkParams{TextDocument: doc}); err != nil {
-			b.Fatal(err)
+		var links json.RawMessage
+		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, &links); err != nil || len(links) < lines/2 {
+			b.Fatalf("links: %d bytes, %v", len(links), err)
 		}
+		b.ReportMetric(float64(len(links))/1e3, "kB-reply")
 	})
 	run("rangeformat", func(b *testing.B) {
 		rg := protocol.Range{Start: protocol.Position{Line: uint32(mid - 1)}, End: protocol.Position{Line: uint32(mid), Character: 5}}
@@ -112,9 +119,11 @@ func benchNewFeatures(b *testing.B, lines int) {
 		}
 	})
 	run("pullfull", func(b *testing.B) {
-		if _, err := srv.Diagnostic(ctx, &protocol.DocumentDiagnosticParams{TextDocument: doc}); err != nil {
-			b.Fatal(err)
+		var full json.RawMessage
+		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDiagnostic, &protocol.DocumentDiagnosticParams{TextDocument: doc}, &full); err != nil || !bytes.Contains(full, []byte(`"kind":"full"`)) {
+			b.Fatalf("full pull: %.100s, %v", full, err)
 		}
+		b.ReportMetric(float64(len(full))/1e3, "kB-reply")
 	})
 	run("wspull", func(b *testing.B) {
 		rep, err := srv.DiagnosticWorkspace(ctx, &protocol.WorkspaceDiagnosticParams{PreviousResultIds: wsPrevious})
@@ -153,6 +162,19 @@ func benchNewFeatures(b *testing.B, lines int) {
 		rep, err := srv.DiagnosticWorkspace(ctx, &protocol.WorkspaceDiagnosticParams{PreviousResultIds: wsPrevious})
 		if err != nil || len(rep.Items) == 0 {
 			b.Fatalf("workspace pull: %v, %v", rep, err)
+		}
+		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
+	})
+	// A keystroke and then the links of its version, as an editor asks
+	// for them after each change: the definitions the keystroke did not
+	// touch keep their links' JSON (definitionLinks), the reply is made
+	// of it (its bytes still grow with the document).
+	run("linksafteredit", func(b *testing.B) {
+		end := protocol.Position{Line: comment, Character: n}
+		edit(b, protocol.Range{Start: end, End: end}, "7")
+		var links json.RawMessage
+		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, &links); err != nil || len(links) < lines/2 {
+			b.Fatalf("links: %d bytes, %v", len(links), err)
 		}
 		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
 	})

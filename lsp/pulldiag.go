@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
@@ -152,32 +154,64 @@ func hashDiagnostics(list []protocol.Diagnostic) uint64 {
 // taking them pushed.
 func (s *server) pullsDiagnostics() bool { return s.session.clientCaps().pullDiagnostics }
 
-// Diagnostic answers a pull of one document's findings: the analysis of
-// its latest text, with what the preview and the fleet add, as a push
-// would send them; "unchanged" when the client has them already.
+// Diagnostic answers a pull of one document's findings, for a caller in
+// the process: the connection answers textDocument/diagnostic with
+// diagnosticReply's JSON (encodedReplies), which this decodes.
 func (s *server) Diagnostic(ctx context.Context, params *protocol.DocumentDiagnosticParams) (protocol.DocumentDiagnosticReport, error) {
+	raw, err := s.diagnosticReply(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	var kind struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(raw, &kind); err != nil {
+		return nil, fmt.Errorf("decoding a diagnostic report: %w", err)
+	}
+	if kind.Kind == "unchanged" {
+		var rep protocol.RelatedUnchangedDocumentDiagnosticReport
+		return &rep, protocol.Unmarshal(raw, &rep)
+	}
+	var rep protocol.RelatedFullDocumentDiagnosticReport
+	return &rep, protocol.Unmarshal(raw, &rep)
+}
+
+// diagnosticReply is the JSON of the answer to a pull of one document's
+// findings: the analysis of its latest text, with what the preview and
+// the fleet add, as a push would send them; "unchanged" when the client
+// has them already. An open document's findings are encoded once per
+// version (snapshot.findingsJSON), so a pull of a version pulled before
+// copies their JSON, and a pull after an edit encodes only the findings
+// that changed.
+func (s *server) diagnosticReply(ctx context.Context, params *protocol.DocumentDiagnosticParams) (jsonrpc2.RawMessage, error) {
 	u := params.TextDocument.URI
 	snap := s.current(ctx, u)
 	if snap == nil {
 		// Not open: the workspace's analysis of its directory.
 		items := s.closedFindings(ctx, u)
-		return &protocol.RelatedFullDocumentDiagnosticReport{FullDocumentDiagnosticReport: protocol.FullDocumentDiagnosticReport{Kind: "full", Items: items}}, nil
+		return protocol.Marshal(&protocol.RelatedFullDocumentDiagnosticReport{FullDocumentDiagnosticReport: protocol.FullDocumentDiagnosticReport{Kind: "full", Items: items}})
 	}
 	extra := slices.Concat(s.fleetDiagnostics(snap), s.emptyNowDiagnostics(snap))
-	report, id := documentDiagnostics(snap, extra, s.pulls, s.opts.DocsURL, params.PreviousResultID)
+	id := s.pulls.resultID(snap, extra)
 	s.pulls.answered(u, id)
+	rid := strconv.FormatUint(id, 10)
+	var related map[uri.URI]protocol.FullDocumentDiagnosticReportOrUnchangedDocumentDiagnosticReport
 	if s.session.clientCaps().relatedDocuments && u.Scheme() == "file" {
 		// The closed configs beside it, which an edit of it may break:
 		// shown at once by a client that takes them (Neovim).
-		related := s.relatedFindings(ctx, u)
-		switch r := report.(type) {
-		case *protocol.RelatedFullDocumentDiagnosticReport:
-			r.RelatedDocuments = related
-		case *protocol.RelatedUnchangedDocumentDiagnosticReport:
-			r.RelatedDocuments = related
-		}
+		related = s.relatedFindings(ctx, u)
 	}
-	return report, nil
+	if previous := params.PreviousResultID; previous != nil && *previous == rid {
+		return protocol.Marshal(&protocol.RelatedUnchangedDocumentDiagnosticReport{
+			UnchangedDocumentDiagnosticReport: protocol.UnchangedDocumentDiagnosticReport{Kind: "unchanged", ResultID: rid},
+			RelatedDocuments:                  related,
+		})
+	}
+	items, err := snap.findingsJSON(&s.pullJSON, s.opts.DocsURL)
+	if err != nil {
+		return nil, err
+	}
+	return fullReportJSON(rid, items, extra, related)
 }
 
 // relatedFindings are the findings of the closed configs in the
@@ -196,16 +230,4 @@ func (s *server) relatedFindings(ctx context.Context, u uri.URI) map[uri.URI]pro
 		out[c] = &protocol.FullDocumentDiagnosticReport{Kind: "full", ResultID: &rid, Items: da.findings[c]}
 	}
 	return out
-}
-
-// documentDiagnostics is a document's pull report: its findings and
-// extra, or "unchanged" when previous is their result id.
-func documentDiagnostics(snap *snapshot, extra []protocol.Diagnostic, p *pullState, docsURL string, previous *string) (protocol.DocumentDiagnosticReport, uint64) {
-	id := p.resultID(snap, extra)
-	rid := strconv.FormatUint(id, 10)
-	if previous != nil && *previous == rid {
-		return &protocol.RelatedUnchangedDocumentDiagnosticReport{UnchangedDocumentDiagnosticReport: protocol.UnchangedDocumentDiagnosticReport{Kind: "unchanged", ResultID: rid}}, id
-	}
-	items := append(diagnostics(snap, docsURL), extra...)
-	return &protocol.RelatedFullDocumentDiagnosticReport{FullDocumentDiagnosticReport: protocol.FullDocumentDiagnosticReport{Kind: "full", ResultID: &rid, Items: items}}, id
 }

@@ -118,6 +118,10 @@ type server struct {
 	explains  *explainStore  // what the preview saw of every node, for hover and empty-now
 	lenses    *lensFocus     // where the user is in each document, for its code lenses
 	diagJSON  diagnosticJSON // the JSON of the findings published lately
+	// pullJSON makes the findings' JSON of pulls (snapshot.findingsJSON):
+	// never used to publish, so the JSON it made stays as it was.
+	pullJSON diagnosticJSON
+	links    documentLinkCaches // each open document's definitions' links as JSON (replycache.go)
 	// publishing orders the publishes (publishIf).
 	publishing sync.Mutex
 
@@ -159,6 +163,7 @@ func (s *server) Initialize(ctx context.Context, params *protocol.InitializePara
 	}
 	s.reportSettings(problems)
 	s.diagJSON.shape = s.session.clientCaps().diagnostic // before the first publish: none before initialize
+	s.pullJSON.shape = s.diagJSON.shape
 	folders, _ := params.WorkspaceFolders.Get()
 	for _, f := range folders {
 		s.workspace.addFolder(f.URI)

@@ -32,6 +32,9 @@ type snapshot struct {
 	// occ is the document's index of names (occurrences.go), made on
 	// the first request about a name: derived from the rest, not a change.
 	occ indexCell
+	// replies are the JSON of the replies that grow with the document
+	// (replycache.go), made on their first request.
+	replies replyCell
 }
 
 // newSnapshot wraps the shared analysis of one version of a document.

@@ -159,6 +159,14 @@ func build(r results) []row {
 		met = boolp(x <= 2 && e100 <= 20)
 	}
 	add("keystroke → publishDiagnostics, 100,000 lines, 2% in error", measure(e100, okE100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" the 1,000-line figure (%s)", measure(e1, okE1, "%.2f", "ms")), "≤ 2× the 1,000-line figure, ≤ 20 ms", met)
+	// The floor under it: the publication's bytes through a pipe alone.
+	if tr, okT := r.get("keystroke_errors_transfer_100000_ms"); okT {
+		cpu1, okC1 := r.get("keystroke_errors_server_cpu_1000_ms")
+		cpu100, okC100 := r.get("keystroke_errors_server_cpu_100000_ms")
+		rat, _, _ := ratio(cpu100, cpu1, okC100, okC1)
+		add("… of which the publication through the pipe alone (every finding, as the protocol sends them)", measure(tr, okT, "%.2f", "ms"), "—",
+			"server CPU "+measure(cpu100, okC100, "%.2f", "ms")+", "+rat+" the 1,000-line figure", "—", nil)
+	}
 	o100, okO100 := r.get("open_first_100000_ms")
 	met = nil
 	if okO100 {
@@ -191,6 +199,15 @@ func build(r results) []row {
 		met = boolp(x <= 2)
 	}
 	add("hover + completion + inlay hints + code lenses, 100,000 lines", measure(f100, okF100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" the 1,000-line figure (%s)", measure(f1, okF1, "%.2f", "ms")), "as fast as at 1,000 lines (≤ 2×)", met)
+
+	// Issue 39's features at 100,000 lines against 1,000. links and
+	// pullfull answer with every function call and every finding: their
+	// bytes grow with the document, and so their time.
+	for _, f := range []string{"highlight", "selection", "callhierarchy", "links", "linksafteredit", "rangeformat", "pull", "pullfull", "wspull", "afteredit"} {
+		if x, ok := r.get("newfeatures_" + f + "_ratio"); ok {
+			add("issue 39's "+f+", 100,000 lines", "—", "—", fmt.Sprintf("%.1f× the 1,000-line figure", x), "≤ 2× the 1,000-line figure", boolp(x <= 2))
+		}
+	}
 
 	// check.
 	for _, n := range []struct {

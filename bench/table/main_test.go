@@ -19,13 +19,15 @@ func TestTableMarksGoals(t *testing.T) {
 		"RESULT documents_1000_rss_mb 100 MB",
 		"RESULT documents_1000_text_mb 4.1 MB",
 		"RESULT fetch50_us n/a us",
+		"RESULT newfeatures_highlight_ratio 1.3 x",
+		"RESULT newfeatures_links_ratio 95 x",
 		"NOTE pminfo -c at 100,000 definitions is extrapolated",
 	}, "\n")
 	r, notes, err := read(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) != 1 || len(r) != 8 {
+	if len(notes) != 1 || len(r) != 10 {
 		t.Fatalf("read %d results and %d notes from %q", len(r), len(notes), in)
 	}
 	rows := build(r)
@@ -39,6 +41,8 @@ func TestTableMarksGoals(t *testing.T) {
 		"keystroke → publishDiagnostics, 100,000 lines, 2% in error": boolp(true),  // 1.8×, ≤ 20 ms
 		"didOpen → first diagnostics, 100,000 lines":                 boolp(false), // over 300 ms
 		"server RSS, 1,000 open documents of 4 KB":                   boolp(true),  // ≤ 122 MB
+		"issue 39's highlight, 100,000 lines":                        boolp(true),  // 1.3×
+		"issue 39's links, 100,000 lines":                            boolp(false), // 95×
 	}
 	for measure, met := range want {
 		x, ok := byMeasure[measure]

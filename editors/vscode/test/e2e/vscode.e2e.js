@@ -40,8 +40,10 @@ const OUT = env('E2E_OUT');
 // default (the local pmcd's unix socket).
 const PMCD = '127.0.0.1:44321';
 
-// The workspace: one error (a misspelt metric) on line 3, column 27, and a
-// line the formatter changes (line 4). The misspelt metric ends its line:
+// The workspace: one error (a misspelt metric) on line 3, column 27, a
+// line the formatter changes (line 4), an empty line 5 the completion
+// check types in, and a metric using sample.derived.twice (line 6), for
+// its highlights and call hierarchy. The misspelt metric ends its line:
 // followed by a space, its range (and so the quick fix) takes the space too
 // (a parser bug reported separately).
 const CONFIG = [
@@ -49,6 +51,8 @@ const CONFIG = [
   'sample.derived.twice = sample.long.one * 2',
   'sample.derived.typo = 2 * sample.long.onee',
   'sample.derived.sum =   sample.long.ten+sample.long.hundred',
+  '',
+  'sample.derived.quad = sample.derived.twice * 2',
   '',
 ].join('\n');
 
@@ -378,6 +382,44 @@ check('completion after typing "sample." offers the sample PMDA\'s names', async
   await page.keyboard.press('Backspace');
   await waitFor('line 5 to be empty again', () => ![...document.querySelectorAll('.editor-instance .view-line')]
     .some((l) => l.textContent.includes('sample.derived.new')));
+});
+
+check('document highlight marks the definition as written and the use as read', async () => {
+  // On sample.derived.twice in line 6: the server's highlights are its
+  // definition on line 2 (Write: wordHighlightStrong) and this use (Read:
+  // wordHighlight). VS Code's own word matching, without the server,
+  // marks occurrences as text (wordHighlightText), never as written.
+  await goTo(6, 34);
+  const kinds = await waitFor('a written and a read highlight', () => {
+    const marks = [...document.querySelectorAll('.editor-instance .view-overlays [class*="wordHighlight"]')].map((e) => e.className);
+    const strong = marks.filter((c) => /\bwordHighlightStrong\b/.test(c)).length;
+    const read = marks.filter((c) => /\bwordHighlight\b/.test(c)).length;
+    return strong >= 1 && read >= 1 ? { strong, read, marks } : false;
+  }, { timeout: 20000 });
+  assert.ok(!kinds.marks.some((c) => /wordHighlightText/.test(c)), `textual highlights, not the server's: ${kinds.marks.join(' | ')}`);
+});
+
+/** Where the references view (call hierarchy) lists its rows: the side bars. */
+const CALL_ROWS = '.sidebar .monaco-list-row, .auxiliarybar .monaco-list-row';
+
+check('call hierarchy shows who uses a metric and what it uses', async () => {
+  // From sample.derived.twice's definition (line 2): incoming from
+  // sample.derived.quad (the references view starts with incoming
+  // calls), then outgoing to sample.long.one (the same place, the other
+  // direction: the command takes the view's last input).
+  await goTo(2, 18);
+  await command('Calls: Show Call Hierarchy');
+  const incoming = await waitFor('sample.derived.quad among the incoming calls', (sel) => {
+    const rows = [...document.querySelectorAll(sel)].map((r) => r.textContent);
+    return rows.some((t) => t.includes('sample.derived.quad')) ? rows : false;
+  }, { timeout: 30000, arg: CALL_ROWS });
+  assert.ok(incoming.some((t) => t.includes('sample.derived.twice')), `the hierarchy's root: ${incoming.join(' | ')}`);
+  await command('Calls: Show Outgoing Calls');
+  await waitFor('sample.long.one among the outgoing calls', (sel) => {
+    const rows = [...document.querySelectorAll(sel)].map((r) => r.textContent);
+    return rows.some((t) => t.includes('sample.long.one')) && !rows.some((t) => t.includes('sample.derived.quad')) ? rows : false;
+  }, { timeout: 30000, arg: CALL_ROWS });
+  await screenshot('call-hierarchy');
 });
 
 check('inlay hints show the inferred metadata and live values', async () => {
