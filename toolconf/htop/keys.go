@@ -7,6 +7,20 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 )
 
+// dotted splits an "X.attr" key of the current section and finds X's
+// slot; a key without a dot is one htop ignores, reported by unknown
+// (a format of the key alone, so that the cap on findings keeps a file
+// of such keys cheap).
+func (p *parser) dotted(e Entry, unknown string) (sl *slot, x, attr string, ok bool) {
+	dot := strings.IndexByte(e.Key, '.')
+	if dot < 0 {
+		p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), unknown, short(e.Key))
+		return nil, "", "", false
+	}
+	x, attr = e.Key[:dot], e.Key[dot+1:]
+	return p.sect.slot(x, e.KeyOff, e.KeyOff+dot), x, attr, true
+}
+
 // meterColors are the names htop's meter parser knows for X.color.
 var meterColors = []string{"gray", "darkgray", "red", "green", "blue", "cyan", "magenta", "yellow", "white"}
 
@@ -25,13 +39,10 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 		}
 		return
 	}
-	dot := strings.IndexByte(e.Key, '.')
-	if dot < 0 {
-		p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), "htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix", short(e.Key))
+	sl, x, attr, ok := p.dotted(e, "htop ignores the meter key %q: a meter knows caption, description, type, maximum and X.metric, X.color, X.label, X.suffix")
+	if !ok {
 		return
 	}
-	x, attr := e.Key[:dot], e.Key[dot+1:]
-	sl := p.sect.slot(x, e.KeyOff, e.KeyOff+dot)
 	switch attr {
 	case "metric":
 		p.register(sl, "htop.meter."+p.sect.sec.Stored+"."+x, e, a, b, htopLine)
@@ -45,8 +56,8 @@ func (p *parser) meterKey(e Entry, s split, a, b, htopLine int) {
 	case "label", "suffix":
 		p.dupKey(e, a, b)
 	default:
-		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)) {
-			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
+		if p.warn(codes.HtopUnknownKey, e.KeyOff+len(x)+1, e.KeyEnd(), "htop ignores %q after %s. (a meter metric knows metric, color, label and suffix)%s, though the line still adds a metric %s to the meter", short(attr), short(x), suggest(attr, []string{"metric", "color", "label", "suffix"}), short(x)) {
+			p.fixLast(e.KeyOff+len(x)+1, e.KeyEnd(), nearest(attr, []string{"metric", "color", "label", "suffix"}))
 		}
 	}
 }
@@ -102,21 +113,18 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		}
 		return
 	}
-	dot := strings.IndexByte(e.Key, '.')
-	if dot < 0 {
-		p.warn(codes.HtopUnknownKey, e.KeyOff, e.KeyEnd(), "htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default", short(e.Key))
+	sl, x, attr, ok := p.dotted(e, "htop ignores the screen key %q: a screen knows heading, caption, sortKey, sortDirection, default, enabled and X.metric, X.heading, X.caption, X.description, X.width, X.format, X.instances, X.default")
+	if !ok {
 		return
 	}
-	x, attr := e.Key[:dot], e.Key[dot+1:]
-	sl := o.slot(x, e.KeyOff, e.KeyOff+dot)
 	if len(x)+len(o.sec.Stored)+1 >= nameSize {
 		sl.dropped = true
 		if !sl.dropNoted {
 			sl.dropNoted = true
 			if p.r.Rules.ScreenNameCheck {
-				p.problem(e.KeyOff, e.KeyOff+dot, codes.HtopScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: htop drops the column %s without a word", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, short(x)), nil, false)
+				p.problem(e.KeyOff, e.KeyOff+len(x), codes.HtopScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: htop drops the column %s without a word", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, short(x)), nil, false)
 			} else {
-				p.problem(e.KeyOff, e.KeyOff+dot, codes.HtopScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: PCP %s's pcp-htop crashes (segmentation fault) reading this line", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, p.r.Rules.Version), nil, true)
+				p.problem(e.KeyOff, e.KeyOff+len(x), codes.HtopScreenColumnName, fmt.Sprintf("%q is %d bytes, more than htop's %d: PCP %s's pcp-htop crashes (segmentation fault) reading this line", short(o.sec.Stored+":"+x), len(x)+len(o.sec.Stored)+1, nameSize-1, p.r.Rules.Version), nil, true)
 			}
 		}
 		if attr == "metric" {
@@ -141,8 +149,8 @@ func (p *parser) screenKey(e Entry, a, b, htopLine int) {
 		p.boolean(e, "false")
 	default:
 		known := []string{"metric", "heading", "caption", "description", "width", "format", "instances", "default"}
-		if p.warn(codes.HtopUnknownKey, e.KeyOff+dot+1, e.KeyEnd(), "htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)) {
-			p.fixLast(e.KeyOff+dot+1, e.KeyEnd(), nearest(attr, known))
+		if p.warn(codes.HtopUnknownKey, e.KeyOff+len(x)+1, e.KeyEnd(), "htop ignores %q after %s. (a screen column knows %s)%s, though the line still adds a column %s to the screen", short(attr), short(x), strings.Join(known, ", "), suggest(attr, known), short(x)) {
+			p.fixLast(e.KeyOff+len(x)+1, e.KeyEnd(), nearest(attr, known))
 		}
 		return
 	}
