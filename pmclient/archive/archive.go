@@ -22,6 +22,7 @@ import (
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ascii"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -119,7 +120,7 @@ func OpenWith(path string, opts Options) (*Archive, error) {
 		switch {
 		case suffix == "meta":
 			metaPath = full
-		case isDigits(suffix):
+		case ascii.IsDigits(suffix):
 			n, _ := strconv.Atoi(suffix)
 			a.volumes = append(a.volumes, volumeFile{n, full})
 			// No valid volume, compressed or not, is empty: say so now
@@ -155,18 +156,6 @@ func (a *Archive) loadMeta(path string) error {
 	return a.readMeta(f, size, path)
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // baseName strips compression, .meta, .index and volume suffixes. A
 // path that is itself a base name is kept whole: pmlogger names
 // archives YYYYMMDD.HH.MM, whose ".MM" looks like a volume number.
@@ -179,7 +168,7 @@ func baseName(path string) string {
 	p := strings.TrimSuffix(path, ".xz")
 	if i := strings.LastIndexByte(p, '.'); i > 0 {
 		suffix := p[i+1:]
-		if suffix == "meta" || suffix == "index" || isDigits(suffix) {
+		if suffix == "meta" || suffix == "index" || ascii.IsDigits(suffix) {
 			return p[:i]
 		}
 	}
