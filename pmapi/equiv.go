@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ascii"
 )
 
 // InDomEquivalence holds the sets of instance domains PCP 6.0.4+ treats as
@@ -147,7 +145,7 @@ func (sc *indomScanner) between(c byte) {
 		sc.line++
 	case c == '#':
 		sc.state = inComment
-	case ascii.IsDigit(c):
+	case isDigit(c):
 		if sc.cur == nil {
 			sc.setLine, sc.runOn = sc.line, false
 		} else if sc.line != sc.setLine && !sc.runOn {
@@ -164,9 +162,9 @@ func (sc *indomScanner) between(c byte) {
 // inDomain reads a byte of the domain, up to its dot.
 func (sc *indomScanner) inDomain(c byte) {
 	switch {
-	case ascii.IsDigit(c) && len(sc.buf) >= 3:
+	case isDigit(c) && len(sc.buf) >= 3:
 		sc.fail("<domain> %s%c... too long", sc.buf, c)
-	case ascii.IsDigit(c):
+	case isDigit(c):
 		sc.buf = append(sc.buf, c)
 	case c == '.':
 		sc.domain, _ = strconv.ParseUint(string(sc.buf), 10, 32)
@@ -184,13 +182,13 @@ func (sc *indomScanner) inDomain(c byte) {
 // and a newline the set too.
 func (sc *indomScanner) inSerial(c byte) {
 	switch {
-	case len(sc.buf) == 0 && (ascii.IsDigit(c) || c == '*'):
+	case len(sc.buf) == 0 && (isDigit(c) || c == '*'):
 		sc.buf = append(sc.buf, c)
 	case len(sc.buf) == 0:
 		sc.fail("digit or '*' expected after <domain> %d, found '%c'", sc.domain, c)
-	case ascii.IsDigit(c) && sc.buf[0] != '*' && len(sc.buf) >= 7:
+	case isDigit(c) && sc.buf[0] != '*' && len(sc.buf) >= 7:
 		sc.fail("<serial> %s%c... too long", sc.buf, c)
-	case ascii.IsDigit(c) && sc.buf[0] != '*':
+	case isDigit(c) && sc.buf[0] != '*':
 		sc.buf = append(sc.buf, c)
 	case c == '\n' || c == ' ' || c == '\t':
 		sc.endIndom(c)
@@ -222,3 +220,7 @@ func (sc *indomScanner) endIndom(c byte) {
 		sc.cur = nil
 	}
 }
+
+// isDigit is C's isdigit in the "C" locale (internal/ascii's, which
+// pmapi does not import: it stays at the bottom of the module).
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
