@@ -1,5 +1,5 @@
 // Command table turns the RESULT lines the bench scripts print into the
-// one table `make bench` ends with (issue #18's measures: ours, the
+// one table `make bench` ends with (the measures: ours, the
 // reference measured in the same run, the ratio, the goal, and MISSED
 // where a goal is missed) and writes the same rows to a JSON file.
 //
