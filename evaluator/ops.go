@@ -124,81 +124,97 @@ func (r *sampleRun) deltaRate(n *grammar.Call, id int32) ([]Value, error) {
 	elapsed := r.stamp.Sub(prevStamp).Seconds()
 	out := r.out(id, len(x))
 	for i, v := range x {
-		j := i
-		if j >= len(prev) {
-			j = 0
-		}
-		if prev[j].Inst != v.Inst {
-			j = -1
-			for k, p := range prev {
-				if p.Inst == v.Inst {
-					j = k
-					break
-				}
-			}
-			if j < 0 {
-				continue
-			}
-		}
-		p := prev[j]
-		o := Value{Inst: v.Inst}
-		if n.Func == "delta" {
-			switch xd.Type {
-			case pmapi.TypeU32, pmapi.TypeU64:
-				if !r.e.version.Has(pcpver.DeltaSigned) {
-					// Before 5.3.0: unsigned, wrapping like C.
-					o.Uint = v.Uint - p.Uint
-					if xd.Type == pmapi.TypeU32 {
-						o.Uint = uint64(uint32(o.Uint))
-					}
-					break
-				}
-				if xd.Type == pmapi.TypeU32 {
-					o.Int = int64(v.Uint) - int64(p.Uint)
-				} else {
-					o.Float = float64(v.Uint) - float64(p.Uint)
-				}
-			case pmapi.Type32:
-				o.Int = int64(int32(v.Int) - int32(p.Int))
-			case pmapi.Type64:
-				o.Int = int64(uint64(v.Int) - uint64(p.Int))
-			case pmapi.TypeFloat:
-				o.Float = float64(float32(v.Float) - float32(p.Float))
-			default:
-				o.Float = v.Float - p.Float
-			}
-			out = append(out, o)
-			continue
-		}
-		// rate(): since 6.2.1 a counter that went backwards has no rate.
-		if r.e.version.Has(pcpver.RateSkipsBackwards) && xd.Sem == pmapi.SemCounter && xd.Type != pmapi.Type32 && compare(xd.Type, v, p) < 0 {
-			continue
-		}
-		var d float64
-		switch xd.Type {
-		case pmapi.Type32:
-			d = float64(int32(v.Int) - int32(p.Int))
-		case pmapi.TypeU32:
-			d = float64(uint32(v.Uint) - uint32(p.Uint))
-		case pmapi.Type64:
-			d = float64(v.Int - p.Int)
-		case pmapi.TypeU64:
-			d = float64(v.Uint - p.Uint)
-		case pmapi.TypeFloat:
-			d = float64(float32(v.Float) - float32(p.Float))
+		p, ok := previous(prev, i, v.Inst)
+		switch {
+		case !ok:
+		case n.Func == "delta":
+			out = append(out, r.delta(xd, v, p))
 		default:
-			d = v.Float - p.Float
+			if o, ok := r.rate(xd, v, p, elapsed); ok {
+				out = append(out, o)
+			}
 		}
-		o.Float = d / elapsed
-		if xd.Units.DimTime == 1 {
-			o.Float *= timeUtilisationScale(xd.Units.ScaleTime)
-		}
-		out = append(out, o)
 	}
 	if len(out) == 0 {
 		return nil, nil
 	}
 	return r.kept(id, out), nil
+}
+
+// previous is the previous sample's value of instance inst, looked for
+// first where it was in the sample before (at i), then everywhere.
+func previous(prev []Value, i int, inst int32) (Value, bool) {
+	if i >= len(prev) {
+		i = 0
+	}
+	if prev[i].Inst == inst {
+		return prev[i], true
+	}
+	for _, p := range prev {
+		if p.Inst == inst {
+			return p, true
+		}
+	}
+	return Value{}, false
+}
+
+// delta is v - p in the operand's type, as the release computes it.
+func (r *sampleRun) delta(xd pmapi.Desc, v, p Value) Value {
+	o := Value{Inst: v.Inst}
+	switch xd.Type {
+	case pmapi.TypeU32, pmapi.TypeU64:
+		if !r.e.version.Has(pcpver.DeltaSigned) {
+			// Before 5.3.0: unsigned, wrapping like C.
+			o.Uint = v.Uint - p.Uint
+			if xd.Type == pmapi.TypeU32 {
+				o.Uint = uint64(uint32(o.Uint))
+			}
+			break
+		}
+		if xd.Type == pmapi.TypeU32 {
+			o.Int = int64(v.Uint) - int64(p.Uint)
+		} else {
+			o.Float = float64(v.Uint) - float64(p.Uint)
+		}
+	case pmapi.Type32:
+		o.Int = int64(int32(v.Int) - int32(p.Int))
+	case pmapi.Type64:
+		o.Int = int64(uint64(v.Int) - uint64(p.Int))
+	case pmapi.TypeFloat:
+		o.Float = float64(float32(v.Float) - float32(p.Float))
+	default:
+		o.Float = v.Float - p.Float
+	}
+	return o
+}
+
+// rate is (v - p) / elapsed, a time counter's as a utilisation; false
+// where the release gives no rate (since 6.2.1, a counter that went
+// backwards).
+func (r *sampleRun) rate(xd pmapi.Desc, v, p Value, elapsed float64) (Value, bool) {
+	if r.e.version.Has(pcpver.RateSkipsBackwards) && xd.Sem == pmapi.SemCounter && xd.Type != pmapi.Type32 && compare(xd.Type, v, p) < 0 {
+		return Value{}, false
+	}
+	var d float64
+	switch xd.Type {
+	case pmapi.Type32:
+		d = float64(int32(v.Int) - int32(p.Int))
+	case pmapi.TypeU32:
+		d = float64(uint32(v.Uint) - uint32(p.Uint))
+	case pmapi.Type64:
+		d = float64(v.Int - p.Int)
+	case pmapi.TypeU64:
+		d = float64(v.Uint - p.Uint)
+	case pmapi.TypeFloat:
+		d = float64(float32(v.Float) - float32(p.Float))
+	default:
+		d = v.Float - p.Float
+	}
+	o := Value{Inst: v.Inst, Float: d / elapsed}
+	if xd.Units.DimTime == 1 {
+		o.Float *= timeUtilisationScale(xd.Units.ScaleTime)
+	}
+	return o, true
 }
 
 // timeUtilisationScale converts a time counter's unit to seconds.

@@ -167,22 +167,7 @@ func (s *scanner) lex() (lexeme, int, int) {
 	}
 	switch {
 	case isAlpha(c):
-		end := start + 1
-		for end < len(src) && (isAlpha(src[end]) || isDigit(src[end]) || src[end] == '_' || src[end] == '.') {
-			end++
-		}
-		if end < len(src) && src[end] == '(' {
-			end++
-			// Inside matchinst( every call nests; "matchinst(" nests
-			// anywhere.
-			if s.depth > 0 || src[start:end] == "matchinst(" {
-				s.depth++
-			}
-			s.pos = end
-			return lxWord, start, end
-		}
-		s.skipFF(end)
-		return lxWord, start, end
+		return s.word(start)
 	case c == '(' || c == ')':
 		if s.depth > 0 {
 			if c == '(' {
@@ -213,31 +198,9 @@ func (s *scanner) lex() (lexeme, int, int) {
 		s.pos = start + 1
 		return lxOp, start, start + 1
 	case isDigit(c) || c == '.':
-		end := start
-		for end < len(src) && isDigit(src[end]) {
-			end++
-		}
-		if end < len(src) && src[end] == '.' {
-			end++
-			for end < len(src) && isDigit(src[end]) {
-				end++
-			}
-		}
-		s.skipFF(end)
-		return lxNumber, start, end
+		return s.number(start)
 	case c == '"':
-		for end := start + 1; end < len(src); end++ {
-			switch src[end] {
-			case '"':
-				s.pos = end + 1
-				return lxString, start, s.pos
-			case ff:
-				s.pos = end + 1 // past the 0xFF that ended it
-				return lxBadString, start, s.pos
-			}
-		}
-		s.pos = len(src)
-		return lxBadString, start, s.pos
+		return s.str(start)
 	case c == '[':
 		end, ok := scanEscaped(src, start+1, ']')
 		s.pos = end
@@ -250,6 +213,62 @@ func (s *scanner) lex() (lexeme, int, int) {
 	_, size := utf8.DecodeRuneInString(src[start:])
 	s.pos = start + size
 	return lxIllegal, start, s.pos
+}
+
+// word lexes a name from start, with the '(' that makes it a call.
+func (s *scanner) word(start int) (lexeme, int, int) {
+	src := s.src
+	end := start + 1
+	for end < len(src) && (isAlpha(src[end]) || isDigit(src[end]) || src[end] == '_' || src[end] == '.') {
+		end++
+	}
+	if end < len(src) && src[end] == '(' {
+		end++
+		// Inside matchinst( every call nests; "matchinst(" nests
+		// anywhere.
+		if s.depth > 0 || src[start:end] == "matchinst(" {
+			s.depth++
+		}
+		s.pos = end
+		return lxWord, start, end
+	}
+	s.skipFF(end)
+	return lxWord, start, end
+}
+
+// number lexes digits, a dot and digits from start.
+func (s *scanner) number(start int) (lexeme, int, int) {
+	src := s.src
+	end := start
+	for end < len(src) && isDigit(src[end]) {
+		end++
+	}
+	if end < len(src) && src[end] == '.' {
+		end++
+		for end < len(src) && isDigit(src[end]) {
+			end++
+		}
+	}
+	s.skipFF(end)
+	return lxNumber, start, end
+}
+
+// str lexes a double-quoted string from start; one ended by a 0xFF or
+// the end of the text is a bad one.
+func (s *scanner) str(start int) (lexeme, int, int) {
+	src := s.src
+	for end := start + 1; end < len(src); end++ {
+		switch src[end] {
+		case '"':
+			s.pos = end + 1
+			return lxString, start, s.pos
+		case ff:
+			s.pos = end + 1 // past the 0xFF that ended it
+			return lxBadString, start, s.pos
+		}
+	}
+	s.pos = len(src)
+	return lxBadString, start, s.pos
 }
 
 // scanEscaped finds the end of a "[...]" or "/.../" from just after its

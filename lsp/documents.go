@@ -411,13 +411,12 @@ func (s *server) schedule(u uri.URI, delay time.Duration) {
 		// next message. Yielding runs the analysis here at once, on
 		// the thread that is awake and has the edit in its cache, and
 		// the reader goes on from the other one. Otherwise the
-		// scheduler woke the idle thread for the analysis: 70 to 100 µs
-		// of every keystroke (five interleaved runs of 300 keystrokes
-		// each way, medians: 277 → 226 µs at 1,000 lines, 643 → 574 µs
-		// at 100,000). The reader is not held up: the other thread
-		// takes it. With one thread there is none to wake, and the
-		// yield would only make the messages already read wait for the
-		// analysis (a newer edit among them, until a preemption).
+		// scheduler wakes the idle thread for the analysis: 70 to 100 µs
+		// of every keystroke (docs/limits.md). The reader is not held
+		// up: the other thread takes it. With one thread there is none
+		// to wake, and the yield would only make the messages already
+		// read wait for the analysis (a newer edit among them, until a
+		// preemption).
 		if runtime.GOMAXPROCS(0) > 1 {
 			runtime.Gosched()
 		}

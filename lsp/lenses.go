@@ -20,9 +20,9 @@ import (
 // protocol gives it no way to ask for a part: past this many
 // definitions, the lenses are those of the maxCodeLenses definitions
 // around where the user is (lensFocus), so that a request costs about
-// what it costs at 1,000 lines (issue #18: a lens on each of 85,500
-// definitions of a 100,000-line config took 400 ms, most of it encoding
-// and decoding their JSON).
+// what it costs at 1,000 lines: most of a lens's cost is encoding and
+// decoding its JSON, and a lens on each definition of a 100,000-line
+// config is hundreds of milliseconds (docs/limits.md).
 const maxCodeLenses = 1000
 
 // maxScreenLines is the tallest inlay hint range taken for a screen:

@@ -189,8 +189,8 @@ func capabilities(caps clientCaps) protocol.ServerCapabilities {
 		rename = &protocol.RenameOptions{PrepareProvider: &yes}
 	}
 	// Ranged changes: a client then sends the characters typed, not the
-	// whole document on each keystroke (3.4 MB of JSON at 100,000 lines,
-	// issue #18). A whole document is still taken (documents.edit).
+	// whole document on each keystroke (3.4 MB of JSON at 100,000
+	// lines). A whole document is still taken (documents.edit).
 	incremental := protocol.TextDocumentSyncKindIncremental
 	return protocol.ServerCapabilities{
 		TextDocumentSync: &protocol.TextDocumentSyncOptions{OpenClose: &yes, Change: &incremental, Save: protocol.Boolean(true)},
@@ -212,7 +212,7 @@ func capabilities(caps clientCaps) protocol.ServerCapabilities {
 		CodeLensProvider:           &protocol.CodeLensOptions{},
 		ExecuteCommandProvider:     protocol.ExecuteCommandOptions{Commands: []string{cmdPreview, cmdExplain, cmdApplyFix}},
 
-		// Issue #39's features (highlight.go, selection.go, callhierarchy.go, links.go, rangeformat.go).
+		// The features of highlight.go, selection.go, callhierarchy.go, links.go and rangeformat.go.
 		DocumentHighlightProvider:       protocol.Boolean(true),
 		SelectionRangeProvider:          protocol.Boolean(true),
 		CallHierarchyProvider:           protocol.Boolean(true),

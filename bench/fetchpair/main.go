@@ -1,5 +1,5 @@
 // Command fetchpair times one pmcd fetch round trip of ours against
-// libpcp's pmFetch, in bursts that take turns (bench/pmcd.sh, issue #18).
+// libpcp's pmFetch, in bursts that take turns (bench/pmcd.sh).
 //
 //	fetchpair -host 127.0.0.1 -names bench/testdata/fetch50.names \
 //		-- /usr/bin/python3 bench/lib/pmfetch.py 127.0.0.1 bench/testdata/fetch50.names

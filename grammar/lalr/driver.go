@@ -221,7 +221,6 @@ type Stacks[V any] struct {
 // when not nil, is reused for the parse's stacks.
 func Parse[V any](g Grammar, lex Lexer[V], red Reducer[V], st *Stacks[V]) (accepted bool, err error) {
 	a := g.a
-	var zero V
 	if st == nil {
 		st = &Stacks[V]{}
 	}
@@ -230,126 +229,174 @@ func Parse[V any](g Grammar, lex Lexer[V], red Reducer[V], st *Stacks[V]) (accep
 		// may hold the expression's text.
 		clear(st.values[:cap(st.values)])
 	}()
-	const empty = -1
-	errSym, eof := a.errSym, a.eofSym
-	if errSym < 0 {
+	if a.errSym < 0 {
 		return false, fmt.Errorf("lalr: grammar has no error symbol")
 	}
-	nnon := len(a.symbols) - a.nterminals
-	states := append(st.states[:0], 0)
-	values := append(st.values[:0], zero)
-	defer func() { st.states, st.values = states, values }()
-	lookahead, lookValue := empty, zero
-	errStatus := 0
+	p := &parser[V]{a: a, lex: lex, red: red, lookahead: empty, nnon: len(a.symbols) - a.nterminals}
+	p.states = append(st.states[:0], 0)
+	p.values = append(st.values[:0], p.zero)
+	defer func() { st.states, st.values = p.states, p.values }()
 	// A bounded loop. Between two tokens read, a step reduces (unit
 	// chains are shorter than the nonterminals, and other rules shrink
 	// the stack or grow it to at most MaxDepth) or pops in recovery, so
 	// no correct table takes more than maxIdle steps without reading: the
 	// bound guards against a broken table only. It counts steps since
-	// the last token, not in all: a bound on the total stopped long
-	// valid input (a chain of 1,100,000 terms takes 4,400,000 steps),
-	// and the work stays linear in the tokens.
-	maxIdle := (MaxDepth + 2) * (nnon + 2)
+	// the last token, not in all, so that long valid input is not
+	// stopped (a chain of 1,100,000 terms takes 4,400,000 steps) and the
+	// work stays linear in the tokens.
+	maxIdle := (MaxDepth + 2) * (p.nnon + 2)
 	for idle := 0; idle < maxIdle; idle++ {
-		st := states[len(states)-1]
-		if st == a.finalSt {
+		top := p.states[len(p.states)-1]
+		if top == a.finalSt {
 			return true, nil
 		}
-		s := &a.states[st]
-		ruleNo := -1
-		syntaxError := false
-		if len(s.actions) == 0 {
-			// A state with only a default action does not read a lookahead.
-			if s.hasDefault {
-				ruleNo = s.defaultRule
-			} else {
-				syntaxError = true
-			}
-		} else {
-			if lookahead == empty {
-				lookahead, lookValue = lex.Next()
-				idle = 0
-			}
-			v := a.dense[st*a.nterminals+lookahead]
-			switch {
-			case v == errAction:
-				syntaxError = true
-			case v > 0:
-				if errStatus > 0 {
-					errStatus--
-				}
-				states = append(states, int(v-1))
-				values = append(values, lookValue)
-				lookahead, lookValue = empty, zero
-				if len(states) >= MaxDepth {
-					return false, nil
-				}
-				continue
-			case v < 0:
-				ruleNo = int(-v - 1)
-			case s.hasDefault:
-				ruleNo = s.defaultRule
-			default:
-				syntaxError = true
-			}
+		shift, rule := p.action(top)
+		if p.read {
+			p.read, idle = false, 0
 		}
-
-		recover := false
-		if syntaxError {
-			if errStatus == 3 {
-				// The lookahead that failed right after an error is discarded.
-				if lookahead == eof {
-					return false, nil
-				}
-				lookahead, lookValue = empty, zero
-			}
-			recover = true
-		} else {
-			r := &a.rules[ruleNo]
-			base := len(states) - r.length
-			val, verdict := red.Reduce(ruleNo, values[base:])
-			switch verdict {
-			case Accept:
-				return true, nil
-			case Abort:
-				return false, nil
-			case Retry:
-				states, values = states[:base], values[:base]
-				recover = true
-			default:
-				states, values = states[:base], values[:base]
-				next := a.gotoDense[states[len(states)-1]*nnon+r.lhs-a.nterminals]
-				if next < 0 {
-					return false, fmt.Errorf("lalr: no goto from state %d on %s", states[len(states)-1], a.symbols[r.lhs])
-				}
-				states = append(states, int(next))
-				values = append(values, val)
-				if len(states) >= MaxDepth {
-					return false, nil
-				}
-				continue
-			}
+		var out outcome
+		switch {
+		case shift >= 0:
+			out = p.shift(shift)
+		case rule >= 0:
+			out, err = p.reduce(rule)
+		default:
+			out = p.syntaxError()
 		}
-		if !recover {
-			continue
-		}
-		// Error recovery: pop until a state can shift the error token.
-		errStatus = 3
-		for {
-			top := states[len(states)-1]
-			if v := a.dense[top*a.nterminals+errSym]; v > 0 && len(a.states[top].actions) > 0 {
-				states = append(states, int(v-1))
-				values = append(values, zero)
-				if len(states) >= MaxDepth {
-					return false, nil
-				}
-				break
-			}
-			if len(states) == 1 {
-				return false, nil
-			}
-			states, values = states[:len(states)-1], values[:len(values)-1]
+		switch out {
+		case accept:
+			return true, err
+		case reject:
+			return false, err
 		}
 	}
 	return false, fmt.Errorf("lalr: parse did not terminate")
+}
+
+// empty is the lookahead when none has been read.
+const empty = -1
+
+// parser is one run of the automaton: bison's stacks, lookahead and
+// error status.
+type parser[V any] struct {
+	a         *automaton
+	lex       Lexer[V]
+	red       Reducer[V]
+	nnon      int // the number of nonterminals
+	states    []int
+	values    []V
+	lookahead int
+	lookValue V
+	zero      V
+	errStatus int  // bison's yyerrstatus: tokens to shift before errors are reported again
+	read      bool // the last action read a token
+}
+
+// outcome is what a step of the parse leads to.
+type outcome int
+
+const (
+	goOn outcome = iota
+	accept
+	reject
+)
+
+// action is what state top does next: shift to a state (shift >= 0),
+// reduce by a rule (rule >= 0), or neither, a syntax error. Only a state
+// with actions other than its default one reads a lookahead.
+func (p *parser[V]) action(top int) (shift, rule int) {
+	s := &p.a.states[top]
+	if len(s.actions) == 0 {
+		if s.hasDefault {
+			return -1, s.defaultRule
+		}
+		return -1, -1
+	}
+	if p.lookahead == empty {
+		p.lookahead, p.lookValue = p.lex.Next()
+		p.read = true
+	}
+	switch v := p.a.dense[top*p.a.nterminals+p.lookahead]; {
+	case v == errAction:
+		return -1, -1
+	case v > 0:
+		return int(v - 1), -1
+	case v < 0:
+		return -1, int(-v - 1)
+	case s.hasDefault:
+		return -1, s.defaultRule
+	}
+	return -1, -1
+}
+
+// push pushes a state and its value; a stack MaxDepth deep rejects the
+// input, as bison's "memory exhausted" does.
+func (p *parser[V]) push(state int, v V) outcome {
+	p.states = append(p.states, state)
+	p.values = append(p.values, v)
+	if len(p.states) >= MaxDepth {
+		return reject
+	}
+	return goOn
+}
+
+// shift shifts the lookahead into state.
+func (p *parser[V]) shift(state int) outcome {
+	if p.errStatus > 0 {
+		p.errStatus--
+	}
+	v := p.lookValue
+	p.lookahead, p.lookValue = empty, p.zero
+	return p.push(state, v)
+}
+
+// reduce runs a rule's action and goes to the state after its
+// left-hand side.
+func (p *parser[V]) reduce(rule int) (outcome, error) {
+	r := &p.a.rules[rule]
+	base := len(p.states) - r.length
+	val, verdict := p.red.Reduce(rule, p.values[base:])
+	switch verdict {
+	case Accept:
+		return accept, nil
+	case Abort:
+		return reject, nil
+	}
+	p.states, p.values = p.states[:base], p.values[:base]
+	if verdict == Retry {
+		return p.recover(), nil
+	}
+	top := p.states[len(p.states)-1]
+	next := p.a.gotoDense[top*p.nnon+r.lhs-p.a.nterminals]
+	if next < 0 {
+		return reject, fmt.Errorf("lalr: no goto from state %d on %s", top, p.a.symbols[r.lhs])
+	}
+	return p.push(int(next), val), nil
+}
+
+// syntaxError starts error recovery. The lookahead that failed right
+// after an error is discarded (and at the end of input, the parse).
+func (p *parser[V]) syntaxError() outcome {
+	if p.errStatus == 3 {
+		if p.lookahead == p.a.eofSym {
+			return reject
+		}
+		p.lookahead, p.lookValue = empty, p.zero
+	}
+	return p.recover()
+}
+
+// recover pops until a state can shift the error token, and shifts it.
+func (p *parser[V]) recover() outcome {
+	p.errStatus = 3
+	for {
+		top := p.states[len(p.states)-1]
+		if v := p.a.dense[top*p.a.nterminals+p.a.errSym]; v > 0 && len(p.a.states[top].actions) > 0 {
+			return p.push(int(v-1), p.zero)
+		}
+		if len(p.states) == 1 {
+			return reject
+		}
+		p.states, p.values = p.states[:len(p.states)-1], p.values[:len(p.values)-1]
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ascii"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/safeopen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -119,7 +120,7 @@ func OpenWith(path string, opts Options) (*Archive, error) {
 		switch {
 		case suffix == "meta":
 			metaPath = full
-		case isDigits(suffix):
+		case ascii.IsDigits(suffix):
 			n, _ := strconv.Atoi(suffix)
 			a.volumes = append(a.volumes, volumeFile{n, full})
 			// No valid volume, compressed or not, is empty: say so now
@@ -155,18 +156,6 @@ func (a *Archive) loadMeta(path string) error {
 	return a.readMeta(f, size, path)
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // baseName strips compression, .meta, .index and volume suffixes. A
 // path that is itself a base name is kept whole: pmlogger names
 // archives YYYYMMDD.HH.MM, whose ".MM" looks like a volume number.
@@ -179,7 +168,7 @@ func baseName(path string) string {
 	p := strings.TrimSuffix(path, ".xz")
 	if i := strings.LastIndexByte(p, '.'); i > 0 {
 		suffix := p[i+1:]
-		if suffix == "meta" || suffix == "index" || isDigits(suffix) {
+		if suffix == "meta" || suffix == "index" || ascii.IsDigits(suffix) {
 			return p[:i]
 		}
 	}
@@ -459,141 +448,162 @@ func (m *metadata) add(rec []byte, version int) error {
 	c := &cursor{b: rec[:len(rec)-4], off: 4}
 	switch typ := c.u32(); typ {
 	case 1: // DESC
-		d := pmapi.Desc{PMID: pmapi.PMID(c.u32()), Type: pmapi.Type(int32(c.u32())), InDom: pmapi.InDom(c.u32()), Sem: pmapi.Sem(int32(c.u32()))}
-		d.Units = pmapi.UnitsFromWire(c.u32())
-		m.index.AddDesc(d)
-		m.types[d.PMID] = d.Type
-		if c.off == len(c.b) {
-			return c.err // no names
-		}
-		n := int(c.u32())
-		if n < 0 || n*4 > len(c.b) {
-			return fmt.Errorf("%w: %d names", errCorrupt, n)
-		}
-		for i := 0; i < n && c.err == nil; i++ {
-			l := int(c.u32())
-			if l < 0 || l > maxNameLen {
-				return fmt.Errorf("%w: name length %d", errCorrupt, l)
-			}
-			name := string(c.bytes(l))
-			if c.err == nil {
-				m.index.AddName(name, d.PMID)
-			}
-		}
-		return c.err
+		return m.addDesc(c)
 	case 2, 5, 6: // INDOM_V2, INDOM, INDOM_DELTA
-		stampVersion := version
 		if typ == 2 {
-			stampVersion = 2
+			version = 2
 		}
-		at := c.stamp(stampVersion)
-		indom := pmapi.InDom(c.u32())
-		n := int(int32(c.u32()))
-		if n <= 0 {
-			return c.err // libpcp ignores empty records
-		}
-		if n*8 > len(c.b) {
-			return fmt.Errorf("%w: %d instances", errCorrupt, n)
-		}
-		ids := make([]int32, n)
-		for i := range ids {
-			ids[i] = int32(c.u32())
-		}
-		offs := make([]int32, n)
-		for i := range offs {
-			offs[i] = int32(c.u32())
-		}
-		if c.err != nil {
-			return c.err
-		}
-		// Names are substrings of one copy of the string table: however
-		// many offsets point into it, the names cost its size once.
-		table := string(c.b[c.off:])
-		obs := observation{at: at, delta: typ == 6}
-		for i, id := range ids {
-			if offs[i] < 0 {
-				if !obs.delta {
-					return fmt.Errorf("%w: instance %d without a name in a full instance domain", errCorrupt, id)
-				}
-				if obs.deleted == nil {
-					obs.deleted = map[int32]bool{}
-				}
-				obs.deleted[id] = true
-				continue
-			}
-			if int(offs[i]) >= len(table) {
-				return fmt.Errorf("%w: instance name offset %d outside the %d-byte string table", errCorrupt, offs[i], len(table))
-			}
-			name := table[offs[i]:]
-			end := strings.IndexByte(name, 0)
-			if end < 0 {
-				return fmt.Errorf("%w: instance %d: name at offset %d of the string table has no NUL before the record ends", errCorrupt, id, offs[i])
-			}
-			obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: name[:end]})
-		}
-		m.indoms[indom] = append(m.indoms[indom], obs)
-		return nil
+		return m.addInDom(c, version, typ == 6)
 	case 3, 7: // LABEL_V2, LABEL
-		stampVersion := version
 		if typ == 3 {
-			stampVersion = 2
+			version = 2
 		}
-		c.stamp(stampVersion) // the index keeps the sets in force at the end
-		typ, ident := pmclient.LabelType(c.u32()), c.u32()
-		var sets []pmclient.LabelSet
-		n := int(int32(c.u32()))
-		if c.err != nil {
-			return c.err
-		}
-		if n < 0 || n*12 > len(c.b)-c.off {
-			return fmt.Errorf("%w: %d label sets in a %d-byte record", errCorrupt, n, len(c.b))
-		}
-		for i := 0; i < n; i++ {
-			inst := int32(c.u32())
-			json := c.bytes(int(int32(c.u32())))
-			nlabels := int(int32(c.u32()))
-			if c.err == nil && (nlabels < 0 || nlabels*8 > len(c.b)-c.off) {
-				return fmt.Errorf("%w: %d labels in a %d-byte record", errCorrupt, nlabels, len(c.b))
-			}
-			entries := c.bytes(nlabels * 8)
-			if c.err != nil {
-				return c.err
-			}
-			set, err := pmclient.ParseLabelSet(inst, string(json), entries)
-			if err != nil {
-				return fmt.Errorf("%w: label set %d: %v", errCorrupt, i, err)
-			}
-			sets = append(sets, set)
-		}
-		m.index.AddLabels(typ, ident, sets)
-		return nil
+		return m.addLabels(c, version)
 	case 4: // TEXT
-		tt := c.u32()
-		ident := c.u32()
-		if c.err != nil {
-			return c.err
-		}
-		// PM_TEXT_ONELINE (1) or PM_TEXT_HELP (2), of a metric
-		// (PM_TEXT_PMID, 4) or an instance domain (PM_TEXT_INDOM, 8):
-		// other combinations are nothing a lookup asks for.
-		target := pmclient.HelpTarget{PMID: pmapi.PMID(ident), InDom: pmapi.InDomNull}
-		switch tt &^ 3 {
-		case 4:
-		case 8:
-			if pmapi.InDom(ident) == pmapi.InDomNull {
-				return nil
-			}
-			target = pmclient.HelpTarget{InDom: pmapi.InDom(ident)}
-		default:
-			return nil
-		}
-		if kind := tt & 3; kind == 1 || kind == 2 {
-			m.index.AddHelp(target, kind == 2, cstring(c.b[c.off:]))
-		}
-		return nil
+		return m.addText(c)
 	default:
 		return fmt.Errorf("%w: metadata record type %d", errCorrupt, typ)
 	}
+}
+
+// addDesc reads a descriptor and the metric's names.
+func (m *metadata) addDesc(c *cursor) error {
+	d := pmapi.Desc{PMID: pmapi.PMID(c.u32()), Type: pmapi.Type(int32(c.u32())), InDom: pmapi.InDom(c.u32()), Sem: pmapi.Sem(int32(c.u32()))}
+	d.Units = pmapi.UnitsFromWire(c.u32())
+	m.index.AddDesc(d)
+	m.types[d.PMID] = d.Type
+	if c.off == len(c.b) {
+		return c.err // no names
+	}
+	n := int(c.u32())
+	if n < 0 || n*4 > len(c.b) {
+		return fmt.Errorf("%w: %d names", errCorrupt, n)
+	}
+	for i := 0; i < n && c.err == nil; i++ {
+		l := int(c.u32())
+		if l < 0 || l > maxNameLen {
+			return fmt.Errorf("%w: name length %d", errCorrupt, l)
+		}
+		name := string(c.bytes(l))
+		if c.err == nil {
+			m.index.AddName(name, d.PMID)
+		}
+	}
+	return c.err
+}
+
+// addInDom reads one observation of an instance domain: all of its
+// instances, or (delta) those added and deleted since the last one.
+// version is the stamp's: 2 for the V2 record, else the archive's.
+func (m *metadata) addInDom(c *cursor, version int, delta bool) error {
+	at := c.stamp(version)
+	indom := pmapi.InDom(c.u32())
+	n := int(int32(c.u32()))
+	if n <= 0 {
+		return c.err // libpcp ignores empty records
+	}
+	if n*8 > len(c.b) {
+		return fmt.Errorf("%w: %d instances", errCorrupt, n)
+	}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(c.u32())
+	}
+	offs := make([]int32, n)
+	for i := range offs {
+		offs[i] = int32(c.u32())
+	}
+	if c.err != nil {
+		return c.err
+	}
+	// Names are substrings of one copy of the string table: however
+	// many offsets point into it, the names cost its size once.
+	table := string(c.b[c.off:])
+	obs := observation{at: at, delta: delta}
+	for i, id := range ids {
+		if offs[i] < 0 {
+			if !obs.delta {
+				return fmt.Errorf("%w: instance %d without a name in a full instance domain", errCorrupt, id)
+			}
+			if obs.deleted == nil {
+				obs.deleted = map[int32]bool{}
+			}
+			obs.deleted[id] = true
+			continue
+		}
+		if int(offs[i]) >= len(table) {
+			return fmt.Errorf("%w: instance name offset %d outside the %d-byte string table", errCorrupt, offs[i], len(table))
+		}
+		name := table[offs[i]:]
+		end := strings.IndexByte(name, 0)
+		if end < 0 {
+			return fmt.Errorf("%w: instance %d: name at offset %d of the string table has no NUL before the record ends", errCorrupt, id, offs[i])
+		}
+		obs.instances = append(obs.instances, pmclient.Instance{ID: id, Name: name[:end]})
+	}
+	m.indoms[indom] = append(m.indoms[indom], obs)
+	return nil
+}
+
+// addLabels reads the label sets of one label type and identifier.
+// version is the stamp's: 2 for the V2 record, else the archive's.
+func (m *metadata) addLabels(c *cursor, version int) error {
+	c.stamp(version) // the index keeps the sets in force at the end
+	typ, ident := pmclient.LabelType(c.u32()), c.u32()
+	var sets []pmclient.LabelSet
+	n := int(int32(c.u32()))
+	if c.err != nil {
+		return c.err
+	}
+	if n < 0 || n*12 > len(c.b)-c.off {
+		return fmt.Errorf("%w: %d label sets in a %d-byte record", errCorrupt, n, len(c.b))
+	}
+	for i := 0; i < n; i++ {
+		inst := int32(c.u32())
+		json := c.bytes(int(int32(c.u32())))
+		nlabels := int(int32(c.u32()))
+		if c.err == nil && (nlabels < 0 || nlabels*8 > len(c.b)-c.off) {
+			return fmt.Errorf("%w: %d labels in a %d-byte record", errCorrupt, nlabels, len(c.b))
+		}
+		entries := c.bytes(nlabels * 8)
+		if c.err != nil {
+			return c.err
+		}
+		set, err := pmclient.ParseLabelSet(inst, string(json), entries)
+		if err != nil {
+			return fmt.Errorf("%w: label set %d: %v", errCorrupt, i, err)
+		}
+		sets = append(sets, set)
+	}
+	m.index.AddLabels(typ, ident, sets)
+	return nil
+}
+
+// addText reads a help text of a metric or an instance domain.
+func (m *metadata) addText(c *cursor) error {
+	tt := c.u32()
+	ident := c.u32()
+	if c.err != nil {
+		return c.err
+	}
+	// PM_TEXT_ONELINE (1) or PM_TEXT_HELP (2), of a metric
+	// (PM_TEXT_PMID, 4) or an instance domain (PM_TEXT_INDOM, 8):
+	// other combinations are nothing a lookup asks for.
+	target := pmclient.HelpTarget{PMID: pmapi.PMID(ident), InDom: pmapi.InDomNull}
+	switch tt &^ 3 {
+	case 4:
+	case 8:
+		if pmapi.InDom(ident) == pmapi.InDomNull {
+			return nil
+		}
+		target = pmclient.HelpTarget{InDom: pmapi.InDom(ident)}
+	default:
+		return nil
+	}
+	if kind := tt & 3; kind == 1 || kind == 2 {
+		m.index.AddHelp(target, kind == 2, cstring(c.b[c.off:]))
+	}
+	return nil
 }
 
 // Label returns the archive label.

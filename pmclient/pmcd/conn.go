@@ -221,8 +221,8 @@ func (c *conn) begin(ctx context.Context) request {
 // cancelWatch ends a blocking socket call when the caller's context is
 // cancelled, by moving the socket's deadlines to now. One watch serves
 // every request whose context shares its Done channel (an eval's samples,
-// a session's fetches): a context.AfterFunc per request cost three
-// allocations and about 1% of a fetch's time (issue #18). The conn's
+// a session's fetches): a context.AfterFunc per request would cost
+// three allocations and about 1% of a fetch's time. The conn's
 // requests are serial and own it; only the watch's function runs beside
 // them. The watch holds its context until another replaces it or the
 // conn closes: a Client left unclosed under a long-lived context stays

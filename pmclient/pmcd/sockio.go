@@ -12,15 +12,14 @@ import (
 // poller as net.Conn does, honouring the deadlines conn sets (and through
 // them the caller's cancellation).
 //
-// Why (issue #18): net.Conn's reads and writes are system calls the
-// scheduler enters and leaves; on a client that waits for pmcd between
-// them, each one woke the scheduler's monitor thread (sysmon) from the
-// sleep it falls into while every P is idle, and that thread then ticked
-// every 20 µs until the next wait. A fetch cost 3.1 context switches and
-// about 105 µs of CPU against libpcp's 1 and 40 µs, work that competes
-// with pmcd and the agents the fetch waits for. A read or write on a
-// non-blocking socket never blocks, so it needs none of that: with raw
-// system calls a fetch costs 1.1 context switches and about 60 µs of CPU.
+// Why: net.Conn's reads and writes are system calls the scheduler enters
+// and leaves; on a client that waits for pmcd between them, each one
+// wakes the scheduler's monitor thread (sysmon) from the sleep it falls
+// into while every P is idle, and that thread then ticks every 20 µs
+// until the next wait: context switches and CPU time that compete with
+// pmcd and the agents the fetch waits for. A read or write on a
+// non-blocking socket never blocks, so it needs none of that (the
+// figures are in docs/limits.md, "Measurements behind the bounds").
 type sockIO struct {
 	nc net.Conn
 	rc syscall.RawConn // nil: net.Conn's own reads and writes

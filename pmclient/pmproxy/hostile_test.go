@@ -52,7 +52,7 @@ func TestHostileAnswers(t *testing.T) {
 	for name, h := range pmproxytest.Hostile() {
 		t.Run(name, func(t *testing.T) {
 			srv := pmproxytest.New(t, map[string]http.HandlerFunc{h.Endpoint: h.Handler()})
-			c, err := pmproxy.New(srv.URL, pmproxy.Options{})
+			c, err := pmproxy.New(srv.URL, pmproxy.Options{RequestTimeout: hostileTimeout})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,8 +12,8 @@ import (
 // decoder reads a snapshot an element at a time and validates each as it
 // comes: a metric, instance domain or label set is checked and added to
 // the index before the next is read, so a bad one stops the read there
-// (the whole file was once decoded first: 3.5 million empty metric
-// objects, 10 MB, cost 1.4 GB before their error), and what is held is
+// (decoding the whole file first would hold all its objects before an
+// error in the last: docs/limits.md), and what is held is
 // the index being built, not the file's objects as well.
 type decoder struct {
 	dec  *json.Decoder

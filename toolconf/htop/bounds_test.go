@@ -2,12 +2,13 @@ package htop
 
 import (
 	"fmt"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )

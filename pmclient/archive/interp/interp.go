@@ -274,23 +274,43 @@ func (s *Source) prepare(ctx context.Context, pmids []pmapi.PMID) error {
 func (s *Source) fetch(ctx context.Context, tReq float64) error {
 	seenMark := false
 	if !s.serial {
-		// Positioning: libpcp seeks with the temporal index and reads
-		// backwards to the nearest observations before tReq; reading
-		// forwards from the start to tReq finds the same ones.
-		if err := s.roll(ctx, tReq, &seenMark); err != nil {
+		if err := s.position(ctx, tReq); err != nil {
 			return err
 		}
-		s.serial = true
-		for _, ic := range s.want {
-			ic.metric.lastNum = -1
-		}
-		seenMark = false
 	}
+	if err := s.boundBelow(ctx, tReq, &seenMark); err != nil {
+		return err
+	}
+	if unbound := s.unboundAbove(tReq); len(unbound) > 0 {
+		if err := s.searchForward(ctx, tReq, unbound, &seenMark); err != nil {
+			return err
+		}
+	}
+	s.settle(tReq, seenMark)
+	return nil
+}
 
-	// Second pass: instances not bounded below. Rolling forwards to tReq
-	// brings the prior bounds up to date; a search backwards could only
-	// find what forward reading already applied, except that it learns
-	// there is nothing before (tFirst).
+// position brings every wanted instance's bounds up to tReq on the
+// first fetch. libpcp seeks with the temporal index and reads backwards
+// to the nearest observations before tReq; reading forwards from the
+// start to tReq finds the same ones.
+func (s *Source) position(ctx context.Context, tReq float64) error {
+	seenMark := false
+	if err := s.roll(ctx, tReq, &seenMark); err != nil {
+		return err
+	}
+	s.serial = true
+	for _, ic := range s.want {
+		ic.metric.lastNum = -1
+	}
+	return nil
+}
+
+// boundBelow is the second pass: instances not bounded below. Rolling
+// forwards to tReq brings the prior bounds up to date; a search
+// backwards could only find what forward reading already applied,
+// except that it learns there is nothing before (tFirst).
+func (s *Source) boundBelow(ctx context.Context, tReq float64, seenMark *bool) error {
 	rolled := false
 	back := 0
 	for _, ic := range s.want {
@@ -299,7 +319,7 @@ func (s *Source) fetch(ctx context.Context, tReq float64) error {
 		}
 		if (ic.tPrior < 0 || ic.tPrior > tReq) && back == 0 && !rolled {
 			rolled = true
-			if err := s.roll(ctx, tReq, &seenMark); err != nil {
+			if err := s.roll(ctx, tReq, seenMark); err != nil {
 				return err
 			}
 		}
@@ -316,22 +336,21 @@ func (s *Source) fetch(ctx context.Context, tReq float64) error {
 			}
 		}
 	}
+	return nil
+}
 
-	// Third pass: instances not bounded above, searched for forwards.
+// unboundAbove is the third pass: the instances not bounded above, to
+// be searched for forwards, in ascending order of tLast (marked search).
+func (s *Source) unboundAbove(tReq float64) []*inst {
 	var unbound []*inst
-	forw := 0
 	for _, ic := range s.want {
 		if (ic.tLast >= 0 && tReq > ic.tLast) || ic.unborn(tReq) {
 			continue
 		}
-		if (ic.tNext < 0 || ic.tNext < tReq) && forw == 0 && !rolled {
-			rolled = true // forwards: nothing to roll before searching forwards
-		}
 		if (ic.sNext&stUndefined != 0 && ic.sNext&stScanned == 0) || ic.tNext < tReq ||
 			(ic.sPrior&stMark != 0 && ic.tNext == tReq) {
-			forw++
 			ic.search = true
-			// In ascending order of tLast, before the first not smaller.
+			// Before the first whose tLast is not smaller.
 			at := len(unbound)
 			for i, ub := range unbound {
 				if ic.tLast <= ub.tLast {
@@ -342,41 +361,51 @@ func (s *Source) fetch(ctx context.Context, tReq float64) error {
 			unbound = append(unbound[:at], append([]*inst{ic}, unbound[at:]...)...)
 		}
 	}
-	if forw > 0 {
-		done := 0
-		err := s.forward(ctx, tReq, func(r *rec) bool {
-			s.update(r, tReq, &done, &seenMark)
-			// Give up on those known to have nothing after r.
-			kept := unbound[:0]
-			for i, ic := range unbound {
-				if ic.tLast > r.t {
-					kept = append(kept, unbound[i:]...)
-					break
-				}
-				if ic.search && ic.tLast >= 0 {
-					ic.search = false
-					ic.sNext |= stScanned
-					done++
-					continue
-				}
-				kept = append(kept, ic)
-			}
-			unbound = kept
-			return done < forw
-		})
-		if err != nil {
-			return err
-		}
-		for _, ic := range unbound {
-			if ic.tNext < tReq && (ic.tLast < 0 || tReq < ic.tLast) {
-				ic.tLast = tReq
-				ic.sNext |= stScanned
-			}
-			ic.search = false
-		}
-	}
+	return unbound
+}
 
-	// Which instances have a value.
+// searchForward reads forwards from tReq until every unbound instance
+// has its next observation, or is known to have none (after its tLast);
+// those still unbound at the end have nothing after tReq.
+func (s *Source) searchForward(ctx context.Context, tReq float64, unbound []*inst, seenMark *bool) error {
+	forw := len(unbound)
+	done := 0
+	err := s.forward(ctx, tReq, func(r *rec) bool {
+		s.update(r, tReq, &done, seenMark)
+		// Give up on those known to have nothing after r.
+		kept := unbound[:0]
+		for i, ic := range unbound {
+			if ic.tLast > r.t {
+				kept = append(kept, unbound[i:]...)
+				break
+			}
+			if ic.search && ic.tLast >= 0 {
+				ic.search = false
+				ic.sNext |= stScanned
+				done++
+				continue
+			}
+			kept = append(kept, ic)
+		}
+		unbound = kept
+		return done < forw
+	})
+	if err != nil {
+		return err
+	}
+	for _, ic := range unbound {
+		if ic.tNext < tReq && (ic.tLast < 0 || tReq < ic.tLast) {
+			ic.tLast = tReq
+			ic.sNext |= stScanned
+		}
+		ic.search = false
+	}
+	return nil
+}
+
+// settle decides which instances have a value at tReq, and marks a
+// counter that cannot be interpolated.
+func (s *Source) settle(tReq float64, seenMark bool) {
 	for _, ic := range s.want {
 		m := ic.metric
 		if m.desc.Sem == pmapi.SemDiscrete {
@@ -401,7 +430,6 @@ func (s *Source) fetch(ctx context.Context, tReq float64) error {
 			ic.inResult = false
 		}
 	}
-	return nil
 }
 
 // errTypeNumval marks a counter that cannot be interpolated (not a

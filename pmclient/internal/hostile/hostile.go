@@ -1,5 +1,5 @@
-// Package hostile builds the attack inputs of issue #12 ("Hostile and
-// oversized input") for regression tests and fuzz seeds: byte layouts
+// Package hostile builds hostile and oversized inputs for regression
+// tests and fuzz seeds: byte layouts
 // that are small on disk or on the wire but that a naive decoder expands
 // by orders of magnitude. Only tests import it.
 package hostile

@@ -1,8 +1,8 @@
 // Package pmproxytest is a fake pmproxy on 127.0.0.1 for tests: it
 // answers /pmapi requests from handlers (under any URL path before
 // /pmapi/, as a pmproxy behind a reverse proxy is reached), counts the
-// requests in flight at once, and streams the hostile answers of issue
-// #41, generated as they are written rather than held in memory.
+// requests in flight at once, and streams hostile answers (Hostile),
+// generated as they are written rather than held in memory.
 package pmproxytest
 
 import (
@@ -109,7 +109,7 @@ func (a Answer) write(bw *bufio.Writer, n int, gone func() bool) {
 	bw.WriteString(a.Tail)
 }
 
-// Hostile are the answers of issue #41 by name, each about 60 MB of JSON
+// Hostile are hostile answers by name, each about 60 MB of JSON
 // that decodes to 20 or 30 times its bytes.
 func Hostile() map[string]Answer {
 	return map[string]Answer{
