@@ -70,7 +70,7 @@ func isTerminal(f *os.File) bool {
 // written it, so its peak is that live data plus the collector's room.
 // At half the live data rather than Go's default of all of it, a
 // 262,143-node tree peaked at 233 to 254 MB instead of 260 to 298, a
-// 20,000-term chain at 51 to 55 MB instead of 60 to 66 (docs/limits.md);
+// 20,000-term chain at 51 to 56 MB instead of 60 to 66 (docs/limits.md);
 // a small expression's heap stays under the runtime's minimum either way.
 const explainGCPercent = 50
 

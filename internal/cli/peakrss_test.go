@@ -108,7 +108,7 @@ func TestChainedCheckPeakRSS(t *testing.T) {
 //   - A chain of 20,000 terms (120 KB, 40,000 nodes): 86 to 107 MB before,
 //     as the evaluator, the checker's inference and the plan's compiler
 //     recursed a level per term in frames of 1,000, 630 and 420 bytes (a
-//     goroutine stack of 32 MB, copied as it doubled); 51 to 55 MB after
+//     goroutine stack of 32 MB, copied as it doubled); 51 to 56 MB after
 //     (60 to 69 MB with Go's default collector target, not explain's).
 //   - A balanced tree of 262,143 nodes (1 MB) with --format json: 356 to
 //     465 MB before, when every node had the evaluator's per-node state,
