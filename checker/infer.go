@@ -70,6 +70,11 @@ func (in *inferrer) info(n grammar.Node) *NodeInfo {
 	return ni
 }
 
+// set records a node's descriptor. Not inlined: desc, which calls it,
+// recurses, and the map access inlined into every frame of a deep tree
+// made each a third larger.
+//
+//go:noinline
 func (in *inferrer) set(n grammar.Node, d pmapi.Desc) pmapi.Desc {
 	in.info(n).Desc = d
 	return d
@@ -511,6 +516,16 @@ func (in *inferrer) binary(n *grammar.Binary) (pmapi.Desc, error) {
 	if err != nil {
 		return r, err
 	}
+	return in.operator(n, &l, &r)
+}
+
+// operator is libpcp's checks of a binary operator and the metadata it
+// gives, from its operands'. Kept out of binary, which recurses: its
+// locals in every frame of a 20,000-term chain doubled the stack.
+//
+//go:noinline
+func (in *inferrer) operator(n *grammar.Binary, lp, rp *pmapi.Desc) (pmapi.Desc, error) {
+	l, r := *lp, *rp
 	op := n.Op
 	rel := isRelational(op)
 	boolean := op == "&&" || op == "||"

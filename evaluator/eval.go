@@ -284,7 +284,7 @@ type slot struct {
 	desc     pmapi.Desc // the check's inferred metadata (zero, scales 1, when it has none)
 	mul, div float64
 	bind     checker.Bind
-	st       *nodeState // shared by every metric the node is in
+	st       *nodeState // shared by every metric the node is in; nil for a node that keeps none (keepsState)
 	kids     [3]int32   // the children's slots, in the order of children
 	// out holds the node's values in Next's samples, reused.
 	out []Value
@@ -298,30 +298,58 @@ type slot struct {
 	constVal Value
 }
 
-// compile appends the slots of tree n (n's first) to plan, with the
-// metadata the check inferred for its nodes.
+// compile appends the slots of tree n (n's first, then each child's
+// subtree in order) to plan, with the metadata the check inferred for its
+// nodes. An explicit stack, not recursion: a frame per level of a
+// 20,000-term chain cost 8 MB of stack.
 func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []slot {
-	st := e.state[n]
-	if st == nil {
-		st = &nodeState{}
-		e.state[n] = st
+	type item struct {
+		n      grammar.Node
+		parent int   // the parent's slot, -1 for the root
+		kid    int32 // which child of the parent it is
 	}
-	id := len(plan)
-	sl := slot{mul: 1, div: 1, bind: checker.BindBoth, st: st, kids: [3]int32{-1, -1, -1}}
-	if ni := nodes[n]; ni != nil {
-		sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
-	}
-	plan = append(plan, sl)
-	kids, k := grammar.Operands(n)
-	for i, c := range kids[:k] {
-		if c == nil {
-			continue
+	stack := []item{{n, -1, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		var st *nodeState
+		if keepsState(it.n) {
+			if st = e.state[it.n]; st == nil {
+				st = &nodeState{}
+				e.state[it.n] = st
+			}
 		}
-		kid := int32(len(plan))
-		plan = e.compile(nodes, c, plan)
-		plan[id].kids[i] = kid
+		id := len(plan)
+		sl := slot{mul: 1, div: 1, bind: checker.BindBoth, st: st, kids: [3]int32{-1, -1, -1}}
+		if ni := nodes[it.n]; ni != nil {
+			sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
+		}
+		plan = append(plan, sl)
+		if it.parent >= 0 {
+			plan[it.parent].kids[it.kid] = int32(id)
+		}
+		kids, k := grammar.Operands(it.n)
+		for i := k - 1; i >= 0; i-- { // the first child on top
+			if kids[i] != nil {
+				stack = append(stack, item{kids[i], id, int32(i)})
+			}
+		}
 	}
 	return plan
+}
+
+// keepsState reports a node that keeps state from sample to sample (see
+// nodeState): delta() and rate(), min() and max() of nothing, instance
+// filters and matchinst. Only those get one: a state for every node cost
+// 200 bytes a node, most of a big expression's plan.
+func keepsState(n grammar.Node) bool {
+	switch n := n.(type) {
+	case *grammar.Call, *grammar.Filter, *grammar.Matchinst:
+		return true
+	case *grammar.Metric:
+		return n.Inst != nil
+	}
+	return false
 }
 
 // sampleRun evaluates the trees of one sample.
@@ -394,19 +422,47 @@ func (r *sampleRun) eval(n grammar.Node) ([]Value, error) {
 func (r *sampleRun) value(n grammar.Node, id int32) ([]Value, error) {
 	vals, err := r.nodeValue(n, id)
 	if r.e.observe != nil {
-		if errors.Is(err, errNoValues) {
-			r.e.observe(r.m, n, nil, nil)
-		} else {
-			r.e.observe(r.m, n, vals, err)
-		}
+		r.observed(n, vals, err)
 	}
 	return vals, err
 }
 
+// observed tells the observer a node's values. Not inlined into value,
+// which recurses: a frame as small as it can be is what a 20,000-term
+// chain's evaluation costs in stack per term.
+//
+//go:noinline
+func (r *sampleRun) observed(n grammar.Node, vals []Value, err error) {
+	if errors.Is(err, errNoValues) {
+		vals, err = nil, nil
+	}
+	r.e.observe(r.m, n, vals, err)
+}
+
+// nodeValue dispatches on the node's kind. Operators stay here; the rest
+// is other's, so that this frame, one in every level of a deep tree, is
+// small.
 func (r *sampleRun) nodeValue(n grammar.Node, id int32) ([]Value, error) {
 	switch n := n.(type) {
 	case *grammar.Paren:
 		return r.value(n.X, r.kid(id, 0))
+	case *grammar.Unary:
+		return r.unary(n, id)
+	case *grammar.Call:
+		return r.call(n, id)
+	case *grammar.Binary:
+		return r.binary(n, id)
+	case *grammar.Ternary:
+		return r.ternary(n, id)
+	}
+	return r.other(n, id)
+}
+
+// other is nodeValue of the leaves, filters, matchinst and rescale.
+//
+//go:noinline
+func (r *sampleRun) other(n grammar.Node, id int32) ([]Value, error) {
+	switch n := n.(type) {
 	case *grammar.Metric:
 		vals, err := r.metric(n, id)
 		if err != nil || n.Inst == nil {
@@ -429,16 +485,8 @@ func (r *sampleRun) nodeValue(n grammar.Node, id int32) ([]Value, error) {
 			return vals, err
 		}
 		return r.matchinst(n, id, vals)
-	case *grammar.Unary:
-		return r.unary(n, id)
-	case *grammar.Call:
-		return r.call(n, id)
 	case *grammar.Rescale:
 		return r.rescale(n, id)
-	case *grammar.Binary:
-		return r.binary(n, id)
-	case *grammar.Ternary:
-		return r.ternary(n, id)
 	}
 	return nil, fmt.Errorf("evaluator: node %T", n)
 }

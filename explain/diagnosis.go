@@ -25,7 +25,6 @@ type diagnosis struct {
 	rep     *checker.Report
 	src     pmclient.Source
 	prev    map[grammar.Node]observation // the sample before, for delta() and rate()
-	byNode  map[grammar.Node]*Node
 	names   *instanceNames
 	samples int
 	// replayed: the record explained was picked from a window

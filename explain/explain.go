@@ -85,18 +85,21 @@ func (n *Node) Text() string { return n.src }
 func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err != nil) }
 
 // Value is one instance's value of a node.
+//
+// Its fields are in the order that packs them (Inst and Number share a
+// word): a big expression has a Value per node.
 type Value struct {
 	// Inst is the instance identifier (pmclient.InNull for a singular
 	// value); Instance its name ("" for a singular value, or when the
 	// instance domain does not name it).
-	Inst     int32
+	Inst int32
+	// Number reports a numeric value (Text is then a JSON number, unless
+	// it is nan or inf).
+	Number   bool
 	Instance string
 	// Text is the value as pminfo prints it (strings unquoted).
 	Text string
-	// Number reports a numeric value (Text is then a JSON number, unless
-	// it is nan or inf).
-	Number bool
-	Raw    evaluator.Value
+	Raw  evaluator.Value
 }
 
 // Singular reports a value with no instance.
@@ -176,7 +179,7 @@ func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (
 			return nil, err
 		}
 	}
-	return rec.Explain(ctx, src, t)
+	return rec.explain(ctx, src, t, true)
 }
 
 // Recorder keeps what an evaluator observed of chosen metrics in its
@@ -246,6 +249,11 @@ func (r *Recorder) Observer() evaluator.Observer {
 		if r.keep != nil && !r.keep(m) {
 			return
 		}
+		if _, paren := n.(*grammar.Paren); paren {
+			// Its values are its inside's, and the tree has no node for
+			// it: a third of a parenthesised tree's observations.
+			return
+		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		rc := r.records[m]
@@ -275,6 +283,13 @@ func (r *Recorder) latest(m *checker.Metric) (cur, prev map[grammar.Node]observa
 // recorded (no values when it was not sampled). Instance names are asked
 // of the source, one request per instance domain.
 func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (*Explanation, error) {
+	return r.explain(ctx, src, t, false)
+}
+
+// explain is Explain; consume lets go of each observation of the latest
+// sample once its node has it (Explain's own recorder, used once), so that
+// the evaluator's values and the explanation's are not all alive at once.
+func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, consume bool) (*Explanation, error) {
 	m := t.Metric
 	def := m.Def
 	tree, err := def.Tree()
@@ -286,20 +301,22 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 	if t.Name != nil {
 		x.Name = *t.Name
 	}
-	byNode := map[grammar.Node]*Node{}
 	nodes := t.Report.NodesOf(m)
-	x.Root = build(tree, nodes, def.Expr, byNode)
+	x.Root = build(tree, nodes, def.Expr)
 	x.History = needsHistoryTree(m)
 	if m.Status != checker.Valid || m.Broken {
 		analyseUnusable(x, m, t.Report, src)
 		return x, nil
 	}
-	for n, o := range cur {
-		if node := byNode[n]; node != nil {
-			node.Evaluated = true
-			node.Values, node.Err = o.values(node), o.err
+	walk(x.Root, func(n *Node) {
+		if o, ok := cur[n.Syntax]; ok {
+			n.Evaluated = true
+			n.Values, n.Err = o.values(n), o.err
+			if consume {
+				delete(cur, n.Syntax)
+			}
 		}
-	}
+	})
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
 		if n.Evaluated && n.Desc != nil && n.Desc.InDom != pmapi.InDomNull {
@@ -310,7 +327,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 			}
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, byNode: byNode, names: names, samples: samples, replayed: t.Replayed}
+	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
 }
@@ -500,7 +517,7 @@ func leaves(m *checker.Metric) []string {
 
 // build makes the explain tree of a syntax tree, parentheses removed,
 // with an explicit stack.
-func build(tree grammar.Node, nodes checker.Nodes, expr string, byNode map[grammar.Node]*Node) *Node {
+func build(tree grammar.Node, nodes checker.Nodes, expr string) *Node {
 	type item struct {
 		syn    grammar.Node
 		parent *Node
@@ -517,16 +534,17 @@ func build(tree grammar.Node, nodes checker.Nodes, expr string, byNode map[gramm
 			n.src = expr[sp.Start:sp.End]
 		}
 		if ni := nodes[syn]; ni != nil {
-			d := ni.Desc
-			n.Desc = &d
+			n.Desc = &ni.Desc // the check's, read-only: no copy per node
 		}
-		byNode[syn] = n
 		if it.parent == nil {
 			root = n
 		} else {
 			it.parent.Children = append(it.parent.Children, n)
 		}
 		kids := syntaxChildren(syn)
+		if len(kids) > 0 {
+			n.Children = make([]*Node, 0, len(kids)) // at its size: no copies as it fills
+		}
 		for i := len(kids) - 1; i >= 0; i-- {
 			stack = append(stack, item{kids[i], n})
 		}
