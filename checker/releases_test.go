@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -34,11 +35,17 @@ func livePmcd(t *testing.T) pmclient.Source {
 // and how many differ.
 func compareWithRelease(t *testing.T, r oracle.Release, src pmclient.Source, config string, names []string, what string) (map[string]int, int) {
 	t.Helper()
+	return compareParsed(t, r, src, config, names, what, grammar.Options{Version: r.Version})
+}
+
+// compareParsed is compareWithRelease of the config read with opts.
+func compareParsed(t *testing.T, r oracle.Release, src pmclient.Source, config string, names []string, what string, opts grammar.Options) (map[string]int, int) {
+	t.Helper()
 	want, _, err := r.Describe(context.Background(), config, names)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := grammar.ParseConfig(what, []byte(config), grammar.Options{Version: r.Version})
+	f := grammar.ParseConfig(what, []byte(config), opts)
 	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: r.Version})
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +166,30 @@ func TestNovalueOptionAcrossReleases(t *testing.T) {
 	}
 }
 
+// TestDerivedControlNovalueAcrossReleases: option_novalue from
+// $PCP_DERIVED_CONTROL (7.1.1+) maps unknown operands to novalue() as the
+// config's own #control line does, and the config cannot turn it off;
+// older releases ignore the variable.
+func TestDerivedControlNovalueAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	names := []string{"n.a", "n.b", "n.c", "n.d"}
+	body := "n.a = no.such.metric\nn.b = sample.long.one + no.such\nn.c = sample.bad.unknown + 1\nn.d = defined(no.such) ? 1 : 2\n"
+	for _, tc := range []struct{ env, config string }{
+		{"option_novalue=1", body},
+		{"option_novalue=1", "#control option_novalue=0\n" + body},
+		{"option_novalue=0", "#control option_novalue=1\n" + body},
+		{"option_novalue=2", "#control option_novalue=1\n" + body},
+		{"bad=1,option_novalue=1", body},
+	} {
+		oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+			env := tc.env
+			kinds, differ := compareParsed(t, r.With("PCP_DERIVED_CONTROL="+env), src, tc.config, names, "env.conf",
+				grammar.Options{Version: r.Version, DerivedControl: &env})
+			t.Logf("%s, PCP_DERIVED_CONTROL=%s: %s: %d differ", r, env, summary(kinds), differ)
+		})
+	}
+}
+
 // TestFailedDerivedOperandAcrossReleases: an alias of a derived metric
 // that failed to bind is hidden before 7.1; from 7.1 libpcp finds the
 // name but not its metadata ("Metadata for operand metric not
@@ -182,5 +213,36 @@ x.guarded = defined(x.mid) ? x.mid : 0
 	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		kinds, differ := compareWithRelease(t, r, src, config, names, "failed-operand.conf")
 		t.Logf("%s: %s: %d differ", r, summary(kinds), differ)
+	})
+}
+
+// TestStaleTreeAcrossReleases: novalue() on both sides of a ternary
+// registers with the expression libpcp parsed last (6.2.2+), so generated
+// sequences of definitions (ones that parse, fail, or have the double
+// novalue()) get each release's pminfo -d metadata for every name.
+func TestStaleTreeAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	rng := rand.New(rand.NewPCG(20261129, 7))
+	exprs := []string{"sample.long.one", "sample.double.million * 2", "sample.byte_ctr", "rate(sample.byte_ctr)",
+		"mkconst(3, type=u64, units=Kbyte)", "1 +", "sample.long.one > 0 ? novalue() : novalue()",
+		"2 * (sample.long.one > 1 ? novalue() : novalue())", "sample.bin"}
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+		total, differ := 0, 0
+		for k := range 30 {
+			var config strings.Builder
+			var names []string
+			for i := range 6 {
+				e := exprs[rng.IntN(len(exprs))]
+				name := fmt.Sprintf("st.c%d.m%d", k, i)
+				fmt.Fprintf(&config, "%s = %s\n", name, e)
+				if grammar.LibpcpVerdict(e, r.Version, false).OK {
+					names = append(names, name)
+				}
+			}
+			_, n := compareWithRelease(t, r, src, config.String(), names, fmt.Sprintf("stale%d.conf", k))
+			total += len(names)
+			differ += n
+		}
+		t.Logf("%s: %d names in 30 sequences: %d differ", r, total, differ)
 	})
 }

@@ -33,6 +33,19 @@ type Options struct {
 	// (Suppressed) are listed and not counted.
 	MaxPerCode int
 	Suppressed func(*File, Diagnostic) bool
+	// DerivedControl is $PCP_DERIVED_CONTROL as the process that loads
+	// the config has it, nil when unset. PCP 7.1.1 and later read it
+	// before any config (its warnings are reported at the start of the
+	// first file of a path), and a #control line cannot change what it
+	// set.
+	DerivedControl *string
+
+	// ctl are the controls earlier files of the path left (nil for
+	// the first: the environment's then).
+	ctl *controls
+	// after is the file before in the path, whose last parse state
+	// libpcp carries into this one (File.treeCleared); nil for the first.
+	after *File
 }
 
 // builtinDerived are registered by libpcp before any config is read.
@@ -58,6 +71,9 @@ func ParseText(path string, text *Text, opts Options) *File {
 // (prefetchVerdicts), or nil.
 func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	f := &File{Path: path, Text: t, Version: opts.Version, Leak: opts.Leak}
+	if opts.after != nil {
+		f.treeCleared, f.treeLine, f.treeDef = opts.after.treeCleared, opts.after.treeLine, opts.after.treeDef
+	}
 	src := t.Bytes()
 	text := textOf(src)
 	// Sized for the definitions the prefetch saw: grown one at a time,
@@ -71,8 +87,9 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 		registered[n] = true
 	}
 	r := &configReader{f: f, src: src, text: text, registered: registered, earlier: opts.Registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
-		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
+		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}, ctl: f.startControls(opts)}
 	r.run()
+	f.ctl = r.ctl
 	f.Definitions = pvec.Of(r.defs)
 	if pre != nil {
 		f.exprWords = &exprWords{words: pre.allWords(), unlisted: r.unlisted}
@@ -141,6 +158,7 @@ type configReader struct {
 	vs      verdictScratch // reused by every definition's verdict
 	capped  FindingCap     // Options.MaxPerCode's count
 	held    []Diagnostic   // the line's findings, until capped (listHeld)
+	ctl     controls       // libpcp's derived-metric controls (#control)
 	final   bool           // reading the last line, which has no newline
 }
 
@@ -485,6 +503,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return // libpcp never parses it, so its lexer state is untouched
 	}
 	r.f.Leak = d.Verdict.Leak
+	r.parsed(d)
 	if d.Verdict.OK {
 		d.Registered = true
 		r.registered[name] = true
@@ -500,7 +519,9 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		shown, end = shown-1, shown
 	}
 	code, rg := codes.Syntax, exprRange(shown, end)
-	if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
+	if d.Verdict.Stale {
+		msg += fmt.Sprintf(" (libpcp refuses it because its parse before, line %d, failed; after one that parsed, it registers %s with that expression)", r.f.treeLine, name)
+	} else if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
 		code, msg, rg = codes.Dialect, dialectMsg, exprRange(c.At.Start, c.At.End)
 	}
 	r.diag(rg, SeverityError, code, msg, pcpLines(caret, d.Verdict.Message))
@@ -840,4 +861,30 @@ func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct,
 		}
 	}
 	return NewerConstruct{}, false
+}
+
+// parsed records what libpcp's parse of d left in its static parse tree,
+// which a later novalue() on both sides of a ternary registers
+// (Verdict.Stale): a parse that succeeded leaves its tree, one that hit a
+// syntax error clears it, and the double novalue() leaves it as it was,
+// or, when it was cleared, is refused as libpcp's action meant.
+func (r *configReader) parsed(d *Definition) {
+	switch {
+	case !d.Verdict.Stale:
+		r.f.treeCleared = !d.Verdict.OK
+		r.f.treeLine = d.Line
+		if d.Verdict.OK {
+			r.f.treeDef = d
+		}
+	case r.f.Version.Has(pcpver.Novalue):
+		r.f.staleTrees = true
+		if r.f.treeCleared {
+			d.Verdict = Verdict{Message: staleNovalueMessage, Caret: d.Verdict.Caret, Leak: d.Verdict.Leak, Stale: true}
+			return
+		}
+		if r.f.staleOf == nil {
+			r.f.staleOf = map[*Definition]*Definition{}
+		}
+		r.f.staleOf[d] = r.f.treeDef
+	}
 }

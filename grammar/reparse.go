@@ -55,8 +55,10 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	if prev == nil || opts.Leak || len(opts.Registered) > 0 || opts.Version != prev.Version {
 		return nil
 	}
-	if prev.standIns {
-		return nil // the stand-in counts findings of other lines
+	if prev.standIns || prev.staleTrees {
+		// the stand-in counts findings of other lines; a stale tree's
+		// verdict depends on the parses before it
+		return nil
 	}
 	old := prev.Text
 	delta := ch.NewEnd - ch.OldEnd
@@ -117,14 +119,17 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 
 	// libpcp's state at the start of the line: its line number, the
 	// matchinst flag, the names registered and attributes set before.
-	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue}
+	if opts.DerivedControl != nil && lineIdx == 0 {
+		return nil // $PCP_DERIVED_CONTROL's findings sit on the first line
+	}
+	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue, ctl: prev.ctl}
 	leak := false
 	if d0 < prev.Definitions.Len() {
 		leak = prev.Definitions.At(d0).leaked
 	} else {
 		leak = prev.Leak
 	}
-	reader := &configReader{f: f, src: newLine, srcAt: r, text: string(newLine), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	reader := &configReader{f: f, ctl: prev.ctl, src: newLine, srcAt: r, text: string(newLine), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
 	f.Leak = leak
 	// The names the line may use, and what is known of them before it.
@@ -137,6 +142,9 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 		}
 	}
 	reader.run()
+	if f.staleTrees {
+		return nil // its verdict depends on the parses before it
+	}
 	// The new line must leave what the old one left for the lines
 	// after it: the same lexer flag, and for every name they use, the
 	// same registration and attributes set. A value that runs past the

@@ -120,6 +120,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
 	cfg.ToolDerived = toolDerived(env)
+	cfg.DerivedControl = derivedControl(env)
 	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
@@ -355,6 +356,19 @@ func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, 
 		run.Files = append(run.Files, file)
 	}
 	return run, res, len(res.IOErrors)
+}
+
+// derivedControl is $PCP_DERIVED_CONTROL from the environment, which
+// libpcp 7.1.1+ applies before a config's #control lines; nil when unset
+// (an empty one cannot be told from an unset one through Env.Getenv).
+func derivedControl(env Env) *string {
+	if env.Getenv == nil {
+		return nil
+	}
+	if v := env.Getenv("PCP_DERIVED_CONTROL"); v != "" {
+		return &v
+	}
+	return nil
 }
 
 // toolDerived are the derived configs libpcp loads on its own before a
