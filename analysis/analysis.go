@@ -475,3 +475,22 @@ func sourceGeneration(src pmclient.Source) uint64 {
 	}
 	return 0
 }
+
+// ConfigPaths are the parsed derived configs, one list per config path
+// (all the inputs, or each group with Options.Separate), in the order
+// libpcp loads them; tool files (pmrep, pcp-dstat, pcp-htop) are left out.
+func (r *Result) ConfigPaths() [][]*grammar.File {
+	var out [][]*grammar.File
+	for _, g := range r.groups {
+		var files []*grammar.File
+		for _, i := range g {
+			if f := r.Files[i]; f.doc == nil && f.htop == nil {
+				files = append(files, f.File)
+			}
+		}
+		if len(files) > 0 {
+			out = append(out, files)
+		}
+	}
+	return out
+}

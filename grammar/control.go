@@ -34,6 +34,15 @@ func newControls() controls { return controls{value: controlDefaults} }
 type envControl struct {
 	controls controls
 	findings []Diagnostic
+	set      controlSet
+}
+
+// controlSet is what libpcp prints reading the control items of line
+// (0: $PCP_DERIVED_CONTROL) under PCP_DEBUG=derive: its warnings and
+// each item set, in order (DeriveDebug).
+type controlSet struct {
+	line  int32
+	lines []string
 }
 
 // readEnvControl reads $PCP_DERIVED_CONTROL as release v's libpcp does
@@ -46,10 +55,16 @@ func readEnvControl(value *string, v pcpver.Version) *envControl {
 	}
 	env := &envControl{controls: newControls()}
 	at := Range{Start: Pos{Line: 1, Col: 1}, End: Pos{Line: 1, Col: 1}}
+	debug := controlSet{}
 	env.controls.apply(*value, true, func(sev Severity, msg, pcp string) {
+		line := "Warning: $PCP_DERIVED_CONTROL: " + pcp
 		env.findings = append(env.findings, Diagnostic{Range: at, Severity: SeverityWarning, Code: codes.Control,
-			Message: "$PCP_DERIVED_CONTROL: " + msg, PCP: []string{"Warning: $PCP_DERIVED_CONTROL: " + pcp}})
+			Message: "$PCP_DERIVED_CONTROL: " + msg, PCP: []string{line}})
+		debug.lines = append(debug.lines, line)
+	}, func(item string) {
+		debug.lines = append(debug.lines, "Derived metric control: $PCP_DERIVED_CONTROL: "+item+" set")
 	})
+	env.set = debug
 	return env
 }
 
@@ -67,6 +82,9 @@ func (f *File) startControls(opts Options) controls {
 		return newControls()
 	}
 	f.Diagnostics = append(f.Diagnostics, env.findings...)
+	if len(env.set.lines) > 0 {
+		f.controlsSet = append(f.controlsSet, env.set)
+	}
 	if env.controls.fromEnv[optionNovalue] {
 		on := env.controls.value[optionNovalue] == 1
 		f.OptionNovalue = &on
@@ -80,13 +98,21 @@ func (r *configReader) control(ln *logicalLine, rg Range) {
 		return
 	}
 	// libpcp skips "#control" and one more byte.
+	debug := controlSet{line: int32(rg.Start.Line)}
 	r.ctl.apply(string(ln.buf[9:]), false, func(sev Severity, msg, pcp string) {
 		kind := "Warning"
 		if sev == SeverityError {
 			kind = "Error"
 		}
-		r.diag(rg, sev, codes.Control, msg, []string{r.prefix(kind) + pcp})
+		line := r.prefix(kind) + pcp
+		r.diag(rg, sev, codes.Control, msg, []string{line})
+		debug.lines = append(debug.lines, line)
+	}, func(item string) {
+		debug.lines = append(debug.lines, fmt.Sprintf("[%s:%d] derived metric control: %s set", r.f.Path, r.lineno, item))
 	})
+	if len(debug.lines) > 0 && !r.final {
+		r.f.controlsSet = append(r.f.controlsSet, debug)
+	}
 	if r.ctl.novalueSet || r.ctl.fromEnv[optionNovalue] {
 		on := r.ctl.value[optionNovalue] == 1
 		r.f.OptionNovalue = &on
@@ -101,7 +127,9 @@ const optionNovalue = 5 // controlNames' OPTION_NOVALUE
 // runs to the next "=" (commas included), the value is what strtol
 // takes, and a "," goes on to the next item. fromEnv says the items are
 // $PCP_DERIVED_CONTROL's (a missing "=" is then a warning, not an error).
-func (c *controls) apply(items string, fromEnv bool, warn func(sev Severity, msg, pcp string)) {
+// set, when not nil, is told of each item set, as written
+// ("option_novalue=1").
+func (c *controls) apply(items string, fromEnv bool, warn func(sev Severity, msg, pcp string), set func(item string)) {
 	for ns := items; ; {
 		eq := strings.IndexByte(ns, '=')
 		if eq < 0 {
@@ -131,9 +159,11 @@ func (c *controls) apply(items string, fromEnv bool, warn func(sev Severity, msg
 			warn(SeverityWarning, fmt.Sprintf("unknown derived metric control %q (want global_limit, context_limit, debug_syntax, debug_semantics, debug_eval or option_novalue): libpcp ignores it", name),
 				fmt.Sprintf("unknown derived metric control (%s)", name))
 		default:
-			if why := c.set(k, value, fromEnv); why != "" {
+			if why := c.setControl(k, value, fromEnv); why != "" {
 				warn(SeverityWarning, fmt.Sprintf("libpcp cannot set %s=%d: %s", strings.ToLower(controlNames[k]), value, why),
 					fmt.Sprintf("failed to set derived metric control %s=%d: %s", name, value, why))
+			} else if set != nil {
+				set(fmt.Sprintf("%s=%d", name, value))
 			}
 		}
 		if ve == "" {
@@ -143,11 +173,11 @@ func (c *controls) apply(items string, fromEnv bool, warn func(sev Severity, msg
 	}
 }
 
-// set is libpcp's setderivedcontrol while a config loads: the value the
+// setControl is libpcp's setderivedcontrol while a config loads: the value the
 // control has already is accepted as it is; one that differs from what
 // $PCP_DERIVED_CONTROL set is refused to a config, then the value's range
 // is checked. It returns libpcp's pmErrStr of a refusal, or "".
-func (c *controls) set(k int, value int32, fromEnv bool) string {
+func (c *controls) setControl(k int, value int32, fromEnv bool) string {
 	const badArg = "Bad value for function argument" // PM_ERR_ARG
 	if controlNames[k] != "CONTEXT_LIMIT" {          // its value needs a context, and configs load before any exists
 		if c.value[k] == value {

@@ -48,6 +48,9 @@ type File struct {
 	// registered double novalue() got (StaleTree).
 	treeDef *Definition
 	staleOf map[*Definition]*Definition
+	// controlsSet are the control items libpcp set while reading the
+	// file, $PCP_DERIVED_CONTROL's first (DeriveDebug).
+	controlsSet []controlSet
 
 	// nameIx is the index of names Reparse reads (names.go), built on
 	// first use or carried over from the version before an edit.

@@ -35,6 +35,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
+	pcpDebug := fs.String("pcp-debug", "", "print on stderr what libpcp prints with PCP_DEBUG=`FLAGS` (-D) while it loads the configs: derive (its registrations, control items set and syntax errors)")
 	kindName := fs.String("kind", "auto", "read every PATH as `KIND`: auto (by path and content), derived, pmrep, dstat or htop")
 	var src sourceFlags
 	src.register(fs, forChecking)
@@ -53,6 +54,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		threshold = grammar.SeverityWarning
 	default:
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
+		return ExitUsage
+	}
+	if *pcpDebug != "" && *pcpDebug != "derive" {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --pcp-debug %q: want derive\n", *pcpDebug)
 		return ExitUsage
 	}
 	kind, err := toolconf.ParseKind(*kindName)
@@ -121,11 +126,14 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
 	cfg.ToolDerived = toolDerived(env)
 	cfg.DerivedControl = derivedControl(env)
-	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
+	run, res, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
 	}
 	run.DocsURL = *docsURL
+	if *pcpDebug == "derive" {
+		printDeriveDebug(env.Stderr, res)
+	}
 	stdout := env.Stdout
 	if quiet {
 		stdout = io.Discard
@@ -381,4 +389,15 @@ func toolDerived(env Env) []analysis.Input {
 		return nil
 	}
 	return analysis.AutoDerivedInputs(getenv, func(k string) (string, bool) { v := getenv(k); return v, v != "" })
+}
+
+// printDeriveDebug prints what libpcp prints with PCP_DEBUG=derive while
+// it loads the checked derived configs (grammar.DeriveDebug), one config
+// path at a time.
+func printDeriveDebug(w io.Writer, res *analysis.Result) {
+	for _, files := range res.ConfigPaths() {
+		for _, l := range grammar.DeriveDebug(files) {
+			fmt.Fprintln(w, report.Escape(l))
+		}
+	}
 }

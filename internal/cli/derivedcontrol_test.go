@@ -38,3 +38,30 @@ func TestCheckReadsDerivedControl(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPCPDebugDerive: check --pcp-debug derive prints on stderr what
+// libpcp prints with PCP_DEBUG=derive loading the config (proved against
+// each release by grammar's TestDeriveDebugAcrossReleases); any other
+// flag is a usage error.
+func TestCheckPCPDebugDerive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.conf")
+	if err := os.WriteFile(path, []byte("#control option_novalue=1\nx = sample.long.one\ny = 1 +\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, _ := runEnv(t, Env{Args: []string{"check", "--metadata", "embedded", "--pcp-version", "7.2.2", "--pcp-debug=derive", path}})
+	want := strings.Join([]string{
+		"pmRegisterDerived: global metric[0] event.flags = anon(PM_TYPE_U32)",
+		"pmRegisterDerived: global metric[1] event.missed = anon(PM_TYPE_U32)",
+		`pmLoadDerivedConfig("` + path + `")`,
+		"[" + path + ":1] derived metric control: option_novalue=1 set",
+		"pmRegisterDerived: global metric[2] x = sample.long.one",
+		"[" + path + ":3] Error: pmRegisterDerived(y, ...) syntax error",
+		" 1 +", "   ^", "Arithmetic expression expected to follow PLUS", "",
+	}, "\n")
+	if !strings.HasPrefix(stderr, want) { // the text report's summary follows
+		t.Errorf("--pcp-debug=derive printed\n%s\nwant it to start\n%s", stderr, want)
+	}
+	if _, stderr, status := runEnv(t, Env{Args: []string{"check", "--metadata", "embedded", "--pcp-debug", "appl0", path}}); status != ExitUsage || !strings.Contains(stderr, "want derive") {
+		t.Errorf("--pcp-debug appl0: exit %d, %q", status, stderr)
+	}
+}
