@@ -226,13 +226,13 @@ func TestStaleTreeAcrossReleases(t *testing.T) {
 	exprs := []string{"sample.long.one", "sample.double.million * 2", "sample.byte_ctr", "rate(sample.byte_ctr)",
 		"mkconst(3, type=u64, units=Kbyte)", "1 +", "sample.long.one > 0 ? novalue() : novalue()",
 		"2 * (sample.long.one > 1 ? novalue() : novalue())", "sample.bin"}
+	seqs := randomSequences(rng, exprs, 30, 6) // drawn before the releases run in parallel
 	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		total, differ := 0, 0
-		for k := range 30 {
+		for k, seq := range seqs {
 			var config strings.Builder
 			var names []string
-			for i := range 6 {
-				e := exprs[rng.IntN(len(exprs))]
+			for i, e := range seq {
 				name := fmt.Sprintf("st.c%d.m%d", k, i)
 				fmt.Fprintf(&config, "%s = %s\n", name, e)
 				if grammar.LibpcpVerdict(e, r.Version, false).OK {
@@ -245,4 +245,50 @@ func TestStaleTreeAcrossReleases(t *testing.T) {
 		}
 		t.Logf("%s: %d names in 30 sequences: %d differ", r, total, differ)
 	})
+}
+
+// TestSpecZeroAcrossReleases: 6.2.2 to 7.0.x keep novalue(SPECS)'s
+// descriptor in a static only mkconst( resets, so before the first
+// mkconst( in the process a ternary of novalue(SPECS) and a scalar has
+// instance domain 0.0; generated sequences of such definitions, with
+// mkconst( and failed parses among them, get each release's metadata.
+func TestSpecZeroAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	rng := rand.New(rand.NewPCG(20261129, 11))
+	exprs := []string{"sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one",
+		"sample.long.one > 0 ? sample.double.one : novalue(type=double)", "sample.long.one > 0 ? novalue() : sample.long.one",
+		"sample.long.one > 0 ? novalue(type=u64) : sample.ulonglong.one", "mkconst(1, type=double)", "mkconst(2) +",
+		"mkconst(3, units=Kbyte) + (sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one)",
+		"(sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one) + mkconst(4)", "sample.long.one +",
+		"sample.long.one > 0 ? novalue(units=Kbyte) : sample.bin"}
+	seqs := randomSequences(rng, exprs, 25, 5) // drawn before the releases run in parallel
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+		total, differ := 0, 0
+		for k, seq := range seqs {
+			var config strings.Builder
+			var names []string
+			for i, e := range seq {
+				name := fmt.Sprintf("sz.c%d.m%d", k, i)
+				fmt.Fprintf(&config, "%s = %s\n", name, e)
+				if grammar.LibpcpVerdict(e, r.Version, false).OK {
+					names = append(names, name)
+				}
+			}
+			_, n := compareWithRelease(t, r, src, config.String(), names, fmt.Sprintf("specs%d.conf", k))
+			total += len(names)
+			differ += n
+		}
+		t.Logf("%s: %d names in 25 sequences: %d differ", r, total, differ)
+	})
+}
+
+// randomSequences draws n sequences of k expressions from exprs.
+func randomSequences(rng *rand.Rand, exprs []string, n, k int) [][]string {
+	out := make([][]string, n)
+	for i := range out {
+		for range k {
+			out[i] = append(out[i], exprs[rng.IntN(len(exprs))])
+		}
+	}
+	return out
 }

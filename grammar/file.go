@@ -48,6 +48,11 @@ type File struct {
 	// registered double novalue() got (StaleTree).
 	treeDef *Definition
 	staleOf map[*Definition]*Definition
+	// specReset says libpcp has parsed a mkconst( (which resets its
+	// static spec descriptor) before the file's end; specZero are the
+	// definitions with novalue( parsed before any (File.SpecZero).
+	specReset bool
+	specZero  map[*Definition]bool
 	// controlsSet are the control items libpcp set while reading the
 	// file, $PCP_DERIVED_CONTROL's first (DeriveDebug).
 	controlsSet []controlSet
@@ -349,3 +354,9 @@ func (f *File) StaleTree(d *Definition) (src *Definition, ok bool) {
 	src, ok = f.staleOf[d]
 	return src, ok
 }
+
+// SpecZero reports whether libpcp 6.2.2 to 7.0.x parses d's novalue(...)
+// with its static spec descriptor still all zeros: no mkconst( (which
+// resets it to PM_INDOM_NULL and the rest) was parsed before d in the
+// process. Such a novalue(SPECS) has instance domain 0.0.
+func (f *File) SpecZero(d *Definition) bool { return f.specZero[d] }

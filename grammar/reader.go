@@ -73,6 +73,7 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	f := &File{Path: path, Text: t, Version: opts.Version, Leak: opts.Leak}
 	if opts.after != nil {
 		f.treeCleared, f.treeLine, f.treeDef = opts.after.treeCleared, opts.after.treeLine, opts.after.treeDef
+		f.specReset = opts.after.specReset
 	}
 	src := t.Bytes()
 	text := textOf(src)

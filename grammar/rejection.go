@@ -7,6 +7,7 @@ package grammar
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -170,6 +171,9 @@ func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct,
 // syntax error clears it, and the double novalue() leaves it as it was,
 // or, when it was cleared, is refused as libpcp's action meant.
 func (r *configReader) parsed(d *Definition) {
+	if v := r.f.Version; v.Has(pcpver.Novalue) && !v.Has(pcpver.IndomSpec) {
+		r.specState(d)
+	}
 	switch {
 	case !d.Verdict.Stale:
 		r.f.treeCleared = !d.Verdict.OK
@@ -188,4 +192,33 @@ func (r *configReader) parsed(d *Definition) {
 		}
 		r.f.staleOf[d] = r.f.treeDef
 	}
+}
+
+// specState follows libpcp's static spec descriptor across parses
+// (6.2.2 to 7.0.x): a mkconst(VALUE, the parse reached resets it; until one
+// has, a novalue(...) parsed gets its zeros (File.SpecZero).
+func (r *configReader) specState(d *Definition) {
+	reached := d.Expr
+	if !d.Verdict.OK && int(d.Verdict.Caret) < len(reached) {
+		reached = reached[:d.Verdict.Caret]
+	}
+	if !r.f.specReset && strings.Contains(d.Expr, "novalue") {
+		if r.f.specZero == nil {
+			r.f.specZero = map[*Definition]bool{}
+		}
+		r.f.specZero[d] = true
+	}
+	if MkconstSpecsIn(reached) {
+		r.f.specReset = true
+	}
+}
+
+// mkconstSpecs is "mkconst(VALUE," : where libpcp's mid-rule action
+// resets its spec descriptor (a mkconst( without a spec list does not).
+var mkconstSpecs = regexp.MustCompile(`mkconst\s*\(\s*[^,()]*,`)
+
+// MkconstSpecsIn reports whether expr holds a mkconst( with a spec list,
+// whose parse resets libpcp's static spec descriptor (6.2.2 to 7.0.x).
+func MkconstSpecsIn(expr string) bool {
+	return strings.Contains(expr, "mkconst") && mkconstSpecs.MatchString(expr)
 }
