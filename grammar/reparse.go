@@ -162,7 +162,17 @@ func prevAround(prev *File, e lineEdit) (around, bool) {
 // set before), into a new File holding only what the line made; nil when
 // the line's verdict may depend on the parses before it.
 func readLine(prev *File, text *Text, e lineEdit, a around, opts Options) (*File, []*Definition) {
-	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue, ctl: prev.ctl}
+	if v := prev.Version; v.Has(pcpver.Novalue) && !v.Has(pcpver.IndomSpec) {
+		// libpcp's static spec descriptor (File.SpecZero): a line that
+		// resets it, or reads it, is read with the whole file.
+		for _, l := range [][]byte{e.oldLine, e.newLine} {
+			if bytes.Contains(l, []byte("mkconst")) || bytes.Contains(l, []byte("novalue")) {
+				return nil, nil
+			}
+		}
+	}
+	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue, ctl: prev.ctl,
+		specReset: prev.specReset, specZero: prev.specZero}
 	f.Leak = leakAfter(prev, a.d0)
 	reader := &configReader{f: f, ctl: prev.ctl, src: e.newLine, srcAt: e.r, text: string(e.newLine), textAt: e.r, pos: e.r, lineno: e.idx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}

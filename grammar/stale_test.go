@@ -94,3 +94,27 @@ func TestStaleNovalueModel(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecZeroSurvivesReparse: an edit of another line keeps what the
+// full read knew of libpcp's spec descriptor (File.SpecZero), and an
+// edit that adds a mkconst( with a spec list before a novalue(SPECS) is
+// read with the whole file, which then knows it was reset.
+func TestSpecZeroSurvivesReparse(t *testing.T) {
+	src := "a = 1\nb = sample.long.one > 0 ? novalue(units=Kbyte) : sample.bin\n"
+	opts := Options{Version: pcpver.V6_3_8}
+	prev := ParseText("z.conf", NewText([]byte(src)), opts)
+	b := prev.Definitions.At(1)
+	if !prev.SpecZero(b) {
+		t.Fatalf("full read: b is not read with the zeroed spec descriptor")
+	}
+	for _, tc := range []struct {
+		insert string
+		zero   bool
+	}{{" + 2", true}, {" + mkconst(1, type=double)", false}} {
+		next := src[:5] + tc.insert + src[5:]
+		f, _ := Reparse(prev, NewText([]byte(next)), TextChange{Start: 5, OldEnd: 5, NewEnd: 5 + len(tc.insert)}, opts)
+		if got := f.SpecZero(f.Definitions.At(1)); got != tc.zero {
+			t.Errorf("after inserting %q: SpecZero(b) = %v, want %v", tc.insert, got, tc.zero)
+		}
+	}
+}
