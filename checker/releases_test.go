@@ -227,24 +227,7 @@ func TestStaleTreeAcrossReleases(t *testing.T) {
 		"mkconst(3, type=u64, units=Kbyte)", "1 +", "sample.long.one > 0 ? novalue() : novalue()",
 		"2 * (sample.long.one > 1 ? novalue() : novalue())", "sample.bin"}
 	seqs := randomSequences(rng, exprs, 30, 6) // drawn before the releases run in parallel
-	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
-		total, differ := 0, 0
-		for k, seq := range seqs {
-			var config strings.Builder
-			var names []string
-			for i, e := range seq {
-				name := fmt.Sprintf("st.c%d.m%d", k, i)
-				fmt.Fprintf(&config, "%s = %s\n", name, e)
-				if grammar.LibpcpVerdict(e, r.Version, false).OK {
-					names = append(names, name)
-				}
-			}
-			_, n := compareWithRelease(t, r, src, config.String(), names, fmt.Sprintf("stale%d.conf", k))
-			total += len(names)
-			differ += n
-		}
-		t.Logf("%s: %d names in 30 sequences: %d differ", r, total, differ)
-	})
+	compareSequences(t, src, seqs, "st")
 }
 
 // TestSpecZeroAcrossReleases: 6.2.2 to 7.0.x keep novalue(SPECS)'s
@@ -262,24 +245,7 @@ func TestSpecZeroAcrossReleases(t *testing.T) {
 		"(sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one) + mkconst(4)", "sample.long.one +",
 		"sample.long.one > 0 ? novalue(units=Kbyte) : sample.bin"}
 	seqs := randomSequences(rng, exprs, 25, 5) // drawn before the releases run in parallel
-	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
-		total, differ := 0, 0
-		for k, seq := range seqs {
-			var config strings.Builder
-			var names []string
-			for i, e := range seq {
-				name := fmt.Sprintf("sz.c%d.m%d", k, i)
-				fmt.Fprintf(&config, "%s = %s\n", name, e)
-				if grammar.LibpcpVerdict(e, r.Version, false).OK {
-					names = append(names, name)
-				}
-			}
-			_, n := compareWithRelease(t, r, src, config.String(), names, fmt.Sprintf("specs%d.conf", k))
-			total += len(names)
-			differ += n
-		}
-		t.Logf("%s: %d names in 25 sequences: %d differ", r, total, differ)
-	})
+	compareSequences(t, src, seqs, "sz")
 }
 
 // randomSequences draws n sequences of k expressions from exprs.
@@ -291,4 +257,28 @@ func randomSequences(rng *rand.Rand, exprs []string, n, k int) [][]string {
 		}
 	}
 	return out
+}
+
+// compareSequences checks each sequence of expressions as a config of
+// its own (names PREFIX.cK.mI) on every release, and compares every name
+// that parses with the release's pminfo -d.
+func compareSequences(t *testing.T, src pmclient.Source, seqs [][]string, prefix string) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+		total, differ := 0, 0
+		for k, seq := range seqs {
+			var config strings.Builder
+			var names []string
+			for i, e := range seq {
+				name := fmt.Sprintf("%s.c%d.m%d", prefix, k, i)
+				fmt.Fprintf(&config, "%s = %s\n", name, e)
+				if grammar.LibpcpVerdict(e, r.Version, false).OK {
+					names = append(names, name)
+				}
+			}
+			_, n := compareWithRelease(t, r, src, config.String(), names, fmt.Sprintf("%s%d.conf", prefix, k))
+			total += len(names)
+			differ += n
+		}
+		t.Logf("%s: %d names in %d sequences: %d differ", r, total, len(seqs), differ)
+	})
 }
