@@ -50,13 +50,17 @@ type Config struct {
 	// formulas (AutoDerivedInputs): checked with each tool file, their
 	// own findings not reported.
 	ToolDerived []Input
+	// DerivedControl is $PCP_DERIVED_CONTROL as libpcp would find it,
+	// nil when unset (grammar.Options.DerivedControl): PCP 7.1.1 and
+	// later apply it before the configs' own #control lines.
+	DerivedControl *string
 }
 
 // readOptions are the grammar's options for the config's files: its
 // release, and its cap on findings (the grammar's syntax findings are
 // capped as the checker's are).
 func (c Config) readOptions(opts Options) grammar.Options {
-	o := grammar.Options{Version: c.Version.Version, MaxPerCode: c.capAsYouGo(opts)}
+	o := grammar.Options{Version: c.Version.Version, MaxPerCode: c.capAsYouGo(opts), DerivedControl: c.DerivedControl}
 	if o.MaxPerCode > 0 {
 		o.Suppressed = suppressedIfMarked(nil)
 	}
@@ -470,4 +474,23 @@ func sourceGeneration(src pmclient.Source) uint64 {
 		return g.Generation()
 	}
 	return 0
+}
+
+// ConfigPaths are the parsed derived configs, one list per config path
+// (all the inputs, or each group with Options.Separate), in the order
+// libpcp loads them; tool files (pmrep, pcp-dstat, pcp-htop) are left out.
+func (r *Result) ConfigPaths() [][]*grammar.File {
+	var out [][]*grammar.File
+	for _, g := range r.groups {
+		var files []*grammar.File
+		for _, i := range g {
+			if f := r.Files[i]; f.doc == nil && f.htop == nil {
+				files = append(files, f.File)
+			}
+		}
+		if len(files) > 0 {
+			out = append(out, files)
+		}
+	}
+	return out
 }

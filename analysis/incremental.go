@@ -17,7 +17,7 @@ import (
 func Reparse(prev *Result, path string, text *grammar.Text, cfg Config, opts Options) (_ *Result, reparsed bool) {
 	if prev == nil || len(prev.Files) != 1 || len(prev.groups) != 1 || len(prev.groups[0]) != 1 || len(prev.IOErrors) > 0 ||
 		prev.Config.Version.Version != cfg.Version.Version || prev.Files[0].File.Path != path || opts.Separate || bufferProblem(text) ||
-		prev.opts.Incremental != opts.Incremental || prev.Config.MaxPerCode != cfg.MaxPerCode ||
+		prev.opts.Incremental != opts.Incremental || prev.Config.MaxPerCode != cfg.MaxPerCode || !sameControl(prev.Config.DerivedControl, cfg.DerivedControl) ||
 		prev.Files[0].doc != nil || prev.Files[0].File.Text == nil || isToolText(path, text, opts) {
 		// A tool's file (toolconf) is read whole: its values run over
 		// lines, and a section's keys decide how each line reads.
@@ -125,4 +125,10 @@ func isToolText(path string, text *grammar.Text, opts Options) bool {
 	head := text.Slice(0, min(text.Len(), 64<<10))
 	in := Input{Path: path, Src: head, Kind: opts.Kind}
 	return in.kind() != toolconf.Derived
+}
+
+// sameControl reports whether two $PCP_DERIVED_CONTROL settings are the
+// same (both unset, or equal).
+func sameControl(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }

@@ -374,15 +374,7 @@ func (c *checkRun) check(m *Metric, f *grammar.File) {
 		}
 	}
 	if at, broken := doubleNovalue(d.Expr, tree); broken {
-		// libpcp's grammar action for "g ? novalue() : novalue()" raises
-		// YYERROR, yet the metric registers: with a U32 discrete
-		// descriptor whatever surrounds it, no checks, and no value to
-		// rely on (6.3.8 and 7.2.2 observed; stale values can show).
-		m.Status = Valid
-		m.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
-		m.Broken = true
-		c.diag(f, m, exprRange(f, d, at), codes.NoValue,
-			fmt.Sprintf("novalue() in both branches: libpcp registers %s as a 32-bit unsigned discrete metric without units, ignoring the rest of the expression, and its values are garbage or none", d.Name), nil)
+		c.staleTree(f, m, exprRange(f, d, at))
 		return
 	}
 	// Binding comes first in libpcp: any unknown operand (outside
@@ -470,3 +462,30 @@ func (r *Report) SortedNames() []string {
 // text, which must then stop within a millisecond or so, not finish a
 // check of 100,000 definitions first.
 const cancelEvery = 256
+
+// staleTree checks a metric with novalue() on both sides of a ternary
+// (grammar.Verdict.Stale), at: libpcp's grammar action raises YYERROR
+// without clearing its parse tree, so the name registers with the
+// expression parsed last (grammar.File.StaleTree), the rest of its own
+// ignored: that metric's metadata and values, or, when none parsed
+// before, the built-in event.missed's (U32, discrete, no value).
+func (c *checkRun) staleTree(f *grammar.File, m *Metric, at grammar.Range) {
+	m.Broken = true
+	if src, ok := f.StaleTree(m.Def); ok && src != nil {
+		if sm, ok := c.report.ByName.Lookup(src.Name); ok && sm.Def == src {
+			c.ensure(sm)
+			if sm.Status == Valid {
+				m.Status, m.Desc = Valid, sm.Desc
+			} else {
+				m.refuse(sm.Status, sm.Message(), "")
+			}
+			c.diag(f, m, at, codes.NoValue,
+				fmt.Sprintf("novalue() in both branches: libpcp registers %s with the expression it parsed last, %s's on line %d (%s), ignoring its own", m.Def.Name, src.Name, src.Line, src.Expr), nil)
+			return
+		}
+	}
+	m.Status = Valid
+	m.Desc = pmapi.Desc{PMID: pmapi.PMIDNull, Type: pmapi.TypeU32, InDom: pmapi.InDomNull, Sem: pmapi.SemDiscrete}
+	c.diag(f, m, at, codes.NoValue,
+		fmt.Sprintf("novalue() in both branches: libpcp registers %s as a 32-bit unsigned discrete metric without units, ignoring the rest of the expression, and its values are garbage or none", m.Def.Name), nil)
+}

@@ -53,6 +53,14 @@ type inferrer struct {
 	constDesc func(n grammar.Node) (pmapi.Desc, error)
 	// unitsOf parses a rescale target.
 	unitsOf func(s string) (pmapi.Units, error)
+	// specZero: libpcp's static spec descriptor is all zeros where this
+	// expression's novalue(SPECS) are parsed (grammar.File.SpecZero):
+	// before the first mkconst( of the expression, their instance domain
+	// is 0.0.
+	specZero bool
+	// mkconstBefore reports whether a mkconst( comes before byte off of
+	// the expression.
+	mkconstBefore func(off int) bool
 	// convertible is pmConvScale's feasibility test.
 	convertible func(from, to pmapi.Units) bool
 	// unitsText renders units as pmUnitsStr does.
@@ -428,7 +436,13 @@ func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi
 	switch {
 	case aNovalue:
 		d = b
+		if in.zeroIndom(n, n.Then) {
+			d.InDom = 0
+		}
 	case bNovalue:
+		if in.zeroIndom(n, n.Else) {
+			d.InDom = 0
+		}
 	default:
 		// The ":" node: both branches must agree.
 		switch {
@@ -724,4 +738,17 @@ func timeStep(scale int8) float64 {
 		return timeFactor[scale]
 	}
 	return 1
+}
+
+// zeroIndom reports whether the novalue() branch of n has libpcp 6.2.2
+// to 7.0.x's zeroed spec descriptor, whose instance domain (0.0, not
+// PM_INDOM_NULL) the ternary then takes whatever the other branch's: a novalue with a spec list,
+// parsed before any mkconst( (inferrer.specZero), none of them earlier in
+// the expression either.
+func (in *inferrer) zeroIndom(n *grammar.Ternary, branch grammar.Node) bool {
+	nv, _ := grammar.Unwrap(branch).(*grammar.Novalue)
+	if nv == nil || len(nv.Specs) == 0 || !in.specZero || in.mkconstBefore == nil {
+		return false
+	}
+	return !in.mkconstBefore(nv.At.Start)
 }

@@ -112,6 +112,11 @@ func (c *checkRun) newInferrer(m *Metric, nodes Nodes) *inferrer {
 	in := c.inferrerBase()
 	in.nodes, in.leaf, in.bound = nodes, leaf, leaf
 	in.constDesc = func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, bindable) }
+	if m != nil && m.file != nil && m.file.SpecZero(m.Def) {
+		expr := m.Def.Expr
+		in.specZero = true
+		in.mkconstBefore = func(off int) bool { return grammar.MkconstSpecsIn(expr[:min(off, len(expr))]) }
+	}
 	return &in
 }
 

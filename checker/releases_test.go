@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -34,11 +35,17 @@ func livePmcd(t *testing.T) pmclient.Source {
 // and how many differ.
 func compareWithRelease(t *testing.T, r oracle.Release, src pmclient.Source, config string, names []string, what string) (map[string]int, int) {
 	t.Helper()
+	return compareParsed(t, r, src, config, names, what, grammar.Options{Version: r.Version})
+}
+
+// compareParsed is compareWithRelease of the config read with opts.
+func compareParsed(t *testing.T, r oracle.Release, src pmclient.Source, config string, names []string, what string, opts grammar.Options) (map[string]int, int) {
+	t.Helper()
 	want, _, err := r.Describe(context.Background(), config, names)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := grammar.ParseConfig(what, []byte(config), grammar.Options{Version: r.Version})
+	f := grammar.ParseConfig(what, []byte(config), opts)
 	rep, err := Check(context.Background(), []*grammar.File{f}, src, Options{Version: r.Version})
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +166,30 @@ func TestNovalueOptionAcrossReleases(t *testing.T) {
 	}
 }
 
+// TestDerivedControlNovalueAcrossReleases: option_novalue from
+// $PCP_DERIVED_CONTROL (7.1.1+) maps unknown operands to novalue() as the
+// config's own #control line does, and the config cannot turn it off;
+// older releases ignore the variable.
+func TestDerivedControlNovalueAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	names := []string{"n.a", "n.b", "n.c", "n.d"}
+	body := "n.a = no.such.metric\nn.b = sample.long.one + no.such\nn.c = sample.bad.unknown + 1\nn.d = defined(no.such) ? 1 : 2\n"
+	for _, tc := range []struct{ env, config string }{
+		{"option_novalue=1", body},
+		{"option_novalue=1", "#control option_novalue=0\n" + body},
+		{"option_novalue=0", "#control option_novalue=1\n" + body},
+		{"option_novalue=2", "#control option_novalue=1\n" + body},
+		{"bad=1,option_novalue=1", body},
+	} {
+		oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+			env := tc.env
+			kinds, differ := compareParsed(t, r.With("PCP_DERIVED_CONTROL="+env), src, tc.config, names, "env.conf",
+				grammar.Options{Version: r.Version, DerivedControl: &env})
+			t.Logf("%s, PCP_DERIVED_CONTROL=%s: %s: %d differ", r, env, summary(kinds), differ)
+		})
+	}
+}
+
 // TestFailedDerivedOperandAcrossReleases: an alias of a derived metric
 // that failed to bind is hidden before 7.1; from 7.1 libpcp finds the
 // name but not its metadata ("Metadata for operand metric not
@@ -182,5 +213,72 @@ x.guarded = defined(x.mid) ? x.mid : 0
 	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
 		kinds, differ := compareWithRelease(t, r, src, config, names, "failed-operand.conf")
 		t.Logf("%s: %s: %d differ", r, summary(kinds), differ)
+	})
+}
+
+// TestStaleTreeAcrossReleases: novalue() on both sides of a ternary
+// registers with the expression libpcp parsed last (6.2.2+), so generated
+// sequences of definitions (ones that parse, fail, or have the double
+// novalue()) get each release's pminfo -d metadata for every name.
+func TestStaleTreeAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	rng := rand.New(rand.NewPCG(20261129, 7))
+	exprs := []string{"sample.long.one", "sample.double.million * 2", "sample.byte_ctr", "rate(sample.byte_ctr)",
+		"mkconst(3, type=u64, units=Kbyte)", "1 +", "sample.long.one > 0 ? novalue() : novalue()",
+		"2 * (sample.long.one > 1 ? novalue() : novalue())", "sample.bin"}
+	seqs := randomSequences(rng, exprs, 30, 6) // drawn before the releases run in parallel
+	compareSequences(t, src, seqs, "st")
+}
+
+// TestSpecZeroAcrossReleases: 6.2.2 to 7.0.x keep novalue(SPECS)'s
+// descriptor in a static only mkconst( resets, so before the first
+// mkconst( in the process a ternary of novalue(SPECS) and a scalar has
+// instance domain 0.0; generated sequences of such definitions, with
+// mkconst( and failed parses among them, get each release's metadata.
+func TestSpecZeroAcrossReleases(t *testing.T) {
+	src := livePmcd(t)
+	rng := rand.New(rand.NewPCG(20261129, 11))
+	exprs := []string{"sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one",
+		"sample.long.one > 0 ? sample.double.one : novalue(type=double)", "sample.long.one > 0 ? novalue() : sample.long.one",
+		"sample.long.one > 0 ? novalue(type=u64) : sample.ulonglong.one", "mkconst(1, type=double)", "mkconst(2) +",
+		"mkconst(3, units=Kbyte) + (sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one)",
+		"(sample.long.one > 0 ? novalue(units=Kbyte) : sample.long.one) + mkconst(4)", "sample.long.one +",
+		"sample.long.one > 0 ? novalue(units=Kbyte) : sample.bin"}
+	seqs := randomSequences(rng, exprs, 25, 5) // drawn before the releases run in parallel
+	compareSequences(t, src, seqs, "sz")
+}
+
+// randomSequences draws n sequences of k expressions from exprs.
+func randomSequences(rng *rand.Rand, exprs []string, n, k int) [][]string {
+	out := make([][]string, n)
+	for i := range out {
+		for range k {
+			out[i] = append(out[i], exprs[rng.IntN(len(exprs))])
+		}
+	}
+	return out
+}
+
+// compareSequences checks each sequence of expressions as a config of
+// its own (names PREFIX.cK.mI) on every release, and compares every name
+// that parses with the release's pminfo -d.
+func compareSequences(t *testing.T, src pmclient.Source, seqs [][]string, prefix string) {
+	oracle.EachRelease(t, func(t *testing.T, r oracle.Release) {
+		total, differ := 0, 0
+		for k, seq := range seqs {
+			var config strings.Builder
+			var names []string
+			for i, e := range seq {
+				name := fmt.Sprintf("%s.c%d.m%d", prefix, k, i)
+				fmt.Fprintf(&config, "%s = %s\n", name, e)
+				if grammar.LibpcpVerdict(e, r.Version, false).OK {
+					names = append(names, name)
+				}
+			}
+			_, n := compareWithRelease(t, r, src, config.String(), names, fmt.Sprintf("%s%d.conf", prefix, k))
+			total += len(names)
+			differ += n
+		}
+		t.Logf("%s: %d names in %d sequences: %d differ", r, total, len(seqs), differ)
 	})
 }

@@ -28,9 +28,34 @@ type File struct {
 	// Leak is libpcp's matchinst lexer flag after the last definition; pass
 	// it to the next file of a config path (Options.Leak).
 	Leak bool
-	// OptionNovalue is the last "#control option_novalue=0|1" of the file
-	// (PCP 7.1.1+), nil when it has none.
+	// OptionNovalue is option_novalue (PCP 7.1.1+) as the file leaves
+	// it: what $PCP_DERIVED_CONTROL set (Options.DerivedControl), or else
+	// the last "#control option_novalue=0|1" of the file; nil when
+	// neither sets it.
 	OptionNovalue *bool
+	// ctl are libpcp's controls after the file, for the next file of
+	// the path.
+	ctl controls
+	// treeCleared says libpcp's last parse, on line treeLine (0: none
+	// yet, the built-in event.missed's), failed, clearing its static parse
+	// tree (configReader.parsed); staleTrees that a definition registers
+	// or is refused by that state.
+	treeCleared bool
+	treeLine    int32
+	staleTrees  bool
+	// treeDef is the definition whose tree libpcp's last successful
+	// parse left (nil: event.missed's), and staleOf the tree each
+	// registered double novalue() got (StaleTree).
+	treeDef *Definition
+	staleOf map[*Definition]*Definition
+	// specReset says libpcp has parsed a mkconst( (which resets its
+	// static spec descriptor) before the file's end; specZero are the
+	// definitions with novalue( parsed before any (File.SpecZero).
+	specReset bool
+	specZero  map[*Definition]bool
+	// controlsSet are the control items libpcp set while reading the
+	// file, $PCP_DERIVED_CONTROL's first (DeriveDebug).
+	controlsSet []controlSet
 
 	// nameIx is the index of names Reparse reads (names.go), built on
 	// first use or carried over from the version before an edit.
@@ -319,3 +344,19 @@ func (f *File) ExprIndex(d *Definition, offset int) int {
 
 // ValidMetricName reports whether libpcp accepts name for a derived metric.
 func ValidMetricName(name string) bool { return name != "" && validMetricName(name) }
+
+// StaleTree reports, for a registered definition with novalue() on both
+// sides of a ternary (Verdict.Stale), which definition's expression
+// libpcp registered it with: the one it parsed last, or nil for the
+// built-in event.missed (anon(PM_TYPE_U32)) when none parsed before it.
+// ok is false for every other definition.
+func (f *File) StaleTree(d *Definition) (src *Definition, ok bool) {
+	src, ok = f.staleOf[d]
+	return src, ok
+}
+
+// SpecZero reports whether libpcp 6.2.2 to 7.0.x parses d's novalue(...)
+// with its static spec descriptor still all zeros: no mkconst( (which
+// resets it to PM_INDOM_NULL and the rest) was parsed before d in the
+// process. Such a novalue(SPECS) has instance domain 0.0.
+func (f *File) SpecZero(d *Definition) bool { return f.specZero[d] }

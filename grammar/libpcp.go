@@ -19,7 +19,17 @@ type Verdict struct {
 	// Leak reports that libpcp's matchinst lexer flag is still up after
 	// this expression, which changes how it lexes the next one.
 	Leak bool
+	// Stale reports that the parse ended in the action of novalue() on
+	// both sides of a ternary (6.2.2+), which raises YYERROR without
+	// clearing libpcp's parse tree: pmRegisterDerived then registers the
+	// name with the tree the last parse in the process left, or, when
+	// that parse failed, refuses it (staleNovalueMessage, at Caret).
+	// OK is true: what happens depends on the definitions before.
+	Stale bool
 }
+
+// staleNovalueMessage is the double novalue() action's message.
+const staleNovalueMessage = "novalue() may appear at most once in a ternary expression"
 
 // LibpcpVerdict predicts libpcp's registration verdict for an expression:
 // accept or reject, the caret and the message, byte for byte. flag is the
@@ -76,10 +86,14 @@ func (vs *verdictScratch) parse(expr string, v pcpver.Version, flag bool, words 
 		toks:    &vs.toks,
 		flag:    flag,
 		words:   words,
+		staleAt: -1,
 	}
 	accepted, err := lalr.Parse[Token](g, run, run, &vs.stacks)
 	out := Verdict{OK: accepted && err == nil, Leak: run.flag}
 	if out.OK {
+		if run.staleAt >= 0 {
+			out.Stale, out.Caret = true, int32(run.staleAt)
+		}
 		return out
 	}
 	out.Caret = int32(run.lastOffset)
@@ -107,6 +121,7 @@ type libpcpRun struct {
 	lexErr     string // the last lexer error: it overrides any parser message
 	gramErr    string // the first parser message wins
 	specType   string // mkconst/novalue "type=" value seen so far ("" = default)
+	staleAt    int    // where the lexer was when the double novalue() action ran, or -1
 }
 
 // terminalNames maps each TokenKind to its terminal's name in the grammars.
@@ -300,9 +315,13 @@ func (r *libpcpRun) Reduce(rule int, rhs []Token) (Token, lalr.Verdict) {
 		return Token{}, lalr.Accept
 	case ruleDoubleNovalue:
 		// The action sets "novalue() may appear at most once in a ternary
-		// expression" and raises YYERROR, yet every release that has the
-		// rule (6.3.8 and 7.2.2 tried) registers the metric, with
-		// novalue()'s metadata and never a value. The checker warns.
+		// expression" and raises YYERROR, which leaves libpcp's parse
+		// tree as the parse before left it (Verdict.Stale). The parse
+		// goes on, so that the expression's tree is whole for the
+		// editor; libpcp's stops here.
+		if r.staleAt < 0 {
+			r.staleAt = lookaheadAfter(r.expr, rhs[3].Offset)
+		}
 		return Token{}, lalr.Continue
 	case ruleMatchinstDone:
 		r.flag = false
@@ -396,3 +415,26 @@ var errorProductions = func() map[string]string {
 	m["num: MKCONST LPAREN INTEGER error"] = "metadata keyword expected to follow mkconst(type"
 	return m
 }()
+
+// lookaheadAfter is where libpcp's parser stands when it reduces
+// novalue() on both sides of a ternary whose ":" is at colon: on the
+// token after the second novalue()'s ")", or on the expression's last
+// byte when none follows.
+func lookaheadAfter(expr string, colon int) int {
+	depth, i := 0, colon
+	for ; i < len(expr); i++ {
+		if c := expr[i]; c == '(' {
+			depth++
+		} else if c == ')' {
+			if depth--; depth == 0 {
+				break
+			}
+		}
+	}
+	for i++; i < len(expr) && isSpace(expr[i]); i++ {
+	}
+	if i >= len(expr) {
+		return max(len(expr)-1, 0)
+	}
+	return i
+}

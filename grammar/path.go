@@ -36,6 +36,7 @@ func ParseConfigsWith(srcs []Source, opts Options) []*File {
 	v := opts.Version
 	registered := map[string]bool{}
 	leak := false
+	var ctl *controls
 	files := make([]*File, 0, len(srcs))
 	total := 0
 	for _, s := range srcs {
@@ -47,7 +48,8 @@ func ParseConfigsWith(srcs []Source, opts Options) []*File {
 		if total > 64<<10 {
 			pre = prefetchVerdicts(text, v)
 		}
-		f := parseConfig(s.Path, s.AsText(), Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed}, pre)
+		f := parseConfig(s.Path, s.AsText(), Options{Version: v, Leak: leak, Registered: registered, MaxPerCode: opts.MaxPerCode, Suppressed: opts.Suppressed, DerivedControl: opts.DerivedControl, ctl: ctl, after: last(files)}, pre)
+		ctl = &f.ctl
 		if len(files) < len(srcs)-1 { // another file follows: it sees these names
 			for _, def := range f.Definitions.All() {
 				if def.Registered {
@@ -72,4 +74,12 @@ func SplitConfigPath(path string) []string {
 		}
 	}
 	return out
+}
+
+// last is the last file of files, or nil.
+func last(files []*File) *File {
+	if len(files) == 0 {
+		return nil
+	}
+	return files[len(files)-1]
 }

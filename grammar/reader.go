@@ -33,6 +33,19 @@ type Options struct {
 	// (Suppressed) are listed and not counted.
 	MaxPerCode int
 	Suppressed func(*File, Diagnostic) bool
+	// DerivedControl is $PCP_DERIVED_CONTROL as the process that loads
+	// the config has it, nil when unset. PCP 7.1.1 and later read it
+	// before any config (its warnings are reported at the start of the
+	// first file of a path), and a #control line cannot change what it
+	// set.
+	DerivedControl *string
+
+	// ctl are the controls earlier files of the path left (nil for
+	// the first: the environment's then).
+	ctl *controls
+	// after is the file before in the path, whose last parse state
+	// libpcp carries into this one (File.treeCleared); nil for the first.
+	after *File
 }
 
 // builtinDerived are registered by libpcp before any config is read.
@@ -58,6 +71,10 @@ func ParseText(path string, text *Text, opts Options) *File {
 // (prefetchVerdicts), or nil.
 func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	f := &File{Path: path, Text: t, Version: opts.Version, Leak: opts.Leak}
+	if opts.after != nil {
+		f.treeCleared, f.treeLine, f.treeDef = opts.after.treeCleared, opts.after.treeLine, opts.after.treeDef
+		f.specReset = opts.after.specReset
+	}
 	src := t.Bytes()
 	text := textOf(src)
 	// Sized for the definitions the prefetch saw: grown one at a time,
@@ -71,8 +88,9 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 		registered[n] = true
 	}
 	r := &configReader{f: f, src: src, text: text, registered: registered, earlier: opts.Registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
-		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}}
+		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}, ctl: f.startControls(opts)}
 	r.run()
+	f.ctl = r.ctl
 	f.Definitions = pvec.Of(r.defs)
 	if pre != nil {
 		f.exprWords = &exprWords{words: pre.allWords(), unlisted: r.unlisted}
@@ -141,6 +159,7 @@ type configReader struct {
 	vs      verdictScratch // reused by every definition's verdict
 	capped  FindingCap     // Options.MaxPerCode's count
 	held    []Diagnostic   // the line's findings, until capped (listHeld)
+	ctl     controls       // libpcp's derived-metric controls (#control)
 	final   bool           // reading the last line, which has no newline
 }
 
@@ -485,6 +504,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		return // libpcp never parses it, so its lexer state is untouched
 	}
 	r.f.Leak = d.Verdict.Leak
+	r.parsed(d)
 	if d.Verdict.OK {
 		d.Registered = true
 		r.registered[name] = true
@@ -500,137 +520,12 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 		shown, end = shown-1, shown
 	}
 	code, rg := codes.Syntax, exprRange(shown, end)
-	if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
+	if d.Verdict.Stale {
+		msg += fmt.Sprintf(" (libpcp refuses it because its parse before, line %d, failed; after one that parsed, it registers %s with that expression)", r.f.treeLine, name)
+	} else if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
 		code, msg, rg = codes.Dialect, dialectMsg, exprRange(c.At.Start, c.At.End)
 	}
 	r.diag(rg, SeverityError, code, msg, pcpLines(caret, d.Verdict.Message))
-}
-
-// rejectionMessage explains libpcp's rejection of d's expression: its
-// message, else one read from the tokens at the caret, with a note when
-// an earlier failed matchinst( (the earlier "line" or "expression") left
-// libpcp lexing "/" as a pattern; and the end of the caret's token.
-func rejectionMessage(d *Definition, caret int, wasLeaking bool, earlier string) (msg string, end int) {
-	near, end := tokensAtCaret(d, caret)
-	msg = d.Verdict.Message
-	if msg == "" {
-		msg = syntaxExplanation(d.Expr, near)
-	}
-	if wasLeaking && strings.Contains(d.Expr, "/") {
-		msg += " (libpcp is still lexing \"/\" as a matchinst pattern after an earlier failed matchinst( " + earlier + ")"
-	}
-	return msg, end
-}
-
-// dialect restates a syntax error of a target release older than the
-// latest as a dialect finding when a newer release accepts the
-// expression: the newer construct and the message naming its release.
-func (r *configReader) dialect(d *Definition, wasLeaking bool, msg string) (NewerConstruct, string, bool) {
-	if !r.f.Version.Less(pcpver.Latest) {
-		return NewerConstruct{}, "", false
-	}
-	c, ok := r.newerConstruct(d, wasLeaking)
-	if !ok {
-		return NewerConstruct{}, "", false
-	}
-	v := r.f.Version
-	return c, fmt.Sprintf("%s needs PCP %s or later (target: PCP %s); libpcp %s says: %s", c.What, c.Since(), v, v, msg), true
-}
-
-// pcpSyntaxLines renders libpcp's four-line syntax error report: the
-// header, the text after "=", a caret line that keeps white space and
-// blanks everything else, and the detail line when libpcp has one.
-func pcpSyntaxLines(header, raw string, caret int, msg string) []string {
-	cl := []byte(raw)
-	for i, c := range cl {
-		switch {
-		case i == caret:
-			cl[i] = '^'
-		case !isSpace(c):
-			cl[i] = ' '
-		}
-	}
-	lines := []string{header, raw, string(cl)}
-	if msg != "" {
-		lines = append(lines, msg)
-	}
-	return lines
-}
-
-// tokensAtCaret lexes the expression up to the caret, keeping only the
-// token there and the two before it (what syntaxExplanation reads), and
-// the end of the caret's token (one past the caret when none starts
-// there). A long line is lexed without keeping its tokens.
-func tokensAtCaret(d *Definition, caret int) (near []Token, end int) {
-	it := newTokenIter(d.Expr, d.version(), d.leaked)
-	var window [3]Token
-	n := 0
-	end = caret + 1
-	for {
-		t := it.next()
-		if near == nil {
-			window[0], window[1], window[2] = window[1], window[2], t
-			n++
-			if t.Offset == caret {
-				near = window[3-min(n, 3):]
-			}
-		}
-		if t.Offset == caret && t.End > caret {
-			end = t.End
-			break
-		}
-		if t.Kind == TokEOS {
-			break
-		}
-	}
-	return near, end
-}
-
-// syntaxExplanation describes an error libpcp reports without a message,
-// from the token at the caret and the ones before it: near ends with the
-// token at the caret (empty when none starts there).
-func syntaxExplanation(expr string, near []Token) string {
-	if len(near) > 0 {
-		i := len(near) - 1
-		toks, t := near, near[len(near)-1]
-		var prev Token
-		if i > 0 {
-			prev = toks[i-1]
-		}
-		operand := func(k TokenKind) bool {
-			switch k {
-			case TokName, TokInteger, TokDouble, TokRParen, TokInstName:
-				return true
-			}
-			return false
-		}
-		switch {
-		case t.Kind == TokEOS && prev.Kind == TokRParen && strings.Contains(expr, "mkconst("):
-			return "the expression ends too early: mkconst() needs a number and at least one spec, e.g. mkconst(1, type=u32)"
-		case t.Kind == TokEOS && t.Offset < len(expr) && expr[t.Offset] == ff:
-			return "byte 0xFF ends the expression here: libpcp reads it as the end of the string"
-		case t.Kind == TokEOS:
-			return "the expression ends too early"
-		case t.Kind == TokInstName:
-			return fmt.Sprintf("an instance filter %s may only follow a metric name or a parenthesised expression, once", t.Text)
-		case t.Kind == TokType || t.Kind == TokSemantics || t.Kind == TokUnits || t.Kind == TokIndom || t.Kind == TokMeta:
-			return fmt.Sprintf("%q is a reserved word: it can only be a mkconst() or novalue() spec key", t.Text)
-		case t.Kind == TokString:
-			return "a string is only allowed as rescale()'s units or a spec value"
-		case t.Kind == TokDouble && prev.Kind == TokDouble || t.Kind == TokName && prev.Kind == TokInteger && (t.Text[0] == 'e' || t.Text[0] == 'E'):
-			return fmt.Sprintf("unexpected %q: numbers have no exponent or second decimal point in derived metrics", t.Text)
-		case operand(prev.Kind) && (operand(t.Kind) || t.Kind == TokFunc || t.Kind == TokNot):
-			return fmt.Sprintf("an operator is missing before %q", t.Text)
-		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Value == "mkconst":
-			return "mkconst() takes an unsigned number first, e.g. mkconst(1, type=32)"
-		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Value == "defined":
-			return "defined() takes a metric name"
-		case t.Kind == TokAssign || t.Kind == TokComma:
-			return fmt.Sprintf("unexpected %q: \",\" and \"=\" only appear in function arguments and spec lists", t.Text)
-		}
-		return fmt.Sprintf("unexpected %q here", t.Text)
-	}
-	return "syntax error"
 }
 
 func (r *configReader) attribute(ln *logicalLine, name string, rg Range) {
@@ -816,28 +711,3 @@ func isSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 func isAlpha(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// newerConstruct explains a syntax error of the target release that a
-// newer release would accept: the construct and the release that brought
-// it, or the whole expression and the first grammar that accepts it.
-func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct, bool) {
-	v := r.f.Version
-	if !v.Has(pcpver.Continuation) && strings.HasSuffix(d.Expr, "\\") && r.pos < r.end() {
-		n := len(d.Expr)
-		return NewerConstruct{"a backslash-newline continuation line", pcpver.Continuation, Span{n - 1, n}}, true
-	}
-	if !LibpcpVerdict(d.Expr, pcpver.Latest, leak).OK {
-		return NewerConstruct{}, false
-	}
-	if root, err := ParseExpr(d.Expr, pcpver.Latest); err == nil {
-		if cs := NewerConstructs(root, v); len(cs) > 0 {
-			return cs[0], true
-		}
-	}
-	for _, f := range []pcpver.Feature{pcpver.Novalue, pcpver.DeltaOfExpr, pcpver.IndomSpec, pcpver.ExtraUnits} {
-		if !v.Has(f) && LibpcpVerdict(d.Expr, f.Since(), leak).OK {
-			return NewerConstruct{"this expression", f, Span{0, len(d.Expr)}}, true
-		}
-	}
-	return NewerConstruct{}, false
-}

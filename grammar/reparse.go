@@ -55,141 +55,203 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	if prev == nil || opts.Leak || len(opts.Registered) > 0 || opts.Version != prev.Version {
 		return nil
 	}
-	if prev.standIns {
-		return nil // the stand-in counts findings of other lines
+	if prev.standIns || prev.staleTrees {
+		// the stand-in counts findings of other lines; a stale tree's
+		// verdict depends on the parses before it
+		return nil
 	}
+	e, ok := editedLine(prev, text, ch)
+	if !ok || (opts.DerivedControl != nil && e.idx == 0) {
+		return nil // $PCP_DERIVED_CONTROL's findings sit on the first line
+	}
+	at, ok := prevAround(prev, e)
+	if !ok {
+		return nil
+	}
+	f, lineDefs := readLine(prev, text, e, at, opts)
+	if f == nil || !leavesSame(prev, f, text, e, at, lineDefs) {
+		return nil
+	}
+	return spliceLine(prev, f, e, at, lineDefs, opts)
+}
+
+// lineEdit is the one physical line a change falls in: [r, e) in the old
+// text, [r, ne) in the new, and its index.
+type lineEdit struct {
+	idx              int
+	r, e, ne         int
+	oldLine, newLine []byte
+}
+
+// editedLine is the line ch changes, when it changes one line only, and
+// that line is a whole logical line on its own that does not change how
+// later lines are read (no continuation, NUL or #control line).
+func editedLine(prev *File, text *Text, ch TextChange) (lineEdit, bool) {
 	old := prev.Text
 	delta := ch.NewEnd - ch.OldEnd
 	// The text around the change is taken to be prev's, as ch says (it
 	// is not compared: that would cost a pass over the whole text).
 	if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > old.Len() || ch.NewEnd < ch.Start || text.Len() != old.Len()+delta {
-		return nil
+		return lineEdit{}, false
 	}
 	// Same number of lines, no line joined or split: positions after the
 	// change keep their lines and columns.
 	if bytes.IndexByte(old.Slice(ch.Start, ch.OldEnd), '\n') >= 0 || bytes.IndexByte(text.Slice(ch.Start, ch.NewEnd), '\n') >= 0 {
-		return nil
+		return lineEdit{}, false
 	}
-	// The physical line of the change, in the old text: [r, e).
-	lineIdx, r := old.LineOf(ch.Start)
-	oldLine := old.LineBytes(lineIdx)
-	e := r + len(oldLine)
-	ne := e + delta
-	newLine := text.Slice(r, ne)
-	// Lines that are not whole logical lines on their own, or that
-	// change how later lines are read, are read again with the file.
-	for _, line := range [][]byte{oldLine, newLine} {
+	var e lineEdit
+	e.idx, e.r = old.LineOf(ch.Start)
+	e.oldLine = old.LineBytes(e.idx)
+	e.e = e.r + len(e.oldLine)
+	e.ne = e.e + delta
+	e.newLine = text.Slice(e.r, e.ne)
+	for _, line := range [][]byte{e.oldLine, e.newLine} {
 		if bytes.Contains(line, []byte("\\")) || bytes.IndexByte(line, 0) >= 0 ||
 			(prev.Version.Has(pcpver.ControlLines) && len(line) >= 8 && bytes.EqualFold(line[:8], []byte("#control"))) {
-			return nil
+			return lineEdit{}, false
 		}
 	}
-	if prev.Version.Has(pcpver.Continuation) && r >= 2 && old.Slice(r-2, r-1)[0] == '\\' {
-		return nil // the line continues the one before it
+	if prev.Version.Has(pcpver.Continuation) && e.r >= 2 && old.Slice(e.r-2, e.r-1)[0] == '\\' {
+		return lineEdit{}, false // the line continues the one before it
 	}
-	// Where the line is: positions hold lines and columns, no offsets,
-	// so what lies after it keeps its positions.
-	rPos, ePos := prev.Pos(r), prev.Pos(e)
-	at := func(p Pos) int { return p.Compare(rPos) }   // < 0 before the line
-	past := func(p Pos) int { return p.Compare(ePos) } // >= 0 after it
+	return e, true
+}
+
+// around is where the edited line's items are among prev's: the
+// definitions [d0, d1), attributes [ai, a1), comments [c0, c1) and
+// findings [g0, g1) it made, and its positions.
+type around struct {
+	rPos, ePos     Pos
+	names          *nameIndex
+	d0, d1, ai, a1 int
+	c0, c1, g0, g1 int
+}
+
+// prevAround finds what prev made of the edited line; ok is false when
+// something of another line reaches into it (a quoted value over
+// several lines, a finding of a later line that names it).
+func prevAround(prev *File, e lineEdit) (around, bool) {
+	// Positions hold lines and columns, no offsets, so what lies after
+	// the line keeps its positions.
+	a := around{rPos: prev.Pos(e.r), ePos: prev.Pos(e.e)}
+	at := func(p Pos) int { return p.Compare(a.rPos) }   // < 0 before the line
+	past := func(p Pos) int { return p.Compare(a.ePos) } // >= 0 after it
 	// A quoted value from an earlier line running over this one.
-	ai := sort.Search(len(prev.Attributes), func(i int) bool { return at(prev.Attributes[i].Range.Start) >= 0 })
-	if ai > 0 && at(prev.Attributes[ai-1].Range.End) > 0 {
-		return nil
+	a.ai = sort.Search(len(prev.Attributes), func(i int) bool { return at(prev.Attributes[i].Range.Start) >= 0 })
+	if a.ai > 0 && at(prev.Attributes[a.ai-1].Range.End) > 0 {
+		return a, false
 	}
 	// After a quoted value over several lines libpcp's line numbers may
 	// differ from the file's (6.0 counts them short).
-	names := prev.names()
-	if names.multiLine != nil && names.multiLine.Range.Start.Before(rPos) {
-		return nil
+	a.names = prev.names()
+	if a.names.multiLine != nil && a.names.multiLine.Range.Start.Before(a.rPos) {
+		return a, false
 	}
-	// What prev made of the old line.
-	d0 := prev.Definitions.Search(func(d *Definition) bool { return at(d.Range.Start) >= 0 })
-	d1 := prev.Definitions.Search(func(d *Definition) bool { return past(d.Range.Start) >= 0 })
-	a1 := sort.Search(len(prev.Attributes), func(i int) bool { return past(prev.Attributes[i].Range.Start) >= 0 })
-	c0 := sort.Search(len(prev.Comments), func(i int) bool { return at(prev.Comments[i].Start) >= 0 })
-	c1 := sort.Search(len(prev.Comments), func(i int) bool { return past(prev.Comments[i].Start) >= 0 })
-	g0 := sort.Search(len(prev.Diagnostics), func(i int) bool { return at(prev.Diagnostics[i].Range.Start) >= 0 })
-	g1 := sort.Search(len(prev.Diagnostics), func(i int) bool { return past(prev.Diagnostics[i].Range.Start) >= 0 })
-	if !diagnosticsInOrder(prev.Diagnostics, g0, g1, ePos) {
-		return nil
-	}
+	a.d0 = prev.Definitions.Search(func(d *Definition) bool { return at(d.Range.Start) >= 0 })
+	a.d1 = prev.Definitions.Search(func(d *Definition) bool { return past(d.Range.Start) >= 0 })
+	a.a1 = sort.Search(len(prev.Attributes), func(i int) bool { return past(prev.Attributes[i].Range.Start) >= 0 })
+	a.c0 = sort.Search(len(prev.Comments), func(i int) bool { return at(prev.Comments[i].Start) >= 0 })
+	a.c1 = sort.Search(len(prev.Comments), func(i int) bool { return past(prev.Comments[i].Start) >= 0 })
+	a.g0 = sort.Search(len(prev.Diagnostics), func(i int) bool { return at(prev.Diagnostics[i].Range.Start) >= 0 })
+	a.g1 = sort.Search(len(prev.Diagnostics), func(i int) bool { return past(prev.Diagnostics[i].Range.Start) >= 0 })
+	return a, diagnosticsInOrder(prev.Diagnostics, a.g0, a.g1, a.ePos)
+}
 
-	// libpcp's state at the start of the line: its line number, the
-	// matchinst flag, the names registered and attributes set before.
-	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue}
-	leak := false
-	if d0 < prev.Definitions.Len() {
-		leak = prev.Definitions.At(d0).leaked
-	} else {
-		leak = prev.Leak
+// readLine reads the edited line in libpcp's state at its start (its
+// line number, the matchinst flag, the names registered and attributes
+// set before), into a new File holding only what the line made; nil when
+// the line's verdict may depend on the parses before it.
+func readLine(prev *File, text *Text, e lineEdit, a around, opts Options) (*File, []*Definition) {
+	if v := prev.Version; v.Has(pcpver.Novalue) && !v.Has(pcpver.IndomSpec) {
+		// libpcp's static spec descriptor (File.SpecZero): a line that
+		// resets it, or reads it, is read with the whole file.
+		for _, l := range [][]byte{e.oldLine, e.newLine} {
+			if bytes.Contains(l, []byte("mkconst")) || bytes.Contains(l, []byte("novalue")) {
+				return nil, nil
+			}
+		}
 	}
-	reader := &configReader{f: f, src: newLine, srcAt: r, text: string(newLine), textAt: r, pos: r, lineno: lineIdx + 1, memo: opts.Memo,
+	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue, ctl: prev.ctl,
+		specReset: prev.specReset, specZero: prev.specZero}
+	f.Leak = leakAfter(prev, a.d0)
+	reader := &configReader{f: f, ctl: prev.ctl, src: e.newLine, srcAt: e.r, text: string(e.newLine), textAt: e.r, pos: e.r, lineno: e.idx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
-	f.Leak = leak
 	// The names the line may use, and what is known of them before it.
-	for _, name := range lineNames(oldLine, newLine) {
-		if names.registeredBefore(name, rPos) {
+	for _, name := range lineNames(e.oldLine, e.newLine) {
+		if a.names.registeredBefore(name, a.rPos) {
 			reader.registered[name] = true
 		}
-		if set := names.appliedBefore(name, rPos); set != nil {
+		if set := a.names.appliedBefore(name, a.rPos); set != nil {
 			reader.attrs[name] = set
 		}
 	}
 	reader.run()
-	// The new line must leave what the old one left for the lines
-	// after it: the same lexer flag, and for every name they use, the
-	// same registration and attributes set. A value that runs past the
-	// line (cut short here) is read with the whole file.
-	nePos := f.Pos(ne)
-	for _, a := range f.Attributes {
-		if a.Range.End.Compare(nePos) > 0 {
-			return nil
+	if f.staleTrees {
+		return nil, nil // its verdict depends on the parses before it
+	}
+	return f, reader.defs
+}
+
+// leavesSame reports whether the new line leaves what the old one left
+// for the lines after it: the same lexer flag, and for every name they
+// use, the same registration and attributes set. A value that runs past
+// the line (cut short here) is read with the whole file.
+func leavesSame(prev, f *File, text *Text, e lineEdit, a around, lineDefs []*Definition) bool {
+	past := func(p Pos) int { return p.Compare(a.ePos) }
+	nePos := f.Pos(e.ne)
+	for _, at := range f.Attributes {
+		if at.Range.End.Compare(nePos) > 0 {
+			return false
 		}
 	}
 	for _, d := range f.Diagnostics {
-		if (d.Code == codes.NoFinalNewline || d.Code == codes.AttrUnterminated) && ne < text.Len() {
-			return nil
+		if (d.Code == codes.NoFinalNewline || d.Code == codes.AttrUnterminated) && e.ne < text.Len() {
+			return false
 		}
 	}
-	for _, a := range prev.Attributes[ai:a1] {
-		if past(a.Range.End) > 0 {
-			return nil
+	for _, at := range prev.Attributes[a.ai:a.a1] {
+		if past(at.Range.End) > 0 {
+			return false
 		}
 	}
-	if ne < text.Len() && f.Leak != leakAfter(prev, d1) {
-		return nil
+	if e.ne < text.Len() && f.Leak != leakAfter(prev, a.d1) {
+		return false
 	}
-	oldDefs := prev.Definitions.Slice(d0, d1)
-	if changed := changedNames(oldDefs, prev.Attributes[ai:a1], reader.defs, f.Attributes); len(changed) > 0 {
-		for i, d := range prev.Definitions.All() {
-			if i >= d1 && changed[d.Name] {
-				return nil
-			}
-		}
-		for _, a := range prev.Attributes[a1:] {
-			if changed[a.Metric] {
-				return nil
-			}
+	changed := changedNames(prev.Definitions.Slice(a.d0, a.d1), prev.Attributes[a.ai:a.a1], lineDefs, f.Attributes)
+	if len(changed) == 0 {
+		return true
+	}
+	for i, d := range prev.Definitions.All() {
+		if i >= a.d1 && changed[d.Name] {
+			return false
 		}
 	}
-	if ne == text.Len() {
-		// The last line: its lexer flag is the file's.
-	} else {
-		f.Leak = prev.Leak
+	for _, at := range prev.Attributes[a.a1:] {
+		if changed[at.Metric] {
+			return false
+		}
 	}
-	lineDefs, lineAttrs, lineComments, lineDiags := reader.defs, f.Attributes, f.Comments, f.Diagnostics
-	// The lines after the change are prev's: the same values, in the
-	// same places (only byte offsets moved, and positions hold none).
-	f.Definitions = prev.Definitions.Splice(d0, d1, lineDefs)
-	f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: d0, oldTo: d1, newTo: d0 + len(lineDefs)}
-	f.Attributes = splice(prev.Attributes, ai, a1, lineAttrs)
-	f.Comments = splice(prev.Comments, c0, c1, lineComments)
-	f.Diagnostics = splice(prev.Diagnostics, g0, g1, lineDiags)
+	return true
+}
+
+// spliceLine makes f prev with what the edited line made in place of
+// what it made before: the lines after it are prev's, the same values in
+// the same places (only byte offsets moved, and positions hold none).
+func spliceLine(prev, f *File, e lineEdit, a around, lineDefs []*Definition, opts Options) *File {
+	if e.ne != f.Text.Len() {
+		f.Leak = prev.Leak // the last line's lexer flag is the file's
+	}
+	lineAttrs, lineComments, lineDiags := f.Attributes, f.Comments, f.Diagnostics
+	oldDefs := prev.Definitions.Slice(a.d0, a.d1)
+	f.Definitions = prev.Definitions.Splice(a.d0, a.d1, lineDefs)
+	f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: a.d0, oldTo: a.d1, newTo: a.d0 + len(lineDefs)}
+	f.Attributes = splice(prev.Attributes, a.ai, a.a1, lineAttrs)
+	f.Comments = splice(prev.Comments, a.c0, a.c1, lineComments)
+	f.Diagnostics = splice(prev.Diagnostics, a.g0, a.g1, lineDiags)
 	if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
 		return nil // a full read makes the stand-in
 	}
-	if ix := names.edited(oldDefs, lineDefs, prev.Attributes[ai:a1], lineAttrs); ix != nil {
+	if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs); ix != nil {
 		f.nameIx.Store(ix)
 	}
 	return f

@@ -441,7 +441,7 @@ func (s *server) analyse(u uri.URI, gen int) {
 		return
 	}
 	cfg := s.session.config()
-	ac := analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, Rules: s.rulesFor(u), MaxPerCode: analysis.DefaultMaxPerCode}
+	ac := analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, DerivedControl: cfg.derivedControl, Rules: s.rulesFor(u), MaxPerCode: analysis.DefaultMaxPerCode}
 	if s.session.down() {
 		ac.Source = nil // syntax only until the source answers again
 	}
@@ -578,7 +578,7 @@ func (s *server) parsed(ctx context.Context, u uri.URI) *snapshot {
 	s.docs.mu.Unlock()
 	// Not parsed yet (within the debounce): parse now, without
 	// disturbing the scheduled analysis.
-	ac := analysis.Config{Version: cfg.pcp, Rules: s.rulesFor(u), MaxPerCode: analysis.DefaultMaxPerCode}
+	ac := analysis.Config{Version: cfg.pcp, DerivedControl: cfg.derivedControl, Rules: s.rulesFor(u), MaxPerCode: analysis.DefaultMaxPerCode}
 	return newSnapshot(cfg, u, version, seq, text, reparse(prev, u, text, change, ac, memo))
 }
 

@@ -60,6 +60,10 @@ type Settings struct {
 	// IndomConfig names a file of equivalent instance domains (pcp7);
 	// default $PCP_INDOM_CONFIG, else $PCP_ETC_DIR/pcp/indom.conf.
 	IndomConfig string `json:"indomConfig"`
+	// DerivedControl is $PCP_DERIVED_CONTROL for the configs' analysis
+	// (PCP 7.1.1+: option_novalue=1, ...); empty: the server's own
+	// $PCP_DERIVED_CONTROL.
+	DerivedControl string `json:"derivedControl"`
 	// Preview shows live values (inlay hints, code lens, pcp/preview).
 	Preview struct {
 		Enabled  *bool   `json:"enabled"`  // default true

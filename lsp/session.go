@@ -28,6 +28,9 @@ type config struct {
 	source    pmclient.Source        // nil: syntax checks only
 	sourceErr error                  // why there is no source
 	indoms    *pmapi.InDomEquivalence
+	// derivedControl is $PCP_DERIVED_CONTROL as the analysis has it
+	// (Settings.DerivedControl, else the server's), nil when unset.
+	derivedControl *string
 }
 
 // clientSession is the server's state besides the documents: the current
@@ -178,6 +181,7 @@ func (s *server) applySettings(ctx context.Context, st Settings) {
 		s.log.Warn("indom config", zap.String("file", p.File), zap.Int("line", p.Line), zap.String("problem", p.Msg), zap.Bool("warning", p.Warning))
 	}
 	cfg.indoms = indoms
+	cfg.derivedControl = derivedControl(st.DerivedControl, s.opts.Getenv)
 	s.session.install(cfg)
 	if err != nil {
 		s.log.Warn("no metadata source: syntax checks only", zap.Error(err))
@@ -381,4 +385,16 @@ func dialectName(v pcpver.Version) string {
 		return "pcp7"
 	}
 	return "pcp6"
+}
+
+// derivedControl is the setting's $PCP_DERIVED_CONTROL, else the
+// server's own (an empty one reads as unset), else nil.
+func derivedControl(setting string, getenv func(string) string) *string {
+	if setting == "" && getenv != nil {
+		setting = getenv("PCP_DERIVED_CONTROL")
+	}
+	if setting == "" {
+		return nil
+	}
+	return &setting
 }

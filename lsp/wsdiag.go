@@ -183,7 +183,7 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 	}
 	var ac analysis.Config
 	if len(members) > 0 {
-		ac = analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, Rules: s.rulesFor(members[0].u), MaxPerCode: analysis.DefaultMaxPerCode}
+		ac = analysis.Config{Version: cfg.pcp, Source: cfg.source, InDoms: cfg.indoms, DerivedControl: cfg.derivedControl, Rules: s.rulesFor(members[0].u), MaxPerCode: analysis.DefaultMaxPerCode}
 		fmt.Fprintf(&files, "%v", ac.Rules)
 	}
 	if down {

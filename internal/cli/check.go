@@ -35,6 +35,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
+	pcpDebug := fs.String("pcp-debug", "", "print on stderr what libpcp prints with PCP_DEBUG=`FLAGS` (-D) while it loads the configs: derive (its registrations, control items set and syntax errors)")
 	kindName := fs.String("kind", "auto", "read every PATH as `KIND`: auto (by path and content), derived, pmrep, dstat or htop")
 	var src sourceFlags
 	src.register(fs, forChecking)
@@ -53,6 +54,10 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		threshold = grammar.SeverityWarning
 	default:
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
+		return ExitUsage
+	}
+	if *pcpDebug != "" && *pcpDebug != "derive" {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --pcp-debug %q: want derive\n", *pcpDebug)
 		return ExitUsage
 	}
 	kind, err := toolconf.ParseKind(*kindName)
@@ -120,11 +125,15 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 	}
 	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
 	cfg.ToolDerived = toolDerived(env)
-	run, _, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
+	cfg.DerivedControl = derivedControl(env)
+	run, res, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
 	if run == nil {
 		return ExitUsage
 	}
 	run.DocsURL = *docsURL
+	if *pcpDebug == "derive" {
+		printDeriveDebug(env.Stderr, res)
+	}
 	stdout := env.Stdout
 	if quiet {
 		stdout = io.Discard
@@ -360,6 +369,19 @@ func analyse(ctx context.Context, env Env, paths []string, cfg analysis.Config, 
 	return run, res, len(res.IOErrors)
 }
 
+// derivedControl is $PCP_DERIVED_CONTROL from the environment, which
+// libpcp 7.1.1+ applies before a config's #control lines; nil when unset
+// (an empty one cannot be told from an unset one through Env.Getenv).
+func derivedControl(env Env) *string {
+	if env.Getenv == nil {
+		return nil
+	}
+	if v := env.Getenv("PCP_DERIVED_CONTROL"); v != "" {
+		return &v
+	}
+	return nil
+}
+
 // toolDerived are the derived configs libpcp loads on its own before a
 // pmrep or pcp-dstat file's formulas ($PCP_DERIVED_CONFIG, else
 // $PCP_VAR_DIR/config/derived; an empty $PCP_DERIVED_CONFIG cannot be
@@ -370,4 +392,15 @@ func toolDerived(env Env) []analysis.Input {
 		return nil
 	}
 	return analysis.AutoDerivedInputs(getenv, func(k string) (string, bool) { v := getenv(k); return v, v != "" })
+}
+
+// printDeriveDebug prints what libpcp prints with PCP_DEBUG=derive while
+// it loads the checked derived configs (grammar.DeriveDebug), one config
+// path at a time.
+func printDeriveDebug(w io.Writer, res *analysis.Result) {
+	for _, files := range res.ConfigPaths() {
+		for _, l := range grammar.DeriveDebug(files) {
+			fmt.Fprintln(w, report.Escape(l))
+		}
+	}
 }

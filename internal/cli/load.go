@@ -48,7 +48,7 @@ func load(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmc
 		}
 	}
 	inputs = append(inputs, extra...)
-	cfg := analysis.Config{Version: analysis.VersionChoice{Version: version}, Source: source, InDoms: src.equivalence(env)}
+	cfg := analysis.Config{Version: analysis.VersionChoice{Version: version}, Source: source, InDoms: src.equivalence(env), DerivedControl: derivedControl(env)}
 	if bounded {
 		if env.InputsRead != nil {
 			env.InputsRead(total)

@@ -178,7 +178,7 @@ func checkAcross(ctx context.Context, env Env, paths []string, version *versionF
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %s: with several PCP versions, want text or json\n", format)
 		return ExitUsage
 	}
-	cfg := analysis.Config{Source: source, InDoms: src.equivalence(env), Rules: rl, MaxPerCode: perCode}
+	cfg := analysis.Config{Source: source, InDoms: src.equivalence(env), Rules: rl, MaxPerCode: perCode, DerivedControl: derivedControl(env)}
 	ioErrors := 0
 	defs, runs := acrossReleases(versions, func(v pcpver.Version) (*report.Run, *checker.Report) {
 		c := cfg

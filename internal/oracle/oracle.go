@@ -39,6 +39,15 @@ type Release struct {
 	Version pcpver.Version
 	Root    string // the chroot; "" for this machine
 	Prefix  string // the unpacked upstream build; "" for Debian's packages
+	// Env are NAME=VALUE settings every program of the release runs
+	// with, on top of this process's environment ($PCP_DERIVED_CONTROL).
+	Env []string
+}
+
+// With is r running its programs with the NAME=VALUE settings added.
+func (r Release) With(env ...string) Release {
+	r.Env = append(append([]string(nil), r.Env...), env...)
+	return r
 }
 
 func (r Release) String() string { return fmt.Sprintf("PCP %s (%s)", r.Version, r.Suite) }
@@ -132,7 +141,7 @@ func (r Release) command(ctx context.Context, name string, args ...string) *exec
 			env = r.prefixEnv(env)
 		}
 	}
-	cmd.Env = append(env, "PCP_DERIVED_CONFIG=")
+	cmd.Env = append(append(env, "PCP_DERIVED_CONFIG="), r.Env...)
 	cmd.WaitDelay = time.Second
 	return cmd
 }
