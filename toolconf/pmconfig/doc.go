@@ -197,8 +197,23 @@ func Outcome(run []Finding, section string) []string {
 }
 
 // setupOrder is where the Order of the findings about setting a found
-// metric up (its unit, width) starts: after every metric is looked up.
-const setupOrder = 100000
+// metric up (its unit, width) starts: after every metric is looked up
+// (far above any count of specs a file can hold).
+const setupOrder = 1 << 40
+
+// The steps of setting one metric up, in validate_metrics' order: its
+// unit parsed, its width and precision read, its fetchgroup item added
+// (where the unit must convert from the metric's).
+const (
+	stepUnit = iota
+	stepWidth
+	stepConvert
+	steps
+)
+
+// setupStep is the Order of step in setting up the i-th spec: pmrep sets
+// each metric up whole before the next.
+func setupStep(i, step int) int { return setupOrder + steps*i + step }
 
 // registerFailure is what pmconfig prints around libpcp's message for a
 // rejected expression.
