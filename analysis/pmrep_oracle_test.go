@@ -148,21 +148,10 @@ func nextSection(ini *pmconfig.INI, s *pmconfig.Section) *pmconfig.Section {
 	return nil
 }
 
-// sameOutcome compares pmrep's stderr and status with the predicted
-// lines: both clean, or the same last line; a formula's message whole.
+// sameOutcome is pmconfig.SameOutcome of pmrep's stderr with the path it
+// read the file from named as the file.
 func sameOutcome(stderr string, status int, want []string, path, name string) bool {
-	stderr = strings.ReplaceAll(stderr, path, name)
-	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
-	if status == 0 {
-		return len(want) == 0
-	}
-	if len(want) == 0 {
-		return false
-	}
-	if want[0] == "Failed to register derived metric:" {
-		return strings.Join(lines, "\n") == strings.Join(want, "\n")
-	}
-	return lines[len(lines)-1] == want[len(want)-1]
+	return pmconfig.SameOutcome(strings.ReplaceAll(stderr, path, name), status, want)
 }
 
 var (

@@ -29,8 +29,9 @@ type SpecMetric struct {
 // returns findings of its own and silent ones: what pmrep says about a
 // formula the checker already reported (Silent), for the run's outcome.
 func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Report) ([]Finding, []SpecMetric, error) {
-	if d.Tool != Pmrep {
-		return nil, nil, nil
+	if d.Tool == Dstat {
+		found, err := d.checkColumns(ctx, src, rep)
+		return found, nil, err
 	}
 	formulas := map[*grammar.Definition]*checker.Metric{}
 	if rep != nil {
@@ -63,7 +64,7 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			}
 		}
 		if def != nil {
-			if f, known, found := d.formulaVerdict(sp, i, def, formulas[def], &out[i]); found {
+			if f, known, found := d.formulaVerdict(sp.Metric, d.sectionScope(sp), i, def, formulas[def], &out[i]); found {
 				if !known {
 					findings = append(findings, f)
 				}
@@ -150,19 +151,22 @@ func (d *Doc) lookUp(ctx context.Context, src pmclient.Source, specs []SpecMetri
 	return pmids[:len(ask)], errs[:len(ask)], findings, nil
 }
 
-// formulaVerdict is what the checker's verdict m on def, the formula
-// pmrep uses for sp (the i-th spec), makes of the spec: valid (sm gets
-// its metadata, known), or a silent finding with what pmrep prints (the
-// checker reported why). found is false without a verdict.
-func (d *Doc) formulaVerdict(sp *Spec, i int, def *grammar.Definition, m *checker.Metric, sm *SpecMetric) (f Finding, known, found bool) {
+// formulaVerdict is what the checker's verdict m on def, the formula of
+// metric (the i-th metric pmconfig looks up, in the runs of scope),
+// makes of it: valid (sm, when not nil, gets its metadata; known), or a
+// silent finding with what the tool prints (the checker reported why).
+// found is false without a verdict.
+func (d *Doc) formulaVerdict(metric, scope string, i int, def *grammar.Definition, m *checker.Metric, sm *SpecMetric) (f Finding, known, found bool) {
 	switch {
 	case m == nil:
 		return Finding{}, false, false
 	case m.Status == checker.Valid || m.Status == checker.Masked:
-		sm.Known, sm.Leaf, sm.Desc = true, true, m.Desc
+		if sm != nil {
+			sm.Known, sm.Leaf, sm.Desc = true, true, m.Desc
+		}
 		return Finding{}, true, true
 	}
-	// The checker reported why; pmrep names the metric only.
+	// The checker reported why; the tool names the metric only.
 	var lines []string
 	switch {
 	case m.Status == checker.SemanticError:
@@ -170,9 +174,59 @@ func (d *Doc) formulaVerdict(sp *Spec, i int, def *grammar.Definition, m *checke
 	case m.Status == checker.Unbound && d.reportsAllUnknown() && len(m.Unknown()) > 0:
 		lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", def.Name, m.Unknown()[0]))
 	}
-	lines = append(lines, d.invalidMetric(sp.Metric))
-	return Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange}, Section: d.sectionScope(sp),
+	lines = append(lines, d.invalidMetric(metric))
+	return Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange}, Section: scope,
 		Phase: PhaseLookup, Fatal: true, Order: i, Tool: lines, Silent: true, Accumulate: d.reportsAllUnknown()}, false, true
+}
+
+// checkColumns is what pcp-dstat meets when pmconfig looks its plugins'
+// columns up (each a derived metric dstat.PLUGIN.COLUMN, in file
+// order): one the checker refused stops it as it stops pmrep, naming
+// the column's metric, and so does one whose instances the source
+// refuses (pmconfig lists every metric's instances).
+func (d *Doc) checkColumns(ctx context.Context, src pmclient.Source, rep *checker.Report) ([]Finding, error) {
+	if rep == nil {
+		return nil, nil
+	}
+	formulas := map[*grammar.Definition]*checker.Metric{}
+	for _, m := range rep.Metrics.All() {
+		formulas[m.Def] = m
+	}
+	refused := map[pmapi.InDom]pmclient.Error{}
+	shown := map[pmapi.InDom]bool{} // a finding shows the refusal
+	var out []Finding
+	for i, def := range d.File.Definitions.All() {
+		plugin, ok := d.columns[def]
+		if !ok || !def.Registered {
+			continue // a syntax error stops the run when it registers
+		}
+		m := formulas[def]
+		f, known, found := d.formulaVerdict(def.Name, plugin, i, def, m, nil)
+		switch {
+		case found && !known:
+			out = append(out, f)
+		case found && m.Desc.InDom != pmapi.InDomNull:
+			pe, seen := refused[m.Desc.InDom]
+			if !seen {
+				_, err := src.Instances(ctx, m.Desc.InDom)
+				if err != nil && !errors.As(err, &pe) {
+					return nil, fmt.Errorf("listing the instances of %s: %w", def.Name, err)
+				}
+				if pe == pmclient.ErrUnknownInDom {
+					pe = 0
+				}
+				refused[m.Desc.InDom] = pe
+			}
+			if pe != 0 {
+				tool := []string{fmt.Sprintf("%s metric %s (%s %s).", d.incompatibleWord(), def.Name, pe.Name(), pe.Error())}
+				out = append(out, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecInstances,
+					Message: fmt.Sprintf("%s refuses the instances of %s (%s): pcp-dstat stops there unless it is allowed them (a local: context with credentials)", src.Describe(), def.Name, pe.Error()), PCP: tool},
+					Section: plugin, Phase: PhaseLookup, Fatal: true, Order: i, Tool: tool, Silent: shown[m.Desc.InDom]})
+				shown[m.Desc.InDom] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // ownDefinition says whether def is one of the file's own (a derived

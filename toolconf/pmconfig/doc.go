@@ -94,6 +94,8 @@ type Doc struct {
 	pos  *grammar.File // positions of the text
 	// values are the interpolated values, by entry.
 	values map[*Entry]Value
+	// columns are pcp-dstat's column metrics, each with its plugin.
+	columns map[*grammar.Definition]string
 }
 
 // Range is the file range of bytes [off, end).
@@ -108,7 +110,7 @@ func (d *Doc) SpecOf(def *grammar.Definition) *Spec { return d.regs[def] }
 // Read reads a file of the tool's. text must not change afterwards.
 func Read(path string, text *grammar.Text, opts Options) *Doc {
 	ini := ReadINI(path, text.Bytes())
-	d := &Doc{Tool: opts.Tool, Version: opts.Version, INI: ini, pos: &grammar.File{Text: text}, values: map[*Entry]Value{}, regs: map[*grammar.Definition]*Spec{}}
+	d := &Doc{Tool: opts.Tool, Version: opts.Version, INI: ini, pos: &grammar.File{Text: text}, values: map[*Entry]Value{}, regs: map[*grammar.Definition]*Spec{}, columns: map[*grammar.Definition]string{}}
 	for _, p := range ini.Problems {
 		d.problem(p)
 	}
@@ -144,6 +146,9 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 		if s := regs[i].spec; s != nil {
 			d.regs[def] = s
 			s.Formula = def
+		}
+		if opts.Tool == Dstat {
+			d.columns[def] = regs[i].scope
 		}
 	}
 	// The registrations libpcp refuses, for the run's outcome (the
@@ -194,6 +199,25 @@ func Outcome(run []Finding, section string) []string {
 		return append(listed, f.Tool...)
 	}
 	return listed
+}
+
+// SameOutcome says whether a tool's run (its stderr and exit status)
+// ended as predicted (Outcome's lines): both clean, or stopped with the
+// same last line; a formula's message (pmconfig's "Failed to register
+// derived metric:") whole. The oracle tests of pmrep and pcp-dstat
+// compare with it.
+func SameOutcome(stderr string, status int, want []string) bool {
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	if status == 0 {
+		return len(want) == 0
+	}
+	if len(want) == 0 {
+		return false
+	}
+	if want[0] == "Failed to register derived metric:" {
+		return strings.Join(lines, "\n") == strings.Join(want, "\n")
+	}
+	return lines[len(lines)-1] == want[len(want)-1]
 }
 
 // setupOrder is where the Order of the findings about setting a found
