@@ -134,8 +134,11 @@ type File struct {
 	// doc is the tool's reading of a pmrep or pcp-dstat file (nil for a
 	// derived config), run its findings as the tool meets them (Check's
 	// included).
-	doc *pmconfig.Doc
-	run []pmconfig.Finding
+	doc   *pmconfig.Doc
+	run   []pmconfig.Finding
+	specs []pmconfig.SpecMetric
+	// rep is the report of the config path the file was checked in.
+	rep *checker.Report
 	// auto are the derived configs libpcp loads before the tool's
 	// formulas (Config.ToolDerived), checked with it, never shown.
 	auto []*grammar.File
@@ -360,6 +363,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 		}
 		reports = append(reports, rep)
 		for _, i := range idx {
+			r.Files[i].rep = rep
 			r.Files[i].checked = rep.Findings(r.Files[i].File)
 			if doc := r.Files[i].doc; doc != nil {
 				if err := r.Files[i].checkTool(ctx, src, rep); err != nil {

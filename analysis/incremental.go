@@ -111,7 +111,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	}
 	r := *parsed
 	r.Files = []File{parsed.Files[0]}
-	r.Files[0].checked = rep.Findings(f)
+	r.Files[0].checked, r.Files[0].rep = rep.Findings(f), rep
 	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, &refsCell{}, gen
 	r.refs.p.Store(refs)
 	r.finish()

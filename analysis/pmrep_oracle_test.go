@@ -20,7 +20,7 @@ import (
 // machine's 6.0.3, the chroots' 5.2.6, 6.3.8 and 7.2.2) on every
 // metricset of every config the release ships, and of mutations of them
 // (a wrong metric, a broken formula, a "%", a duplicate key, the compact
-// form reversed ...), and compares what it does with what the analysis
+// form reversed, units that convert from the metric's or not ...), and compares what it does with what the analysis
 // says it will do (pmconfig.Outcome): run clean, or stop with the same
 // last line (and, for a formula, the same whole message).
 func TestPmrepAgrees(t *testing.T) {
@@ -148,21 +148,10 @@ func nextSection(ini *pmconfig.INI, s *pmconfig.Section) *pmconfig.Section {
 	return nil
 }
 
-// sameOutcome compares pmrep's stderr and status with the predicted
-// lines: both clean, or the same last line; a formula's message whole.
+// sameOutcome is pmconfig.SameOutcome of pmrep's stderr with the path it
+// read the file from named as the file.
 func sameOutcome(stderr string, status int, want []string, path, name string) bool {
-	stderr = strings.ReplaceAll(stderr, path, name)
-	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
-	if status == 0 {
-		return len(want) == 0
-	}
-	if len(want) == 0 {
-		return false
-	}
-	if want[0] == "Failed to register derived metric:" {
-		return strings.Join(lines, "\n") == strings.Join(want, "\n")
-	}
-	return lines[len(lines)-1] == want[len(want)-1]
+	return pmconfig.SameOutcome(strings.ReplaceAll(stderr, path, name), status, want)
 }
 
 var (
@@ -192,6 +181,11 @@ func mutations(b []byte) map[string]mutation {
 		out["reversed"] = mutation{[]byte(s[:m[2]] + s[m[6]:m[7]] + s[m[4]:m[5]] + s[m[2]:m[3]] + s[m[7]:]), m[2]}
 		at("dupkey", m[1], m[1], "\n"+s[m[0]:m[1]])
 		at("badunit", m[7], m[7], ",,furlongs,,")
+		// Units libpcp parses, which convert from some metrics' units
+		// (as they are, or per second for a counter) and not others'.
+		at("unitsec", m[7], m[7], ",,sec,,")
+		at("unitcount", m[7], m[7], ",,count,,")
+		at("unitperminute", m[7], m[7], ",,Kbyte / min,,")
 		at("badwidth", m[7], m[1], ",,,,wide")
 		at("emptyvalue", m[4], m[1], " =")
 	}
@@ -214,6 +208,8 @@ func mutations(b []byte) map[string]mutation {
 		at("badregex", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = (x")
 		at("noinst", m[1], m[1], "\n"+s[m[2]:m[3]]+".instances = nosuchinstance")
 		at("brokenreal", m[1], m[1], "\nrealname = hinv.ncpu\nrealname.formula = 1 +")
+		at("verboseunit", m[1], m[1], "\n"+s[m[2]:m[3]]+".unit = MB")
+		at("verboserawunit", m[1], m[1], "\n"+s[m[2]:m[3]]+".unit = millisec\n"+s[m[2]:m[3]]+".type = raw")
 	}
 	if m := indomMetric.FindStringSubmatchIndex(s); m != nil {
 		at("nomatch", m[6], m[7], s[m[6]:m[7]]+",nosuchinstance")

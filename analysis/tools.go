@@ -33,18 +33,34 @@ func readTool(kind toolconf.Kind, src grammar.Source, v pcpver.Version, defined 
 // derived config.
 func (f File) ToolDoc() *pmconfig.Doc { return f.doc }
 
+// AutoDerived are the derived configs libpcp loads before a tool's
+// formulas (Config.ToolDerived), checked with a tool's file: their
+// metrics are in the report, not the file's own.
+func (f File) AutoDerived() []*grammar.File { return f.auto }
+
 // ToolRun is every problem of a tool's file as the tool meets it when
 // run (pmconfig.Finding: phase, section, what the tool prints), those
 // the metadata tells included once checked; nil for a derived config.
 func (f File) ToolRun() []pmconfig.Finding { return f.run }
 
+// CheckReport is the checker's report of the config path the file was
+// checked in (a tool's file is a config path of its own, with the
+// derived configs libpcp loads before it); nil before the check.
+func (f File) CheckReport() *checker.Report { return f.rep }
+
+// ToolSpecs are the metric specs of a pmrep file with what the metadata
+// says of each one's metric (describe lists them), nil for another file
+// or before the check.
+func (f File) ToolSpecs() []pmconfig.SpecMetric { return f.specs }
+
 // checkTool adds the findings of a tool's file that need the metadata
 // (its specs' metrics, instances, units) to the checker's.
 func (f *File) checkTool(ctx context.Context, src pmclient.Source, rep *checker.Report) error {
-	found, _, err := f.doc.Check(ctx, src, rep)
+	found, specs, err := f.doc.Check(ctx, src, rep)
 	if err != nil {
 		return err
 	}
+	f.specs = specs
 	masked := map[*grammar.Definition]bool{}
 	for _, d := range found {
 		if d.Masks != nil {

@@ -13,7 +13,7 @@ results=bench/.cache/results.txt
 : >"$results"
 start=$(date +%s)
 failed=()
-for script in parse check pmcd archive eval explain web lsp versions; do
+for script in parse check pmcd archive eval explain web lsp versions tools; do
 	echo "== bench/$script.sh"
 	t0=$(date +%s)
 	if ! bench/"$script".sh 2>&1 | tee -a "$results"; then

@@ -580,8 +580,8 @@ var registry = []Info{
 	},
 	{
 		Code: SpecUnit, Kind: Tools, Severity: SevError,
-		Summary:   "a unit libpcp cannot parse",
-		Behaviour: "A spec's unit goes to pmParseUnitsStr when pmrep sets the metric up; one it cannot parse stops pmrep with `PM_ERR_CONV Impossible value or scale conversion …: UNIT.`",
+		Summary:   "a unit libpcp cannot parse, or cannot convert the metric's units to",
+		Behaviour: "A spec's unit goes to pmParseUnitsStr when pmrep sets the metric up; one it cannot parse stops pmrep with `PM_ERR_CONV Impossible value or scale conversion …: UNIT.` Then the fetchgroup is handed the column's label: the unit, with ` / s` added for a counter pmrep shows as a rate (not raw) when the unit has no `/`. Its dimensions must equal the metric's, or be them per unit of time (`MB/s` of a byte counter or gauge); any other unit (`sec` of a byte counter, `count` of a time counter, which becomes `count/s`) stops pmrep with `pmrep: Impossible value or scale conversion`, naming no metric, unless `ignore_incompat` makes it drop the metric without a word.",
 		Example:   "[s]\nl = kernel.all.load\nl.unit = furlongs\n",
 		Fix:       "[s]\nl = kernel.all.load\n",
 		FixNote:   "Write units as pmParseUnitsStr(3) spells them: `KB`, `MB/s`, `ms`, `count x 10^3`.",

@@ -6,6 +6,10 @@
 # pminfo and python3-pcp against our pmcd on 127.0.0.1 are that release's
 # libpcp verdict, metadata and values.
 #
+# From 7.x Debian ships pcp-htop and pcp-dstat as packages of their own:
+# sid's chroot gets them too, at the version of its pcp (from the package
+# lists debootstrap left, so a newer sid never upgrades the release).
+#
 # Idempotent and cached outside the repo ($PCP_RELEASES_DIR, default
 # /var/cache/pcp-derive-lsp/releases): quick when all exist. A chroot is
 # built in SUITE.tmp and renamed when complete, so an interrupted run never
@@ -15,6 +19,10 @@ set -euo pipefail
 dir=${PCP_RELEASES_DIR:-/var/cache/pcp-derive-lsp/releases}
 suites=(bullseye trixie sid)
 declare -A want=([bullseye]=5.2.6 [trixie]=6.3.8 [sid]=7.2.2)
+
+# Packages each release ships apart from pcp and python3-pcp, which the
+# oracle tests of pcp-htop's and pcp-dstat's files run.
+declare -A extra=([sid]="pcp-htop pcp-dstat")
 
 say() { printf 'pcp-releases: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -54,6 +62,22 @@ if [ ${#missing[@]} -gt 0 ]; then
 	[ "$failed" = 0 ] || die "debootstrap failed"
 fi
 
+# install_extras SUITE: the suite's extra packages, at its pcp's version.
+install_extras() {
+	local s=$1 root=$dir/$1 p version todo=()
+	for p in ${extra[$s]:-}; do
+		chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || todo+=("$p")
+	done
+	[ ${#todo[@]} -gt 0 ] || return 0
+	[ "$(id -u)" = 0 ] || die "installing ${todo[*]} into the $s chroot needs root"
+	version=$(chroot "$root" dpkg-query -W -f='${Version}' pcp)
+	say "installing ${todo[*]} $version into the $s chroot; log in $dir/$s.log"
+	chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		"${todo[@]/%/=$version}" >>"$dir/$s.log" 2>&1 ||
+		die "could not install ${todo[*]} $version into the $s chroot: see $dir/$s.log"
+}
+
 for s in "${suites[@]}"; do
+	install_extras "$s"
 	say "$s: PCP ${want[$s]} ready at $dir/$s"
 done

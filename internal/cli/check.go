@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,71 +19,16 @@ import (
 func runCheck(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "check", "[flags] PATH...",
 		"Checks derived metric config files (files, directories, - for stdin), loaded\ntogether as one config path the way PCP_DERIVED_CONFIG=a:b:dir loads them.\nExit status: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O errors.")
-	var version versionFlag
-	version.register(fs)
-	format := fs.String("format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json, sarif, github (workflow annotations), checkstyle, junit or gitlab (code quality)")
-	failOn := fs.String("fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
-	maxSize := fs.Int64("max-size", 64<<20, "skip files larger than `BYTES`")
-	findingsCap := fs.Int("max-per-code", analysis.DefaultMaxPerCode, "list at most `N` findings of one code and severity in a file, and count the rest in one finding (0 lists every one, as --format pcp, --fix and --diff do)")
-	var quiet bool
-	fs.BoolVar(&quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
-	fs.BoolVar(&quiet, "quiet", false, "same as -q")
-	separate := fs.Bool("separate", false, "check each PATH as a config of its own (as pre-commit passes unrelated files), not all together as one config path")
-	fix := fs.Bool("fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
-	throughLinks := fs.Bool("fix-through-links", false, "with --fix, also write through symbolic links that lead out of the tree a file was found in (by default such a file is not rewritten)")
-	diff := fs.Bool("diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
-	color := fs.String("color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
-	docsURL := fs.String("docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
-	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
-	pcpDebug := fs.String("pcp-debug", "", "print on stderr what libpcp prints with PCP_DEBUG=`FLAGS` (-D) while it loads the configs: derive (its registrations, control items set and syntax errors)")
-	kindName := fs.String("kind", "auto", "read every PATH as `KIND`: auto (by path and content), derived, pmrep, dstat or htop")
-	var src sourceFlags
-	src.register(fs, forChecking)
-	var ruleOpts ruleFlags
-	ruleOpts.register(fs)
-	var fleetOpts fleetFlags
-	fleetOpts.register(fs)
+	var o checkFlags
+	o.register(fs)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
 	}
-	threshold := grammar.SeverityError
-	switch *failOn {
-	case "error":
-	case "warning":
-		threshold = grammar.SeverityWarning
-	default:
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --fail-on %q: want error or warning\n", *failOn)
+	if !o.resolve(env) {
 		return ExitUsage
 	}
-	if *pcpDebug != "" && *pcpDebug != "derive" {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --pcp-debug %q: want derive\n", *pcpDebug)
-		return ExitUsage
-	}
-	kind, err := toolconf.ParseKind(*kindName)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --kind: %v\n", err)
-		return ExitUsage
-	}
-	useColor, ok := colorWanted(*color, env)
-	if !ok {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --color %q: want auto, always or never\n", *color)
-		return ExitUsage
-	}
-	if *maxSize < 0 || *maxSize > analysis.MaxSupportedSize {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --max-size %d: want a number of bytes up to %d (positions in a file are 32-bit)\n", *maxSize, int64(analysis.MaxSupportedSize))
-		return ExitUsage
-	}
-	if *findingsCap < 0 {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --max-per-code %d: want a number of findings (0: every one)\n", *findingsCap)
-		return ExitUsage
-	}
-	if runWriter(*format, false) == nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: --format %q: want text, pcp, json, sarif, github, checkstyle, junit or gitlab\n", *format)
-		return ExitUsage
-	}
-	rl, err := ruleOpts.resolve(paths)
+	rl, err := o.rules.resolve(paths)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage
@@ -91,7 +37,7 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	prof, err := startProfiles(*cpuProfile, *memProfile)
+	prof, err := startProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage
@@ -101,56 +47,147 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		}
 	}()
-	if fleetOpts.active() {
-		return checkFleet(ctx, env, paths, &fleetOpts, fleetRun{&version, &src, *format, threshold, *maxSize, rl, quiet})
+	if o.fleet.active() {
+		return checkFleet(ctx, env, paths, &o.fleet, fleetRun{&o.version, &o.src, o.format, o.threshold, o.maxSize, rl, o.quiet})
 	}
-	source, err := src.open(ctx, env)
+	source, err := o.src.open(ctx, env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
 		return ExitUsage
 	}
-	if version.isList() {
-		return checkAcross(ctx, env, paths, &version, &src, source, *format, threshold, *maxSize, rl, *findingsCap)
+	if o.version.isList() {
+		return checkAcross(ctx, env, paths, &o.version, &o.src, source, o.format, o.threshold, o.maxSize, rl, o.findingsCap)
 	}
-	choice, ok := version.resolve(ctx, env, "check", source)
+	choice, ok := o.version.resolve(ctx, env, "check", source)
 	if !ok {
 		return ExitUsage
 	}
 	// The report needs the findings only: the check drops each metric's
 	// node metadata as it goes.
-	if *format == "pcp" || *fix || *diff {
+	if o.format == "pcp" || o.fix || o.diff {
 		// libpcp's own stderr prints every message; a fix applies to
 		// every finding.
-		*findingsCap = 0
+		o.findingsCap = 0
 	}
-	cfg := analysis.Config{Version: choice, Source: source, InDoms: src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: *findingsCap}
+	cfg := analysis.Config{Version: choice, Source: source, InDoms: o.src.equivalence(env), Rules: rl, FindingsOnly: true, MaxPerCode: o.findingsCap}
 	cfg.ToolDerived = toolDerived(env)
 	cfg.DerivedControl = derivedControl(env)
-	run, res, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: *separate, Kind: kind}, *maxSize, *format == "pcp")
+	run, res, ioErrors := analyse(ctx, env, paths, cfg, analysis.Options{Separate: o.separate, Kind: o.kindValue}, o.maxSize, o.format == "pcp")
 	if run == nil {
 		return ExitUsage
 	}
-	run.DocsURL = *docsURL
-	if *pcpDebug == "derive" {
+	run.DocsURL = o.docsURL
+	if o.pcpDebug == "derive" {
 		printDeriveDebug(env.Stderr, res)
 	}
 	stdout := env.Stdout
-	if quiet {
+	if o.quiet {
 		stdout = io.Discard
 	}
-	switch fixes := safeFixes(run); {
-	case *diff:
+	if status, done := o.applyFixes(ctx, env, args, paths, run, stdout); done {
+		return status
+	}
+	return o.report(env, stdout, run, ioErrors, choice.String()+describeRules(rl))
+}
+
+// checkFlags are check's flags, and what resolve makes of them.
+type checkFlags struct {
+	version                 versionFlag
+	format, failOn          string
+	maxSize                 int64
+	findingsCap             int
+	quiet, separate         bool
+	fix, throughLinks, diff bool
+	color, docsURL          string
+	cpuProfile, memProfile  string
+	pcpDebug                string
+	kind                    kindFlag
+	src                     sourceFlags
+	rules                   ruleFlags
+	fleet                   fleetFlags
+	threshold               grammar.Severity // from failOn
+	kindValue               toolconf.Kind    // from kind
+	useColor                bool             // from color
+}
+
+func (o *checkFlags) register(fs *flag.FlagSet) {
+	o.version.register(fs)
+	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text, pcp (libpcp's own stderr), json, sarif, github (workflow annotations), checkstyle, junit or gitlab (code quality)")
+	fs.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings at or above `SEVERITY`: error or warning")
+	fs.Int64Var(&o.maxSize, "max-size", 64<<20, "skip files larger than `BYTES`")
+	fs.IntVar(&o.findingsCap, "max-per-code", analysis.DefaultMaxPerCode, "list at most `N` findings of one code and severity in a file, and count the rest in one finding (0 lists every one, as --format pcp, --fix and --diff do)")
+	fs.BoolVar(&o.quiet, "q", false, "quiet: print nothing on stdout, report through the exit status only")
+	fs.BoolVar(&o.quiet, "quiet", false, "same as -q")
+	fs.BoolVar(&o.separate, "separate", false, "check each PATH as a config of its own (as pre-commit passes unrelated files), not all together as one config path")
+	fs.BoolVar(&o.fix, "fix", false, "apply the safe quick fixes to the files (those an editor would offer alone and that cannot change the meaning), then report what is left")
+	fs.BoolVar(&o.throughLinks, "fix-through-links", false, "with --fix, also write through symbolic links that lead out of the tree a file was found in (by default such a file is not rewritten)")
+	fs.BoolVar(&o.diff, "diff", false, "print the safe quick fixes as a unified diff instead of the report; change nothing")
+	fs.StringVar(&o.color, "color", "auto", "colour text output: `WHEN` is auto (on a terminal, unless $NO_COLOR is set), always or never")
+	fs.StringVar(&o.docsURL, "docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
+	fs.StringVar(&o.pcpDebug, "pcp-debug", "", "print on stderr what libpcp prints with PCP_DEBUG=`FLAGS` (-D) while it loads the configs: derive (its registrations, control items set and syntax errors)")
+	o.kind.register(fs)
+	o.src.register(fs, forChecking)
+	o.rules.register(fs)
+	o.fleet.register(fs)
+}
+
+// resolve checks the flags' values and fills in what they select;
+// false (said on stderr) for one that makes no sense.
+func (o *checkFlags) resolve(env Env) bool {
+	fail := func(format string, a ...any) bool {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: "+format+"\n", a...)
+		return false
+	}
+	switch o.failOn {
+	case "error":
+		o.threshold = grammar.SeverityError
+	case "warning":
+		o.threshold = grammar.SeverityWarning
+	default:
+		return fail("--fail-on %q: want error or warning", o.failOn)
+	}
+	if o.pcpDebug != "" && o.pcpDebug != "derive" {
+		return fail("--pcp-debug %q: want derive", o.pcpDebug)
+	}
+	kind, ok := o.kind.resolve(env, "check")
+	if !ok {
+		return false
+	}
+	o.kindValue = kind
+	if o.useColor, ok = colorWanted(o.color, env); !ok {
+		return fail("--color %q: want auto, always or never", o.color)
+	}
+	if o.maxSize < 0 || o.maxSize > analysis.MaxSupportedSize {
+		return fail("--max-size %d: want a number of bytes up to %d (positions in a file are 32-bit)", o.maxSize, int64(analysis.MaxSupportedSize))
+	}
+	if o.findingsCap < 0 {
+		return fail("--max-per-code %d: want a number of findings (0: every one)", o.findingsCap)
+	}
+	if runWriter(o.format, false) == nil {
+		return fail("--format %q: want text, pcp, json, sarif, github, checkstyle, junit or gitlab", o.format)
+	}
+	return true
+}
+
+// applyFixes does --diff and --fix; done says check ends with status
+// (after a fix, the report is of a check of the files as they are now).
+func (o *checkFlags) applyFixes(ctx context.Context, env Env, args, paths []string, run *report.Run, stdout io.Writer) (status int, done bool) {
+	fixes := safeFixes(run)
+	switch {
+	case o.diff:
 		if err := writeDiff(stdout, fixes); err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %v\n", err)
-			return ExitUsage
+			return ExitUsage, true
 		}
 		if len(fixes) > 0 {
-			return ExitFindings
+			return ExitFindings, true
 		}
-		return ExitOK
-	case *fix:
-		n, files, err := writeFixes(fixes, run, fileSaver{trees: paths, throughLinks: *throughLinks, wrap: env.fixWriter})
-		if n > 0 && !quiet {
+		return ExitOK, true
+	case o.fix:
+		n, files, err := writeFixes(fixes, run, fileSaver{trees: paths, throughLinks: o.throughLinks, wrap: env.fixWriter})
+		if n > 0 && !o.quiet {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: fixed %s in %s\n", plural(n, "finding"), plural(files, "file"))
 		}
 		if err != nil {
@@ -158,35 +195,41 @@ func runCheck(ctx context.Context, env Env, args []string) int {
 			for _, e := range strings.Split(err.Error(), "\n") {
 				fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s\n", e)
 			}
-			return ExitUsage
+			return ExitUsage, true
 		}
 		if n > 0 {
 			// Report on the files as they are now: a fix can change
 			// other findings (a corrected suppression comment). This
 			// run's profiles cover that check too.
-			return runCheck(ctx, env, withoutProfiles(withoutFlag(args, "fix")))
+			return runCheck(ctx, env, withoutProfiles(withoutFlag(args, "fix"))), true
 		}
 	}
-	if err := runWriter(*format, useColor)(stdout, run); err != nil {
+	return 0, false
+}
+
+// report writes the run in the chosen format, the summary on stderr,
+// and returns check's exit status.
+func (o *checkFlags) report(env Env, stdout io.Writer, run *report.Run, ioErrors int, release string) int {
+	if err := runWriter(o.format, o.useColor)(stdout, run); err != nil {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: writing the report: %v\n", err)
 		return ExitUsage
 	}
 	errs, warnings, _ := run.Counts()
-	if *format == "pcp" && !quiet {
+	if o.format == "pcp" && !o.quiet {
 		if hidden := silentFindings(run); hidden > 0 {
 			// libpcp prints nothing when it hides a metric; an exit
 			// status of 1 after no output needs a word.
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp check: %s where libpcp prints nothing (it hides the metric silently); --format text shows them\n", plural(hidden, "finding"))
 		}
 	}
-	if *format == "text" && !quiet {
+	if o.format == "text" && !o.quiet {
 		fmt.Fprintf(env.Stderr, "%s, %s in %s (metadata: %s; %s)\n",
-			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, choice.String()+describeRules(rl))
+			plural(errs, "error"), plural(warnings, "warning"), plural(len(run.Files), "file"), run.Source, release)
 	}
 	switch {
 	case ioErrors > 0:
 		return ExitUsage
-	case errs > 0 || (threshold == grammar.SeverityWarning && warnings > 0):
+	case errs > 0 || (o.threshold == grammar.SeverityWarning && warnings > 0):
 		return ExitFindings
 	}
 	return ExitOK

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	"iter"
+
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/analysis"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
@@ -15,17 +17,23 @@ import (
 
 func runDescribe(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "describe", "[flags] PATH...",
-		"Prints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist. Definitions libpcp\nrejects as syntax errors are not listed: check reports them.")
+		"Prints the type, semantics, units and instance domain libpcp will give each\nvalid derived metric, and why the others will not exist. Definitions libpcp\nrejects as syntax errors are not listed: check reports them. In a pmrep\nconfig, each spec's metric (or formula) with its metadata and the unit pmrep\nwill show it in.")
 	var version versionFlag
 	version.register(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json or pminfo (as pminfo -c FILE -d NAMES prints)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write a heap profile to `FILE` when the run ends (go tool pprof)")
+	var kindOpt kindFlag
+	kindOpt.register(fs)
 	var src sourceFlags
 	src.register(fs, forMetadata)
 	paths, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
+	}
+	kind, ok := kindOpt.resolve(env, "describe")
+	if !ok {
+		return ExitUsage
 	}
 	if len(paths) == 0 {
 		fs.Usage()
@@ -50,50 +58,63 @@ func runDescribe(ctx context.Context, env Env, args []string) int {
 	if !vok {
 		return ExitUsage
 	}
-	rep, ok := load(ctx, env, "describe", &src, source, choice.Version, paths, true)
-	if rep == nil {
+	res, ok := load(ctx, env, "describe", &src, source, choice.Version, paths, loadOptions{kind: kind, bounded: true})
+	if res == nil {
 		return ExitUsage
 	}
 	status = ExitOK
 	if !ok {
 		status = ExitUsage
 	}
-	// One line or object a metric, as each is read: a big config's output
-	// is several times its text, and held whole it was the peak of the
-	// run (--format json built every metric's object, then the whole
-	// document in one buffer).
-	out := env.Stdout
-	if *format != "json" {
+	if !writeDescription(env.Stdout, *format, res, choice) {
+		return ExitUsage
+	}
+	return status
+}
+
+// writeDescription writes describe's output: one line or object a
+// metric, as each is read (a big config's output is several times its
+// text, and held whole it was the peak of the run: --format json built
+// every metric's object, then the whole document in one buffer), then
+// the specs of the pmrep files. false when JSON could not be written.
+func writeDescription(out io.Writer, format string, res *analysis.Result, choice analysis.VersionChoice) bool {
+	if format != "json" {
 		esc := report.NewEscaper(out) // names and help text are input
 		defer esc.Flush()
 		out = esc
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	switch *format {
+	specs, own := describedSpecs(res), ownMetrics(res)
+	switch format {
 	case "pminfo":
-		for m := range rep.Metrics.Values() {
+		for m := range own {
 			if m.Status == checker.Valid {
 				fmt.Fprintf(w, "\n%s\n%s", m.Def.Name, checker.PminfoDesc(m.Desc))
 			}
 		}
+		for _, sp := range specs {
+			if sp.desc != nil {
+				fmt.Fprintf(w, "\n%s\n%s", sp.Metric, checker.PminfoDesc(*sp.desc))
+			}
+		}
 	case "json":
-		if err := describeJSON(w, rep, choice); err != nil {
-			return ExitUsage
+		if err := describeJSON(w, own, specs, res.SourceName, choice); err != nil {
+			return false
 		}
 	default:
-		fmt.Fprintf(w, "# metadata: %s; %s\n", rep.Source, choice)
-		for m := range rep.Metrics.Values() {
+		fmt.Fprintf(w, "# metadata: %s; %s\n", res.SourceName, choice)
+		for m := range own {
 			if m.Status == checker.Valid {
 				fmt.Fprintf(w, "%s: %s\n", m.Def.Name, checker.DescText(m.Desc))
 			} else {
 				fmt.Fprintf(w, "%s: %s: %s\n", m.Def.Name, m.Status, problemText(m))
 			}
 		}
+		for _, sp := range specs {
+			fmt.Fprintln(w, sp.text())
+		}
 	}
-	if err := w.Flush(); err != nil && *format == "json" {
-		return ExitUsage
-	}
-	return status
+	return w.Flush() == nil || format != "json"
 }
 
 // describedMetric is one metric of describe's JSON document.
@@ -111,13 +132,13 @@ type describedMetric struct {
 // for byte as json.Encoder with an indent of two spaces wrote it from one
 // map holding every metric (keys in sorted order; "metrics": null when
 // there is none).
-func describeJSON(w io.Writer, rep *checker.Report, choice analysis.VersionChoice) error {
+func describeJSON(w io.Writer, metrics iter.Seq[*checker.Metric], specs []describedSpec, source string, choice analysis.VersionChoice) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("    ", "  ") // an element of "metrics", two levels in
 	io.WriteString(w, "{\n  \"metrics\": ")
 	n := 0
-	for m := range rep.Metrics.Values() {
+	for m := range metrics {
 		jm := describedMetric{Name: m.Def.Name, Status: m.Status.String()}
 		if m.Status == checker.Valid || m.Status == checker.Masked {
 			jm.Type, jm.Semantics, jm.Units, jm.InDom = m.Desc.Type.String(), m.Desc.Sem.String(), m.Desc.Units.String(), m.Desc.InDom.String()
@@ -143,8 +164,11 @@ func describeJSON(w io.Writer, rep *checker.Report, choice analysis.VersionChoic
 	for _, kv := range []struct {
 		key   string
 		value any
-	}{{"pcpVersion", choice.Version.String()}, {"pcpVersionReason", choice.Reason}, {"source", rep.Source}, {"version", 2}} {
-		v, err := json.Marshal(kv.value)
+	}{{"pcpVersion", choice.Version.String()}, {"pcpVersionReason", choice.Reason}, {"source", source}, {"specs", specs}, {"version", 2}} {
+		if kv.key == "specs" && len(specs) == 0 {
+			continue // a derived config's document, as before specs
+		}
+		v, err := json.MarshalIndent(kv.value, "  ", "  ")
 		if err != nil {
 			return err
 		}

@@ -20,13 +20,14 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive/interp"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 const evalAbout = `Computes derived metric values as libpcp would and prints them like pmrep:
 a row per sample, a column per metric and instance, in the order the NAMEs
 are given (all the config's definitions when none are). A NAME the config
 does not define may be any metric of the source (a plain metric, fetched
-directly).
+directly); in a pmrep or pcp-dstat file, SECTION:KEY names a spec.
 
 From pmcd: a sample every -t INTERVAL until interrupted (or -s N samples,
 or the -T time). From an archive: libpcp's interpolation, as pmval -a and
@@ -110,6 +111,8 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	version.register(fs)
 	var opts evalFlags
 	opts.register(fs)
+	var kindOpt kindFlag
+	kindOpt.register(fs)
 	var src sourceFlags
 	src.register(fs, forValues)
 	fs.StringVar(&src.spec.Archive, "a", "", "values from a PCP `ARCHIVE` (same as --archive)")
@@ -125,10 +128,12 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: "+format+"\n", a...)
 		return ExitUsage
 	}
-	switch opts.format {
-	case "table", "text", "csv", "json", "pminfo":
-	default:
-		return fail("--format %q: want table, text, csv, json or pminfo", opts.format)
+	kind, ok := kindOpt.resolve(env, "eval")
+	if !ok {
+		return ExitUsage
+	}
+	if msg := opts.check(); msg != "" {
+		return fail("%s", msg)
 	}
 	if opts.format != "json" {
 		// Names, instances and string values are input: nothing of them
@@ -137,28 +142,15 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		defer esc.Flush()
 		env.Stdout = esc
 	}
-	if opts.samples < 0 {
-		return fail("-s %d: want a number of samples (0: until interrupted or the window's end)", opts.samples)
-	}
 	config, names := operands[0], unique(operands[1:])
 	interval, _ := pmapi.ParseInterval(opts.interval)
-	if interval <= 0 {
-		return fail("interval %q: must be more than zero", opts.interval)
-	}
 	source, err := src.open(ctx, env)
 	if err != nil {
 		return fail("%v", err)
 	}
 	arch, fromArchive := source.(*archive.Archive)
-	if !fromArchive {
-		for _, w := range []struct{ flag, v string }{{"-S", opts.start}, {"-O", opts.origin}, {"-A", opts.align}} {
-			if w.v != "" {
-				return fail("%s applies to archives (values from pmcd start now)", w.flag)
-			}
-		}
-		if opts.replay || opts.hostZone {
-			return fail("--replay and -z apply to archives")
-		}
+	if msg := opts.checkLive(fromArchive); msg != "" {
+		return fail("%s", msg)
 	}
 	loc, err := opts.location(arch)
 	if err != nil {
@@ -168,7 +160,7 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	if !vok {
 		return ExitUsage
 	}
-	rep, plain, ok := loadEvalConfig(ctx, env, &src, source, choice.Version, config, names)
+	rep, plain, names, ok := loadEvalConfig(ctx, env, &src, source, choice.Version, config, names, kind)
 	if !ok {
 		return ExitUsage
 	}
@@ -186,28 +178,83 @@ func runEval(ctx context.Context, env Env, args []string) int {
 	if c, ok := plan.src.(io.Closer); ok && plan.src != source {
 		defer c.Close()
 	}
-	n := opts.samples
+	fmt.Fprintf(env.Stderr, "# values from %s%s; %s\n", source.Describe(), plan.describe, choice)
+	return evalSamples(ctx, env, evalRun{opts: opts, plan: plan, ev: ev, loc: loc, interval: interval, names: names, plain: plain})
+}
+
+// check is what is wrong with eval's flags on their own, "" for nothing.
+func (o evalFlags) check() string {
+	switch o.format {
+	case "table", "text", "csv", "json", "pminfo":
+	default:
+		return fmt.Sprintf("--format %q: want table, text, csv, json or pminfo", o.format)
+	}
+	if o.samples < 0 {
+		return fmt.Sprintf("-s %d: want a number of samples (0: until interrupted or the window's end)", o.samples)
+	}
+	if interval, _ := pmapi.ParseInterval(o.interval); interval <= 0 {
+		return fmt.Sprintf("interval %q: must be more than zero", o.interval)
+	}
+	return ""
+}
+
+// checkLive refuses the flags that apply to archives only when values
+// come from elsewhere; "" when none is given.
+func (o evalFlags) checkLive(fromArchive bool) string {
+	if fromArchive {
+		return ""
+	}
+	for _, w := range []struct{ flag, v string }{{"-S", o.start}, {"-O", o.origin}, {"-A", o.align}} {
+		if w.v != "" {
+			return fmt.Sprintf("%s applies to archives (values from pmcd start now)", w.flag)
+		}
+	}
+	if o.replay || o.hostZone {
+		return "--replay and -z apply to archives"
+	}
+	return ""
+}
+
+// evalRun is one eval's sampling: what to take, from where, and how to
+// name and show the values.
+type evalRun struct {
+	opts     evalFlags
+	plan     samplePlan
+	ev       *evaluator.Evaluator
+	loc      *time.Location
+	interval time.Duration
+	names    []string          // the NAMEs asked for, in their order
+	plain    map[string]string // eval's definitions of plain metrics, to the metrics' names
+}
+
+// count is how many samples to take; -1 until interrupted, the end of
+// the window or of the archive.
+func (r evalRun) count() int {
 	switch {
-	case n > 0:
-	case opts.format == "pminfo" && plan.live:
+	case r.opts.samples > 0:
+		return r.opts.samples
+	case r.opts.format == "pminfo" && r.plan.live:
 		// As pminfo -f: one fetch, two when a value needs a previous one.
-		n = 1
-		for _, m := range ev.Metrics() {
+		for _, m := range r.ev.Metrics() {
 			if strings.Contains(m.Def.Expr, "rate(") || strings.Contains(m.Def.Expr, "delta(") {
-				n = 2
+				return 2
 			}
 		}
-	case plan.samples >= 0:
-		n = plan.samples
-	default:
-		n = -1 // until interrupted, the end of the window or of the archive
+		return 1
+	case r.plan.samples >= 0:
+		return r.plan.samples
 	}
+	return -1
+}
+
+// evalSamples takes the run's samples and writes each one.
+func evalSamples(ctx context.Context, env Env, r evalRun) int {
+	n := r.count()
 	var rates *counterRates
-	if !opts.raw && opts.format != "pminfo" {
+	if !r.opts.raw && r.opts.format != "pminfo" {
 		rates = newCounterRates()
 	}
-	fmt.Fprintf(env.Stderr, "# values from %s%s; %s\n", source.Describe(), plan.describe, choice)
-	out := newSampleWriter(env, opts, loc, ev, plan.src, plan.live)
+	out := newSampleWriter(env, r.opts, r.loc, r.ev, r.plan.src, r.plan.live)
 	defer out.flush()
 	progress := newProgress(env.Stderr)
 	defer progress.clear()
@@ -215,44 +262,45 @@ func runEval(ctx context.Context, env Env, args []string) int {
 		if ctx.Err() != nil {
 			return ExitOK // interrupted
 		}
-		if i > 0 && plan.live {
-			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), interval))
+		if i > 0 && r.plan.live {
+			progress.show(fmt.Sprintf("sample %d of %s, next in %v (Ctrl-C stops)", i, countText(n), r.interval))
 			select {
 			case <-ctx.Done():
 				return ExitOK
-			case <-time.After(interval):
+			case <-time.After(r.interval):
 			}
 			progress.clear()
 		}
-		s, err := ev.Sample(ctx)
+		s, err := r.ev.Sample(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: sample %d: %v\n", i+1, err)
-			if !plan.live {
+			if !r.plan.live {
 				return ExitUsage
 			}
 			continue
 		}
-		if !plan.end.IsZero() && s.Timestamp.After(plan.end) {
+		if !r.plan.end.IsZero() && s.Timestamp.After(r.plan.end) {
 			break // past the window (a record replayed, or pmcd's -T)
 		}
 		for j := range s.Results {
-			if p, ok := plain[s.Results[j].Name]; ok {
+			if p, ok := r.plain[s.Results[j].Name]; ok {
 				s.Results[j].Name = p
 			}
 		}
-		s.Results = ordered(s.Results, names)
+		s.Results = ordered(s.Results, r.names)
 		var rated map[string]bool
 		if rates != nil {
 			rated = rates.convert(s)
 		}
-		if opts.format == "pminfo" && plan.live && i != n-1 {
+		if r.opts.format == "pminfo" && r.plan.live && i != n-1 {
 			continue // pminfo -f prints the last fetch only
 		}
 		if err := out.write(s, rated); err != nil {
-			return fail("%v", err)
+			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
+			return ExitUsage
 		}
 	}
 	return ExitOK
@@ -341,12 +389,19 @@ func planSamples(ctx context.Context, o evalFlags, source pmclient.Source, arch 
 // loadEvalConfig checks the config, with a definition added for each NAME
 // it does not define that is a metric of the source (plain metrics, so
 // that eval shows them beside derived ones); plain maps those
-// definitions' names back to the metrics'. Problems are reported; ok is
-// false when eval cannot go on.
-func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmclient.Source, v pcpver.Version, config string, names []string) (rep *checker.Report, plain map[string]string, ok bool) {
-	rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config})
-	if rep == nil || !ok {
-		return nil, nil, false
+// definitions' names back to the metrics'. A NAME may be a spec of a
+// pmrep or pcp-dstat file, SECTION:KEY: names are the NAMEs with those
+// replaced by the metrics' names. Problems are reported; ok is false
+// when eval cannot go on.
+func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmclient.Source, v pcpver.Version, config string, names []string, kind toolconf.Kind) (rep *checker.Report, plain map[string]string, _ []string, ok bool) {
+	res, ok := load(ctx, env, "eval", src, source, v, []string{config}, loadOptions{kind: kind})
+	if res == nil || !ok {
+		return nil, nil, nil, false
+	}
+	rep, names = oneReport(res), unique(selectNames(res, names))
+	if rep == nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: more than one config path (each pmrep, pcp-dstat or pcp-htop file is one of its own): name one file\n", config)
+		return nil, nil, nil, false
 	}
 	var undefined []string
 	for _, n := range names {
@@ -358,7 +413,7 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 		found, err := pmclient.Resolve(ctx, source, undefined)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %v\n", err)
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		known := map[string]bool{}
 		for _, r := range found {
@@ -369,15 +424,20 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 		for i, n := range undefined {
 			if !known[n] {
 				fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: %s: not defined in %s and not a metric in %s\n", n, config, source.Describe())
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 			def := fmt.Sprintf("pcp_derive_lsp_eval.plain%d", i)
 			plain[def] = n
 			fmt.Fprintf(&defs, "%s = %s\n", def, n)
 		}
-		rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config}, analysis.Input{Path: "(command line)", Src: []byte(defs.String())})
+		in := analysis.Input{Path: "(command line)", Src: []byte(defs.String()), Kind: toolconf.Derived}
+		opts := loadOptions{kind: kind, extra: []analysis.Input{in}}
+		if res.Report == nil || res.Files[0].ToolFile() {
+			opts = loadOptions{kind: kind, before: []analysis.Input{in}} // a tool's file is a config path of its own
+		}
+		rep, ok = loadChecked(ctx, env, "eval", src, source, v, []string{config}, opts)
 		if rep == nil || !ok {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
 	asked := map[string]bool{}
@@ -400,9 +460,9 @@ func loadEvalConfig(ctx context.Context, env Env, src *sourceFlags, source pmcli
 	}
 	if valid == 0 {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp eval: no definition in %s can be evaluated (run check for details)\n", config)
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return rep, plain, true
+	return rep, plain, names, true
 }
 
 // unique drops repeated names, keeping the first.

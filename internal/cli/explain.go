@@ -12,10 +12,12 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/explain"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/archive"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/report"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 // exprName is the name explain -e gives the expression, so it loads as a
@@ -31,19 +33,10 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 			"counter with one sample, a guard that chose novalue()), and the nodes above\n"+
 			"point at it. delta() and rate() take two samples -t apart (from an archive,\n"+
 			"the record explained and the one before). Exit status: 0 the metric has\n"+
-			"values, 1 it has none (explained), 2 usage, syntax or source errors.")
-	var version versionFlag
-	version.register(fs)
-	expr := fs.String("e", "", "explain `EXPR`, an expression given alone (CONFIGs after it may define metrics it uses)")
-	interval := time.Second
-	for _, name := range []string{"t", "interval"} {
-		durationFlag(fs, name, "time between the two live samples delta() and rate() need, in PCP's `INTERVAL` syntax (default 1sec)", &interval)
-	}
-	startText := fs.String("start", "", "from an archive, explain the first record at or after `TIME`: \"2026-01-02 15:04:05\", \"15:04:05\" (the archive's first day), RFC 3339, or +INTERVAL after the archive's start (default its first record)")
-	maxInstances := fs.Int("max-instances", 5, "values shown per node in text output (`N`; JSON has them all)")
-	format := fs.String("format", "text", "output `FORMAT`: text or json (schema in docs/explain.md)")
-	var src sourceFlags
-	src.register(fs, forValues)
+			"values, 1 it has none (explained), 2 usage, syntax or source errors. In a\n"+
+			"pmrep or pcp-dstat file, NAME may be SECTION:KEY, a spec.")
+	var o explainFlags
+	o.register(fs)
 	operands, status, done := parseFlags(fs, env, args)
 	if done {
 		return status
@@ -54,75 +47,141 @@ func runExplain(ctx context.Context, env Env, args []string) int {
 	}
 	exprGiven := false
 	fs.Visit(func(f *flag.Flag) { exprGiven = exprGiven || f.Name == "e" })
-	var paths []string
-	var name string
+	paths, name, msg := explainOperands(operands, o.expr, exprGiven)
 	switch {
-	case exprGiven && strings.TrimSpace(*expr) == "":
-		return usage("-e: the expression is empty")
-	case exprGiven:
-		paths, name = operands, exprName
-	case len(operands) != 2:
+	case msg != "":
+		return usage("%s", msg)
+	case name == "":
 		fs.Usage()
 		return ExitUsage
-	default:
-		paths, name = operands[:1], operands[1]
 	}
-	if *format != "text" && *format != "json" {
-		return usage("--format %q: want text or json", *format)
+	kind, ok := o.kind.resolve(env, "explain")
+	if !ok {
+		return ExitUsage
 	}
-	if *startText != "" && src.spec.Archive == "" {
+	if o.format != "text" && o.format != "json" {
+		return usage("--format %q: want text or json", o.format)
+	}
+	if o.start != "" && o.src.spec.Archive == "" {
 		return usage("--start needs --archive (live values are sampled now)")
 	}
-	source, err := src.open(ctx, env)
+	interval := o.interval
+	source, err := o.src.open(ctx, env)
 	if err != nil {
 		return usage("%v", err)
 	}
 	if c, ok := source.(interface{ Close() error }); ok {
 		defer c.Close()
 	}
-	choice, vok := version.resolve(ctx, env, "explain", source)
+	choice, vok := o.version.resolve(ctx, env, "explain", source)
 	if !vok {
 		return ExitUsage
 	}
-	var extra []analysis.Input
-	if exprGiven {
-		line := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(*expr)
-		extra = append(extra, analysis.Buffer("-e", []byte(exprName+" = "+line+"\n")))
-	}
-	rep, ok := loadChecked(ctx, env, "explain", &src, source, choice.Version, paths, extra...)
-	if rep == nil || !ok {
-		return ExitUsage
-	}
-	m, status := findDefinition(env, rep, name, paths, exprGiven)
-	if m == nil {
+	target, status := o.target(ctx, env, source, choice.Version, paths, name, kind, exprGiven)
+	if status != ExitOK {
 		return status
 	}
 	opts := explain.Options{Interval: interval}
-	if *startText != "" {
-		start, err := archiveTime(source, *startText)
+	if o.start != "" {
+		start, err := archiveTime(source, o.start)
 		if err != nil {
 			return usage("--start: %v", err)
 		}
 		opts.Start = start
+	}
+	x, err := explain.Explain(ctx, source, target, opts)
+	if err != nil {
+		return usage("%v", err)
+	}
+	return writeExplanation(env, x, o.format, o.maxInstances)
+}
+
+// explainFlags are explain's flags.
+type explainFlags struct {
+	version             versionFlag
+	expr, start, format string
+	interval            time.Duration
+	maxInstances        int
+	kind                kindFlag
+	src                 sourceFlags
+}
+
+func (o *explainFlags) register(fs *flag.FlagSet) {
+	o.version.register(fs)
+	fs.StringVar(&o.expr, "e", "", "explain `EXPR`, an expression given alone (CONFIGs after it may define metrics it uses)")
+	o.interval = time.Second
+	for _, name := range []string{"t", "interval"} {
+		durationFlag(fs, name, "time between the two live samples delta() and rate() need, in PCP's `INTERVAL` syntax (default 1sec)", &o.interval)
+	}
+	fs.StringVar(&o.start, "start", "", "from an archive, explain the first record at or after `TIME`: \"2026-01-02 15:04:05\", \"15:04:05\" (the archive's first day), RFC 3339, or +INTERVAL after the archive's start (default its first record)")
+	fs.IntVar(&o.maxInstances, "max-instances", 5, "values shown per node in text output (`N`; JSON has them all)")
+	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text or json (schema in docs/explain.md)")
+	o.kind.register(fs)
+	o.src.register(fs, forValues)
+}
+
+// target loads the configs (and -e's expression) and finds the metric to
+// explain: NAME, or a pmrep or pcp-dstat spec's SECTION:KEY. The status
+// is ExitOK when there is one; otherwise why not is on stderr.
+func (o *explainFlags) target(ctx context.Context, env Env, source pmclient.Source, v pcpver.Version, paths []string, name string, kind toolconf.Kind, exprGiven bool) (explain.Target, int) {
+	var extra []analysis.Input
+	if exprGiven {
+		line := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(o.expr)
+		extra = append(extra, analysis.Buffer("-e", []byte(exprName+" = "+line+"\n")))
+	}
+	res, ok := load(ctx, env, "explain", &o.src, source, v, paths, loadOptions{kind: kind, extra: extra})
+	if res == nil || !ok {
+		return explain.Target{}, ExitUsage
+	}
+	rep := oneReport(res)
+	if rep == nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %s: more than one config path (each pmrep, pcp-dstat or pcp-htop file is one of its own, and -e's expression one more): name one file\n", strings.Join(paths, " "))
+		return explain.Target{}, ExitUsage
+	}
+	if !exprGiven {
+		name = selectName(res, name)
+	}
+	m, status := findDefinition(env, rep, name, paths, exprGiven)
+	if m == nil {
+		return explain.Target{}, status
 	}
 	target := explain.Target{Report: rep, Metric: m}
 	if exprGiven {
 		none := ""
 		target.Name = &none
 	}
-	x, err := explain.Explain(ctx, source, target, opts)
-	if err != nil {
-		return usage("%v", err)
+	return target, ExitOK
+}
+
+// explainOperands are the configs and the name to explain: CONFIG NAME,
+// or -e's expression and the configs after it. msg says what is wrong;
+// name is "" for operands that make no sense (the usage then).
+func explainOperands(operands []string, expr string, exprGiven bool) (paths []string, name, msg string) {
+	switch {
+	case exprGiven && strings.TrimSpace(expr) == "":
+		return nil, "", "-e: the expression is empty"
+	case exprGiven:
+		return operands, exprName, ""
+	case len(operands) != 2:
+		return nil, "", ""
 	}
-	if *format == "json" {
+	return operands[:1], operands[1], ""
+}
+
+// writeExplanation prints the explanation in format; its status is
+// ExitFindings when the metric has no values.
+func writeExplanation(env Env, x *explain.Explanation, format string, maxInstances int) int {
+	var err error
+	if format == "json" {
 		err = explain.WriteJSON(env.Stdout, x)
 	} else {
 		esc := report.NewEscaper(env.Stdout) // names, instances and values are input
-		err = explain.WriteText(esc, x, explain.TextOptions{MaxInstances: *maxInstances})
+		err = explain.WriteText(esc, x, explain.TextOptions{MaxInstances: maxInstances})
 		err = errors.Join(err, esc.Flush())
 	}
 	if err != nil {
-		return usage("%v", err)
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %v\n", err)
+		return ExitUsage
 	}
 	if x.Root.Empty() || !x.Root.Evaluated {
 		return ExitFindings

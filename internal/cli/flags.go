@@ -9,6 +9,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/choose"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf"
 )
 
 // newFlags makes a subcommand's flag set with the one help style every
@@ -136,4 +137,23 @@ func (s *sourceFlags) equivalence(env Env) *pmapi.InDomEquivalence {
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp: %s:%d: %s: %s\n", p.File, p.Line, kind, p.Msg)
 	}
 	return eq
+}
+
+// kindFlag is --kind: the reader every PATH goes through, the same for
+// check, describe, eval and explain.
+type kindFlag struct{ name string }
+
+func (k *kindFlag) register(fs *flag.FlagSet) {
+	fs.StringVar(&k.name, "kind", "auto", "read every PATH as `KIND`: auto (by path and content), derived, pmrep, dstat or htop")
+}
+
+// resolve is the kind asked for; false (said on stderr) for a word that
+// names none.
+func (k *kindFlag) resolve(env Env, cmd string) (toolconf.Kind, bool) {
+	kind, err := toolconf.ParseKind(k.name)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp %s: --kind: %v\n", cmd, err)
+		return kind, false
+	}
+	return kind, true
 }

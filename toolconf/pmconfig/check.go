@@ -29,8 +29,9 @@ type SpecMetric struct {
 // returns findings of its own and silent ones: what pmrep says about a
 // formula the checker already reported (Silent), for the run's outcome.
 func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Report) ([]Finding, []SpecMetric, error) {
-	if d.Tool != Pmrep {
-		return nil, nil, nil
+	if d.Tool == Dstat {
+		found, err := d.checkColumns(ctx, src, rep)
+		return found, nil, err
 	}
 	formulas := map[*grammar.Definition]*checker.Metric{}
 	if rep != nil {
@@ -38,45 +39,11 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			formulas[m.Def] = m
 		}
 	}
-	out := make([]SpecMetric, len(d.Specs))
-	var names []string
-	var ask []int
-	for i, sp := range d.Specs {
-		out[i].Spec = sp
-		if sp.keyProblem {
-			continue
-		}
-		if def := sp.Formula; def != nil && !def.Registered {
-			def = d.registeredFormula(sp)
-			if def == nil {
-				continue // the syntax error stops the run first
-			}
-		}
-		names = append(names, sp.Metric)
-		ask = append(ask, i)
-	}
-	// A rejected formula whose name is a metric already is never
-	// registered: pmconfig looks the name up first.
-	var rejected []*grammar.Definition
-	for _, def := range d.File.Definitions.All() {
-		if !def.Verdict.OK && d.regs[def] != nil {
-			rejected = append(rejected, def)
-			names = append(names, def.Name)
-		}
-	}
-	pmids, errs, err := src.LookupNames(ctx, names)
+	out, ask := d.specsToLookUp()
+	pmids, errs, findings, err := d.lookUp(ctx, src, out, ask)
 	if err != nil {
-		return nil, nil, fmt.Errorf("looking up the metrics of %s: %w", d.INI.Path, err)
+		return nil, nil, err
 	}
-	var findings []Finding
-	for k, def := range rejected {
-		if errs[len(ask)+k] == nil {
-			findings = append(findings, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
-				Message: fmt.Sprintf("%s is a metric of %s already: pmrep skips this formula without registering it (its syntax error is never seen) and shows the real metric", def.Name, src.Describe())},
-				Section: d.sectionScope(d.regs[def]), Masks: def})
-		}
-	}
-	pmids, errs = pmids[:len(ask)], errs[:len(ask)]
 	var leafPMIDs []pmapi.PMID
 	var leafIdx []int
 	suggest := checker.NameSuggester(ctx, src)
@@ -97,24 +64,10 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			}
 		}
 		if def != nil {
-			m := formulas[def]
-			switch {
-			case m == nil:
-			case m.Status == checker.Valid || m.Status == checker.Masked:
-				out[i].Known, out[i].Leaf, out[i].Desc = true, true, m.Desc
-				continue
-			default:
-				// The checker reported why; pmrep names the metric only.
-				var lines []string
-				switch {
-				case m.Status == checker.SemanticError:
-					lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: %s: %s", def.Name, m.Rendering(), m.Message()))
-				case m.Status == checker.Unbound && d.reportsAllUnknown() && len(m.Unknown()) > 0:
-					lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", def.Name, m.Unknown()[0]))
+			if f, known, found := d.formulaVerdict(sp.Metric, d.sectionScope(sp), i, def, formulas[def], &out[i]); found {
+				if !known {
+					findings = append(findings, f)
 				}
-				lines = append(lines, d.invalidMetric(sp.Metric))
-				findings = append(findings, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange}, Section: d.sectionScope(sp),
-					Phase: PhaseLookup, Fatal: true, Order: i, Tool: lines, Silent: true, Accumulate: d.reportsAllUnknown()})
 				continue
 			}
 		}
@@ -145,9 +98,135 @@ func (d *Doc) Check(ctx context.Context, src pmclient.Source, rep *checker.Repor
 			continue
 		}
 		findings = append(findings, d.checkInstances(ctx, src, sm, i, instances)...)
-		findings = append(findings, d.checkUnit(sm, i)...)
+		findings = append(findings, d.checkUnit(*sm, i)...)
 	}
 	return findings, out, nil
+}
+
+// specsToLookUp are the specs, and the indexes of those whose metric
+// pmrep looks up: not a misspelt spec word's, nor one whose formula's
+// syntax error stops the run first.
+func (d *Doc) specsToLookUp() (out []SpecMetric, ask []int) {
+	out = make([]SpecMetric, len(d.Specs))
+	for i, sp := range d.Specs {
+		out[i].Spec = sp
+		if sp.keyProblem {
+			continue
+		}
+		if def := sp.Formula; def != nil && !def.Registered && d.registeredFormula(sp) == nil {
+			continue // the syntax error stops the run first
+		}
+		ask = append(ask, i)
+	}
+	return out, ask
+}
+
+// lookUp looks the asked specs' metrics up, and the names of the rejected
+// formulas: one whose name is a metric already is never registered
+// (pmconfig looks the name up first), which a finding says.
+func (d *Doc) lookUp(ctx context.Context, src pmclient.Source, specs []SpecMetric, ask []int) ([]pmapi.PMID, []error, []Finding, error) {
+	names := make([]string, 0, len(ask))
+	for _, i := range ask {
+		names = append(names, specs[i].Spec.Metric)
+	}
+	var rejected []*grammar.Definition
+	for _, def := range d.File.Definitions.All() {
+		if !def.Verdict.OK && d.regs[def] != nil {
+			rejected = append(rejected, def)
+			names = append(names, def.Name)
+		}
+	}
+	pmids, errs, err := src.LookupNames(ctx, names)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("looking up the metrics of %s: %w", d.INI.Path, err)
+	}
+	var findings []Finding
+	for k, def := range rejected {
+		if errs[len(ask)+k] == nil {
+			findings = append(findings, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecIgnored,
+				Message: fmt.Sprintf("%s is a metric of %s already: pmrep skips this formula without registering it (its syntax error is never seen) and shows the real metric", def.Name, src.Describe())},
+				Section: d.sectionScope(d.regs[def]), Masks: def})
+		}
+	}
+	return pmids[:len(ask)], errs[:len(ask)], findings, nil
+}
+
+// formulaVerdict is what the checker's verdict m on def, the formula of
+// metric (the i-th metric pmconfig looks up, in the runs of scope),
+// makes of it: valid (sm, when not nil, gets its metadata; known), or a
+// silent finding with what the tool prints (the checker reported why).
+// found is false without a verdict.
+func (d *Doc) formulaVerdict(metric, scope string, i int, def *grammar.Definition, m *checker.Metric, sm *SpecMetric) (f Finding, known, found bool) {
+	switch {
+	case m == nil:
+		return Finding{}, false, false
+	case m.Status == checker.Valid || m.Status == checker.Masked:
+		if sm != nil {
+			sm.Known, sm.Leaf, sm.Desc = true, true, m.Desc
+		}
+		return Finding{}, true, true
+	}
+	// The checker reported why; the tool names the metric only.
+	var lines []string
+	switch {
+	case m.Status == checker.SemanticError:
+		lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: %s: %s", def.Name, m.Rendering(), m.Message()))
+	case m.Status == checker.Unbound && d.reportsAllUnknown() && len(m.Unknown()) > 0:
+		lines = append(lines, fmt.Sprintf("Semantic error: derived metric %s: operand %s: Unknown operand metric", def.Name, m.Unknown()[0]))
+	}
+	lines = append(lines, d.invalidMetric(metric))
+	return Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange}, Section: scope,
+		Phase: PhaseLookup, Fatal: true, Order: i, Tool: lines, Silent: true, Accumulate: d.reportsAllUnknown()}, false, true
+}
+
+// checkColumns is what pcp-dstat meets when pmconfig looks its plugins'
+// columns up (each a derived metric dstat.PLUGIN.COLUMN, in file
+// order): one the checker refused stops it as it stops pmrep, naming
+// the column's metric, and so does one whose instances the source
+// refuses (pmconfig lists every metric's instances).
+func (d *Doc) checkColumns(ctx context.Context, src pmclient.Source, rep *checker.Report) ([]Finding, error) {
+	if rep == nil {
+		return nil, nil
+	}
+	formulas := map[*grammar.Definition]*checker.Metric{}
+	for _, m := range rep.Metrics.All() {
+		formulas[m.Def] = m
+	}
+	refused := map[pmapi.InDom]pmclient.Error{}
+	shown := map[pmapi.InDom]bool{} // a finding shows the refusal
+	var out []Finding
+	for i, def := range d.File.Definitions.All() {
+		plugin, ok := d.columns[def]
+		if !ok || !def.Registered {
+			continue // a syntax error stops the run when it registers
+		}
+		m := formulas[def]
+		f, known, found := d.formulaVerdict(def.Name, plugin, i, def, m, nil)
+		switch {
+		case found && !known:
+			out = append(out, f)
+		case found && m.Desc.InDom != pmapi.InDomNull:
+			pe, seen := refused[m.Desc.InDom]
+			if !seen {
+				_, err := src.Instances(ctx, m.Desc.InDom)
+				if err != nil && !errors.As(err, &pe) {
+					return nil, fmt.Errorf("listing the instances of %s: %w", def.Name, err)
+				}
+				if pe == pmclient.ErrUnknownInDom {
+					pe = 0
+				}
+				refused[m.Desc.InDom] = pe
+			}
+			if pe != 0 {
+				tool := []string{fmt.Sprintf("%s metric %s (%s %s).", d.incompatibleWord(), def.Name, pe.Name(), pe.Error())}
+				out = append(out, Finding{Diagnostic: grammar.Diagnostic{Range: def.NameRange, Severity: grammar.SeverityWarning, Code: codes.SpecInstances,
+					Message: fmt.Sprintf("%s refuses the instances of %s (%s): pcp-dstat stops there unless it is allowed them (a local: context with credentials)", src.Describe(), def.Name, pe.Error()), PCP: tool},
+					Section: plugin, Phase: PhaseLookup, Fatal: true, Order: i, Tool: tool, Silent: shown[m.Desc.InDom]})
+				shown[m.Desc.InDom] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // ownDefinition says whether def is one of the file's own (a derived
@@ -372,36 +451,6 @@ func procBase(s string) string {
 	return s
 }
 
-// checkUnit parses the spec's unit as pmParseUnitsStr does, and checks
-// that the metric's units convert to it.
-func (d *Doc) checkUnit(sm *SpecMetric, i int) []Finding {
-	f, ok := sm.Spec.Fields["unit"]
-	if !ok || f.Text == "" {
-		return nil
-	}
-	parse := pmapi.ParseUnits
-	if d.Version.Has(pcpver.ExtraUnits) {
-		parse = pmapi.ParseUnitsExtra
-	}
-	rg := d.Range(f.Value.Offset(0), f.Value.End)
-	_, _, err := parse(f.Text)
-	if err != nil {
-		var ue *pmapi.UnitsError
-		msg := err.Error()
-		if errors.As(err, &ue) {
-			msg = ue.Msg
-		}
-		return []Finding{{Diagnostic: grammar.Diagnostic{Range: rg, Severity: grammar.SeverityError, Code: codes.SpecUnit,
-			Message: fmt.Sprintf("libpcp cannot parse unit %q: %s; pmrep stops", f.Text, msg)},
-			Section: d.sectionScope(sm.Spec), Phase: PhaseLookup, Fatal: true, Order: setupOrder + i,
-			Tool: []string{fmt.Sprintf("PM_ERR_CONV Impossible value or scale conversion %s: %s.", msg, f.Text)}}}
-	}
-	// Whether the metric's units convert to it depends on the
-	// fetchgroup's rate conversion, not modelled yet: only a unit libpcp
-	// cannot parse is reported.
-	return nil
-}
-
 // incompatibleWord is how pmrep names a metric it found but cannot use.
 func (d *Doc) incompatibleWord() string {
 	if d.Version.AtLeast(pcpver.Version{Major: 7, Minor: 1}) {
@@ -411,18 +460,11 @@ func (d *Doc) incompatibleWord() string {
 }
 
 // optionTrue says whether a run of section has option key set to a
-// value Python finds true, as set_attr leaves it: [options] first, then
-// the section's own (the true and false words are 1 and 0, a number is
-// itself, any other text a non-empty string).
+// value Python finds true, as set_attr leaves it (the true and false
+// words are 1 and 0, a number is itself, any other text a non-empty
+// string).
 func (d *Doc) optionTrue(s *Section, key string) bool {
-	value, set := "", false
-	for _, sec := range []*Section{d.INI.Section("options"), s} {
-		if e := sec.Get(key); e != nil {
-			if v, ok := d.value(sec, e); ok {
-				value, set = v.Text, true
-			}
-		}
-	}
+	value, set := d.runOption(s, key)
 	if !set {
 		return false
 	}
@@ -433,4 +475,18 @@ func (d *Doc) optionTrue(s *Section, key string) bool {
 		return n != 0
 	}
 	return value != ""
+}
+
+// runOption is the text of option key in a run of section s, as
+// written: [options] first, then the section's own; set is false when
+// neither has the key.
+func (d *Doc) runOption(s *Section, key string) (value string, set bool) {
+	for _, sec := range []*Section{d.INI.Section("options"), s} {
+		if e := sec.Get(key); e != nil {
+			if v, ok := d.value(sec, e); ok {
+				value, set = v.Text, true
+			}
+		}
+	}
+	return value, set
 }

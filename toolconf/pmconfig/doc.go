@@ -97,6 +97,8 @@ type Doc struct {
 	pos  *grammar.File // positions of the text
 	// values are the interpolated values, by entry.
 	values map[*Entry]Value
+	// columns are pcp-dstat's column metrics, each with its plugin.
+	columns map[*grammar.Definition]string
 }
 
 // Range is the file range of bytes [off, end).
@@ -111,7 +113,7 @@ func (d *Doc) SpecOf(def *grammar.Definition) *Spec { return d.regs[def] }
 // Read reads a file of the tool's. text must not change afterwards.
 func Read(path string, text *grammar.Text, opts Options) *Doc {
 	ini := ReadINI(path, text.Bytes())
-	d := &Doc{Tool: opts.Tool, Version: opts.Version, INI: ini, pos: &grammar.File{Text: text}, values: map[*Entry]Value{}, regs: map[*grammar.Definition]*Spec{}}
+	d := &Doc{Tool: opts.Tool, Version: opts.Version, INI: ini, pos: &grammar.File{Text: text}, values: map[*Entry]Value{}, regs: map[*grammar.Definition]*Spec{}, columns: map[*grammar.Definition]string{}}
 	for _, p := range ini.Problems {
 		d.problem(p)
 	}
@@ -147,6 +149,9 @@ func Read(path string, text *grammar.Text, opts Options) *Doc {
 		if s := regs[i].spec; s != nil {
 			d.regs[def] = s
 			s.Formula = def
+		}
+		if opts.Tool == Dstat {
+			d.columns[def] = regs[i].scope
 		}
 	}
 	// The registrations libpcp refuses, for the run's outcome (the
@@ -199,9 +204,43 @@ func Outcome(run []Finding, section string) []string {
 	return listed
 }
 
+// SameOutcome says whether a tool's run (its stderr and exit status)
+// ended as predicted (Outcome's lines): both clean, or stopped with the
+// same last line; a formula's message (pmconfig's "Failed to register
+// derived metric:") whole. The oracle tests of pmrep and pcp-dstat
+// compare with it.
+func SameOutcome(stderr string, status int, want []string) bool {
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	if status == 0 {
+		return len(want) == 0
+	}
+	if len(want) == 0 {
+		return false
+	}
+	if want[0] == "Failed to register derived metric:" {
+		return strings.Join(lines, "\n") == strings.Join(want, "\n")
+	}
+	return lines[len(lines)-1] == want[len(want)-1]
+}
+
 // setupOrder is where the Order of the findings about setting a found
-// metric up (its unit, width) starts: after every metric is looked up.
-const setupOrder = 100000
+// metric up (its unit, width) starts: after every metric is looked up
+// (far above any count of specs a file can hold).
+const setupOrder = 1 << 40
+
+// The steps of setting one metric up, in validate_metrics' order: its
+// unit parsed, its width and precision read, its fetchgroup item added
+// (where the unit must convert from the metric's).
+const (
+	stepUnit = iota
+	stepWidth
+	stepConvert
+	steps
+)
+
+// setupStep is the Order of step in setting up the i-th spec: pmrep sets
+// each metric up whole before the next.
+func setupStep(i, step int) int { return setupOrder + steps*i + step }
 
 // registerFailure is what pmconfig prints around libpcp's message for a
 // rejected expression.

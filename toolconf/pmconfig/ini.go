@@ -96,6 +96,19 @@ type INI struct {
 	byName   map[string]*Section
 }
 
+// Containing is the section whose header or lines hold byte off, nil
+// before the first one.
+func (ini *INI) Containing(off int) *Section {
+	var in *Section
+	for _, s := range ini.Sections {
+		if s.HeadOff > off {
+			break
+		}
+		in = s
+	}
+	return in
+}
+
 // Section returns the named section (not DEFAULT), nil when absent.
 func (f *INI) Section(name string) *Section { return f.byName[name] }
 

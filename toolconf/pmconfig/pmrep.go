@@ -115,7 +115,7 @@ func (d *Doc) readPmrep() []pendingReg {
 					Tool: []string{"Traceback (most recent call last):", "configparser." + err.Class + ": " + err.Python}}, err.Off, err.End)
 				f.PCP = f.Tool
 				if err.Doubled {
-					f.Fixes = []grammar.Fix{{Title: "Write % as %%", Edits: []grammar.Edit{{Range: d.Range(err.Off, err.Off+1), NewText: "%%"}}}}
+					f.Fixes = []grammar.Fix{{Title: "Write % as %%", Safe: true, Edits: []grammar.Edit{{Range: d.Range(err.Off, err.Off+1), NewText: "%%"}}}}
 				}
 			}
 		}

@@ -55,39 +55,7 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 		switch {
 		case compact:
 			sp := d.compactSpec(s, e, v)
-			if len(parts) > 1 && isSpecWord(second) {
-				// x.instances = a,b: the comma made a compact spec of a
-				// metric named x.instances.
-				msg := fmt.Sprintf("the comma makes this a compact spec of a metric named %q, not the %s of %s", key, second, parts[0])
-				if second == "instances" {
-					msg += ": write one regular expression, e.g. (a|b)"
-				}
-				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
-					Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
-					Tool: []string{d.invalidMetric(key)}, Accumulate: d.reportsAllUnknown()}, v.Offset(0), v.End)
-				f.PCP = f.Tool
-				if second == "instances" && !strings.ContainsAny(v.Text, "\"'()|") {
-					alts := strings.Split(v.Text, ",")
-					for i := range alts {
-						alts[i] = strings.TrimSpace(alts[i])
-					}
-					f.Fixes = []grammar.Fix{{Title: "Match them with one regular expression", Edits: []grammar.Edit{{Range: d.Range(v.Offset(0), v.End), NewText: "(" + strings.Join(alts, "|") + ")"}}}}
-				}
-				sp.keyProblem, sp.keyFinding = true, len(d.Findings)-1
-			} else if len(parts) > 1 && byKey[parts[0]] != nil {
-				// util.lable: a typo of a spec word, read as a metric.
-				word := nearestSpecWord(second)
-				msg := fmt.Sprintf("%q is not a spec word (%s), so pmrep reads %q as a compact spec of a metric of that name", second, strings.Join(SpecWords, " "), key)
-				f := d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
-					Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
-					Tool: []string{d.invalidMetric(key)}, Accumulate: d.reportsAllUnknown()}, e.KeyOff, e.KeyEnd)
-				f.PCP = f.Tool
-				if word != "" {
-					at := e.KeyOff + len(parts[0]) + 1
-					f.Fixes = []grammar.Fix{{Title: "Change to " + parts[0] + "." + word, Edits: []grammar.Edit{{Range: d.Range(at, at+len(second)), NewText: word}}}}
-				}
-				sp.keyProblem, sp.keyFinding = true, len(d.Findings)-1
-			}
+			d.compactKey(sp, e, v, parts, scope, byKey[parts[0]] != nil)
 			byKey[key] = sp
 			order = append(order, sp)
 		case len(parts) == 1:
@@ -136,6 +104,52 @@ func (d *Doc) metricset(s *Section, keys map[string]bool, global *Section) []pen
 	return regs
 }
 
+// compactKey reports the compact spec sp whose key has a dot: a spec
+// word with a comma in its value (x.instances = a,b), or a misspelt spec
+// word of a declared key (util.lable, when declared says util is), which
+// pmrep reads as the name of a metric.
+func (d *Doc) compactKey(sp *Spec, e *Entry, v Value, parts []string, scope string, declared bool) {
+	if len(parts) < 2 {
+		return
+	}
+	key, second := e.Key, parts[1]
+	var f *Finding
+	switch {
+	case isSpecWord(second):
+		// x.instances = a,b: the comma made a compact spec of a
+		// metric named x.instances.
+		msg := fmt.Sprintf("the comma makes this a compact spec of a metric named %q, not the %s of %s", key, second, parts[0])
+		if second == "instances" {
+			msg += ": write one regular expression, e.g. (a|b)"
+		}
+		f = d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
+			Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
+			Tool: []string{d.invalidMetric(key)}, Accumulate: d.reportsAllUnknown()}, v.Offset(0), v.End)
+		if second == "instances" && !strings.ContainsAny(v.Text, "\"'()|") {
+			alts := strings.Split(v.Text, ",")
+			for i := range alts {
+				alts[i] = strings.TrimSpace(alts[i])
+			}
+			f.Fixes = []grammar.Fix{{Title: "Match them with one regular expression", Safe: true, Edits: []grammar.Edit{{Range: d.Range(v.Offset(0), v.End), NewText: "(" + strings.Join(alts, "|") + ")"}}}}
+		}
+	case declared:
+		// util.lable: a typo of a spec word, read as a metric.
+		word := nearestSpecWord(second)
+		msg := fmt.Sprintf("%q is not a spec word (%s), so pmrep reads %q as a compact spec of a metric of that name", second, strings.Join(SpecWords, " "), key)
+		f = d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecKey, Message: msg},
+			Section: scope, Phase: PhaseLookup, Fatal: true, Order: e.Line,
+			Tool: []string{d.invalidMetric(key)}, Accumulate: d.reportsAllUnknown()}, e.KeyOff, e.KeyEnd)
+		if word != "" {
+			at := e.KeyOff + len(parts[0]) + 1
+			f.Fixes = []grammar.Fix{{Title: "Change to " + parts[0] + "." + word, Safe: true, Edits: []grammar.Edit{{Range: d.Range(at, at+len(second)), NewText: word}}}}
+		}
+	default:
+		return
+	}
+	f.PCP = f.Tool
+	sp.keyProblem, sp.keyFinding = true, len(d.Findings)-1
+}
+
 // specValues checks the type, width, precision and limit of a spec as
 // validate_metrics reads them: once the metric is found, a width or
 // precision that is not a whole number (a width below 0) stops pmrep;
@@ -153,7 +167,7 @@ func (d *Doc) specValues(sp *Spec, i int) {
 		if n, ok := pyInt(f.Text); !ok || (w == "width" && n < 0) {
 			d.add(Finding{Diagnostic: grammar.Diagnostic{Severity: grammar.SeverityError, Code: codes.SpecValue,
 				Message: fmt.Sprintf("%s %q is not a whole number%s: pmrep stops once it finds %s", w, f.Text, map[bool]string{true: " of 0 or more", false: ""}[w == "width"], sp.Metric)},
-				Section: scope, Phase: PhaseLookup, Fatal: true, Order: 2*setupOrder + i,
+				Section: scope, Phase: PhaseLookup, Fatal: true, Order: setupStep(i, stepWidth),
 				Tool: []string{"Non-negative integer expected: " + sp.Metric}}, f.Value.Offset(0), f.Value.End)
 		}
 	}
@@ -163,7 +177,7 @@ func (d *Doc) specValues(sp *Spec, i int) {
 			Section: scope}, f.Value.Offset(0), f.Value.End)
 	}
 	if f, ok := sp.Fields["limit"]; ok && f.Text != "" {
-		fix := grammar.Fix{Title: "Remove the ignored limit"}
+		fix := grammar.Fix{Title: "Remove the ignored limit", Safe: true}
 		if !sp.Compact {
 			fix.Edits = []grammar.Edit{{Range: d.Range(f.Entry.Start, f.Entry.End), NewText: ""}}
 		}
