@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"regexp"
 	"strings"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ascii"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -386,14 +387,14 @@ var procWord = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // matchInstances reports whether pattern selects any of insts.
 func matchInstances(pattern string, insts []pmclient.Instance) (bool, error) {
-	if isDigits(pattern) && len(insts) > 0 && isDigits(firstWord(insts[0].Name)) {
+	if ascii.IsDigits(pattern) && len(insts) > 0 && ascii.IsDigits(firstWord(insts[0].Name)) {
 		for _, in := range insts {
-			if w := firstWord(in.Name); isDigits(w) && trimZeros(w) == trimZeros(pattern) {
+			if w := firstWord(in.Name); ascii.IsDigits(w) && trimZeros(w) == trimZeros(pattern) {
 				return true, nil
 			}
 		}
 	}
-	if procWord.MatchString(pattern) && len(insts) > 0 && strings.Contains(insts[0].Name, " ") && isDigits(firstWord(insts[0].Name)) {
+	if procWord.MatchString(pattern) && len(insts) > 0 && strings.Contains(insts[0].Name, " ") && ascii.IsDigits(firstWord(insts[0].Name)) {
 		for _, in := range insts {
 			if f := strings.Fields(in.Name); len(f) > 1 && procBase(f[1]) == pattern {
 				return true, nil
@@ -410,18 +411,6 @@ func matchInstances(pattern string, insts []pmclient.Instance) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func firstWord(s string) string {
