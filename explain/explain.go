@@ -204,7 +204,7 @@ type Recorder struct {
 // just before (prev), and those of the sample under way (pending).
 type record struct {
 	curGen, pendingGen int
-	cur, prev, pending map[grammar.Node]observation
+	cur, prev, pending observations
 }
 
 // NewRecorder records the metrics keep accepts (nil: every metric).
@@ -256,16 +256,16 @@ func (r *Recorder) Observer() evaluator.Observer {
 			rc = &record{}
 			r.records[m] = rc
 		}
-		if rc.pendingGen != r.gen || rc.pending == nil {
-			rc.pending, rc.pendingGen = map[grammar.Node]observation{}, r.gen
+		if rc.pendingGen != r.gen {
+			rc.pending, rc.pendingGen = nil, r.gen
 		}
-		rc.pending[n] = observation{vals, err}
+		rc.pending = append(rc.pending, observed{n, observation{vals, err}})
 	}
 }
 
 // latest returns a metric's observations in the last ended sample and the
 // one before, and the recorder's counters, consistently.
-func (r *Recorder) latest(m *checker.Metric) (cur, prev map[grammar.Node]observation, samples int, stamp time.Time) {
+func (r *Recorder) latest(m *checker.Metric) (cur, prev observations, samples int, stamp time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rc := r.records[m]; rc != nil && rc.curGen == r.done && r.done > 0 {
@@ -303,14 +303,9 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 		analyseUnusable(x, m, t.Report, src)
 		return x, nil
 	}
-	walk(x.Root, func(n *Node) {
-		if o, ok := cur[n.Syntax]; ok {
-			n.Evaluated = true
-			n.Values, n.Err = o.values(n), o.err
-			if consume {
-				delete(cur, n.Syntax)
-			}
-		}
+	cur.assign(x.Root, consume, func(n *Node, o observation) {
+		n.Evaluated = true
+		n.Values, n.Err = o.values(n), o.err
 	})
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
@@ -325,12 +320,6 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, names: names, samples: samples}
 	a.run()
 	return x, nil
-}
-
-// observation is what the evaluator reported for one node in one sample.
-type observation struct {
-	vals []evaluator.Value
-	err  error
 }
 
 func (o observation) values(n *Node) []Value {

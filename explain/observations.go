@@ -1,0 +1,68 @@
+package explain
+
+import (
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+)
+
+// observation is what the evaluator reported for one node in one sample.
+type observation struct {
+	vals []evaluator.Value
+	err  error
+}
+
+// observed is an observation with its node.
+type observed struct {
+	syn grammar.Node
+	observation
+}
+
+// observations are one metric's observations in one sample, in the order
+// the evaluator made them: it reports a node after its operands, left to
+// right, which is the explanation tree's post-order, so the tree takes them
+// in one merge. A list, not a map keyed by node: at 56 bytes an
+// observation, where a map's entry cost about 130 (a power-of-two table of
+// 56-byte slots), a third of a big tree's live heap while it is explained.
+type observations []observed
+
+// index maps each node to its observation (the last, if one was observed
+// twice), for the few lookups the diagnosis makes of the sample before.
+func (o observations) index() map[grammar.Node]observation {
+	m := make(map[grammar.Node]observation, len(o))
+	for _, ob := range o {
+		m[ob.syn] = ob.observation
+	}
+	return m
+}
+
+// assign gives every node of the tree its observation: set is called
+// with each observed node, in post-order. With consume, an observation is
+// dropped from the list once its node has it (Explain's own recorder,
+// used once), so the evaluator's values go as the explanation's come.
+//
+// Observations in the tree's post-order are taken in one merge; any left
+// over (an evaluator that reported in another order, or twice) are then
+// matched through an index, the later observation winning as a map's
+// would. It reports whether the merge took them all.
+func (o observations) assign(root *Node, consume bool, set func(*Node, observation)) (inOrder bool) {
+	next := 0
+	postOrder(root, func(n *Node) {
+		if next < len(o) && o[next].syn == n.Syntax {
+			set(n, o[next].observation)
+			if consume {
+				o[next] = observed{}
+			}
+			next++
+		}
+	})
+	if next == len(o) {
+		return true
+	}
+	rest := o[next:].index()
+	walk(root, func(n *Node) {
+		if ob, ok := rest[n.Syntax]; ok {
+			set(n, ob)
+		}
+	})
+	return false
+}
