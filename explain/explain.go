@@ -30,31 +30,50 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// Kind is what a node of the tree is, in the words of the JSON output.
-type Kind string
+// Kind is what a node of the tree is; String gives it in the words of
+// the JSON output. A byte, not a string: a big expression has one per
+// node, and it packs beside Evaluated.
+type Kind uint8
 
 // The kinds of node. Parentheses are no node of their own (libpcp keeps
 // none for them).
 const (
-	KindMetric   Kind = "metric"   // a metric name, maybe with [instance]
-	KindConstant Kind = "constant" // a number or mkconst()
-	KindNovalue  Kind = "novalue"  // novalue()
-	KindFunction Kind = "function" // avg count defined delta instant matchinst max min rate rescale scalar sum anon
-	KindFilter   Kind = "filter"   // (expr)[instance]
-	KindOperator Kind = "operator" // unary - ! and the binary operators
-	KindTernary  Kind = "ternary"  // guard ? then : else
+	KindMetric   Kind = iota // a metric name, maybe with [instance]
+	KindConstant             // a number or mkconst()
+	KindNovalue              // novalue()
+	KindFunction             // avg count defined delta instant matchinst max min rate rescale scalar sum anon
+	KindFilter               // (expr)[instance]
+	KindOperator             // unary - ! and the binary operators
+	KindTernary              // guard ? then : else
 )
+
+var kindNames = [...]string{
+	KindMetric:   "metric",
+	KindConstant: "constant",
+	KindNovalue:  "novalue",
+	KindFunction: "function",
+	KindFilter:   "filter",
+	KindOperator: "operator",
+	KindTernary:  "ternary",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
 
 // Node is one subexpression with what a sample computed for it.
 type Node struct {
 	// Syntax is the grammar node (parentheses removed).
 	Syntax grammar.Node
-	Kind   Kind
 	// Span is the node's byte range in the expression.
 	Span grammar.Span
 	// Desc is the metadata inferred for it; nil when the check inferred
 	// none (a definition libpcp refuses).
 	Desc *pmapi.Desc
+	Kind Kind
 	// Evaluated reports that the sample computed this node; libpcp skips
 	// some (see NotEvaluated).
 	Evaluated bool
