@@ -316,16 +316,20 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 		x.Name = *t.Name
 	}
 	nodes := t.Report.NodesOf(m)
-	x.Root = build(tree, nodes, def.Expr)
 	x.History = needsHistoryTree(m)
 	if m.Status != checker.Valid || m.Broken {
+		x.Root = build(tree, nodes, def.Expr, nil)
 		analyseUnusable(x, m, t.Report, src)
 		return x, nil
 	}
-	cur.assign(x.Root, consume, func(n *Node, o observation) {
+	// Each node takes its values as it is made: the evaluator's go while
+	// the explanation's nodes come, not after they are all alive.
+	mg := &merge{o: cur, consume: consume, set: func(n *Node, o observation) {
 		n.Evaluated = true
 		n.Values, n.Err = o.values(n), o.err
-	})
+	}}
+	x.Root = build(tree, nodes, def.Expr, mg.visit)
+	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
 		if n.Evaluated && n.Desc != nil && n.Desc.InDom != pmapi.InDomNull {
@@ -507,40 +511,54 @@ func leaves(m *checker.Metric) []string {
 }
 
 // build makes the explain tree of a syntax tree, parentheses removed,
-// with an explicit stack.
-func build(tree grammar.Node, nodes checker.Nodes, expr string) *Node {
+// with an explicit stack. Nodes are made in post-order (operands before
+// their operator, left to right, the order the evaluator observes them)
+// and each is given to made (nil: none) once its children are its.
+func build(tree grammar.Node, nodes checker.Nodes, expr string, made func(*Node)) *Node {
 	type item struct {
-		syn    grammar.Node
-		parent *Node
+		syn  grammar.Node
+		kids int // -1 until its children are on the stack
 	}
-	var root *Node
-	stack := []item{{tree, nil}}
+	stack := []item{{grammar.Unwrap(tree), -1}}
+	var done []*Node // made nodes whose parent is not made yet
 	for len(stack) > 0 {
-		it := stack[len(stack)-1]
+		it := &stack[len(stack)-1]
+		if it.kids < 0 {
+			kids := syntaxChildren(it.syn)
+			it.kids = len(kids)
+			for i := len(kids) - 1; i >= 0; i-- {
+				stack = append(stack, item{grammar.Unwrap(kids[i]), -1})
+			}
+			continue
+		}
 		stack = stack[:len(stack)-1]
-		syn := grammar.Unwrap(it.syn)
-		sp := syn.Span()
-		n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp, parent: it.parent}
-		if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
-			n.src = expr[sp.Start:sp.End]
+		n := newNode(it.syn, nodes, expr)
+		if it.kids > 0 {
+			n.Children = slices.Clone(done[len(done)-it.kids:]) // at its size
+			done = done[:len(done)-it.kids]
+			for _, c := range n.Children {
+				c.parent = n
+			}
 		}
-		if ni := nodes[syn]; ni != nil {
-			n.Desc = &ni.Desc // the check's, read-only: no copy per node
+		if made != nil {
+			made(n)
 		}
-		if it.parent == nil {
-			root = n
-		} else {
-			it.parent.Children = append(it.parent.Children, n)
-		}
-		kids := syntaxChildren(syn)
-		if len(kids) > 0 {
-			n.Children = make([]*Node, 0, len(kids)) // at its size: no copies as it fills
-		}
-		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, item{kids[i], n})
-		}
+		done = append(done, n)
 	}
-	return root
+	return done[0]
+}
+
+// newNode is the explain node of a syntax node, without its children.
+func newNode(syn grammar.Node, nodes checker.Nodes, expr string) *Node {
+	sp := syn.Span()
+	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp}
+	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
+		n.src = expr[sp.Start:sp.End]
+	}
+	if ni := nodes[syn]; ni != nil {
+		n.Desc = &ni.Desc // the check's, read-only: no copy per node
+	}
+	return n
 }
 
 // syntaxChildren are the subexpressions of a node that are nodes of the

@@ -35,33 +35,42 @@ func (o observations) index() map[grammar.Node]observation {
 	return m
 }
 
-// assign gives every node of the tree its observation: set is called
-// with each observed node, in post-order. With consume, an observation is
-// dropped from the list once its node has it (Explain's own recorder,
-// used once), so the evaluator's values go as the explanation's come.
-//
-// Observations in the tree's post-order are taken in one merge; any left
-// over (an evaluator that reported in another order, or twice) are then
-// matched through an index, the later observation winning as a map's
-// would. It reports whether the merge took them all.
-func (o observations) assign(root *Node, consume bool, set func(*Node, observation)) (inOrder bool) {
-	next := 0
-	postOrder(root, func(n *Node) {
-		if next < len(o) && o[next].syn == n.Syntax {
-			set(n, o[next].observation)
-			if consume {
-				o[next] = observed{}
-			}
-			next++
+// merge gives the nodes of a tree their observations as the tree is
+// built, in post-order: set is called with each observed node. With
+// consume, an observation is dropped from the list once its node has it
+// (Explain's own recorder, used once), so the evaluator's values go as the
+// explanation's come, while the nodes are made.
+type merge struct {
+	o       observations
+	next    int
+	consume bool
+	set     func(*Node, observation)
+}
+
+// visit takes the next observation if it is the node's. Nodes come in
+// post-order; one libpcp did not evaluate has none and is passed.
+func (m *merge) visit(n *Node) {
+	if m.next < len(m.o) && m.o[m.next].syn == n.Syntax {
+		m.set(n, m.o[m.next].observation)
+		if m.consume {
+			m.o[m.next] = observed{}
 		}
-	})
-	if next == len(o) {
+		m.next++
+	}
+}
+
+// finish matches any observations the merge did not take (an evaluator
+// that reported in another order, or a node twice) through an index, the
+// later observation winning as a map's would. It reports whether the
+// merge took them all.
+func (m *merge) finish(root *Node) (inOrder bool) {
+	if m.next == len(m.o) {
 		return true
 	}
-	rest := o[next:].index()
+	rest := m.o[m.next:].index()
 	walk(root, func(n *Node) {
 		if ob, ok := rest[n.Syntax]; ok {
-			set(n, ob)
+			m.set(n, ob)
 		}
 	})
 	return false

@@ -40,9 +40,10 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 			}
 			cur, _, _, _ := rec.latest(m)
 			tree, _ := m.Def.Tree()
-			root := build(tree, rep.NodesOf(m), m.Def.Expr)
 			set := 0
-			if !cur.assign(root, false, func(*Node, observation) { set++ }) {
+			mg := &merge{o: cur, set: func(*Node, observation) { set++ }}
+			root := build(tree, rep.NodesOf(m), m.Def.Expr, mg.visit)
+			if !mg.finish(root) {
 				t.Errorf("the observations of %s are not in the tree's post-order", expr)
 			}
 			if set == 0 || set != len(cur) {
@@ -52,10 +53,10 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 	}
 }
 
-// TestObservationsAssign: every observation reaches its node whatever
+// TestMergeFallsBack: every observation reaches its node whatever
 // their order, the later of two for one node winning; consume drops each
 // once taken.
-func TestObservationsAssign(t *testing.T) {
+func TestMergeFallsBack(t *testing.T) {
 	a := openArchive(t, "testdata/golden")
 	rep := check(t, a, "x.y = (sample.long.one + 2) * -sample.long.ten\n", pcpver.V7_2_2)
 	m, ok := rep.ByName.Lookup("x.y")
@@ -63,7 +64,7 @@ func TestObservationsAssign(t *testing.T) {
 		t.Fatal("x.y: not checked")
 	}
 	tree, _ := m.Def.Tree()
-	root := build(tree, rep.NodesOf(m), m.Def.Expr)
+	root := build(tree, rep.NodesOf(m), m.Def.Expr, nil)
 	var post []*Node
 	postOrder(root, func(n *Node) { post = append(post, n) })
 	obs := func(nodes []*Node) observations {
@@ -90,7 +91,9 @@ func TestObservationsAssign(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]string{}
-			inOrder := tc.o.assign(root, true, func(n *Node, o observation) { got[n.Text()] = o.err.Error() })
+			mg := &merge{o: tc.o, consume: true, set: func(n *Node, o observation) { got[n.Text()] = o.err.Error() }}
+			postOrder(root, mg.visit)
+			inOrder := mg.finish(root)
 			if inOrder != tc.inOrder {
 				t.Errorf("in order %v, want %v", inOrder, tc.inOrder)
 			}
