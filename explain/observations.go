@@ -23,14 +23,32 @@ type observed struct {
 // in one merge. A list, not a map keyed by node: at 56 bytes an
 // observation, where a map's entry cost about 130 (a power-of-two table of
 // 56-byte slots), a third of a big tree's live heap while it is explained.
-type observations []observed
+// It is kept in blocks of observationBlock, so that it never copies itself
+// as it grows and a merge that consumes it lets each block go once taken.
+type observations [][]observed
+
+// observationBlock is the observations a block holds: a block of a big
+// tree's list is 56 KB; a small expression's, growing by append, is its
+// size.
+const observationBlock = 1024
+
+// add appends an observation.
+func (o observations) add(ob observed) observations {
+	if len(o) == 0 || len(o[len(o)-1]) == observationBlock {
+		o = append(o, nil)
+	}
+	o[len(o)-1] = append(o[len(o)-1], ob)
+	return o
+}
 
 // index maps each node to its observation (the last, if one was observed
 // twice), for the few lookups the diagnosis makes of the sample before.
 func (o observations) index() map[grammar.Node]observation {
-	m := make(map[grammar.Node]observation, len(o))
-	for _, ob := range o {
-		m[ob.syn] = ob.observation
+	m := map[grammar.Node]observation{}
+	for _, block := range o {
+		for _, ob := range block {
+			m[ob.syn] = ob.observation
+		}
 	}
 	return m
 }
@@ -41,21 +59,28 @@ func (o observations) index() map[grammar.Node]observation {
 // (Explain's own recorder, used once), so the evaluator's values go as the
 // explanation's come, while the nodes are made.
 type merge struct {
-	o       observations
-	next    int
-	consume bool
-	set     func(*Node, observation)
+	o        observations
+	blk, obs int // the next observation: o[blk][obs]
+	consume  bool
+	set      func(*Node, observation)
 }
 
 // visit takes the next observation if it is the node's. Nodes come in
 // post-order; one libpcp did not evaluate has none and is passed.
 func (m *merge) visit(n *Node) {
-	if m.next < len(m.o) && m.o[m.next].syn == n.Syntax {
-		m.set(n, m.o[m.next].observation)
+	if m.blk == len(m.o) || m.o[m.blk][m.obs].syn != n.Syntax {
+		return
+	}
+	block := m.o[m.blk]
+	m.set(n, block[m.obs].observation)
+	if m.consume {
+		block[m.obs] = observed{}
+	}
+	if m.obs++; m.obs == len(block) {
 		if m.consume {
-			m.o[m.next] = observed{}
+			m.o[m.blk] = nil
 		}
-		m.next++
+		m.blk, m.obs = m.blk+1, 0
 	}
 }
 
@@ -64,10 +89,10 @@ func (m *merge) visit(n *Node) {
 // later observation winning as a map's would. It reports whether the
 // merge took them all.
 func (m *merge) finish(root *Node) (inOrder bool) {
-	if m.next == len(m.o) {
+	if m.blk == len(m.o) {
 		return true
 	}
-	rest := m.o[m.next:].index()
+	rest := append(observations{m.o[m.blk][m.obs:]}, m.o[m.blk+1:]...).index()
 	walk(root, func(n *Node) {
 		if ob, ok := rest[n.Syntax]; ok {
 			m.set(n, ob)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
@@ -46,19 +47,25 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 			if !mg.finish(root) {
 				t.Errorf("the observations of %s are not in the tree's post-order", expr)
 			}
-			if set == 0 || set != len(cur) {
-				t.Errorf("%d of %d observations set", set, len(cur))
+			if n := len(cur.index()); set == 0 || set != n {
+				t.Errorf("%d of %d observations set", set, n)
 			}
 		})
 	}
 }
 
 // TestMergeFallsBack: every observation reaches its node whatever
-// their order, the later of two for one node winning; consume drops each
-// once taken.
+// their order, the later of two for one node winning; consume lets each
+// block of the list go once taken. The tree's 5,999 nodes fill several
+// blocks.
 func TestMergeFallsBack(t *testing.T) {
 	a := openArchive(t, "testdata/golden")
-	rep := check(t, a, "x.y = (sample.long.one + 2) * -sample.long.ten\n", pcpver.V7_2_2)
+	var expr strings.Builder
+	expr.WriteString("sample.long.one")
+	for i := 1; i < 3000; i++ {
+		fmt.Fprintf(&expr, " + %d", i)
+	}
+	rep := check(t, a, "x.y = "+expr.String()+"\n", pcpver.V7_2_2)
 	m, ok := rep.ByName.Lookup("x.y")
 	if !ok {
 		t.Fatal("x.y: not checked")
@@ -67,48 +74,51 @@ func TestMergeFallsBack(t *testing.T) {
 	root := build(tree, rep.NodesOf(m), m.Def.Expr, nil)
 	var post []*Node
 	postOrder(root, func(n *Node) { post = append(post, n) })
+	if len(post) != 5999 {
+		t.Fatalf("%d nodes, want 5999", len(post))
+	}
 	obs := func(nodes []*Node) observations {
 		var o observations
 		for _, n := range nodes {
-			o = append(o, observed{n.Syntax, observation{err: errors.New(n.Text())}})
+			o = o.add(observed{n.Syntax, observation{err: errors.New(n.Text())}})
 		}
 		return o
 	}
 	reversed := slices.Clone(post)
 	slices.Reverse(reversed)
 	skipped := slices.Delete(slices.Clone(post), 1, 2)
-	twice := append(obs(post), observed{post[0].Syntax, observation{err: errors.New("again")}})
+	twice := obs(post).add(observed{post[0].Syntax, observation{err: errors.New("again")}})
 	for _, tc := range []struct {
 		name    string
 		o       observations
 		inOrder bool
-		want    map[string]string // node text: the observation it gets
+		want    map[*Node]string // the observation a node gets, if not its own
 	}{
 		{"post-order", obs(post), true, nil},
-		{"one skipped", obs(skipped), true, map[string]string{post[1].Text(): ""}},
+		{"one skipped", obs(skipped), true, map[*Node]string{post[1]: ""}},
 		{"reversed", obs(reversed), false, nil},
-		{"twice", twice, false, map[string]string{post[0].Text(): "again"}},
+		{"twice", twice, false, map[*Node]string{post[0]: "again"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := map[string]string{}
-			mg := &merge{o: tc.o, consume: true, set: func(n *Node, o observation) { got[n.Text()] = o.err.Error() }}
+			got := map[*Node]string{}
+			mg := &merge{o: tc.o, consume: true, set: func(n *Node, o observation) { got[n] = o.err.Error() }}
 			postOrder(root, mg.visit)
 			inOrder := mg.finish(root)
 			if inOrder != tc.inOrder {
 				t.Errorf("in order %v, want %v", inOrder, tc.inOrder)
 			}
 			for _, n := range post {
-				want, ok := tc.want[n.Text()]
+				want, ok := tc.want[n]
 				if !ok {
 					want = n.Text()
 				}
-				if got[n.Text()] != want {
-					t.Errorf("%s got %q, want %q", n.Text(), got[n.Text()], want)
+				if got[n] != want {
+					t.Errorf("%.40s got %.40q, want %.40q", n.Text(), got[n], want)
 				}
 			}
-			for i, ob := range tc.o {
-				if inOrder && ob.syn != nil {
-					t.Errorf("observation %d kept after it was taken", i)
+			for i, block := range tc.o {
+				if inOrder && block != nil {
+					t.Errorf("block %d kept after it was taken", i)
 				}
 			}
 		})
