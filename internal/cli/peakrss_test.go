@@ -114,10 +114,10 @@ func TestChainedCheckPeakRSS(t *testing.T) {
 //     465 MB before, when every node had the evaluator's per-node state,
 //     a copy of its descriptor and an entry in a map of nodes, and its
 //     parentheses were recorded as nodes of their own; 228 to 254 MB once
-//     they went; 204 to 218 MB now that a sample's observations are a list
-//     the tree takes in one merge as its nodes are made (post-order), the
-//     evaluator's values going as the explanation's come, and a node's
-//     kind is a byte.
+//     they went; 201 to 206 MB now that a sample's observations are a list
+//     (in blocks) the tree takes in one merge as its nodes are made
+//     (post-order), the evaluator's values and each taken block going as
+//     the explanation's come, and a node's kind is a byte.
 func TestExplainPeakRSS(t *testing.T) {
 	bin, dir := peakRSSBinary(t, "explain of a 20,000-term chain and of a 262,143-node tree")
 	chain := "x = sample.long.one" + strings.Repeat(" + 1.5", 20000-1) + "\n"
@@ -129,7 +129,7 @@ func TestExplainPeakRSS(t *testing.T) {
 		nodes        int
 	}{
 		{"chain", chain, "text", 62 << 20, 2*20000 - 1},
-		{"tree", tree, "json", 240 << 20, 1<<18 - 1},
+		{"tree", tree, "json", 230 << 20, 1<<18 - 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			config := filepath.Join(dir, tc.name+".conf")
