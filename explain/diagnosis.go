@@ -18,15 +18,17 @@ import (
 // explanation's reading of its values (not package analysis, which checks
 // configs).
 type diagnosis struct {
-	ctx     context.Context
-	x       *Explanation
-	m       *checker.Metric
-	nodes   checker.Nodes // m's, as the check inferred them
-	rep     *checker.Report
-	src     pmclient.Source
-	prev    map[grammar.Node]observation // the sample before, for delta() and rate()
-	names   *instanceNames
-	samples int
+	ctx   context.Context
+	x     *Explanation
+	m     *checker.Metric
+	nodes checker.Nodes // m's, as the check inferred them
+	rep   *checker.Report
+	src   pmclient.Source
+	prev  observations // the sample before, for delta() and rate()
+	names *instanceNames
+	// prevIndex is prev by node, made at the first lookup.
+	prevIndex map[grammar.Node]observation
+	samples   int
 	// replayed: the record explained was picked from a window
 	// (Target.Replayed).
 	replayed bool
@@ -256,7 +258,10 @@ func (a *diagnosis) sortedInstances(indom pmapi.InDom) []string {
 // has none: no previous sample, no instance in both, or (rate, PCP
 // 6.2.1+) every counter went backwards.
 func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
-	p, had := a.prev[c.Syntax]
+	if a.prevIndex == nil && a.prev != nil {
+		a.prevIndex = a.prev.index()
+	}
+	p, had := a.prevIndex[c.Syntax]
 	counter := "the operand " + quote(c)
 	if c.Desc != nil && c.Desc.Sem == pmapi.SemCounter {
 		counter = "the counter " + quote(c)

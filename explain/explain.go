@@ -30,31 +30,50 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// Kind is what a node of the tree is, in the words of the JSON output.
-type Kind string
+// Kind is what a node of the tree is; String gives it in the words of
+// the JSON output. A byte, not a string: a big expression has one per
+// node, and it packs beside Evaluated.
+type Kind uint8
 
 // The kinds of node. Parentheses are no node of their own (libpcp keeps
 // none for them).
 const (
-	KindMetric   Kind = "metric"   // a metric name, maybe with [instance]
-	KindConstant Kind = "constant" // a number or mkconst()
-	KindNovalue  Kind = "novalue"  // novalue()
-	KindFunction Kind = "function" // avg count defined delta instant matchinst max min rate rescale scalar sum anon
-	KindFilter   Kind = "filter"   // (expr)[instance]
-	KindOperator Kind = "operator" // unary - ! and the binary operators
-	KindTernary  Kind = "ternary"  // guard ? then : else
+	KindMetric   Kind = iota // a metric name, maybe with [instance]
+	KindConstant             // a number or mkconst()
+	KindNovalue              // novalue()
+	KindFunction             // avg count defined delta instant matchinst max min rate rescale scalar sum anon
+	KindFilter               // (expr)[instance]
+	KindOperator             // unary - ! and the binary operators
+	KindTernary              // guard ? then : else
 )
+
+var kindNames = [...]string{
+	KindMetric:   "metric",
+	KindConstant: "constant",
+	KindNovalue:  "novalue",
+	KindFunction: "function",
+	KindFilter:   "filter",
+	KindOperator: "operator",
+	KindTernary:  "ternary",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
 
 // Node is one subexpression with what a sample computed for it.
 type Node struct {
 	// Syntax is the grammar node (parentheses removed).
 	Syntax grammar.Node
-	Kind   Kind
 	// Span is the node's byte range in the expression.
 	Span grammar.Span
 	// Desc is the metadata inferred for it; nil when the check inferred
 	// none (a definition libpcp refuses).
 	Desc *pmapi.Desc
+	Kind Kind
 	// Evaluated reports that the sample computed this node; libpcp skips
 	// some (see NotEvaluated).
 	Evaluated bool
@@ -209,7 +228,7 @@ type Recorder struct {
 // just before (prev), and those of the sample under way (pending).
 type record struct {
 	curGen, pendingGen int
-	cur, prev, pending map[grammar.Node]observation
+	cur, prev, pending observations
 }
 
 // NewRecorder records the metrics keep accepts (nil: every metric).
@@ -261,16 +280,16 @@ func (r *Recorder) Observer() evaluator.Observer {
 			rc = &record{}
 			r.records[m] = rc
 		}
-		if rc.pendingGen != r.gen || rc.pending == nil {
-			rc.pending, rc.pendingGen = map[grammar.Node]observation{}, r.gen
+		if rc.pendingGen != r.gen {
+			rc.pending, rc.pendingGen = nil, r.gen
 		}
-		rc.pending[n] = observation{vals, err}
+		rc.pending = rc.pending.add(observed{n, observation{vals, err}})
 	}
 }
 
 // latest returns a metric's observations in the last ended sample and the
 // one before, and the recorder's counters, consistently.
-func (r *Recorder) latest(m *checker.Metric) (cur, prev map[grammar.Node]observation, samples int, stamp time.Time) {
+func (r *Recorder) latest(m *checker.Metric) (cur, prev observations, samples int, stamp time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rc := r.records[m]; rc != nil && rc.curGen == r.done && r.done > 0 {
@@ -302,21 +321,20 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 		x.Name = *t.Name
 	}
 	nodes := t.Report.NodesOf(m)
-	x.Root = build(tree, nodes, def.Expr)
 	x.History = needsHistoryTree(m)
 	if m.Status != checker.Valid || m.Broken {
+		x.Root = build(tree, nodes, def.Expr, nil)
 		analyseUnusable(x, m, t.Report, src)
 		return x, nil
 	}
-	walk(x.Root, func(n *Node) {
-		if o, ok := cur[n.Syntax]; ok {
-			n.Evaluated = true
-			n.Values, n.Err = o.values(n), o.err
-			if consume {
-				delete(cur, n.Syntax)
-			}
-		}
-	})
+	// Each node takes its values as it is made: the evaluator's go while
+	// the explanation's nodes come, not after they are all alive.
+	mg := &merge{o: cur, consume: consume, set: func(n *Node, o observation) {
+		n.Evaluated = true
+		n.Values, n.Err = o.values(n), o.err
+	}}
+	x.Root = build(tree, nodes, def.Expr, mg.visit)
+	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
 		if n.Evaluated && n.Desc != nil && n.Desc.InDom != pmapi.InDomNull {
@@ -330,12 +348,6 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
-}
-
-// observation is what the evaluator reported for one node in one sample.
-type observation struct {
-	vals []evaluator.Value
-	err  error
 }
 
 func (o observation) values(n *Node) []Value {
@@ -516,40 +528,54 @@ func leaves(m *checker.Metric) []string {
 }
 
 // build makes the explain tree of a syntax tree, parentheses removed,
-// with an explicit stack.
-func build(tree grammar.Node, nodes checker.Nodes, expr string) *Node {
+// with an explicit stack. Nodes are made in post-order (operands before
+// their operator, left to right, the order the evaluator observes them)
+// and each is given to made (nil: none) once its children are its.
+func build(tree grammar.Node, nodes checker.Nodes, expr string, made func(*Node)) *Node {
 	type item struct {
-		syn    grammar.Node
-		parent *Node
+		syn  grammar.Node
+		kids int // -1 until its children are on the stack
 	}
-	var root *Node
-	stack := []item{{tree, nil}}
+	stack := []item{{grammar.Unwrap(tree), -1}}
+	var done []*Node // made nodes whose parent is not made yet
 	for len(stack) > 0 {
-		it := stack[len(stack)-1]
+		it := &stack[len(stack)-1]
+		if it.kids < 0 {
+			kids := syntaxChildren(it.syn)
+			it.kids = len(kids)
+			for i := len(kids) - 1; i >= 0; i-- {
+				stack = append(stack, item{grammar.Unwrap(kids[i]), -1})
+			}
+			continue
+		}
 		stack = stack[:len(stack)-1]
-		syn := grammar.Unwrap(it.syn)
-		sp := syn.Span()
-		n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp, parent: it.parent}
-		if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
-			n.src = expr[sp.Start:sp.End]
+		n := newNode(it.syn, nodes, expr)
+		if it.kids > 0 {
+			n.Children = slices.Clone(done[len(done)-it.kids:]) // at its size
+			done = done[:len(done)-it.kids]
+			for _, c := range n.Children {
+				c.parent = n
+			}
 		}
-		if ni := nodes[syn]; ni != nil {
-			n.Desc = &ni.Desc // the check's, read-only: no copy per node
+		if made != nil {
+			made(n)
 		}
-		if it.parent == nil {
-			root = n
-		} else {
-			it.parent.Children = append(it.parent.Children, n)
-		}
-		kids := syntaxChildren(syn)
-		if len(kids) > 0 {
-			n.Children = make([]*Node, 0, len(kids)) // at its size: no copies as it fills
-		}
-		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, item{kids[i], n})
-		}
+		done = append(done, n)
 	}
-	return root
+	return done[0]
+}
+
+// newNode is the explain node of a syntax node, without its children.
+func newNode(syn grammar.Node, nodes checker.Nodes, expr string) *Node {
+	sp := syn.Span()
+	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp}
+	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
+		n.src = expr[sp.Start:sp.End]
+	}
+	if ni := nodes[syn]; ni != nil {
+		n.Desc = &ni.Desc // the check's, read-only: no copy per node
+	}
+	return n
 }
 
 // syntaxChildren are the subexpressions of a node that are nodes of the

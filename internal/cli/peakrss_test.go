@@ -108,13 +108,16 @@ func TestChainedCheckPeakRSS(t *testing.T) {
 //   - A chain of 20,000 terms (120 KB, 40,000 nodes): 86 to 107 MB before,
 //     as the evaluator, the checker's inference and the plan's compiler
 //     recursed a level per term in frames of 1,000, 630 and 420 bytes (a
-//     goroutine stack of 32 MB, copied as it doubled); 51 to 56 MB after
-//     (60 to 69 MB with Go's default collector target, not explain's).
+//     goroutine stack of 32 MB, copied as it doubled); 51 to 56 MB once
+//     those frames shrank, 45 to 54 MB now.
 //   - A balanced tree of 262,143 nodes (1 MB) with --format json: 356 to
 //     465 MB before, when every node had the evaluator's per-node state,
 //     a copy of its descriptor and an entry in a map of nodes, and its
-//     parentheses were recorded as nodes of their own; 228 to 254 MB after
-//     (248 to 320 MB with Go's default target).
+//     parentheses were recorded as nodes of their own; 228 to 254 MB once
+//     they went; 194 to 224 MB now that a sample's observations are a list
+//     (in blocks) the tree takes in one merge as its nodes are made
+//     (post-order), the evaluator's values and each taken block going as
+//     the explanation's come, and a node's kind is a byte.
 func TestExplainPeakRSS(t *testing.T) {
 	bin, dir := peakRSSBinary(t, "explain of a 20,000-term chain and of a 262,143-node tree")
 	chain := "x = sample.long.one" + strings.Repeat(" + 1.5", 20000-1) + "\n"
@@ -125,8 +128,8 @@ func TestExplainPeakRSS(t *testing.T) {
 		ceiling      int64 // bytes
 		nodes        int
 	}{
-		{"chain", chain, "text", 70 << 20, 2*20000 - 1},
-		{"tree", tree, "json", 300 << 20, 1<<18 - 1},
+		{"chain", chain, "text", 62 << 20, 2*20000 - 1},
+		{"tree", tree, "json", 250 << 20, 1<<18 - 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			config := filepath.Join(dir, tc.name+".conf")
