@@ -31,6 +31,7 @@ export interface ExtensionSettings {
   pcpVersion: string;
   dialect: Dialect;
   indomConfig: string;
+  derivedControl: string;
   preview: { enabled: boolean; interval: number };
   inlayHints: boolean;
   debounce: number;
@@ -45,6 +46,7 @@ export interface ServerSettings {
   source: SourceSettings;
   fleet: FleetSettings;
   indomConfig: string;
+  derivedControl: string;
   preview: { enabled: boolean; interval: number };
   inlayHints: boolean;
   debounce: number;
@@ -91,6 +93,7 @@ export function readSettings(get: Getter): ExtensionSettings {
     pcpVersion: str(get('pcpVersion')) || 'auto',
     dialect: oneOf(get('dialect'), ['auto', 'pcp6', 'pcp7'] as const, 'auto'),
     indomConfig: str(get('indomConfig')),
+    derivedControl: str(get('derivedControl')),
     preview: {
       enabled: get('preview.enabled') !== false,
       interval: num(get('preview.interval'), 10, 1),
@@ -128,6 +131,7 @@ export function toServerSettings(s: ExtensionSettings, ctx: PathContext = {}): S
     },
     fleet: { ...s.fleet, hosts: [...s.fleet.hosts], hostsFile: file(s.fleet.hostsFile), archiveDir: file(s.fleet.archiveDir) },
     indomConfig: file(s.indomConfig),
+    derivedControl: s.derivedControl,
     preview: { ...s.preview },
     inlayHints: s.inlayHints,
     debounce: s.debounce,

@@ -11,7 +11,7 @@ test('readSettings: defaults, and wrong types ignored', () => {
   assert.deepStrictEqual(d, {
     serverPath: '', source: { host: '', socket: '', archive: '', metadata: '', pmproxy: '', hostspec: '' },
     fleet: { hosts: [], hostsFile: '', archiveDir: '', pmproxy: '', concurrency: 16, hostTimeout: 10 },
-    pcpVersion: 'auto', dialect: 'auto', indomConfig: '',
+    pcpVersion: 'auto', dialect: 'auto', indomConfig: '', derivedControl: '',
     preview: { enabled: true, interval: 10 }, inlayHints: true, debounce: 150, logLevel: 'info', filePatterns: [],
   });
   const odd = c.readSettings(getter({ dialect: 'pcp8', 'preview.interval': 0.2, debounce: -5, logLevel: 7, filePatterns: ['*.x', 3, ' '], 'source.host': ' h:44321 ' }));
@@ -26,7 +26,7 @@ test('readSettings: defaults, and wrong types ignored', () => {
 test('toServerSettings: the server shape, paths made absolute, host and embedded untouched', () => {
   const s = c.readSettings(getter({
     'source.host': 'pcp.example.com', 'source.socket': 'run/pmcd.socket', 'source.archive': '~/archives/20260101',
-    'source.metadata': 'embedded', indomConfig: '${workspaceFolder}/indom.conf', dialect: 'pcp6', 'preview.enabled': false, logLevel: 'debug',
+    'source.metadata': 'embedded', indomConfig: '${workspaceFolder}/indom.conf', derivedControl: ' option_novalue=1 ', dialect: 'pcp6', 'preview.enabled': false, logLevel: 'debug',
     'source.pmproxy': 'http://gw:44322', 'source.hostspec': 'db1',
     'fleet.hosts': [' web1 ', 'db=http://gw:44322?hostspec=db1', 3, ''], 'fleet.archiveDir': 'farm', 'fleet.concurrency': 0,
   }));
@@ -36,6 +36,7 @@ test('toServerSettings: the server shape, paths made absolute, host and embedded
     source: { host: 'pcp.example.com', socket: '/ws/run/pmcd.socket', archive: '/home/u/archives/20260101', metadata: 'embedded', pmproxy: 'http://gw:44322', hostspec: 'db1' },
     fleet: { hosts: ['web1', 'db=http://gw:44322?hostspec=db1'], hostsFile: '', archiveDir: '/ws/farm', pmproxy: '', concurrency: 1, hostTimeout: 10 },
     indomConfig: '/ws/indom.conf',
+    derivedControl: 'option_novalue=1',
     preview: { enabled: false, interval: 10 },
     inlayHints: true,
     debounce: 150,
