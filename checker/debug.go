@@ -48,6 +48,7 @@ func (r *Report) BindDebug(files []*grammar.File) []string {
 		}
 		name := m.Def.Name
 		if reworked && m.Status != Masked {
+
 			out = append(out, r.maskedOperandLines(m, registered)...)
 		}
 		switch m.Status {
@@ -70,17 +71,26 @@ func (r *Report) BindDebug(files []*grammar.File) []string {
 }
 
 // maskedOperandLines are the masking warnings 6.2.2+ prints binding
-// m's operands that name a masked derived metric.
+// m's operands that name a masked derived metric, left to right, up to
+// the first operand that does not bind.
 func (r *Report) maskedOperandLines(m *Metric, registered map[*grammar.Definition]int) []string {
 	tree, err := m.Def.Tree()
 	if err != nil {
 		return nil
 	}
+	stop := "" // binding stops at the first operand that does not bind
+	if unknown := m.Unknown(); m.Status == Unbound && len(unknown) > 0 {
+		stop = unknown[0]
+	}
 	var out []string
+	stopped := false
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		mt, ok := n.(*grammar.Metric)
-		if !ok {
-			return true
+		if stopped || !ok {
+			return !stopped
+		}
+		if stopped = mt.Name == stop; stopped {
+			return false
 		}
 		if d, ok := r.ByName.Lookup(mt.Name); ok && d.Status == Masked {
 			if i, ok := registered[d.Def]; ok {
@@ -114,34 +124,25 @@ func (r *Report) unboundLine(m *Metric, indexOf func(string) (int, bool)) []stri
 	return []string{fmt.Sprintf("bind_expr: error: %s %s: operand: %s: Unknown metric name", scope, name, op)}
 }
 
-// novalueLines are libpcp's warnings for each operand of m that
-// option_novalue (7.1.1+) bound as novalue(): the names that are neither
-// real metrics the check bound nor derived metrics that bind.
+// novalueLines are libpcp's warnings for each operand of a valid m that
+// option_novalue (7.1.1+) bound as novalue() (checkRun.mapsToNovalue),
+// defined()'s included: without option_novalue such a metric is not
+// valid.
 func (r *Report) novalueLines(m *Metric) []string {
-	f := m.Def
 	if !r.Version.Has(pcpver.ControlLines) {
 		return nil
 	}
-	tree, err := f.Tree()
+	tree, err := m.Def.Tree()
 	if err != nil {
 		return nil
 	}
 	var out []string
 	grammar.Walk(tree, func(n grammar.Node) bool {
-		if call, ok := n.(*grammar.Call); ok && (call.Func == "defined" || call.Func == "anon") {
-			return false
+		if mt, ok := n.(*grammar.Metric); ok {
+			if _, real := r.Operands[mt.Name]; unboundName(mt.Name, real, r.ByName) {
+				out = append(out, fmt.Sprintf("Warning: derived metric %s: operand %q not found, mapped to novalue()", m.Def.Name, mt.Name))
+			}
 		}
-		mt, ok := n.(*grammar.Metric)
-		if !ok {
-			return true
-		}
-		if _, real := r.Operands[mt.Name]; real || mt.Name == "event.flags" || mt.Name == "event.missed" {
-			return true
-		}
-		if d, ok := r.ByName.Lookup(mt.Name); ok && d.Status == Valid {
-			return true
-		}
-		out = append(out, fmt.Sprintf("Warning: derived metric %s: operand %q not found, mapped to novalue()", f.Name, mt.Name))
 		return true
 	})
 	return out

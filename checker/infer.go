@@ -67,6 +67,9 @@ type inferrer struct {
 	unitsText func(u pmapi.Units) string
 	// equivalent reports instance domains declared the same (6.0.4+).
 	equivalent func(a, b pmapi.InDom) bool
+	// mappedToNovalue reports a name option_novalue binds as a novalue()
+	// node (nil without option_novalue).
+	mappedToNovalue func(m *grammar.Metric) bool
 }
 
 func (in *inferrer) info(n grammar.Node) *NodeInfo {
@@ -422,10 +425,21 @@ func staticGuard(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) 
 	return false, false
 }
 
+// isNovalue reports whether libpcp binds n as a novalue() node: novalue()
+// itself, or a name option_novalue maps to it.
+func (in *inferrer) isNovalue(n grammar.Node) bool {
+	switch n := grammar.Unwrap(n).(type) {
+	case *grammar.Novalue:
+		return true
+	case *grammar.Metric:
+		return in.mappedToNovalue != nil && in.mappedToNovalue(n)
+	}
+	return false
+}
+
 // ternaryChecks are the ":" and "?" node checks.
 func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi.Desc, error) {
-	_, aNovalue := grammar.Unwrap(n.Then).(*grammar.Novalue)
-	_, bNovalue := grammar.Unwrap(n.Else).(*grammar.Novalue)
+	aNovalue, bNovalue := in.isNovalue(n.Then), in.isNovalue(n.Else)
 	colon := &colonNode{n}
 	d := a
 	switch {

@@ -111,6 +111,9 @@ func (c *checkRun) newInferrer(m *Metric, nodes Nodes) *inferrer {
 	leaf := func(n *grammar.Metric) (pmapi.Desc, bool) { return bindable(n.Name) }
 	in := c.inferrerBase()
 	in.nodes, in.leaf, in.bound = nodes, leaf, leaf
+	if c.mapToNovalue {
+		in.mappedToNovalue = func(n *grammar.Metric) bool { return c.mapsToNovalue(n.Name) }
+	}
 	in.constDesc = func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, bindable) }
 	if m != nil && m.file != nil && m.file.SpecZero(m.Def) {
 		expr := m.Def.Expr
