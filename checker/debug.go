@@ -126,10 +126,9 @@ func (r *Report) unboundLine(m *Metric, indexOf func(string) (int, bool)) []stri
 
 // novalueLines are libpcp's warnings for each operand of a valid m that
 // option_novalue (7.1.1+) bound as novalue() (checkRun.mapsToNovalue),
-// defined()'s included: without option_novalue such a metric is not
-// valid.
+// defined()'s included.
 func (r *Report) novalueLines(m *Metric) []string {
-	if !r.Version.Has(pcpver.ControlLines) {
+	if !r.mapsToNovalue {
 		return nil
 	}
 	tree, err := m.Def.Tree()

@@ -2,11 +2,16 @@ package checker
 
 import (
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/oracle"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
 // claimed is what libpcp printed under PCP_DEBUG=derive without the lines
@@ -15,8 +20,8 @@ import (
 // $PCP_DERIVED_CONFIG (how the tool was told of it, not what is in it).
 func claimed(stderr string) string {
 	var b strings.Builder
-	for _, l := range strings.Split(stderr, "\n") {
-		if l == "" || strings.HasPrefix(l, "__dm") || strings.HasPrefix(l, "Derived metric initialization from ") ||
+	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if strings.HasPrefix(l, "__dm") || strings.HasPrefix(l, "Derived metric initialization from ") ||
 			(strings.HasPrefix(l, "Error: ") && strings.HasSuffix(l, ": Unknown metric name")) {
 			continue
 		}
@@ -44,36 +49,77 @@ var bindConfigs = []string{
 // loads it and binds every name it registers, 0 differ on every release.
 func TestBindDebugAcrossReleases(t *testing.T) {
 	src := livePmcd(t)
+	configs := map[string]string{}
+	for i, conf := range bindConfigs {
+		configs[fmt.Sprintf("bind%d.conf", i)] = conf
+	}
+	paths, err := filepath.Glob("../grammar/testdata/config/*.conf")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no grammar test configs: %v", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs[filepath.Base(p)] = string(b)
+	}
 	for _, r := range oracle.ReleasesFor(t) {
 		lines, differ := 0, 0
-		for i, conf := range bindConfigs {
-			name := fmt.Sprintf("bind%d.conf", i)
-			f := grammar.ParseConfig(name, []byte(conf), grammar.Options{Version: r.Version})
-			var names []string
-			for _, d := range f.Definitions.All() {
-				if d.Registered {
-					names = append(names, d.Name)
-				}
-			}
-			stderr, err := r.DeriveDebug(t.Context(), name, []byte(conf), names)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := claimed(stderr)
-			rep, err := Check(t.Context(), []*grammar.File{f}, src, Options{Version: r.Version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got strings.Builder
-			for _, l := range append(grammar.DeriveDebug([]*grammar.File{f}), rep.BindDebug([]*grammar.File{f})...) {
-				got.WriteString(l + "\n")
-			}
-			if got.String() != want {
-				differ++
-				t.Errorf("%s, %s:\nlibpcp prints:\n%s\nwe print:\n%s", r, name, want, got.String())
-			}
-			lines += strings.Count(want, "\n")
+		shipped, err := r.ShippedConfigs()
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("%s: %d configs, %d lines: %d differ", r, len(bindConfigs), lines, differ)
+		all := maps.Clone(configs)
+		for name, b := range shipped {
+			all["shipped-"+name] = string(b)
+		}
+		for _, name := range slices.Sorted(maps.Keys(all)) {
+			runs := []string{""}
+			if strings.HasPrefix(name, "shipped-") {
+				runs = append(runs, "option_novalue=1") // their defined() guards, mapped (7.1.1+)
+			}
+			for _, env := range runs {
+				want, got := bindDebugBoth(t, r, src, name, all[name], env)
+				if got != want {
+					differ++
+					t.Errorf("%s, %s (PCP_DERIVED_CONTROL=%q):\nlibpcp prints:\n%s\nwe print:\n%s", r, name, env, want, got)
+				}
+				lines += strings.Count(want, "\n")
+			}
+		}
+		t.Logf("%s: %d configs (%d its own shipped ones), %d lines: %d differ", r, len(all), len(shipped), lines, differ)
 	}
+}
+
+// bindDebugBoth is what release r prints under PCP_DEBUG=derive as pminfo
+// -d binds every name conf registers (claimed's lines), and what we print
+// for it, with $PCP_DERIVED_CONTROL set to env unless it is "".
+func bindDebugBoth(t *testing.T, r oracle.Release, src pmclient.Source, name, conf, env string) (want, got string) {
+	t.Helper()
+	opts := grammar.Options{Version: r.Version}
+	if env != "" {
+		r = r.With("PCP_DERIVED_CONTROL=" + env)
+		opts.DerivedControl = &env
+	}
+	f := grammar.ParseConfig(name, []byte(conf), opts)
+	var names []string
+	for _, d := range f.Definitions.All() {
+		if d.Registered {
+			names = append(names, d.Name)
+		}
+	}
+	stderr, err := r.DeriveDebug(t.Context(), name, []byte(conf), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(t.Context(), []*grammar.File{f}, src, Options{Version: r.Version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, l := range append(grammar.DeriveDebug([]*grammar.File{f}), rep.BindDebug([]*grammar.File{f})...) {
+		b.WriteString(l + "\n")
+	}
+	return claimed(stderr), b.String()
 }

@@ -316,7 +316,7 @@ func (in *inferrer) ternaryLazy(n *grammar.Ternary) (pmapi.Desc, error) {
 	if err != nil {
 		return g, err
 	}
-	guard, known := staticGuard(n.Cond, in.bound)
+	guard, known := staticGuard(n.Cond, in.definedNow)
 	bindThen, bindElse := !known || guard, !known || !guard
 	var a, b pmapi.Desc
 	if bindThen {
@@ -435,6 +435,15 @@ func (in *inferrer) isNovalue(n grammar.Node) bool {
 		return in.mappedToNovalue != nil && in.mappedToNovalue(n)
 	}
 	return false
+}
+
+// definedNow is what defined(m) is when libpcp binds: whether m really
+// binds; a name option_novalue maps to novalue() is not defined.
+func (in *inferrer) definedNow(m *grammar.Metric) (pmapi.Desc, bool) {
+	if in.mappedToNovalue != nil && in.mappedToNovalue(m) {
+		return pmapi.Desc{}, false
+	}
+	return in.bound(m)
 }
 
 // ternaryChecks are the ":" and "?" node checks.
