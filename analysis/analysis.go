@@ -168,6 +168,9 @@ type Result struct {
 
 	opts   Options
 	groups [][]int // indexes into Files of each config path's parsed files
+	// reports are the checker's report of each of groups (Check's; nil
+	// before a check, or after an edit's Recheck): ConfigPaths'.
+	reports []*checker.Report
 	// refs index which metrics use which (Recheck): built by the check's
 	// Recheck, or by Prepare, or by the next Recheck when it needs it.
 	refs *refsCell
@@ -375,6 +378,7 @@ func Check(ctx context.Context, parsed *Result) *Result {
 		}
 	}
 	r.Checked, r.SourceName = true, src.Describe()
+	r.reports = reports
 	if len(reports) == 1 {
 		r.Report = reports[0]
 		r.refs = &refsCell{}
@@ -480,21 +484,34 @@ func sourceGeneration(src pmclient.Source) uint64 {
 	return 0
 }
 
-// ConfigPaths are the parsed derived configs, one list per config path
-// (all the inputs, or each group with Options.Separate), in the order
-// libpcp loads them; tool files (pmrep, pcp-dstat, pcp-htop) are left out.
-func (r *Result) ConfigPaths() [][]*grammar.File {
-	var out [][]*grammar.File
-	for _, g := range r.groups {
+// ConfigPath is one config path of a Result: its parsed derived configs,
+// in the order libpcp loads them, and the checker's report on them (nil
+// when the analysis did not check them).
+type ConfigPath struct {
+	Files  []*grammar.File
+	Report *checker.Report
+}
+
+// ConfigPaths are the config paths of the inputs (all of them, or each
+// group with Options.Separate); tool files (pmrep, pcp-dstat, pcp-htop)
+// are left out.
+func (r *Result) ConfigPaths() []ConfigPath {
+	var out []ConfigPath
+	for gi, g := range r.groups {
 		var files []*grammar.File
 		for _, i := range g {
 			if f := r.Files[i]; f.doc == nil && f.htop == nil {
 				files = append(files, f.File)
 			}
 		}
-		if len(files) > 0 {
-			out = append(out, files)
+		if len(files) == 0 {
+			continue
 		}
+		p := ConfigPath{Files: files}
+		if gi < len(r.reports) {
+			p.Report = r.reports[gi]
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -113,6 +113,7 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	r.Files = []File{parsed.Files[0]}
 	r.Files[0].checked, r.Files[0].rep = rep.Findings(f), rep
 	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, &refsCell{}, gen
+	r.reports = []*checker.Report{rep}
 	r.refs.p.Store(refs)
 	r.finish()
 	return &r

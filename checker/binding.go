@@ -231,6 +231,29 @@ func (c *checkRun) bindable(name string) (pmapi.Desc, bool) {
 	return pmapi.Desc{}, false
 }
 
+// mapsToNovalue reports whether option_novalue binds name as novalue():
+// a name that is neither a real metric nor a derived metric that binds.
+// libpcp then puts a novalue() node in its place, which a ternary
+// branch may be (the other branch's metadata wins).
+func (c *checkRun) mapsToNovalue(name string) bool {
+	if !c.mapToNovalue || c.noDesc[name] {
+		return false
+	}
+	_, real := c.descs[name]
+	return unboundName(name, real, c.report.ByName)
+}
+
+// unboundName reports whether name, real or not as the source says, is
+// neither a real metric, nor libpcp's built-in event.flags and
+// event.missed, nor a derived metric that binds.
+func unboundName(name string, real bool, byName MetricNames) bool {
+	if real || name == "event.flags" || name == "event.missed" {
+		return false
+	}
+	m, ok := byName.Lookup(name)
+	return !ok || m.Status != Valid
+}
+
 func (c *checkRun) leaf(n *grammar.Metric) (pmapi.Desc, bool) { return c.bindable(n.Name) }
 
 func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) {

@@ -42,6 +42,9 @@ type Report struct {
 	// Version is the release whose rules the check followed; evaluation
 	// follows the same.
 	Version pcpver.Version
+	// mapsToNovalue: option_novalue was on (7.1.1+), binding unknown
+	// operands as novalue() (BindDebug's warnings).
+	mapsToNovalue bool
 
 	nodes sync.Map // *Metric → Nodes: NodesOf's
 	// suggested are the "did you mean" answers of this check and of the
@@ -154,7 +157,7 @@ func newCheckRun(ctx context.Context, files []*grammar.File, src pmclient.Source
 			c.mapToNovalue = *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 		}
 	}
-	c.report.Operands = c.descs
+	c.report.Operands, c.report.mapsToNovalue = c.descs, c.mapToNovalue
 	c.topNames = topNamesOf(ctx, src)
 	return c
 }

@@ -67,6 +67,9 @@ type inferrer struct {
 	unitsText func(u pmapi.Units) string
 	// equivalent reports instance domains declared the same (6.0.4+).
 	equivalent func(a, b pmapi.InDom) bool
+	// mappedToNovalue reports a name option_novalue binds as a novalue()
+	// node (nil without option_novalue).
+	mappedToNovalue func(m *grammar.Metric) bool
 }
 
 func (in *inferrer) info(n grammar.Node) *NodeInfo {
@@ -318,7 +321,7 @@ func (in *inferrer) ternaryLazy(n *grammar.Ternary) (pmapi.Desc, error) {
 	if err != nil {
 		return g, err
 	}
-	guard, known := staticGuard(n.Cond, in.bound)
+	guard, known := staticGuard(n.Cond, in.definedNow)
 	bindThen, bindElse := !known || guard, !known || !guard
 	var a, b pmapi.Desc
 	if bindThen {
@@ -427,10 +430,30 @@ func staticGuard(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) 
 	return false, false
 }
 
+// isNovalue reports whether libpcp binds n as a novalue() node: novalue()
+// itself, or a name option_novalue maps to it.
+func (in *inferrer) isNovalue(n grammar.Node) bool {
+	switch n := grammar.Unwrap(n).(type) {
+	case *grammar.Novalue:
+		return true
+	case *grammar.Metric:
+		return in.mappedToNovalue != nil && in.mappedToNovalue(n)
+	}
+	return false
+}
+
+// definedNow is what defined(m) is when libpcp binds: whether m really
+// binds; a name option_novalue maps to novalue() is not defined.
+func (in *inferrer) definedNow(m *grammar.Metric) (pmapi.Desc, bool) {
+	if in.mappedToNovalue != nil && in.mappedToNovalue(m) {
+		return pmapi.Desc{}, false
+	}
+	return in.bound(m)
+}
+
 // ternaryChecks are the ":" and "?" node checks.
 func (in *inferrer) ternaryChecks(n *grammar.Ternary, g, a, b pmapi.Desc) (pmapi.Desc, error) {
-	_, aNovalue := grammar.Unwrap(n.Then).(*grammar.Novalue)
-	_, bNovalue := grammar.Unwrap(n.Else).(*grammar.Novalue)
+	aNovalue, bNovalue := in.isNovalue(n.Then), in.isNovalue(n.Else)
 	colon := &colonNode{n}
 	d := a
 	switch {

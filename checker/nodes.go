@@ -96,21 +96,31 @@ func (m *Metric) release() {
 // newInferrer infers into nodes with the check's binding rules, for m
 // while the check checks it (nil when inferring again, afterwards).
 func (c *checkRun) newInferrer(m *Metric, nodes Nodes) *inferrer {
-	bindable := c.bindable
-	if m != nil {
-		bindable = func(name string) (pmapi.Desc, bool) {
-			d, ok := c.bindable(name)
-			if _, real := c.descs[name]; !real {
-				if other := c.report.ByName.Metric(name); other != nil && other.state == checking {
-					m.boundUnfinished = true
-				}
-			}
-			return d, ok
+	// noteUnfinished marks m when it binds a derived metric whose own
+	// check is under way (release keeps its nodes then).
+	noteUnfinished := func(name string) {
+		if m == nil {
+			return
 		}
+		if _, real := c.descs[name]; !real {
+			if other := c.report.ByName.Metric(name); other != nil && other.state == checking {
+				m.boundUnfinished = true
+			}
+		}
+	}
+	bindable := func(name string) (pmapi.Desc, bool) {
+		noteUnfinished(name)
+		return c.bindable(name)
 	}
 	leaf := func(n *grammar.Metric) (pmapi.Desc, bool) { return bindable(n.Name) }
 	in := c.inferrerBase()
 	in.nodes, in.leaf, in.bound = nodes, leaf, leaf
+	if c.mapToNovalue {
+		in.mappedToNovalue = func(n *grammar.Metric) bool {
+			noteUnfinished(n.Name)
+			return c.mapsToNovalue(n.Name)
+		}
+	}
 	in.constDesc = func(n grammar.Node) (pmapi.Desc, error) { return constDesc(n, c.opts.Version, bindable) }
 	if m != nil && m.file != nil && m.file.SpecZero(m.Def) {
 		expr := m.Def.Expr

@@ -223,6 +223,7 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 	r.c = &checkRun{opts: opts, report: r.rep, descs: map[string]pmapi.Desc{}, known: map[string]bool{}, noDesc: map[string]bool{},
 		checking: true, unknownAt: map[*grammar.Definition][]int{}, diags: map[*grammar.File][]grammar.Diagnostic{}}
 	r.c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
+	r.rep.mapsToNovalue = r.c.mapToNovalue
 	r.c.topNames = topNamesOf(ctx, src)
 	// The PMDAs reported missing stay where they were: the fresh metrics'
 	// uses of them are hints pointing there (pmdaKept says when that is

@@ -172,8 +172,12 @@ func TestNovalueOptionAcrossReleases(t *testing.T) {
 // older releases ignore the variable.
 func TestDerivedControlNovalueAcrossReleases(t *testing.T) {
 	src := livePmcd(t)
-	names := []string{"n.a", "n.b", "n.c", "n.d"}
-	body := "n.a = no.such.metric\nn.b = sample.long.one + no.such\nn.c = sample.bad.unknown + 1\nn.d = defined(no.such) ? 1 : 2\n"
+	names := []string{"n.a", "n.b", "n.c", "n.d", "n.e", "n.f", "n.g", "n.h"}
+	// n.e, n.f, n.g: a mapped name is a novalue() branch of a ternary;
+	// n.h: defined() of one is false, so its branch goes unchecked.
+	body := "n.a = no.such.metric\nn.b = sample.long.one + no.such\nn.c = sample.bad.unknown + 1\nn.d = defined(no.such) ? 1 : 2\n" +
+		"n.e = sample.long.one > 0 ? sample.long.one : no.such\nn.f = sample.long.one > 0 ? no.such : sample.double.one\nn.g = sample.long.one > 0 ? no.such : no.such2\n" +
+		"n.h = defined(no.such) ? rescale(instant(no.such + no.such2), \"Kbyte\") : sample.long.one\n"
 	for _, tc := range []struct{ env, config string }{
 		{"option_novalue=1", body},
 		{"option_novalue=1", "#control option_novalue=0\n" + body},

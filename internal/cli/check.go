@@ -126,7 +126,7 @@ func (o *checkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.docsURL, "docs-url", codes.DefaultDocsURL, "`BASE` URL of the finding codes' pages (CODE.md) that SARIF rules link to")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole check to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` when the check ends (go tool pprof)")
-	fs.StringVar(&o.pcpDebug, "pcp-debug", "", "print on stderr what libpcp prints with PCP_DEBUG=`FLAGS` (-D) while it loads the configs: derive (its registrations, control items set and syntax errors)")
+	fs.StringVar(&o.pcpDebug, "pcp-debug", "", "print on stderr what libpcp prints with PCP_DEBUG=`FLAGS` (-D) while it loads the configs and binds every name they define (as pminfo -Dderive -d NAMES... would): derive (registrations, control items set, syntax errors, masking warnings, bind errors, operands mapped to novalue())")
 	o.kind.register(fs)
 	o.src.register(fs, forChecking)
 	o.rules.register(fs)
@@ -437,12 +437,18 @@ func toolDerived(env Env) []analysis.Input {
 	return analysis.AutoDerivedInputs(getenv, func(k string) (string, bool) { v := getenv(k); return v, v != "" })
 }
 
-// printDeriveDebug prints what libpcp prints with PCP_DEBUG=derive while
-// it loads the checked derived configs (grammar.DeriveDebug), one config
-// path at a time.
+// printDeriveDebug prints what libpcp prints with PCP_DEBUG=derive, one
+// config path at a time: loading the checked derived configs
+// (grammar.DeriveDebug), then, when they were checked, binding every
+// name they register as `pminfo -Dderive -d NAMES...` does
+// (checker.Report.BindDebug).
 func printDeriveDebug(w io.Writer, res *analysis.Result) {
-	for _, files := range res.ConfigPaths() {
-		for _, l := range grammar.DeriveDebug(files) {
+	for _, p := range res.ConfigPaths() {
+		lines := grammar.DeriveDebug(p.Files)
+		if p.Report != nil {
+			lines = append(lines, p.Report.BindDebug(p.Files)...)
+		}
+		for _, l := range lines {
 			fmt.Fprintln(w, report.Escape(l))
 		}
 	}

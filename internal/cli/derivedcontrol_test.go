@@ -40,23 +40,33 @@ func TestCheckReadsDerivedControl(t *testing.T) {
 }
 
 // TestCheckPCPDebugDerive: check --pcp-debug derive prints on stderr what
-// libpcp prints with PCP_DEBUG=derive loading the config (proved against
-// each release by grammar's TestDeriveDebugAcrossReleases); any other
-// flag is a usage error.
+// libpcp prints with PCP_DEBUG=derive loading the config and binding each
+// name it defines (proved against each release by grammar's
+// TestDeriveDebugAcrossReleases and checker's TestBindDebugAcrossReleases);
+// any other flag is a usage error.
 func TestCheckPCPDebugDerive(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.conf")
-	if err := os.WriteFile(path, []byte("#control option_novalue=1\nx = sample.long.one\ny = 1 +\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("#control option_novalue=1\nx = hinv.ncpu\ny = 1 +\nhinv.ncpu = 1\nz = hinv.ncpu + nosuch.m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, _ := runEnv(t, Env{Args: []string{"check", "--metadata", "embedded", "--pcp-version", "7.2.2", "--pcp-debug=derive", path}})
+	const mask = "Warning: hinv.ncpu [60.0.32 host context] masks global derived metric [511.0.4] with the same name"
 	want := strings.Join([]string{
 		"pmRegisterDerived: global metric[0] event.flags = anon(PM_TYPE_U32)",
 		"pmRegisterDerived: global metric[1] event.missed = anon(PM_TYPE_U32)",
 		`pmLoadDerivedConfig("` + path + `")`,
 		"[" + path + ":1] derived metric control: option_novalue=1 set",
-		"pmRegisterDerived: global metric[2] x = sample.long.one",
+		"pmRegisterDerived: global metric[2] x = hinv.ncpu",
 		"[" + path + ":3] Error: pmRegisterDerived(y, ...) syntax error",
-		" 1 +", "   ^", "Arithmetic expression expected to follow PLUS", "",
+		" 1 +", "   ^", "Arithmetic expression expected to follow PLUS",
+		"pmRegisterDerived: global metric[3] hinv.ncpu = 1",
+		"pmRegisterDerived: global metric[4] z = hinv.ncpu + nosuch.m",
+		mask, // binding x's operand
+		mask, // binding hinv.ncpu
+		mask, // binding z's first operand
+		`Warning: derived metric z: operand "nosuch.m" not found, mapped to novalue()`,
+		mask, // pminfo's second lookup of the names
+		"",
 	}, "\n")
 	if !strings.HasPrefix(stderr, want) { // the text report's summary follows
 		t.Errorf("--pcp-debug=derive printed\n%s\nwant it to start\n%s", stderr, want)

@@ -327,6 +327,28 @@ func (r Release) ConfigMessages(ctx context.Context, name string, content []byte
 	return stderr.String(), nil
 }
 
+// DeriveDebug is what libpcp prints on stderr under PCP_DEBUG=derive
+// when the release's pminfo, from the config file's own directory with
+// PCP_DERIVED_CONFIG naming it, describes names (pminfo -Dderive -d
+// NAMES...) against the test pmcd: the lines of loading the config, then
+// those of binding each name as pminfo looks it up.
+func (r Release) DeriveDebug(ctx context.Context, name string, content []byte, names []string) (string, error) {
+	path, cleanup, err := r.file(name, content)
+	if err != nil {
+		return "", err
+	}
+	defer cleanup()
+	args := []string{"-Dderive", "-h", "127.0.0.1", "-d"}
+	script := fmt.Sprintf("cd %q && exec pminfo \"$@\"", filepath.Dir(path))
+	cmd := r.With("PCP_DERIVED_CONFIG="+name).command(ctx, "sh", append([]string{"-c", script, "pminfo"}, append(args, names...)...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil && ctx.Err() != nil {
+		return "", fmt.Errorf("%s: pminfo -Dderive -d: %w", r, ctx.Err())
+	} // else pminfo exits 1 when any name fails; stderr says which
+	return stderr.String(), nil
+}
+
 // ShippedConfigs returns the derived-metric configs the release ships
 // (/etc/pcp/derived in 6.3+, /var/lib/pcp/config/derived before), by
 // base name.
