@@ -234,6 +234,9 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		// tool is the kind of a tool's file (pmrep, dstat, htop), a
 		// config path of its own; "" for derived configs.
 		tool toolconf.Kind
+		// after are the derived configs loaded after a pmrep or
+		// pcp-dstat file's formulas (Input.AfterTool).
+		after []grammar.Source
 	}
 	var groups []*group
 	for i, in := range inputs {
@@ -243,6 +246,11 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		kind := in.kind()
 		if kind == toolconf.Derived {
 			kind = ""
+		}
+		if last := len(groups) - 1; in.AfterTool && kind == "" && in.Err == nil && in.Problem == "" && last >= 0 &&
+			groups[last].tool != "" && groups[last].tool != toolconf.Htop && len(groups[last].srcs) == 1 {
+			groups[last].after = append(groups[last].after, grammar.Source{Path: in.Path, Src: in.Src, Text: in.text})
+			continue
 		}
 		if len(groups) == 0 || (opts.Separate && in.Group != inputs[i-1].Group) || kind != "" || groups[len(groups)-1].tool != "" {
 			groups = append(groups, &group{tool: kind})
@@ -285,8 +293,15 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 				auto = readAutoDerived(cfg.ToolDerived, read)
 			}
 			f, doc := readTool(g.tool, g.srcs[0], version, auto.defined)
-			r.groups = append(r.groups, []int{len(r.Files)})
+			idx := []int{len(r.Files)}
 			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, doc: doc, run: docFindings(doc), auto: auto.files})
+			if len(g.after) > 0 {
+				for _, a := range grammar.ParseConfigsWith(g.after, read) {
+					idx = append(idx, len(r.Files))
+					r.Files = append(r.Files, File{File: a, syntax: a.Diagnostics, marks: -1})
+				}
+			}
+			r.groups = append(r.groups, idx)
 			continue
 		}
 		var files []*grammar.File

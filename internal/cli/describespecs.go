@@ -146,3 +146,22 @@ func ownMetrics(res *analysis.Result) iter.Seq[*checker.Metric] {
 		}
 	}
 }
+
+// toolShown says how the tool shows a valid metric of res: a pcp-dstat
+// column by its plugin (pmconfig.Doc.DstatShown); "" for others.
+func toolShown(res *analysis.Result) func(*checker.Metric) string {
+	var docs []*pmconfig.Doc
+	for _, f := range res.Files {
+		if doc := f.ToolDoc(); doc != nil && doc.Tool == pmconfig.Dstat {
+			docs = append(docs, doc)
+		}
+	}
+	return func(m *checker.Metric) string {
+		for _, doc := range docs {
+			if how := doc.DstatShown(m.Def, m.Desc); how != "" {
+				return "pcp-dstat shows " + how
+			}
+		}
+		return ""
+	}
+}

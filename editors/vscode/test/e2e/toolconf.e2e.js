@@ -35,7 +35,7 @@ const FILES = [{
   exprKey: 'formula',
 }, {
   kind: 'pcp-htop meter',
-  rel: 'htop/meters/sample',
+  rel: 'htop/meters/e2emeter',
   text: [
     '[sample]',
     'caption = Sample',
@@ -77,10 +77,11 @@ function fileChecks(h, f) {
     await page.keyboard.up('Control');
     await waitFor('Quick Open', () => !!document.querySelector('.quick-input-widget:not([style*="display: none"]) input'));
     await page.keyboard.type(f.rel);
-    await waitFor(`${f.rel} in Quick Open`, (n) => {
+    // The focused row must be this file, not a recently opened one.
+    await waitFor(`${f.rel} in Quick Open`, ([n, dir]) => {
       const row = document.querySelector('.quick-input-widget .monaco-list-row.focused');
-      return row && row.textContent.includes(n);
-    }, { arg: name, timeout: 30000 });
+      return row && row.textContent.includes(n) && row.textContent.includes(dir);
+    }, { arg: [name, path.basename(path.dirname(f.rel))], timeout: 30000 });
     await page.keyboard.press('Enter');
     await waitFor(`the editor on ${f.rel}`, (k) => [...document.querySelectorAll('.editor-instance .view-line')]
       .some((l) => l.textContent.includes(k)), { arg: `typo.${f.exprKey}` });
