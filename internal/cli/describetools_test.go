@@ -15,21 +15,30 @@ import (
 // suffix), space in steps of 1024, a counter's rate, counts in steps of
 // 1000, a width under 4, text, and time in seconds (pcp-dstat 6.0.3 on
 // the test host prints its [mem] plugin as "984M   16G", its [cpu-adv]
-// as " 86  13", as its describe lines say).
+// as " 86  13", as its describe lines say). The htop goldens cover a
+// meter's label and suffix, and a column's units, format, width and
+// instances from 6.1.0 (by type alone before).
 func TestDescribeToolShown(t *testing.T) {
-	for _, tc := range []struct{ file, kind string }{
-		{"dstat", "dstat"},
+	dir := filepath.Join("testdata", "describe")
+	meter, columns := filepath.Join(dir, "htop", "meters", "demo"), filepath.Join(dir, "htop", "columns", "demo")
+	for _, tc := range []struct {
+		golden, version string
+		paths           []string
+	}{
+		{"dstat", "6.0.3", []string{"--kind", "dstat", filepath.Join(dir, "dstat")}},
+		// Columns know format, width and instances from 6.1.0.
+		{"htop", "7.2.2", []string{meter, columns}},
+		{"htop-6.0.3", "6.0.3", []string{columns}},
 	} {
-		t.Run(tc.file, func(t *testing.T) {
-			path := filepath.Join("testdata", "describe", tc.file)
-			args := []string{"describe", "--metadata", "embedded", "--pcp-version", "6.0.3", "--kind", tc.kind}
-			stdout, stderr, status := run(t, "", append(args, path)...)
+		t.Run(tc.golden, func(t *testing.T) {
+			args := append([]string{"describe", "--metadata", "embedded", "--pcp-version", tc.version}, tc.paths...)
+			stdout, stderr, status := run(t, "", args...)
 			if status != ExitOK {
 				t.Fatalf("exit %d: %s", status, stderr)
 			}
-			golden.File(t, path+".golden", stdout)
+			golden.File(t, filepath.Join(dir, tc.golden+".golden"), stdout)
 
-			stdout, stderr, status = run(t, "", append(args, "--format", "json", path)...)
+			stdout, stderr, status = run(t, "", append([]string{"describe", "--format", "json"}, args[1:]...)...)
 			if status != ExitOK {
 				t.Fatalf("json: exit %d: %s", status, stderr)
 			}
@@ -38,6 +47,9 @@ func TestDescribeToolShown(t *testing.T) {
 			}
 			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 				t.Fatalf("json: %v\n%s", err, stdout)
+			}
+			if len(doc.Metrics) == 0 {
+				t.Fatalf("json: no metrics:\n%s", stdout)
 			}
 			for _, m := range doc.Metrics {
 				if m.Status == "valid" && m.Shown == "" {
