@@ -106,7 +106,7 @@ func dstatShownText(u pmapi.Units, counter bool, printtype string, width int, co
 	if counter {
 		quantity += " per second"
 	}
-	suffix := "no magnitude suffix (the plugin sets a colorstep)"
+	suffix := "no magnitude suffix (the plugin sets a colorstep: a value too wide is still divided to fit, unmarked)"
 	if !colorstep {
 		suffix = "a magnitude suffix " + suffixes
 		if width < 4 {
