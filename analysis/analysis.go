@@ -237,6 +237,9 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		// tool is the kind of a tool's file (pmrep, dstat, htop), a
 		// config path of its own; "" for derived configs.
 		tool toolconf.Kind
+		// after are the derived configs loaded after a pmrep or
+		// pcp-dstat file's formulas (Input.AfterTool).
+		after []grammar.Source
 	}
 	var groups []*group
 	for i, in := range inputs {
@@ -246,6 +249,11 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 		kind := in.kind()
 		if kind == toolconf.Derived {
 			kind = ""
+		}
+		if last := len(groups) - 1; in.AfterTool && kind == "" && in.Err == nil && in.Problem == "" && last >= 0 &&
+			groups[last].tool != "" && groups[last].tool != toolconf.Htop && len(groups[last].srcs) == 1 {
+			groups[last].after = append(groups[last].after, grammar.Source{Path: in.Path, Src: in.Src, Text: in.text})
+			continue
 		}
 		if len(groups) == 0 || (opts.Separate && in.Group != inputs[i-1].Group) || kind != "" || groups[len(groups)-1].tool != "" {
 			groups = append(groups, &group{tool: kind})
@@ -274,22 +282,11 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	var auto *autoDerived
 	var htops htopRun
 	for _, g := range groups {
-		if g.tool == toolconf.Htop && len(g.srcs) == 1 {
-			if auto == nil {
-				auto = readAutoDerived(cfg.ToolDerived, read)
-			}
-			f, hf := htops.readFile(len(r.Files), g.srcs[0], version)
-			r.groups = append(r.groups, []int{len(r.Files)})
-			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf, auto: auto.files})
-			continue
-		}
 		if g.tool != "" && len(g.srcs) == 1 {
 			if auto == nil {
 				auto = readAutoDerived(cfg.ToolDerived, read)
 			}
-			f, doc := readTool(g.tool, g.srcs[0], version, auto.defined)
-			r.groups = append(r.groups, []int{len(r.Files)})
-			r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, doc: doc, run: docFindings(doc), auto: auto.files})
+			r.addTool(g.tool, g.srcs[0], g.after, toolReading{auto: auto, htops: &htops, read: read})
 			continue
 		}
 		var files []*grammar.File
@@ -324,6 +321,37 @@ func Parse(inputs []Input, cfg Config, opts Options) *Result {
 	htops.stopAtFirstFatal(r.Files)
 	r.finish()
 	return r
+}
+
+// toolReading is what reading a tool's file needs beside its text: the
+// derived configs libpcp loads on its own, the run of htop files so far,
+// and how derived configs are read.
+type toolReading struct {
+	auto  *autoDerived
+	htops *htopRun
+	read  grammar.Options
+}
+
+// addTool reads a tool's file, a config path of its own, with the derived
+// configs loaded after a pmrep or pcp-dstat file's formulas (after:
+// Input.AfterTool) in the same config path.
+func (r *Result) addTool(kind toolconf.Kind, src grammar.Source, after []grammar.Source, tr toolReading) {
+	version := tr.read.Version
+	idx := []int{len(r.Files)}
+	if kind == toolconf.Htop {
+		f, hf := tr.htops.readFile(len(r.Files), src, version)
+		r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, htop: hf, auto: tr.auto.files})
+	} else {
+		f, doc := readTool(kind, src, version, tr.auto.defined)
+		r.Files = append(r.Files, File{File: f, syntax: f.Diagnostics, marks: -1, doc: doc, run: docFindings(doc), auto: tr.auto.files})
+		if len(after) > 0 {
+			for _, a := range grammar.ParseConfigsWith(after, tr.read) {
+				idx = append(idx, len(r.Files))
+				r.Files = append(r.Files, File{File: a, syntax: a.Diagnostics, marks: -1})
+			}
+		}
+	}
+	r.groups = append(r.groups, idx)
 }
 
 // Against is the parse to be checked against another source under the

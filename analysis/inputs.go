@@ -45,6 +45,11 @@ type Input struct {
 	// Kind is which tool reads the file; "" or toolconf.Auto detects it
 	// from the path and the text (toolconf.Detect).
 	Kind toolconf.Kind
+	// AfterTool loads a derived config in the config path of the pmrep
+	// or pcp-dstat file just before it, after that file's formulas, so
+	// that it may use them (explain -e's expression with such a file);
+	// with no such file before it, it is a config path as usual.
+	AfterTool bool
 }
 
 // WithKind sets the kind of every input (check --kind).

@@ -84,7 +84,7 @@ func writeDescription(out io.Writer, format string, res *analysis.Result, choice
 		out = esc
 	}
 	w := bufio.NewWriterSize(out, 64<<10)
-	specs, own := describedSpecs(res), ownMetrics(res)
+	specs, own, shown := describedSpecs(res), ownMetrics(res), toolShown(res)
 	switch format {
 	case "pminfo":
 		for m := range own {
@@ -98,14 +98,18 @@ func writeDescription(out io.Writer, format string, res *analysis.Result, choice
 			}
 		}
 	case "json":
-		if err := describeJSON(w, own, specs, res.SourceName, choice); err != nil {
+		if err := describeJSON(w, own, shown, specs, res.SourceName, choice); err != nil {
 			return false
 		}
 	default:
 		fmt.Fprintf(w, "# metadata: %s; %s\n", res.SourceName, choice)
 		for m := range own {
 			if m.Status == checker.Valid {
-				fmt.Fprintf(w, "%s: %s\n", m.Def.Name, checker.DescText(m.Desc))
+				line := m.Def.Name + ": " + checker.DescText(m.Desc)
+				if how := shown(m); how != "" {
+					line += "; " + how
+				}
+				fmt.Fprintln(w, line)
 			} else {
 				fmt.Fprintf(w, "%s: %s: %s\n", m.Def.Name, m.Status, problemText(m))
 			}
@@ -126,13 +130,16 @@ type describedMetric struct {
 	Units     string `json:"units,omitempty"`
 	InDom     string `json:"indom,omitempty"`
 	Problem   string `json:"problem,omitempty"`
+	// Shown is how a pcp-dstat column's or a pcp-htop expression's values
+	// are shown by the tool (toolShown).
+	Shown string `json:"shown,omitempty"`
 }
 
 // describeJSON writes describe's JSON document a metric at a time, byte
 // for byte as json.Encoder with an indent of two spaces wrote it from one
 // map holding every metric (keys in sorted order; "metrics": null when
 // there is none).
-func describeJSON(w io.Writer, metrics iter.Seq[*checker.Metric], specs []describedSpec, source string, choice analysis.VersionChoice) error {
+func describeJSON(w io.Writer, metrics iter.Seq[*checker.Metric], shown func(*checker.Metric) string, specs []describedSpec, source string, choice analysis.VersionChoice) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("    ", "  ") // an element of "metrics", two levels in
@@ -144,6 +151,9 @@ func describeJSON(w io.Writer, metrics iter.Seq[*checker.Metric], specs []descri
 			jm.Type, jm.Semantics, jm.Units, jm.InDom = m.Desc.Type.String(), m.Desc.Sem.String(), m.Desc.Units.String(), m.Desc.InDom.String()
 		}
 		jm.Problem = problemText(m)
+		if m.Status == checker.Valid {
+			jm.Shown = shown(m)
+		}
 		buf.Reset()
 		if err := enc.Encode(jm); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/htop"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/toolconf/pmconfig"
 )
 
@@ -144,5 +145,34 @@ func ownMetrics(res *analysis.Result) iter.Seq[*checker.Metric] {
 				}
 			}
 		}
+	}
+}
+
+// toolShown says how the tool shows a valid metric of res: a pcp-dstat
+// column by its plugin (pmconfig.Doc.DstatShown), a pcp-htop expression
+// by its meter or column (htopShown); "" for others.
+func toolShown(res *analysis.Result) func(*checker.Metric) string {
+	var docs []*pmconfig.Doc
+	var htops []*htop.File
+	for _, f := range res.Files {
+		if doc := f.ToolDoc(); doc != nil && doc.Tool == pmconfig.Dstat {
+			docs = append(docs, doc)
+		}
+		if hf := f.HtopFile(); hf != nil {
+			htops = append(htops, hf)
+		}
+	}
+	return func(m *checker.Metric) string {
+		for _, doc := range docs {
+			if how := doc.DstatShown(m.Def, m.Desc); how != "" {
+				return "pcp-dstat shows " + how
+			}
+		}
+		for _, hf := range htops {
+			if d, ok := hf.DisplayOf(m.Def.Name); ok {
+				return htopShown(d, m.Desc, hf.Rules.ColumnOptions)
+			}
+		}
+		return ""
 	}
 }

@@ -127,7 +127,12 @@ func (o *explainFlags) target(ctx context.Context, env Env, source pmclient.Sour
 	var extra []analysis.Input
 	if exprGiven {
 		line := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(o.expr)
-		extra = append(extra, analysis.Buffer("-e", []byte(exprName+" = "+line+"\n")))
+		in := analysis.Buffer("-e", []byte(exprName+" = "+line+"\n"))
+		// With a pmrep or pcp-dstat file, registered after its formulas
+		// (as its own derived option's definitions are), so it may use
+		// them.
+		in.AfterTool = true
+		extra = append(extra, in)
 	}
 	res, ok := load(ctx, env, "explain", &o.src, source, v, paths, loadOptions{kind: kind, extra: extra})
 	if res == nil || !ok {
@@ -135,7 +140,7 @@ func (o *explainFlags) target(ctx context.Context, env Env, source pmclient.Sour
 	}
 	rep := oneReport(res)
 	if rep == nil {
-		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %s: more than one config path (each pmrep, pcp-dstat or pcp-htop file is one of its own, and -e's expression one more): name one file\n", strings.Join(paths, " "))
+		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %s: more than one config path: each pmrep, pcp-dstat or pcp-htop file is one of its own, and explain loads -e's expression after the formulas of one pmrep or pcp-dstat file (pcp-htop has no way to add one to its own): name one such file, or derived configs only\n", strings.Join(paths, " "))
 		return explain.Target{}, ExitUsage
 	}
 	if !exprGiven {

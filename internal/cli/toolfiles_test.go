@@ -130,3 +130,53 @@ func TestEvalToolSelectors(t *testing.T) {
 		t.Errorf("eval of a selector naming no spec: exit %d, %s", status, stderr)
 	}
 }
+
+// TestExplainExprWithToolFile: explain -e with a pmrep or a pcp-dstat
+// file loads the expression after the file's formulas, in its config path
+// (it was "more than one config path" before). libpcp never evaluates a
+// derived operand, so an expression using a formula gets libpcp's own
+// refusal (6.2.2 on) or its fetch failure (before): the tools could never
+// do it either. With a pcp-htop file or two tool files it says why not.
+func TestExplainExprWithToolFile(t *testing.T) {
+	dir := t.TempDir()
+	pmrep := filepath.Join(dir, "pmrep", "ev.conf")
+	dstat := filepath.Join(dir, "dstat", "ev")
+	htop := filepath.Join(dir, "htop", "meters", "ev")
+	for path, text := range map[string]string{
+		pmrep: "[s]\nten = s.ten\nten.formula = 2 * sample.long.one + 8\n",
+		dstat: "[p]\nx = sample.long.one * 3\n",
+		htop:  "[ev]\ncaption = Ev\nx.metric = sample.long.one * 3\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const rec = "testdata/eval/rec"
+	const why = "loads -e's expression after the formulas of one pmrep or pcp-dstat file"
+	for _, tc := range []struct {
+		name, version, expr string
+		paths               []string
+		status              int
+		stdout, stderr      string
+	}{
+		{"beside a pmrep file", "7.2", "sample.long.one + 1", []string{pmrep}, ExitOK, "= 2  — addition", ""},
+		{"a pmrep formula", "7.2", "s.ten + 1", []string{pmrep}, ExitFindings,
+			"libpcp refuses the definition: Semantic error: operand s.ten: Illegal nested derived metric", ""},
+		{"a pcp-dstat column", "6.0.3", "dstat.p.x * 2", []string{dstat}, ExitFindings,
+			"FAILS HERE: `dstat.p.x` is itself a derived metric (line 2)", ""},
+		{"a name the file lacks", "7.2", "s.eleven + 1", []string{pmrep}, ExitFindings, "`s.eleven` is not in the namespace", ""},
+		{"a pcp-htop file", "7.2", "sample.long.one + 1", []string{htop}, ExitUsage, "", why},
+		{"two tool files", "7.2", "sample.long.one + 1", []string{pmrep, dstat}, ExitUsage, "", why},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"explain", "--archive", rec, "--pcp-version", tc.version, "-e", tc.expr}, tc.paths...)
+			stdout, stderr, status := run(t, "", args...)
+			if status != tc.status || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, want %d with %q on stdout and %q on stderr\nstdout:\n%s\nstderr:\n%s", status, tc.status, tc.stdout, tc.stderr, stdout, stderr)
+			}
+		})
+	}
+}
