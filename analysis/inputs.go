@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -133,15 +134,15 @@ func ReadTree(paths []string, stdin io.Reader, maxSize int64) (inputs []Input, s
 	return inputs, r.skipped
 }
 
-// ToolDirs are the directories of a PCP configuration tree that hold
+// toolDirs are the directories of a PCP configuration tree that hold
 // derived metrics: derived configs, pmrep's and pcp-dstat's INI files,
 // and pcp-htop's meters, columns and screens.
-var ToolDirs = [...]string{"derived", "pmrep", "dstat", "htop"}
+func toolDirs() []string { return []string{"derived", "pmrep", "dstat", "htop"} }
 
-// IsPCPTree reports whether dir is a PCP configuration tree: a directory
-// with one of ToolDirs directly in it.
-func IsPCPTree(dir string) bool {
-	for _, name := range ToolDirs {
+// isPCPTree reports whether dir is a PCP configuration tree: a directory
+// with one of toolDirs directly in it.
+func isPCPTree(dir string) bool {
+	for _, name := range toolDirs() {
 		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && info.IsDir() {
 			return true
 		}
@@ -153,11 +154,8 @@ func IsPCPTree(dir string) bool {
 // tree, is one of its files that hold derived metrics.
 func inTree(rel string) bool {
 	rel = filepath.ToSlash(rel)
-	first, _, _ := strings.Cut(rel, "/")
-	for _, name := range ToolDirs {
-		if first == name && first != rel {
-			return true
-		}
+	if first, rest, found := strings.Cut(rel, "/"); found && rest != "" && slices.Contains(toolDirs(), first) {
+		return true
 	}
 	base := filepath.Base(rel)
 	return base == "pmrep.conf" || base == ".pmrep.conf"
@@ -194,7 +192,7 @@ func (r *treeReader) readArg(arg string) []Input {
 		return []Input{{Path: arg, Err: fmt.Errorf("%s: %s, not a regular file: not read (pipe a config to \"-\" to check standard input)", arg, safeopen.Kind(info.Mode()))}}
 	}
 	w := walker{maxSize: r.maxSize, seen: map[string]bool{}}
-	if IsPCPTree(arg) {
+	if isPCPTree(arg) {
 		w.keep = func(path string) bool {
 			rel, err := filepath.Rel(arg, path)
 			if err != nil || inTree(rel) {
