@@ -1,18 +1,12 @@
 package oracle
 
 import (
-	"bytes"
 	"context"
-	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
-
-//go:embed dstat.py
-var dstatScript []byte
 
 // DstatBinary is where Debian installs pcp-dstat, inside a release's
 // root.
@@ -42,33 +36,21 @@ func (r Release) DstatPlugins(ctx context.Context, derived, name string, content
 	if err := os.WriteFile(file, content, 0o644); err != nil {
 		return nil, fmt.Errorf("%s: %w", r, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "dstat.py"), dstatScript, 0o644); err != nil {
-		return nil, fmt.Errorf("%s: %w", r, err)
-	}
 	inside := func(p string) string { return "/" + strings.TrimPrefix(strings.TrimPrefix(p, r.Root), "/") }
-	file = inside(file)
-	if derived == "" {
-		derived = "-"
+	runs := make([]toolRun, len(plugins))
+	for i, plugin := range plugins {
+		runs[i] = toolRun{Name: plugin, Argv: []string{"--" + plugin, "1", "0"}}
 	}
-	cmd := r.command(ctx, "python3", append([]string{inside(filepath.Join(dir, "dstat.py")), derived, inside(home), inside(sys)}, plugins...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// The test pmcd over TCP, as the analysis sees it, in every release
+	// (its default, local:, is the unix socket with credentials on this
+	// machine, TCP in a chroot).
+	env := map[string]string{"PCP_DERIVED_CONFIG": derived, "HOME": inside(home), "PCP_SYSCONF_DIR": inside(sys), "PCP_HOST": "127.0.0.1"}
+	out, err := r.toolRuns(ctx, "/"+DstatBinary, env, runs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: pcp-dstat of %s: %w: %.300s", r, name, err, stderr.String())
+		return nil, fmt.Errorf("%s: pcp-dstat of %s: %w", r, name, err)
 	}
-	var runs []PmrepRun
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for dec.More() {
-		var run PmrepRun
-		if err := dec.Decode(&run); err != nil {
-			return nil, fmt.Errorf("%s: pcp-dstat of %s: %w", r, name, err)
-		}
-		run.Stderr = strings.ReplaceAll(run.Stderr, file, name)
-		runs = append(runs, run)
+	for i := range out {
+		out[i].Stderr = strings.ReplaceAll(out[i].Stderr, inside(file), name)
 	}
-	if len(runs) != len(plugins) {
-		return nil, fmt.Errorf("%s: pcp-dstat of %s: %d runs for %d plugins", r, name, len(runs), len(plugins))
-	}
-	return runs, nil
+	return out, nil
 }

@@ -464,9 +464,6 @@ func (r Release) WriteFile(name string, content []byte) (string, func(), error) 
 	return r.file(name, content)
 }
 
-//go:embed pmrep.py
-var pmrepScript []byte
-
 // PmrepRun is what the release's pmrep did with one metricset.
 type PmrepRun struct {
 	Section string `json:"section"`
@@ -480,32 +477,13 @@ type PmrepRun struct {
 // each run forked from one Python process that imported pmrep's modules
 // once.
 func (r Release) PmrepSections(ctx context.Context, derived, path string, sections []string) ([]PmrepRun, error) {
-	script, cleanup, err := r.file("pmrep.py", pmrepScript)
+	runs := make([]toolRun, len(sections))
+	for i, section := range sections {
+		runs[i] = toolRun{Name: section, Argv: []string{"-h", "127.0.0.1", "-c", path, "-s", "1", "-t", "0.01", ":" + section}}
+	}
+	out, err := r.toolRuns(ctx, "/usr/bin/pmrep", map[string]string{"PCP_DERIVED_CONFIG": derived}, runs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: pmrep of %s: %w", r, path, err)
 	}
-	defer cleanup()
-	if derived == "" {
-		derived = "-"
-	}
-	cmd := r.command(ctx, "python3", append([]string{script, derived, path}, sections...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s: pmrep of %s: %w: %.300s", r, path, err, stderr.String())
-	}
-	var runs []PmrepRun
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for dec.More() {
-		var run PmrepRun
-		if err := dec.Decode(&run); err != nil {
-			return nil, fmt.Errorf("%s: pmrep of %s: %w", r, path, err)
-		}
-		runs = append(runs, run)
-	}
-	if len(runs) != len(sections) {
-		return nil, fmt.Errorf("%s: pmrep of %s: %d runs for %d sections", r, path, len(runs), len(sections))
-	}
-	return runs, nil
+	return out, nil
 }
