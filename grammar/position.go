@@ -71,13 +71,21 @@ func (f *File) Pos(offset int) Pos {
 	t := f.Text
 	offset = max(0, min(offset, t.size))
 	r, i := t.locate(offset)
-	p, base := t.piece(r), t.pieceOff(r)
-	line, start := t.pieceLine(r)+i, base+int(p.starts[i])
-	rel, from, col16 := offset-base, start-base, 0
+	base := t.pieceOff(r)
+	line, start := t.pieceLine(r)+i, base+int(t.piece(r).starts[i])
+	return Pos{Line: int32(line + 1), Col: int32(offset - start + 1), Col16: int32(t.col16(r, start-base, offset-base))}
+}
+
+// col16 is the UTF-16 column of offset rel of piece r on the line that
+// starts at offset start of the piece (a line as libpcp reads it, to
+// "\n").
+func (t *Text) col16(r pieceRef, start, rel int) int {
+	p := t.piece(r)
+	from, col16 := start, 0
 	if step := rel / col16Step; step < len(p.marks) {
-		// The checkpoint of offset's step, or the one before when that
-		// one lies past offset (it moved to a rune start); only a
-		// checkpoint on offset's own line helps.
+		// The checkpoint of rel's step, or the one before when that
+		// one lies past rel (it moved to a rune start); only a
+		// checkpoint on rel's own line helps.
 		m := p.marks[step]
 		if m.offset > rel && step > 0 {
 			m = p.marks[step-1]
@@ -99,11 +107,12 @@ func (f *File) Pos(offset int) Pos {
 	}
 	// The "\r" of a line's "\r\n" is in no column, as LSP counts (Offset
 	// is the converse): a range that ends at a CRLF line's end ends
-	// before it, not between its "\r" and "\n".
-	if rel > start-base && p.b[rel-1] == '\r' && t.HasByte('\n', offset, offset+1) {
+	// before it, not between its "\r" and "\n". (A piece ends with
+	// "\n" or the text, so its "\r\n"s lie in it whole.)
+	if rel > start && p.b[rel-1] == '\r' && rel < len(p.b) && p.b[rel] == '\n' {
 		col16--
 	}
-	return Pos{Line: int32(line + 1), Col: int32(offset - start + 1), Col16: int32(col16)}
+	return col16
 }
 
 // OffsetOf converts a position of the file to its byte offset (Pos keeps
@@ -133,35 +142,6 @@ func (f *File) Line(n int) string {
 	b := f.Text.LineBytes(n - 1)
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return strings.TrimSuffix(string(b), "\r")
-}
-
-// Offset converts a 0-based line and UTF-16 column (an LSP position) to a
-// byte offset, clamped to the line.
-func (f *File) Offset(line0, col16 int) int { return f.Text.Offset(line0, col16) }
-
-// Offset converts a 0-based line and UTF-16 column (an LSP position) to a
-// byte offset, clamped to the line: 0 before the text, its end past it. A
-// line's end is before its "\r\n" or "\n", as LSP counts: a column past
-// the end of a CRLF line is not between its "\r" and "\n" (an edit there
-// would split the line ending).
-func (t *Text) Offset(line0, col16 int) int {
-	if line0 < 0 {
-		return 0
-	}
-	if line0 >= t.LineCount() {
-		return t.size
-	}
-	r, off, end := t.lineAt(line0)
-	b := t.piece(r).b
-	if end > off && b[end-1] == '\r' && end < len(b) && b[end] == '\n' {
-		end--
-	}
-	for n := 0; off < end && n < col16; {
-		units, size := char16(b[off:end])
-		n += units
-		off += size
-	}
-	return t.pieceOff(r) + off
 }
 
 // Len is the file's size in bytes.

@@ -33,6 +33,7 @@ type Text struct {
 	groups []*pieceGroup
 	gOffs  []int // gOffs[g]: the offset of groups[g]'s first byte
 	gLines []int // gLines[g]: the 0-based line of groups[g]'s first byte
+	gCRs   []int // gCRs[g]: the lone "\r"s before groups[g] (lspos.go)
 	size   int
 	// flat is the whole text in one slice, once made (Bytes) or when the
 	// Text was made of one (NewText).
@@ -45,8 +46,10 @@ type pieceGroup struct {
 	pieces []*textPiece
 	offs   []int // offs[k]: the offset of pieces[k]'s first byte in the group
 	lines  []int // lines[k]: the line of pieces[k]'s first byte in the group
+	crs    []int // crs[k]: the lone "\r"s in the group before pieces[k]
 	size   int   // bytes
 	nlines int   // lines started in it
+	ncrs   int   // lone "\r"s in it
 }
 
 // pieceRef names a piece of a Text: group g's piece k.
@@ -56,13 +59,14 @@ type pieceRef struct{ g, k int }
 type textPiece struct {
 	b      []byte
 	starts []int32     // where its lines start in b: 0, and after each newline short of its end
+	crs    []int32     // where its lone "\r"s are in b: LSP ends a line at each, libpcp reads on (lspos.go)
 	marks  []col16Mark // UTF-16 checkpoints of a long piece (col16Marks), offsets in b
 }
 
 // NewText holds src as a Text, without a copy: src must not change.
 func NewText(src []byte) *Text {
 	t := &Text{size: len(src)}
-	t.appendGroups(cutPieces(nil, src, true), 0, 0)
+	t.appendGroups(cutPieces(nil, src, true), 0, 0, 0)
 	t.flat.Store(&src)
 	return t
 }
@@ -87,23 +91,24 @@ func cutPieces(pieces []*textPiece, b []byte, last bool) []*textPiece {
 	return pieces
 }
 
-// appendGroups groups pieces, which start at offset off and line line of
-// the text, and appends the groups to t's.
-func (t *Text) appendGroups(pieces []*textPiece, off, line int) {
+// appendGroups groups pieces, which start at offset off, line line and
+// after crs lone "\r"s of the text, and appends the groups to t's.
+func (t *Text) appendGroups(pieces []*textPiece, off, line, crs int) {
 	for len(pieces) > 0 {
 		n := len(pieces)
 		if n > 2*groupLen {
 			n = groupLen
 		}
-		index := make([]int, 2*n) // one allocation for both
-		g := &pieceGroup{pieces: pieces[:n:n], offs: index[:n:n], lines: index[n:]}
+		index := make([]int, 3*n) // one allocation for the three
+		g := &pieceGroup{pieces: pieces[:n:n], offs: index[:n:n], lines: index[n : 2*n : 2*n], crs: index[2*n:]}
 		for k, p := range g.pieces {
-			g.offs[k], g.lines[k] = g.size, g.nlines
+			g.offs[k], g.lines[k], g.crs[k] = g.size, g.nlines, g.ncrs
 			g.size += len(p.b)
 			g.nlines += len(p.starts)
+			g.ncrs += len(p.crs)
 		}
-		t.groups, t.gOffs, t.gLines = append(t.groups, g), append(t.gOffs, off), append(t.gLines, line)
-		off, line, pieces = off+g.size, line+g.nlines, pieces[n:]
+		t.groups, t.gOffs, t.gLines, t.gCRs = append(t.groups, g), append(t.gOffs, off), append(t.gLines, line), append(t.gCRs, crs)
+		off, line, crs, pieces = off+g.size, line+g.nlines, crs+g.ncrs, pieces[n:]
 	}
 }
 
@@ -149,6 +154,7 @@ func newPiece(b []byte) *textPiece {
 			p.starts = append(p.starts, int32(i+1))
 		}
 	}
+	p.crs = loneCRs(b)
 	// Checkpoints only for a piece with a line too long to count a
 	// column of from its start.
 	for i, st := range p.starts {
@@ -369,12 +375,13 @@ func (t *Text) Replace(start, end int, ins []byte) *Text {
 	tail := len(t.groups) - m.g - 1
 	groups := k.g + len(run)/groupLen + 1 + tail // at most
 	n.groups = make([]*pieceGroup, k.g, groups)
-	index := make([]int, 2*groups) // one allocation for both (an append past either reallocates it)
-	n.gOffs, n.gLines = index[:k.g:groups], index[groups:groups+k.g:2*groups]
+	index := make([]int, 3*groups) // one allocation for the three (an append past one reallocates it)
+	n.gOffs, n.gLines, n.gCRs = index[:k.g:groups], index[groups:groups+k.g:2*groups], index[2*groups:2*groups+k.g]
 	copy(n.groups, t.groups[:k.g])
 	copy(n.gOffs, t.gOffs[:k.g])
 	copy(n.gLines, t.gLines[:k.g])
-	n.appendGroups(run, t.gOffs[k.g], t.gLines[k.g])
+	copy(n.gCRs, t.gCRs[:k.g])
+	n.appendGroups(run, t.gOffs[k.g], t.gLines[k.g], t.gCRs[k.g])
 	if tail > 0 {
 		// The groups after: shared, moved by the bytes and lines the
 		// change added.
@@ -382,10 +389,12 @@ func (t *Text) Replace(start, end int, ins []byte) *Text {
 		oldNext := m.g + 1
 		dOff := n.gOffs[newEnd] + n.groups[newEnd].size - t.gOffs[oldNext]
 		dLines := n.gLines[newEnd] + n.groups[newEnd].nlines - t.gLines[oldNext]
+		dCRs := n.gCRs[newEnd] + n.groups[newEnd].ncrs - t.gCRs[oldNext]
 		n.groups = append(n.groups, t.groups[oldNext:]...)
 		for g := oldNext; g < len(t.groups); g++ {
 			n.gOffs = append(n.gOffs, t.gOffs[g]+dOff)
 			n.gLines = append(n.gLines, t.gLines[g]+dLines)
+			n.gCRs = append(n.gCRs, t.gCRs[g]+dCRs)
 		}
 	}
 	return n

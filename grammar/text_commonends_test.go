@@ -72,14 +72,17 @@ func TestCommonEnds(t *testing.T) {
 }
 
 // TestOffsetEndOfCRLFLine: a column at or past the end of a line is its
-// end before the line ending, "\r\n" as much as "\n", as LSP counts.
+// end before the line ending, "\r\n", "\n" or a lone "\r", as LSP counts.
 func TestOffsetEndOfCRLFLine(t *testing.T) {
-	text := NewText([]byte("abc\r\ndéf\r\nlast\r"))
+	text := NewText([]byte("abc\r\ndéf\r\nlast\rmac\r\rx\n"))
 	for _, tc := range []struct{ line, col, want int }{
 		{0, 3, 3}, {0, 4, 3}, {0, 99, 3},
 		{1, 3, 9}, {1, 99, 9},
-		{2, 99, 16}, // no newline: a lone "\r" at the end is a column
-		{3, 0, 16},
+		{2, 99, 15}, // a lone "\r" ends a line
+		{3, 0, 16}, {3, 99, 19},
+		{4, 0, 20}, {4, 1, 20}, // empty, between two lone "\r"s
+		{5, 0, 21}, {5, 5, 22},
+		{6, 0, 23}, {7, 0, 23},
 	} {
 		if got := text.Offset(tc.line, tc.col); got != tc.want {
 			t.Errorf("Offset(%d, %d) = %d, want %d", tc.line, tc.col, got, tc.want)

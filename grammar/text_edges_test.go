@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -115,37 +116,7 @@ func checkTextDeep(t *testing.T, got *Text, want []byte) {
 			t.Fatalf("OffsetOf(%+v) = %d, want %d", wantPos, g, off)
 		}
 	}
-	// Offset: an LSP position (line, UTF-16 column) to a byte offset,
-	// clamped to the line (before its '\n'). Offset counts from the
-	// line's start (no checkpoints): a sample only on a big text.
-	checks := 100
-	if len(want) > 1<<20 {
-		checks = 8
-	}
-	for i, off := range offsets {
-		if i%(len(offsets)/checks+1) != 0 {
-			continue
-		}
-		line := searchLine(starts, off)
-		end := lineEnd(line)
-		if end > starts[line] && want[end-1] == '\n' {
-			end--
-			if end > starts[line] && want[end-1] == '\r' {
-				end-- // LSP's line ends before "\r\n"
-			}
-		}
-		for _, c := range []int{0, 1, col16At(off), 1 << 40} {
-			if g, w := got.Offset(line, c), naiveOffset(want[starts[line]:end], c)+starts[line]; g != w {
-				t.Fatalf("Offset(%d, %d) = %d, want %d", line, c, g, w)
-			}
-		}
-	}
-	if g := got.Offset(-1, 4); g != 0 {
-		t.Fatalf("Offset(-1, 4) = %d", g)
-	}
-	if g := got.Offset(len(starts), 0); g != len(want) {
-		t.Fatalf("Offset past the lines = %d, want %d", g, len(want))
-	}
+	checkLSPPositions(t, got, want, offsets)
 	rng := rand.New(rand.NewSource(int64(len(want))))
 	for range 40 {
 		a := rng.Intn(len(want) + 1)
@@ -179,8 +150,22 @@ func flatIndex(t *testing.T, text *Text) (pieces []*textPiece, offs, lines []int
 	if len(text.groups) == 0 || len(text.gOffs) != len(text.groups) || len(text.gLines) != len(text.groups) {
 		t.Fatalf("%d groups, %d offsets, %d lines", len(text.groups), len(text.gOffs), len(text.gLines))
 	}
-	off, line := 0, 0
+	off, line, crs := 0, 0, 0
 	for g, grp := range text.groups {
+		if len(text.gCRs) != len(text.groups) || text.gCRs[g] != crs || len(grp.crs) != len(grp.pieces) {
+			t.Fatalf("group %d: lone CRs before it %v, want %d", g, text.gCRs, crs)
+		}
+		n := 0
+		for k, p := range grp.pieces {
+			if grp.crs[k] != n || !slices.Equal(p.crs, loneCRs(p.b)) {
+				t.Fatalf("group %d piece %d: %d lone CRs before it in the group, want %d; its own %v", g, k, grp.crs[k], n, p.crs)
+			}
+			n += len(p.crs)
+		}
+		if grp.ncrs != n {
+			t.Fatalf("group %d: %d lone CRs, its pieces have %d", g, grp.ncrs, n)
+		}
+		crs += n
 		if len(grp.pieces) == 0 || len(grp.offs) != len(grp.pieces) || len(grp.lines) != len(grp.pieces) {
 			t.Fatalf("group %d: %d pieces, %d offsets, %d lines", g, len(grp.pieces), len(grp.offs), len(grp.lines))
 		}
@@ -262,6 +247,88 @@ func searchLine(starts []int, off int) int {
 		}
 	}
 	return lo
+}
+
+// checkLSPPositions checks Position (offset to LSP position) at every
+// offset sampled and Offset (LSP position to offset), clamped to the line
+// before its ending, against LSP's line counting done the plain way:
+// lines end at "\n", "\r\n" and a lone "\r". Offset counts from the
+// line's start (no checkpoints): a sample only on a big text.
+func checkLSPPositions(t *testing.T, got *Text, want []byte, offsets []int) {
+	t.Helper()
+	at, starts := naiveLSP(want)
+	if got.LSPLineCount() != len(starts) {
+		t.Fatalf("LSPLineCount %d, want %d", got.LSPLineCount(), len(starts))
+	}
+	for _, off := range offsets {
+		wl, wc := at(off)
+		if l, c := got.Position(off); l != wl || c != wc {
+			t.Fatalf("Position(%d) = %d:%d, want %d:%d", off, l, c, wl, wc)
+		}
+	}
+	checks := 100
+	if len(want) > 1<<20 {
+		checks = 8
+	}
+	for i, off := range offsets {
+		if i%(len(offsets)/checks+1) != 0 {
+			continue
+		}
+		line, col := at(off)
+		start, end := starts[line], len(want)
+		if k := bytes.IndexAny(want[start:], "\r\n"); k >= 0 {
+			end = start + k // before "\n", "\r" or "\r\n"
+		}
+		for _, c := range []int{0, 1, col, 1 << 40} {
+			if g, w := got.Offset(line, c), naiveOffset(want[start:end], c)+start; g != w {
+				t.Fatalf("Offset(%d, %d) = %d, want %d", line, c, g, w)
+			}
+		}
+	}
+	if g := got.Offset(-1, 4); g != 0 {
+		t.Fatalf("Offset(-1, 4) = %d", g)
+	}
+	if g := got.Offset(len(starts), 0); g != len(want) {
+		t.Fatalf("Offset past the lines = %d, want %d", g, len(want))
+	}
+}
+
+// naiveLSP is the LSP position of every offset of b counted the plain
+// way, in one pass (columns as naiveCols counts them), and where its LSP
+// lines start.
+func naiveLSP(b []byte) (at func(off int) (line, col int), starts []int) {
+	type lc struct{ line, col int32 }
+	pos := make([]lc, len(b)+1)
+	starts = []int{0}
+	line, n := int32(0), int32(0)
+	for i := 0; i < len(b); {
+		if b[i] == '\n' || b[i] == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			pos[i] = lc{line, n}
+			line, n = line+1, 0
+			i++
+			starts = append(starts, i)
+			continue
+		}
+		if b[i] == '\r' { // of "\r\n": in no column, nor the offset after it
+			pos[i], pos[i+1] = lc{line, n}, lc{line, n}
+			line, n = line+1, 0
+			i += 2
+			starts = append(starts, i)
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		for j := i; j < i+size; j++ {
+			pos[j] = lc{line, n + int32(j-i)} // inside a rune: its bytes before, one unit each
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+		i += size
+	}
+	pos[len(b)] = lc{line, n}
+	return func(off int) (int, int) { return int(pos[off].line), int(pos[off].col) }, starts
 }
 
 // naiveCols is the UTF-16 column of every offset of b counted the plain
@@ -408,6 +475,8 @@ func TestTextRandomEditsDeep(t *testing.T) {
 			return strings.Repeat("é€😀", rng.Intn(1500)) // long, multi-byte
 		case 3:
 			return "a = b\r"
+		case 5:
+			return strings.Repeat("x\ré", rng.Intn(30)) // lone "\r"s
 		case 4:
 			return strings.Repeat("\xff\xe2\x82", rng.Intn(2000)) // invalid
 		}

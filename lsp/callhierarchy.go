@@ -75,7 +75,7 @@ func (s *server) PrepareCallHierarchy(ctx context.Context, params *protocol.Call
 	if !ok {
 		return nil, nil
 	}
-	return prepareCallHierarchy(s.callSources(ctx), name, protocol.Location{URI: params.TextDocument.URI, Range: toRange(r)}), nil
+	return prepareCallHierarchy(s.callSources(ctx), name, protocol.Location{URI: params.TextDocument.URI, Range: r}), nil
 }
 
 // IncomingCalls lists the derived metrics whose expressions use the item.
@@ -195,7 +195,7 @@ func (c checkedCalls) defsOf(name string) []protocol.Range {
 		return indexCalls{wsFile{c.snap.uri, c.snap.index()}}.defsOf(name)
 	}
 	if def, _ := c.snap.file.Registration(name); def != nil {
-		return []protocol.Range{toRange(def.NameRange)}
+		return []protocol.Range{toRange(c.snap.file, def.NameRange)}
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func (c checkedCalls) callers(name string) []call {
 		seen[u] = true
 		for _, cl := range definitionCalls(c.snap.file, m.Def) {
 			if cl.name == name {
-				out = append(out, call{name: u, def: toRange(m.Def.NameRange), at: cl.at})
+				out = append(out, call{name: u, def: toRange(c.snap.file, m.Def.NameRange), at: cl.at})
 			}
 		}
 	}
@@ -227,7 +227,7 @@ func (c checkedCalls) callers(name string) []call {
 func (c checkedCalls) callees(name string, r protocol.Range) ([]call, bool) {
 	f := c.snap.file
 	def := f.DefinitionAt(f.Offset(int(r.Start.Line), int(r.Start.Character)))
-	if def == nil || def.Name != name || toRange(def.NameRange) != r {
+	if def == nil || def.Name != name || toRange(f, def.NameRange) != r {
 		return nil, false
 	}
 	return definitionCalls(f, def), true
@@ -248,7 +248,7 @@ func definitionCalls(f *grammar.File, def *grammar.Definition) []call {
 			at[t.Value] = i
 			out = append(out, call{name: t.Value})
 		}
-		out[i].at = append(out[i].at, toRange(f.ExprRange(def, t.Offset, t.End)))
+		out[i].at = append(out[i].at, toRange(f, f.ExprRange(def, t.Offset, t.End)))
 	}
 	return out
 }

@@ -54,7 +54,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 	if inString != nil {
 		// The text typed so far inside the quotes is replaced.
 		start := a.file.ExprPos(def, inString.Offset) + 1
-		rg := toRange(grammar.Range{Start: a.file.Pos(start), End: a.file.Pos(off)})
+		rg := spanRange(a.file, start, off)
 		if fn == "rescale" && arg == 1 || prev.Kind == grammar.TokAssign && prev2.Kind == grammar.TokUnits {
 			values := unitsValues
 			if extraUnits {
@@ -68,7 +68,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 		return nil, false
 	}
 	if prev.Kind == grammar.TokAssign {
-		rg := toRange(grammar.Range{Start: a.file.Pos(off), End: a.file.Pos(off)})
+		rg := spanRange(a.file, off, off)
 		switch prev2.Kind {
 		case grammar.TokType:
 			return valueItems(typeValues, protocol.CompletionItemKindEnumMember, "type", rg), true
@@ -84,7 +84,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 		return nil, fn == "mkconst" && arg > 0
 	}
 	start := wordStart(a.file, off)
-	rg := toRange(grammar.Range{Start: a.file.Pos(start), End: a.file.Pos(off)})
+	rg := spanRange(a.file, start, off)
 	keys := []struct{ key, snippet, doc string }{
 		{"type", "type=${1|32,u32,64,u64,float,double|}", "the constant's data type"},
 		{"semantics", "semantics=${1|counter,instant,discrete|}", "counter, instant or discrete"},

@@ -541,7 +541,7 @@ func (s *server) publishIf(u uri.URI, gen int, snap *snapshot, syntaxOnly bool) 
 	if s.sendFrame != nil {
 		// Each finding's JSON from the cache of the last publishes: most
 		// are the same as the last time.
-		if err := s.diagJSON.publish(s.bg, s.sendFrame, u, snap.version, snap.findings, extra, s.opts.DocsURL); err != nil {
+		if err := s.diagJSON.publish(s.bg, s.sendFrame, u, snap.file, snap.version, snap.findings, extra, s.opts.DocsURL); err != nil {
 			s.log.Debug("publishing diagnostics", zap.Error(err))
 		}
 		return

@@ -226,7 +226,7 @@ func (s *server) republish(u uri.URI) {
 func (s *server) emptyNowDiagnostics(snap *snapshot) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
 	for _, g := range s.explains.emptyFindings(snap.uri, snap.version) {
-		out = append(out, toProtocolDiagnostic(snap.uri, g, s.opts.DocsURL))
+		out = append(out, toProtocolDiagnostic(snap.uri, snap.file, g, s.opts.DocsURL))
 	}
 	return out
 }
@@ -255,7 +255,7 @@ func (s *server) withNow(ctx context.Context, snap *snapshot, pos protocol.Posit
 	case now == "":
 		return h
 	case h == nil:
-		r := toRange(rg)
+		r := toRange(snap.file, rg)
 		return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: now}, Range: &r}
 	}
 	if mc, ok := h.Contents.(*protocol.MarkupContent); ok {
@@ -437,7 +437,7 @@ func explainAction(a *snapshot, from int) protocol.CommandOrCodeAction {
 	if m, ok := a.report.ByName.Lookup(def.Name); !ok || m.Def != def {
 		return nil
 	}
-	arg, _ := json.Marshal(explainParams{TextDocument: protocol.TextDocumentIdentifier{URI: a.uri}, Position: toRange(def.NameRange).Start})
+	arg, _ := json.Marshal(explainParams{TextDocument: protocol.TextDocumentIdentifier{URI: a.uri}, Position: toPosition(a.file, def.NameRange.Start)})
 	cmd := protocol.Command{Title: "Explain this metric", Command: cmdExplain, Arguments: []protocol.LSPAny{arg}}
 	return &protocol.CodeAction{Title: cmd.Title, Command: cmd}
 }

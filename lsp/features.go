@@ -76,7 +76,7 @@ func hover(ctx context.Context, d *snapshot, pos protocol.Position) *protocol.Ho
 	if md == "" {
 		return nil
 	}
-	r := toRange(rg)
+	r := toRange(d.file, rg)
 	return &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}
 }
 
@@ -289,7 +289,7 @@ func completion(ctx context.Context, d *snapshot, names *nameIndex, pos protocol
 	if i := strings.LastIndexByte(word, '.'); i >= 0 {
 		parent, partial = word[:i], word[i+1:]
 	}
-	rg := toRange(grammar.Range{Start: d.file.Pos(start), End: d.file.Pos(off)})
+	rg := spanRange(d.file, start, off)
 	if src != nil {
 		for _, k := range childrenOf(ctx, names, src, parent) {
 			if !strings.HasPrefix(k.Name, partial) {
@@ -408,7 +408,7 @@ func resolveCompletion(ctx context.Context, cfg *config, item *protocol.Completi
 func completeInstances(ctx context.Context, d *snapshot, src pmclient.Source, open, off int) (protocol.CompletionResult, error) {
 	nameStart := wordStart(d.file, open)
 	name := strings.TrimSpace(string(d.file.Text.Slice(nameStart, open)))
-	rg := toRange(grammar.Range{Start: d.file.Pos(open + 1), End: d.file.Pos(off)})
+	rg := spanRange(d.file, open+1, off)
 	items := instanceItems(ctx, src, name, rg, strings.NewReplacer(`\`, `\\`, `]`, `\]`).Replace)
 	if items == nil {
 		return nil, nil
@@ -435,7 +435,7 @@ func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 		detail := withoutCR(def.Expr)
 		index[def.Name] = len(syms)
 		syms = append(syms, protocol.DocumentSymbol{Name: def.Name, Detail: &detail, Kind: protocol.SymbolKindVariable,
-			Range: toRange(def.Range), SelectionRange: toRange(def.NameRange)})
+			Range: toRange(d.file, def.Range), SelectionRange: toRange(d.file, def.NameRange)})
 	}
 	for _, a := range d.file.Attributes {
 		i, ok := index[a.Metric]
@@ -444,7 +444,7 @@ func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 		}
 		v := withoutCR(a.Value)
 		syms[i].Children = append(syms[i].Children, protocol.DocumentSymbol{Name: a.Attr, Detail: &v,
-			Kind: protocol.SymbolKindProperty, Range: toRange(a.Range), SelectionRange: toRange(a.Range)})
+			Kind: protocol.SymbolKindProperty, Range: toRange(d.file, a.Range), SelectionRange: toRange(d.file, a.Range)})
 	}
 	return syms
 }
@@ -519,17 +519,20 @@ func formatEdit(d *snapshot, def *grammar.Definition) (protocol.TextEdit, bool) 
 	}
 	want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
 	start, end := d.file.Offsets(def.Range)
-	// The range ends before the last line's "\r" (toRange, as LSP
-	// counts), which the edit keeps.
+	// The edit ends before the last line's "\r" (of a "\r\n", or a lone
+	// one at the end of the text), which it keeps.
 	got := string(d.file.Text.Slice(start, end))
 	last := "\n" // the ending of the definition's last line
 	if strings.HasSuffix(got, "\r") {
-		got, last = got[:len(got)-1], "\r\n"
+		got, end, last = got[:len(got)-1], end-1, "\r\n"
+		if !d.file.Text.HasByte('\n', end+1, end+2) {
+			last = "\r"
+		}
 	}
 	if withoutCR(got) == want {
 		return protocol.TextEdit{}, false
 	}
-	return protocol.TextEdit{Range: toRange(def.Range), NewText: withEndingsOf(got, want, last)}, true
+	return protocol.TextEdit{Range: spanRange(d.file, start, end), NewText: withEndingsOf(got, want, last)}, true
 }
 
 // CodeAction offers the checker's fixes for diagnostics in the range.
@@ -563,10 +566,10 @@ func codeActions(d *snapshot, rg protocol.Range, docsURL string) []protocol.Comm
 		for _, fix := range g.Fixes {
 			var edits []protocol.TextEdit
 			for _, e := range fix.Edits {
-				edits = append(edits, protocol.TextEdit{Range: toRange(e.Range), NewText: e.NewText})
+				edits = append(edits, protocol.TextEdit{Range: toRange(d.file, e.Range), NewText: e.NewText})
 			}
 			out = append(out, &protocol.CodeAction{
-				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, *g, docsURL)},
+				Title: fix.Title, Kind: &kind, Diagnostics: []protocol.Diagnostic{toProtocolDiagnostic(d.uri, d.file, *g, docsURL)},
 				Edit: &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: edits}},
 			})
 		}

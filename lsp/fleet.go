@@ -202,7 +202,7 @@ func fleetDiagnosticsOf(res *fleet.Result, file *grammar.File) []protocol.Diagno
 			}
 		}
 		out = append(out, protocol.Diagnostic{
-			Range: toRange(def.NameRange), Severity: severity, Code: protocol.String(code),
+			Range: toRange(file, def.NameRange), Severity: severity, Code: protocol.String(code),
 			Source: protocol.NewOptional("pcp-derive-lsp fleet"), Message: protocol.String("fleet: " + row.Summary()),
 		})
 	}

@@ -63,15 +63,15 @@ func checkedHighlights(snap *snapshot, name string, here *grammar.Definition) ([
 	var out []protocol.DocumentHighlight
 	def, attrs := f.Registration(name)
 	if def != nil {
-		out = append(out, protocol.DocumentHighlight{Range: toRange(def.NameRange), Kind: protocol.DocumentHighlightKindWrite})
+		out = append(out, protocol.DocumentHighlight{Range: toRange(f, def.NameRange), Kind: protocol.DocumentHighlightKindWrite})
 	}
 	for _, at := range attrs {
-		out = append(out, protocol.DocumentHighlight{Range: toRange(attributeNameRange(f, at)), Kind: protocol.DocumentHighlightKindText})
+		out = append(out, protocol.DocumentHighlight{Range: toRange(f, attributeNameRange(f, at)), Kind: protocol.DocumentHighlightKindText})
 	}
 	uses := func(d *grammar.Definition) {
 		for _, t := range d.Tokens() {
 			if t.Kind == grammar.TokName && t.Value == name {
-				out = append(out, protocol.DocumentHighlight{Range: toRange(f.ExprRange(d, t.Offset, t.End)), Kind: protocol.DocumentHighlightKindRead})
+				out = append(out, protocol.DocumentHighlight{Range: toRange(f, f.ExprRange(d, t.Offset, t.End)), Kind: protocol.DocumentHighlightKindRead})
 			}
 		}
 	}

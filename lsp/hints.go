@@ -36,21 +36,21 @@ func inlayHints(a *snapshot, values map[string]shownValues, rg protocol.Range) [
 	// The definitions ending in the range: from the first that ends at
 	// or after its start (definitions are in file order), until one
 	// starts past its end.
-	defs := a.file.Definitions
-	first := defs.Search(func(d *grammar.Definition) bool { return uint32(max(d.Range.End.Line-1, 0)) >= rg.Start.Line })
+	f, defs := a.file, a.file.Definitions
+	first := defs.Search(func(d *grammar.Definition) bool { return toPosition(f, d.Range.End).Line >= rg.Start.Line })
 	for i := first; i < defs.Len(); i++ {
 		def := defs.At(i)
-		if uint32(max(def.Range.Start.Line-1, 0)) > rg.End.Line {
+		if toPosition(f, def.Range.Start).Line > rg.End.Line {
 			break
 		}
-		if line := uint32(max(def.Range.End.Line-1, 0)); line < rg.Start.Line || line > rg.End.Line {
+		if line := toPosition(f, def.Range.End).Line; line < rg.Start.Line || line > rg.End.Line {
 			continue
 		}
 		m, ok := a.report.ByName.Lookup(def.Name)
 		if !ok || m.Def != def || m.Status != checker.Valid {
 			continue
 		}
-		pos := toRange(grammar.Range{Start: def.Range.End, End: def.Range.End}).End
+		pos := toPosition(a.file, def.Range.End)
 		if st.hintsOn() {
 			out = append(out, protocol.InlayHint{Position: pos, Label: protocol.String(hintText(m.Desc)),
 				Kind: protocol.InlayHintKindType, PaddingLeft: &yes,

@@ -136,7 +136,7 @@ func lensWindowAt(a *snapshot, line uint32, located bool) (first, end int) {
 	}
 	center := 0
 	if located {
-		center = defs.Search(func(d *grammar.Definition) bool { return uint32(max(d.Range.End.Line-1, 0)) >= line })
+		center = defs.Search(func(d *grammar.Definition) bool { return toPosition(a.file, d.Range.End).Line >= line })
 	}
 	first = min(max(center-maxCodeLenses/2, 0), n-maxCodeLenses)
 	return first, first + maxCodeLenses
@@ -197,7 +197,7 @@ func codeLenses(a *snapshot, values map[string]shownValues, first, end int) []pr
 		if v, ok := values[def.Name]; ok {
 			title = "= " + v.short
 		}
-		at := toRange(def.NameRange)
+		at := toRange(a.file, def.NameRange)
 		out = append(out, protocol.CodeLens{Range: at,
 			Command: protocol.Command{Title: title, Command: cmdPreview, Arguments: []protocol.LSPAny{previewArgument(quotedURI, at.Start)}}})
 	}

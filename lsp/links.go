@@ -70,7 +70,7 @@ func documentLinks(snap *snapshot, docsURL string) []protocol.DocumentLink {
 // fileLink is a link of f's bytes [start, end) to target.
 func fileLink(f *grammar.File, start, end int, target string) protocol.DocumentLink {
 	t := uri.URI(target)
-	return protocol.DocumentLink{Range: toRange(grammar.Range{Start: f.Pos(start), End: f.Pos(end)}), Target: &t}
+	return protocol.DocumentLink{Range: spanRange(f, start, end), Target: &t}
 }
 
 // commentLinks are the links of the document's comments: the codes of
@@ -81,7 +81,7 @@ func commentLinks(snap *snapshot, docsURL string) []protocol.DocumentLink {
 	controls := snap.release().Has(pcpver.ControlLines)
 	for _, c := range f.Comments {
 		line := f.Line(int(c.Start.Line))
-		at := f.Offset(int(c.Start.Line)-1, 0) // where line starts
+		at := f.Text.LineStart(int(c.Start.Line) - 1)
 		switch {
 		case strings.Contains(line, "pcp-derive-lsp"):
 			for _, span := range analysis.IgnoredCodes(line) {

@@ -12,23 +12,25 @@ import (
 )
 
 // nameAt finds the derived-metric-like name under a position: the name of
-// a definition, of an attribute line, or a metric name in an expression.
-func nameAt(a *snapshot, p protocol.Position) (string, grammar.Range, bool) {
-	off := a.file.Offset(int(p.Line), int(p.Character))
-	if def := a.file.DefinitionAt(off); def != nil {
-		if a.file.Covers(def.NameRange, off) {
-			return def.Name, def.NameRange, true
+// a definition, of an attribute line, or a metric name in an expression,
+// and the name's range.
+func nameAt(a *snapshot, p protocol.Position) (string, protocol.Range, bool) {
+	f := a.file
+	off := f.Offset(int(p.Line), int(p.Character))
+	if def := f.DefinitionAt(off); def != nil {
+		if f.Covers(def.NameRange, off) {
+			return def.Name, toRange(f, def.NameRange), true
 		}
-		if tok, ok := tokenAt(def, a.file.ExprIndex(def, off)); ok && tok.Kind == grammar.TokName {
-			return tok.Value, grammar.Range{Start: a.file.Pos(a.file.ExprPos(def, tok.Offset)), End: a.file.Pos(a.file.ExprPos(def, tok.End-1) + 1)}, true
-		}
-	}
-	for _, at := range a.file.Attributes {
-		if r := attributeNameRange(a.file, at); a.file.Covers(r, off) {
-			return at.Metric, r, true
+		if tok, ok := tokenAt(def, f.ExprIndex(def, off)); ok && tok.Kind == grammar.TokName {
+			return tok.Value, spanRange(f, f.ExprPos(def, tok.Offset), f.ExprPos(def, tok.End-1)+1), true
 		}
 	}
-	return "", grammar.Range{}, false
+	for _, at := range f.Attributes {
+		if r := attributeNameRange(f, at); f.Covers(r, off) {
+			return at.Metric, toRange(f, r), true
+		}
+	}
+	return "", protocol.Range{}, false
 }
 
 func attributeNameRange(f *grammar.File, at *grammar.Attribute) grammar.Range {
@@ -60,10 +62,10 @@ func (s *server) occurrences(name string) (decls, uses map[uri.URI][]protocol.Ra
 }
 
 // nameUnder finds the derived-metric-like name at a position of a document.
-func (s *server) nameUnder(ctx context.Context, tdp protocol.TextDocumentPositionParams) (string, grammar.Range, bool) {
+func (s *server) nameUnder(ctx context.Context, tdp protocol.TextDocumentPositionParams) (string, protocol.Range, bool) {
 	a := s.parsed(ctx, tdp.TextDocument.URI)
 	if a == nil {
-		return "", grammar.Range{}, false
+		return "", protocol.Range{}, false
 	}
 	return nameAt(a, tdp.Position)
 }
@@ -148,7 +150,7 @@ func (s *server) PrepareRename(ctx context.Context, params *protocol.PrepareRena
 	if decls, _ := s.occurrences(name); len(decls) == 0 {
 		return nil, fmt.Errorf("%s is not a derived metric defined in this workspace: it cannot be renamed here", name)
 	}
-	return &protocol.PrepareRenamePlaceholder{Range: toRange(r), Placeholder: name}, nil
+	return &protocol.PrepareRenamePlaceholder{Range: r, Placeholder: name}, nil
 }
 
 // Rename renames a derived metric everywhere in the workspace: its
@@ -215,12 +217,16 @@ func (s *server) FoldingRanges(ctx context.Context, params *protocol.FoldingRang
 func foldingRanges(a *snapshot) []protocol.FoldingRange {
 	var out []protocol.FoldingRange
 	span := func(r grammar.Range, kind protocol.FoldingRangeKind) {
-		end := r.End.Line
-		if r.End.Col16 == 0 && end > r.Start.Line {
+		if r.Start.Line == 0 {
+			return // no range
+		}
+		rg := toRange(a.file, r)
+		end := rg.End.Line
+		if rg.End.Character == 0 && end > rg.Start.Line {
 			end-- // the range ends with the newline of the line before
 		}
-		if end > r.Start.Line {
-			out = append(out, protocol.FoldingRange{StartLine: uint32(r.Start.Line - 1), EndLine: uint32(end - 1), Kind: kind})
+		if end > rg.Start.Line {
+			out = append(out, protocol.FoldingRange{StartLine: rg.Start.Line, EndLine: end, Kind: kind})
 		}
 	}
 	for _, def := range a.file.Definitions.All() {

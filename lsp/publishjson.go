@@ -23,8 +23,9 @@ import (
 // keystroke allocated (0.85 MB), and its collection a good part of the
 // server's time, for findings almost all the same as the last time.
 //
-// A finding's JSON is a function of the finding and the server's docs
-// URL, except for related information, which names the document: those
+// A finding's JSON is a function of the finding (its range as the client
+// counts: in a document with lone "\r"s, not its libpcp position alone)
+// and the server's docs URL, except for related information, which names the document: those
 // findings are encoded each time. The memory is two generations of at
 // most diagnosticJSONGeneration entries: a finding not published for a
 // generation is forgotten.
@@ -58,8 +59,8 @@ type diagnosticJSON struct {
 }
 
 // render is toProtocolDiagnostic, shaped for the client.
-func (c *diagnosticJSON) render(u uri.URI, g *grammar.Diagnostic, docsURL string) protocol.Diagnostic {
-	d := toProtocolDiagnostic(u, *g, docsURL)
+func (c *diagnosticJSON) render(u uri.URI, f *grammar.File, g *grammar.Diagnostic, docsURL string) protocol.Diagnostic {
+	d := toProtocolDiagnostic(u, f, *g, docsURL)
 	if c.shape != nil {
 		c.shape(&d)
 	}
@@ -68,7 +69,7 @@ func (c *diagnosticJSON) render(u uri.URI, g *grammar.Diagnostic, docsURL string
 
 // diagnosticKey is what a cached finding's JSON depends on.
 type diagnosticKey struct {
-	rg            grammar.Range
+	rg            protocol.Range
 	sev           grammar.Severity
 	code, message string
 }
@@ -102,8 +103,8 @@ func (p *publication) start(i int) int {
 // (each is its findings' JSON, 150 KB at 500 findings).
 const lastPublications = 16
 
-func keyOf(g *grammar.Diagnostic) diagnosticKey {
-	return diagnosticKey{rg: g.Range, sev: g.Severity, code: g.Code, message: g.Message}
+func keyOf(f *grammar.File, g *grammar.Diagnostic) diagnosticKey {
+	return diagnosticKey{rg: toRange(f, g.Range), sev: g.Severity, code: g.Code, message: g.Message}
 }
 
 // diagnosticJSONGeneration bounds one generation of the cache: 2,000
@@ -111,14 +112,14 @@ func keyOf(g *grammar.Diagnostic) diagnosticKey {
 // documents.
 const diagnosticJSONGeneration = 8192
 
-// encode appends the JSON of g, as toProtocolDiagnostic renders it, to
-// buf.
-func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g *grammar.Diagnostic, docsURL string) ([]byte, error) {
+// encode appends the JSON of g, a finding of f, as toProtocolDiagnostic
+// renders it, to buf.
+func (c *diagnosticJSON) encode(buf []byte, u uri.URI, f *grammar.File, g *grammar.Diagnostic, docsURL string) ([]byte, error) {
 	if len(g.Related) > 0 {
-		d := c.render(u, g, docsURL)
+		d := c.render(u, f, g, docsURL)
 		return appendMarshal(buf, &d)
 	}
-	k := keyOf(g)
+	k := keyOf(f, g)
 	c.mu.Lock()
 	js, ok := c.cur[k]
 	if !ok {
@@ -130,7 +131,7 @@ func (c *diagnosticJSON) encode(buf []byte, u uri.URI, g *grammar.Diagnostic, do
 	if ok {
 		return append(buf, js...), nil
 	}
-	d := c.render(u, g, docsURL)
+	d := c.render(u, f, g, docsURL)
 	js, err := protocol.Marshal(&d)
 	if err != nil {
 		return buf, err
@@ -159,12 +160,12 @@ func appendMarshal(buf []byte, v any) ([]byte, error) {
 }
 
 // publish sends, with send, the publishDiagnostics notification of the
-// document's findings and then the extra diagnostics (the fleet's,
+// document's findings (of f, its text) and then the extra diagnostics (the fleet's,
 // empty-now), as one base-protocol frame composed in a reused buffer. At
 // 500 findings the params are 150 KB: the connection's Notify copied them
 // twice more (into its message, then behind the header it measured), and
 // each keystroke's publication went through three such buffers.
-func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) error {
+func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) error {
 	c.sending.Lock()
 	defer c.sending.Unlock()
 	c.mu.Lock()
@@ -175,7 +176,7 @@ func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context,
 	c.mu.Unlock()
 	buf = append(buf[:0], make([]byte, frameHeaderRoom)...)
 	buf = append(buf, publishEnvelope...)
-	buf, err := c.composeParams(buf, u, version, findings, extra, docsURL)
+	buf, err := c.composeParams(buf, u, f, version, findings, extra, docsURL)
 	if err == nil {
 		buf = append(buf, '}')
 		err = send(ctx, frameAround(buf, frameHeaderRoom))
@@ -216,16 +217,17 @@ func (c *diagnosticJSON) release(p *publication) {
 const publishEnvelope = `{"jsonrpc":"2.0","method":"` + protocol.MethodTextDocumentPublishDiagnostics + `","params":`
 
 // publishParams appends to buf the params of a publishDiagnostics of the
-// document's findings and then the extra diagnostics, as protocol.Marshal
-// would encode them, with the findings' JSON from the cache.
-func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
+// document's findings (of f, its text) and then the extra diagnostics, as
+// protocol.Marshal would encode them, with the findings' JSON from the
+// cache.
+func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
 	c.sending.Lock()
 	defer c.sending.Unlock()
-	return c.composeParams(buf, u, version, findings, extra, docsURL)
+	return c.composeParams(buf, u, f, version, findings, extra, docsURL)
 }
 
 // composeParams is publishParams; the caller holds sending.
-func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
+func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
 	head, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}})
 	if err != nil {
 		return nil, err
@@ -238,7 +240,7 @@ func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, fin
 	at += len(empty) - 1                                              // at the "]"
 	buf = slices.Grow(buf, len(head)+512*(findings.Len()+len(extra))) // a finding is 300 to 500 bytes
 	buf = append(buf, head[:at]...)
-	if buf, err = c.appendFindings(buf, u, findings, docsURL); err != nil {
+	if buf, err = c.appendFindings(buf, u, f, findings, docsURL); err != nil {
 		return nil, err
 	}
 	for i := range extra {
@@ -256,7 +258,7 @@ func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, version int32, fin
 // ones before and after those that differ from the document's last
 // publication copied from it, the rest encoded (through the cache); and
 // keeps them as the document's last publication.
-func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings analysis.Findings, docsURL string) ([]byte, error) {
+func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, f *grammar.File, findings analysis.Findings, docsURL string) ([]byte, error) {
 	c.mu.Lock()
 	old, next := c.last[u], c.spare
 	c.spare = nil
@@ -270,7 +272,7 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings analysis
 	next.ends = slices.Grow(next.ends[:0], n)[:n]
 	i := 0
 	for g := range findings.All() {
-		next.keys[i], next.related[i] = keyOf(g), len(g.Related) > 0
+		next.keys[i], next.related[i] = keyOf(f, g), len(g.Related) > 0
 		i++
 	}
 	// The runs the two publications share at their ends.
@@ -301,7 +303,7 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, findings analysis
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			if buf, err = c.encode(buf, u, g, docsURL); err != nil {
+			if buf, err = c.encode(buf, u, f, g, docsURL); err != nil {
 				return nil, fmt.Errorf("encoding a diagnostic: %w", err)
 			}
 			next.ends[i] = len(buf) - base

@@ -69,14 +69,14 @@ func TestPublishConcurrentDocuments(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					extra = []protocol.Diagnostic{{Message: protocol.String("fleet")}}
 				}
-				got, err := c.publishParams(nil, u, int32(round), analysis.FindingsOf(list), extra, docs)
+				got, err := c.publishParams(nil, u, plainFile, int32(round), analysis.FindingsOf(list), extra, docs)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				all := []protocol.Diagnostic{}
 				for _, g := range list {
-					all = append(all, toProtocolDiagnostic(u, g, docs))
+					all = append(all, toProtocolDiagnostic(u, plainFile, g, docs))
 				}
 				all = append(all, extra...)
 				want, _ := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
@@ -115,13 +115,13 @@ func TestPublishOneDocumentFromManyGoroutines(t *testing.T) {
 				list[at].Message = fmt.Sprintf("goroutine %d round %d", g, round)
 				var frame []byte
 				send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
-				if err := c.publish(context.Background(), send, u, int32(round), analysis.FindingsOf(list), nil, docs); err != nil {
+				if err := c.publish(context.Background(), send, u, plainFile, int32(round), analysis.FindingsOf(list), nil, docs); err != nil {
 					errs <- err
 					return
 				}
 				all := make([]protocol.Diagnostic, 0, len(list))
 				for _, d := range list {
-					all = append(all, toProtocolDiagnostic(u, d, docs))
+					all = append(all, toProtocolDiagnostic(u, plainFile, d, docs))
 				}
 				want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
 				if err != nil {
@@ -158,11 +158,11 @@ func TestSmallPublicationPinsNoLargeFrame(t *testing.T) {
 	big := []protocol.Diagnostic{{Message: protocol.String(strings.Repeat("fleet ", 200_000)), Severity: protocol.DiagnosticSeverityInformation}}
 	large, small := uri.File("/tmp/large.conf"), uri.File("/tmp/small.conf")
 	for round := range 3 { // the large document's frames, replaced and freed
-		if err := c.publish(context.Background(), send, large, int32(round), analysis.FindingsOf(keystrokeFindings(500)), big, docs); err != nil {
+		if err := c.publish(context.Background(), send, large, plainFile, int32(round), analysis.FindingsOf(keystrokeFindings(500)), big, docs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.publish(context.Background(), send, small, 1, analysis.FindingsOf(keystrokeFindings(1)), nil, docs); err != nil {
+	if err := c.publish(context.Background(), send, small, plainFile, 1, analysis.FindingsOf(keystrokeFindings(1)), nil, docs); err != nil {
 		t.Fatal(err)
 	}
 	p := c.last[small]

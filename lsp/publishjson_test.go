@@ -21,6 +21,10 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
+// plainFile is the text of findings made up by the tests: without a lone
+// "\r", their ranges are their positions' own lines and UTF-16 columns.
+var plainFile = &grammar.File{Text: grammar.NewText(nil)}
+
 // TestPublishParamsEqualMarshal: the publishDiagnostics params made from
 // cached JSON are byte for byte what protocol.Marshal makes of the whole
 // params, on the first publish (cache empty) and the next ones (the same
@@ -43,18 +47,19 @@ func TestPublishParamsEqualMarshal(t *testing.T) {
 	sevChanged, moved := first[0], first[0]
 	sevChanged.Severity = grammar.SeverityError
 	moved.Range.End.Col++
+	moved.Range.End.Col16++
 	var c diagnosticJSON
 	for i, tc := range []struct {
 		findings []grammar.Diagnostic
 		extra    []protocol.Diagnostic
 	}{{first, nil}, {first, nil}, {second, extra}, {nil, extra}, {nil, nil}, {second, nil}, {[]grammar.Diagnostic{sevChanged, moved}, nil}} {
-		got, err := c.publishParams(nil, u, int32(i+1), analysis.FindingsOf(tc.findings), tc.extra, docs)
+		got, err := c.publishParams(nil, u, plainFile, int32(i+1), analysis.FindingsOf(tc.findings), tc.extra, docs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		all := make([]protocol.Diagnostic, 0, len(tc.findings)+len(tc.extra))
 		for _, g := range tc.findings {
-			all = append(all, toProtocolDiagnostic(u, g, docs))
+			all = append(all, toProtocolDiagnostic(u, plainFile, g, docs))
 		}
 		all = append(all, tc.extra...)
 		want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(i + 1)), Diagnostics: all})
@@ -74,7 +79,7 @@ func TestDiagnosticJSONBounded(t *testing.T) {
 	u := uri.File("/tmp/t.conf")
 	for i := range 5 * diagnosticJSONGeneration {
 		g := grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(i + 1), Col: 1}}, Code: "syntax", Message: fmt.Sprint("finding ", i)}
-		if _, err := c.encode(nil, u, &g, ""); err != nil {
+		if _, err := c.encode(nil, u, plainFile, &g, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -120,13 +125,13 @@ func TestPublishReusesLastPublication(t *testing.T) {
 				}
 			}
 			lists[u] = list
-			got, err := c.publishParams(nil, u, int32(round), analysis.FindingsOf(list), nil, docs)
+			got, err := c.publishParams(nil, u, plainFile, int32(round), analysis.FindingsOf(list), nil, docs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			all := []protocol.Diagnostic{}
 			for _, g := range list {
-				all = append(all, toProtocolDiagnostic(u, g, docs))
+				all = append(all, toProtocolDiagnostic(u, plainFile, g, docs))
 			}
 			want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
 			if err != nil {
@@ -138,7 +143,7 @@ func TestPublishReusesLastPublication(t *testing.T) {
 		}
 	}
 	for i := range 3 * lastPublications {
-		if _, err := c.publishParams(nil, uri.File(fmt.Sprintf("/tmp/%d.conf", i)), 1, analysis.FindingsOf([]grammar.Diagnostic{finding(1)}), nil, docs); err != nil {
+		if _, err := c.publishParams(nil, uri.File(fmt.Sprintf("/tmp/%d.conf", i)), plainFile, 1, analysis.FindingsOf([]grammar.Diagnostic{finding(1)}), nil, docs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +170,7 @@ func TestPublishFrame(t *testing.T) {
 		}
 		var frame []byte
 		send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
-		if err := c.publish(context.Background(), send, u, int32(n), analysis.FindingsOf(findings), nil, docs); err != nil {
+		if err := c.publish(context.Background(), send, u, plainFile, int32(n), analysis.FindingsOf(findings), nil, docs); err != nil {
 			t.Fatal(err)
 		}
 		head, body, ok := strings.Cut(string(frame), "\r\n\r\n")
@@ -187,7 +192,7 @@ func TestPublishFrame(t *testing.T) {
 		if !ok || note.Method() != protocol.MethodTextDocumentPublishDiagnostics {
 			t.Fatalf("%d findings: decoded %T %+v, want a publishDiagnostics notification", n, msg, msg)
 		}
-		want, err := c.publishParams(nil, u, int32(n), analysis.FindingsOf(findings), nil, docs)
+		want, err := c.publishParams(nil, u, plainFile, int32(n), analysis.FindingsOf(findings), nil, docs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,12 +312,12 @@ func TestPublishKeepsItsFrame(t *testing.T) {
 		if round%9 == 8 {
 			findings = findings[:len(findings)-1]
 		}
-		if err := c.publish(context.Background(), send, u, int32(round), analysis.FindingsOf(findings), extra, docs); err != nil {
+		if err := c.publish(context.Background(), send, u, plainFile, int32(round), analysis.FindingsOf(findings), extra, docs); err != nil {
 			t.Fatal(err)
 		}
 		all := make([]protocol.Diagnostic, 0, len(findings)+len(extra))
 		for _, g := range findings {
-			all = append(all, toProtocolDiagnostic(u, g, docs))
+			all = append(all, toProtocolDiagnostic(u, plainFile, g, docs))
 		}
 		want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: append(all, extra...)})
 		if err != nil {
@@ -345,7 +350,7 @@ func TestPublishAllocatesWhatChanged(t *testing.T) {
 	lists := [][]grammar.Diagnostic{findings, typed}
 	round := 0
 	publish := func() {
-		if err := c.publish(context.Background(), send, u, int32(round), analysis.FindingsOf(lists[round%2]), nil, docs); err != nil {
+		if err := c.publish(context.Background(), send, u, plainFile, int32(round), analysis.FindingsOf(lists[round%2]), nil, docs); err != nil {
 			t.Fatal(err)
 		}
 		round++

@@ -184,7 +184,7 @@ func (s *snapshot) findingsJSON(c *diagnosticJSON, docsURL string) ([]byte, erro
 	s.replies.findingsOnce.Do(func() {
 		c.sending.Lock()
 		defer c.sending.Unlock()
-		buf, err := c.appendFindings(nil, s.uri, s.findings, docsURL)
+		buf, err := c.appendFindings(nil, s.uri, s.file, s.findings, docsURL)
 		if err != nil {
 			s.replies.findingsErr = fmt.Errorf("encoding the findings of %s: %w", s.uri, err)
 			return

@@ -46,7 +46,7 @@ func selectionRange(snap *snapshot, pos protocol.Position) protocol.SelectionRan
 	chain = append(chain, grammar.Range{Start: grammar.Pos{Line: 1}, End: f.Pos(f.Len())})
 	var sel *protocol.SelectionRange
 	for i := len(chain) - 1; i >= 0; i-- {
-		r := toRange(chain[i])
+		r := toRange(f, chain[i])
 		if sel != nil && (sel.Range == r || !contains(sel.Range, r)) {
 			continue
 		}
@@ -91,7 +91,7 @@ func lineSelection(f *grammar.File, off int) []grammar.Range {
 		}
 	}
 	p := f.Pos(off)
-	start := f.Offset(int(p.Line)-1, 0)
+	start := f.Text.LineStart(int(p.Line) - 1)
 	return []grammar.Range{{Start: f.Pos(start), End: f.Pos(start + len(f.Line(int(p.Line))))}}
 }
 

@@ -286,11 +286,29 @@ func unreachable(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled)
 }
 
-func toRange(r grammar.Range) protocol.Range {
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(max(r.Start.Line-1, 0)), Character: uint32(r.Start.Col16)},
-		End:   protocol.Position{Line: uint32(max(r.End.Line-1, 0)), Character: uint32(r.End.Col16)},
-	}
+// toRange converts a range of f, in libpcp's lines, to the client's:
+// lines as LSP counts them ("\n", "\r\n" or a lone "\r"), UTF-16
+// columns. Every range the server sends is made here or by spanRange
+// (grammar.File.Position is the conversion).
+func toRange(f *grammar.File, r grammar.Range) protocol.Range {
+	return protocol.Range{Start: toPosition(f, r.Start), End: toPosition(f, r.End)}
+}
+
+// toPosition converts a position of f to the client's (toRange).
+func toPosition(f *grammar.File, p grammar.Pos) protocol.Position {
+	line, col16 := f.Position(p)
+	return protocol.Position{Line: uint32(line), Character: uint32(col16)}
+}
+
+// spanRange is the client's range of f's bytes [from, to).
+func spanRange(f *grammar.File, from, to int) protocol.Range {
+	return protocol.Range{Start: offsetPosition(f, from), End: offsetPosition(f, to)}
+}
+
+// offsetPosition is the client's position of a byte offset of f.
+func offsetPosition(f *grammar.File, offset int) protocol.Position {
+	line, col16 := f.Text.Position(offset)
+	return protocol.Position{Line: uint32(line), Character: uint32(col16)}
 }
 
 // diagnostics renders a snapshot's findings for the client, their codes
@@ -298,16 +316,17 @@ func toRange(r grammar.Range) protocol.Range {
 func diagnostics(snap *snapshot, docsURL string) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, snap.findings.Len())
 	for g := range snap.findings.All() {
-		out = append(out, toProtocolDiagnostic(snap.uri, *g, docsURL))
+		out = append(out, toProtocolDiagnostic(snap.uri, snap.file, *g, docsURL))
 	}
 	return out
 }
 
-// toProtocolDiagnostic renders a finding for the client, its code linked
-// to the code's page under docsURL (codes.DocURL).
-func toProtocolDiagnostic(u uri.URI, g grammar.Diagnostic, docsURL string) protocol.Diagnostic {
+// toProtocolDiagnostic renders a finding of f (the document u) for the
+// client, its code linked to the code's page under docsURL
+// (codes.DocURL).
+func toProtocolDiagnostic(u uri.URI, f *grammar.File, g grammar.Diagnostic, docsURL string) protocol.Diagnostic {
 	d := protocol.Diagnostic{
-		Range:           toRange(g.Range),
+		Range:           toRange(f, g.Range),
 		Severity:        protocol.DiagnosticSeverity(g.Severity),
 		Code:            protocol.String(g.Code),
 		CodeDescription: protocol.CodeDescription{Href: uri.URI(codes.DocURL(docsURL, g.Code))},
@@ -320,7 +339,7 @@ func toProtocolDiagnostic(u uri.URI, g grammar.Diagnostic, docsURL string) proto
 	}
 	for _, r := range g.Related {
 		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
-			Location: protocol.Location{URI: u, Range: toRange(r.Range)}, Message: r.Message,
+			Location: protocol.Location{URI: u, Range: toRange(f, r.Range)}, Message: r.Message,
 		})
 	}
 	return d

@@ -160,13 +160,15 @@ func encodeTokens(f *grammar.File, toks []semToken) []uint32 {
 		}
 		lastEnd = t.end
 		for t.start < t.end {
-			p := f.Pos(t.start)
+			// One token a line, as LSP counts lines ("\n", "\r\n", a
+			// lone "\r").
+			line, col := f.Text.Position(t.start)
 			lineEnd := t.end
-			if nl := bytes.IndexByte(f.Text.Slice(t.start, t.end), '\n'); nl >= 0 {
-				lineEnd = t.start + nl
+			if k := bytes.IndexAny(f.Text.Slice(t.start, t.end), "\r\n"); k >= 0 {
+				lineEnd = t.start + k
 			}
-			q := f.Pos(lineEnd)
-			emit(int(p.Line)-1, int(p.Col16), int(q.Col16-p.Col16), t.typ, t.mods)
+			_, endCol := f.Text.Position(lineEnd)
+			emit(line, col, endCol-col, t.typ, t.mods)
 			t.start = lineEnd + 1
 		}
 	}

@@ -9,7 +9,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -97,7 +96,7 @@ func pmconfigCompletion(ctx context.Context, d *snapshot, doc *pmconfig.Doc, off
 		return askMetric, nil // a compact line's metric
 	}
 	typed := string(d.file.Text.Slice(spot.valueStart, off))
-	rg := toRange(grammar.Range{Start: d.file.Pos(spot.valueStart), End: d.file.Pos(off)})
+	rg := spanRange(d.file, spot.valueStart, off)
 	switch {
 	case section == "options" && spot.key == "derived", dotted && word == "formula":
 		return askFormula, nil
@@ -133,7 +132,7 @@ func htopCompletion(d *snapshot, hf *htop.File, off int) (toolAsk, []protocol.Co
 		return askItems, keyItems(d, keys, "pcp-htop "+hf.Kind.String()+" key", nil, start, off, spot.delimited)
 	}
 	typed := string(d.file.Text.Slice(spot.valueStart, off))
-	rg := toRange(grammar.Range{Start: d.file.Pos(spot.valueStart), End: d.file.Pos(off)})
+	rg := spanRange(d.file, spot.valueStart, off)
 	switch {
 	case word == "metric" && (dotted || hf.Kind == htop.Column):
 		return askFormula, nil
@@ -168,7 +167,7 @@ func withPrefix(words []string, typed string) []string {
 // [start, off); on a
 // line without its delimiter yet, choosing one writes " = " after it.
 func keyItems(d *snapshot, keys []string, detail string, docs map[string]string, start, off int, delimited bool) []protocol.CompletionItem {
-	rg := toRange(grammar.Range{Start: d.file.Pos(start), End: d.file.Pos(off)})
+	rg := spanRange(d.file, start, off)
 	keys = withPrefix(keys, string(d.file.Text.Slice(start, off)))
 	items := make([]protocol.CompletionItem, 0, len(keys))
 	for _, k := range keys {

@@ -38,7 +38,7 @@ func derivedFileDefinitions(d *snapshot, name string) protocol.LocationSlice {
 			f := grammar.ParseConfig(in.Path, in.Src, grammar.Options{Version: d.release()})
 			for _, def := range f.Definitions.All() {
 				if def.Name == name {
-					locs = append(locs, protocol.Location{URI: uri.File(in.Path), Range: toRange(def.NameRange)})
+					locs = append(locs, protocol.Location{URI: uri.File(in.Path), Range: toRange(f, def.NameRange)})
 				}
 			}
 		}

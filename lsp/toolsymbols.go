@@ -60,7 +60,7 @@ func toolSymbols(d *snapshot) (syms protocol.DocumentSymbolSlice, ok bool) {
 
 // sectionSymbol is a section's symbol, its specs inside.
 func sectionSymbol(f *grammar.File, s iniSection, metricOf func(section, key string) string) protocol.DocumentSymbol {
-	at := func(off, end int) protocol.Range { return toRange(grammar.Range{Start: f.Pos(off), End: f.Pos(end)}) }
+	at := func(off, end int) protocol.Range { return spanRange(f, off, end) }
 	end := s.headEnd
 	var specs []protocol.DocumentSymbol
 	index := map[string]int{}

@@ -224,7 +224,7 @@ func (s *server) analyseDir(ctx context.Context, dir string, open map[uri.URI]bo
 				continue
 			}
 			for g := range f.Findings.All() {
-				da.findings[u] = append(da.findings[u], toProtocolDiagnostic(u, *g, s.opts.DocsURL))
+				da.findings[u] = append(da.findings[u], toProtocolDiagnostic(u, f.File, *g, s.opts.DocsURL))
 			}
 			mentionNames(f.File, mentioned)
 		}

@@ -65,7 +65,7 @@ func indexFile(f *grammar.File) *fileIndex {
 	src := f.Text.Bytes()
 	uses := posCursor{src: src}
 	for _, def := range f.Definitions.All() {
-		ix.defs = append(ix.defs, occurrence{toRange(def.NameRange), b.id(def.Name)})
+		ix.defs = append(ix.defs, occurrence{toRange(f, def.NameRange), b.id(def.Name)})
 		for _, t := range def.Tokens() {
 			if t.Kind != grammar.TokName {
 				continue
@@ -117,8 +117,8 @@ func (b *indexBuilder) id(name string) uint32 {
 }
 
 // posCursor converts byte offsets of a source to LSP positions (0-based
-// line, UTF-16 column) as grammar.File.Pos does, in time linear in the
-// source when the offsets asked for do not decrease. An earlier offset
+// line, UTF-16 column) as grammar.Text.Position does, in time linear in
+// the source when the offsets asked for do not decrease. An earlier offset
 // restarts it from the beginning.
 type posCursor struct {
 	src       []byte
@@ -134,8 +134,11 @@ func (c *posCursor) at(off int) protocol.Position {
 	for c.off < off {
 		b := c.src[c.off]
 		switch {
-		case b == '\n':
+		case b == '\n' || b == '\r' && (c.off+1 == len(c.src) || c.src[c.off+1] != '\n'):
+			// A line ends at "\n" or a lone "\r", as LSP counts.
 			c.line, c.col = c.line+1, 0
+			c.off++
+		case b == '\r': // of a "\r\n": in no column
 			c.off++
 		case b < utf8.RuneSelf:
 			c.col++

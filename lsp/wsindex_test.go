@@ -32,18 +32,18 @@ func TestIndexPositions(t *testing.T) {
 		ix := indexFile(f)
 		var want, got []string
 		for _, def := range f.Definitions.All() {
-			want = append(want, fmt.Sprint("def ", def.Name, toRange(def.NameRange)))
+			want = append(want, fmt.Sprint("def ", def.Name, toRange(f, def.NameRange)))
 		}
 		for _, def := range f.Definitions.All() {
 			for _, tk := range def.Tokens() {
 				if tk.Kind == grammar.TokName {
 					r := grammar.Range{Start: f.Pos(f.ExprPos(def, tk.Offset)), End: f.Pos(f.ExprPos(def, tk.End-1) + 1)}
-					want = append(want, fmt.Sprint("use ", tk.Value, toRange(r)))
+					want = append(want, fmt.Sprint("use ", tk.Value, toRange(f, r)))
 				}
 			}
 		}
 		for _, at := range f.Attributes {
-			want = append(want, fmt.Sprint("use ", at.Metric, toRange(attributeNameRange(f, at))))
+			want = append(want, fmt.Sprint("use ", at.Metric, toRange(f, attributeNameRange(f, at))))
 		}
 		for _, o := range ix.defs {
 			got = append(got, fmt.Sprint("def ", ix.nameOf(o), o.rng))
