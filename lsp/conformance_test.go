@@ -12,13 +12,16 @@ import (
 )
 
 // conformanceDocs are the documents the protocol test opens: plain,
-// CRLF, mixed line endings, and text outside the BMP (two UTF-16 units
+// CRLF, mixed line endings (lone "\r"s among them), and text outside the BMP (two UTF-16 units
 // per character) before the positions that matter.
 var conformanceDocs = map[string]string{
 	"file:///tmp/plain.conf": "# load\nm.a = kernel.all.load + no.such\nm.b = avg(m.a)\nm.c = rate(disk.dev.read) * 2\n",
 	"file:///tmp/crlf.conf":  "# load\r\nm.a = kernel.all.load + no.such\r\nm.b = avg(m.a)\r\nm.c = rate(disk.dev.read) * 2\r\n",
 	"file:///tmp/mixed.conf": "# load\r\nm.a = kernel.all.load\nm.b = avg(m.a)\r\nm.c   =   m.b+1\n",
 	"file:///tmp/emoji.conf": "# 😀 dérivé 🚀\nm.e = kernel.all.load # 😀😀\nm.f = m.e + 1 # 🚀\nm.g = sample.long.one\n",
+	// Lone "\r"s: libpcp reads on (one comment line, one definition
+	// line each), the client ends a line at each.
+	"file:///tmp/lonecr.conf": "# load\r# avg\rm.a = kernel.all.load +\r  no.such\nm.b = avg(m.a)\r\nm.c = m.b +\r 1\r",
 	"file:///tmp/w.conf":     wedgeText,
 }
 
@@ -247,7 +250,8 @@ func (d *conformanceClient) run(caps json.RawMessage) {
 
 	// Ranged edits: typing at the end of a line, a line break in the
 	// CRLF document's own ending, a replacement across lines, an edit
-	// after characters outside the BMP.
+	// after characters outside the BMP, edits after and across lone
+	// "\r"s.
 	edits := []struct {
 		uri     string
 		changes []any
@@ -256,6 +260,7 @@ func (d *conformanceClient) run(caps json.RawMessage) {
 		{"file:///tmp/crlf.conf", []any{map[string]any{"range": jrange(1, 33, 1, 33), "text": "\r\nm.x = m.a * 2"}, map[string]any{"range": jrange(0, 2, 0, 6), "text": "avg"}}},
 		{"file:///tmp/mixed.conf", []any{map[string]any{"range": jrange(3, 0, 3, 16), "text": "m.c = m.b + 1"}, map[string]any{"range": jrange(1, 21, 2, 0), "text": "\r\n"}}},
 		{"file:///tmp/emoji.conf", []any{map[string]any{"range": jrange(1, 26, 1, 26), "text": "🚀"}, map[string]any{"range": jrange(2, 13, 2, 18), "text": "# é"}}},
+		{"file:///tmp/lonecr.conf", []any{map[string]any{"range": jrange(3, 2, 3, 9), "text": "sample.long.one"}, map[string]any{"range": jrange(1, 2, 2, 3), "text": "x\rm.z"}}},
 	}
 	for i, e := range edits {
 		d.c.send(nil, "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": e.uri, "version": 2 + i}, "contentChanges": e.changes})

@@ -149,46 +149,66 @@ func lastDiagnostics(t *testing.T, c *capsClient) string {
 	}
 }
 
-// applyEditsLSP applies LSP text edits (UTF-16 positions, lines ended by
-// \n, \r\n or \r) to text.
-func applyEditsLSP(t *testing.T, text string, edits []struct {
-	Range struct {
-		Start, End struct{ Line, Character int }
-	}
+// lspEdit is a TextEdit as the tests decode it.
+type lspEdit struct {
+	Range   lspRange
 	NewText string
-}) string {
-	t.Helper()
-	offset := func(line, char int) int {
-		off := 0
-		for range line {
-			i := strings.IndexAny(text[off:], "\r\n")
-			if i < 0 {
-				return len(text)
-			}
-			off += i + 1
-			if text[off-1] == '\r' && off < len(text) && text[off] == '\n' {
-				off++
-			}
+}
+
+// lspRange is a Range as the tests decode it.
+type lspRange struct {
+	Start, End struct{ Line, Character int }
+}
+
+// lspOffset is the byte offset of an LSP position in text, by the rules
+// a client keeps its document by, written here independently of the
+// server: lines end at \n, \r\n or \r; columns count UTF-16 units, one
+// inside a character rounds past it; past a line's end is its end
+// (before its ending), past the last line the text's end.
+func lspOffset(text string, line, char int) int {
+	off := 0
+	for range line {
+		i := strings.IndexAny(text[off:], "\r\n")
+		if i < 0 {
+			return len(text)
 		}
-		end := strings.IndexAny(text[off:], "\r\n")
-		if end < 0 {
-			end = len(text) - off
+		off += i + 1
+		if text[off-1] == '\r' && off < len(text) && text[off] == '\n' {
+			off++
 		}
-		units := 0
-		for i, r := range text[off : off+end] {
-			if units >= char {
-				return off + i
-			}
-			units += len(utf16.Encode([]rune{r}))
-		}
-		return off + end
 	}
+	end := strings.IndexAny(text[off:], "\r\n")
+	if end < 0 {
+		end = len(text) - off
+	}
+	units := 0
+	for i, r := range text[off : off+end] {
+		if units >= char {
+			return off + i
+		}
+		units += len(utf16.Encode([]rune{r}))
+	}
+	return off + end
+}
+
+// rangeText is the text under an LSP range (lspOffset).
+func rangeText(text string, r lspRange) string {
+	from, to := lspOffset(text, r.Start.Line, r.Start.Character), lspOffset(text, r.End.Line, r.End.Character)
+	if to < from {
+		from, to = to, from
+	}
+	return text[from:to]
+}
+
+// applyEditsLSP applies LSP text edits (lspOffset) to text.
+func applyEditsLSP(t *testing.T, text string, edits []lspEdit) string {
+	t.Helper()
 	sort.Slice(edits, func(i, j int) bool {
 		a, b := edits[i].Range.Start, edits[j].Range.Start
 		return a.Line > b.Line || a.Line == b.Line && a.Character > b.Character
 	})
 	for _, e := range edits {
-		s, en := offset(e.Range.Start.Line, e.Range.Start.Character), offset(e.Range.End.Line, e.Range.End.Character)
+		s, en := lspOffset(text, e.Range.Start.Line, e.Range.Start.Character), lspOffset(text, e.Range.End.Line, e.Range.End.Character)
 		text = text[:s] + e.NewText + text[en:]
 	}
 	return text
@@ -201,12 +221,7 @@ func TestFormattingKeepsLineEndings(t *testing.T) {
 	caps := vscodeCaps(t)
 	format := func(text string) string {
 		c := capsSession(t, caps, text)
-		var edits []struct {
-			Range struct {
-				Start, End struct{ Line, Character int }
-			}
-			NewText string
-		}
+		var edits []lspEdit
 		json.Unmarshal(c.ask("textDocument/formatting", map[string]any{"options": map[string]any{"tabSize": 4, "insertSpaces": true}}), &edits)
 		return applyEditsLSP(t, text, edits)
 	}

@@ -449,10 +449,11 @@ func documentSymbols(d *snapshot) protocol.DocumentSymbolSlice {
 	return syms
 }
 
-// withoutCR is text of the document as a client shows it: the line
-// endings of a CRLF or mixed document as "\n", none at its end.
+// withoutCR is text of the document as a client shows it: its line
+// endings ("\r\n", "\n" or a lone "\r") as "\n", none at its end.
 func withoutCR(s string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(s, "\r"), "\r\n", "\n")
+	s = strings.ReplaceAll(strings.TrimSuffix(s, "\r"), "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n") // the lone ones
 }
 
 // withEndingsOf is text (lines ended by "\n") with the line endings of
