@@ -133,3 +133,24 @@ func (t *Text) lspLineAt(line int) (r pieceRef, start, end int) {
 	}
 	return r, start, end
 }
+
+// LSPLineOf is the LSP line of offset (clamped to the text) and the offset
+// where that line starts: what a reader of Python's universal newlines
+// (pmrep's and pcp-dstat's configparser) takes for the line.
+func (t *Text) LSPLineOf(offset int) (line0, start int) {
+	line0, _ = t.Position(offset)
+	return line0, t.LSPLineStart(line0)
+}
+
+// LSPLineStart is the offset where LSP line line0 starts: 0 before the
+// first line, the text's end past the last.
+func (t *Text) LSPLineStart(line0 int) int { return t.Offset(line0, 0) }
+
+// LSPLineBytes is LSP line line0's bytes with its ending ("\n", "\r\n" or a
+// lone "\r") if it has one, nil past the text's lines.
+func (t *Text) LSPLineBytes(line0 int) []byte {
+	if line0 < 0 || line0 >= t.LSPLineCount() {
+		return nil
+	}
+	return t.Slice(t.LSPLineStart(line0), t.LSPLineStart(line0+1))
+}

@@ -265,6 +265,24 @@ func checkLSPPositions(t *testing.T, got *Text, want []byte, offsets []int) {
 		if l, c := got.Position(off); l != wl || c != wc {
 			t.Fatalf("Position(%d) = %d:%d, want %d:%d", off, l, c, wl, wc)
 		}
+		if l, s := got.LSPLineOf(off); l != wl || s != starts[wl] {
+			t.Fatalf("LSPLineOf(%d) = %d, %d; want %d, %d", off, l, s, wl, starts[wl])
+		}
+	}
+	for line, s := range starts {
+		if line%(len(starts)/100+1) != 0 {
+			continue // a sample on a big text
+		}
+		end := len(want)
+		if line+1 < len(starts) {
+			end = starts[line+1]
+		}
+		if g := got.LSPLineBytes(line); !bytes.Equal(g, want[s:end]) {
+			t.Fatalf("LSPLineBytes(%d) = %q, want %q", line, trunc(g), trunc(want[s:end]))
+		}
+	}
+	if g := got.LSPLineBytes(len(starts)); g != nil {
+		t.Fatalf("LSPLineBytes past the lines = %q", trunc(g))
 	}
 	checks := 100
 	if len(want) > 1<<20 {

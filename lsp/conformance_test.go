@@ -22,7 +22,7 @@ var conformanceDocs = map[string]string{
 	// Lone "\r"s: libpcp reads on (one comment line, one definition
 	// line each), the client ends a line at each.
 	"file:///tmp/lonecr.conf": "# load\r# avg\rm.a = kernel.all.load +\r  no.such\nm.b = avg(m.a)\r\nm.c = m.b +\r 1\r",
-	"file:///tmp/w.conf":     wedgeText,
+	"file:///tmp/w.conf":      wedgeText,
 }
 
 // conformanceClient drives the server as one client profile and checks

@@ -29,18 +29,21 @@ type toolSpot struct {
 const maxContinuation = 1000
 
 // toolSpotAt reads the spot at file offset off. delims are the bytes
-// that end a key ("=:" for pmconfig, "=" for htop); continuation says an
-// indented line continues the value above (configparser's rule; htop
-// trims every line and has none). ok is false on a section header, a
-// comment or a blank line, where nothing is completed.
-func toolSpotAt(text *grammar.Text, off int, delims string, continuation bool) (spot toolSpot, ok bool) {
-	line, lineStart := text.LineOf(off)
-	cur := text.Slice(lineStart, off)
+// that end a key ("=:" for pmconfig, "=" for htop); configparser says
+// the file is read by configparser's rules: an indented line continues
+// the value above, and a line ends where Python's universal newlines end
+// it, at a lone "\r" too (htop trims every line, has no continuation and
+// reads to "\n"). ok is false on a section header, a comment or a blank
+// line, where nothing is completed.
+func toolSpotAt(text *grammar.Text, off int, delims string, configparser bool) (spot toolSpot, ok bool) {
+	lines := toolLines{text, configparser}
+	line, start := lines.of(off)
+	cur := text.Slice(start, off)
 	indented := len(cur) > 0 && (cur[0] == ' ' || cur[0] == '\t')
-	if continuation && indented {
+	if configparser && indented {
 		// A continuation line: the value of the key line above it.
 		for l := line - 1; l >= 0 && l >= line-maxContinuation; l-- {
-			b := bytes.TrimRight(text.LineBytes(l), "\r\n")
+			b := bytes.TrimRight(lines.bytes(l), "\r\n")
 			if len(bytes.TrimSpace(b)) == 0 || b[0] == ' ' || b[0] == '\t' || isComment(b) {
 				continue
 			}
@@ -49,17 +52,17 @@ func toolSpotAt(text *grammar.Text, off int, delims string, continuation bool) (
 				return toolSpot{}, false
 			}
 			lead := len(cur) - len(bytes.TrimLeft(cur, " \t"))
-			return toolSpot{key: string(bytes.TrimSpace(b[:k])), keyStart: text.LineStart(l), valueStart: lineStart + lead, delimited: true}, true
+			return toolSpot{key: string(bytes.TrimSpace(b[:k])), keyStart: lines.start(l), valueStart: start + lead, delimited: true}, true
 		}
 		return toolSpot{}, false
 	}
-	whole := bytes.TrimRight(text.LineBytes(line), "\r\n")
+	whole := bytes.TrimRight(lines.bytes(line), "\r\n")
 	lead := len(whole) - len(bytes.TrimLeft(whole, " \t"))
 	body := whole[lead:]
 	if len(body) > 0 && (body[0] == '[' || isComment(body)) {
 		return toolSpot{}, false
 	}
-	spot.keyStart = lineStart + lead
+	spot.keyStart = start + lead
 	k := bytes.IndexAny(body, delims)
 	if k < 0 || spot.keyStart+k >= off {
 		spot.inKey, spot.delimited = true, k >= 0
@@ -74,6 +77,38 @@ func toolSpotAt(text *grammar.Text, off int, delims string, continuation bool) (
 	}
 	spot.valueStart = min(spot.keyStart+v, off)
 	return spot, true
+}
+
+// toolLines reads a tool file's lines as the tool does: by Python's
+// universal newlines ("\n", "\r\n" or a lone "\r": the client's lines)
+// for configparser, to "\n" for htop.
+type toolLines struct {
+	text      *grammar.Text
+	universal bool
+}
+
+// of is the line of offset off and the offset where it starts.
+func (l toolLines) of(off int) (line, start int) {
+	if l.universal {
+		return l.text.LSPLineOf(off)
+	}
+	return l.text.LineOf(off)
+}
+
+// bytes is a line's bytes with its ending.
+func (l toolLines) bytes(line int) []byte {
+	if l.universal {
+		return l.text.LSPLineBytes(line)
+	}
+	return l.text.LineBytes(line)
+}
+
+// start is the offset where a line starts.
+func (l toolLines) start(line int) int {
+	if l.universal {
+		return l.text.LSPLineStart(line)
+	}
+	return l.text.LineStart(line)
 }
 
 // isComment is whether an INI line (without its indent) is a full-line
