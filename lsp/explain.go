@@ -91,8 +91,7 @@ func (e *explainStore) recorded(a *snapshot) map[*checker.Metric]bool {
 	}
 	out := map[*checker.Metric]bool{}
 	for _, def := range a.file.Definitions.All() {
-		line := uint32(max(def.Range.Start.Line-1, 0))
-		end := uint32(max(def.Range.End.Line-1, 0))
+		line, end := toPosition(a.file, def.Range.Start).Line, toPosition(a.file, def.Range.End).Line
 		if seen && (end < rg.Start.Line || line > rg.End.Line) {
 			continue
 		}
