@@ -74,9 +74,7 @@ func TestLoneCRPositions(t *testing.T) {
 	text := loneCRSource
 	c := capsSession(t, vscodeCaps(t), text)
 	under := func(r lspRange) string { return rangeText(text, r) }
-	at := func(r lspRange) string {
-		return fmt.Sprintf("%d:%d-%d:%d %q", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, under(r))
-	}
+	at := func(r lspRange) string { return rangeAt(text, r) }
 
 	var diags struct {
 		Items []struct {
@@ -114,6 +112,49 @@ func TestLoneCRPositions(t *testing.T) {
 		t.Errorf("symbols:\n got  %q\n want %q", gotSyms, wantSyms)
 	}
 
+	checkLoneCRNames(t, text, c)
+
+	var folds []struct{ StartLine, EndLine int }
+	json.Unmarshal(c.ask("textDocument/foldingRange", map[string]any{}), &folds)
+	for _, w := range []struct{ StartLine, EndLine int }{{0, 1}, {2, 3}, {5, 6}, {8, 9}} {
+		if !slices.Contains(folds, w) {
+			t.Errorf("folding: no %d-%d in %v", w.StartLine, w.EndLine, folds)
+		}
+	}
+	var hints []struct{ Position struct{ Line, Character int } }
+	json.Unmarshal(c.ask("textDocument/inlayHint", map[string]any{"range": jrange(0, 0, 11, 0)}), &hints)
+	var hintAt []string
+	for _, h := range hints {
+		hintAt = append(hintAt, fmt.Sprintf("%d:%d", h.Position.Line, h.Position.Character))
+	}
+	if want := []string{"3:5", "4:13", "6:4"}; !slices.Equal(hintAt, want) {
+		t.Errorf("inlay hints at %q, want %q (the ends of m.a, m.b, m.c)", hintAt, want)
+	}
+	var lenses []struct{ Range lspRange }
+	json.Unmarshal(c.ask("textDocument/codeLens", map[string]any{}), &lenses)
+	if len(lenses) != 3 {
+		t.Errorf("%d code lenses, want 3 (m.a, m.b, m.c)", len(lenses))
+	}
+	for _, l := range lenses {
+		if !strings.HasPrefix(under(l.Range), "m.") || l.Range.Start.Line != l.Range.End.Line {
+			t.Errorf("code lens on %s", at(l.Range))
+		}
+	}
+
+	checkLoneCRTokens(t, text, c)
+	checkLoneCREdits(t, text, c)
+}
+
+// rangeAt describes an LSP range of text: where, and the text under it.
+func rangeAt(text string, r lspRange) string {
+	return fmt.Sprintf("%d:%d-%d:%d %q", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, rangeText(text, r))
+}
+
+// checkLoneCRNames: the features about the name under the cursor, asked
+// on the line after a lone "\r", answer with m.a's places.
+func checkLoneCRNames(t *testing.T, text string, c *capsClient) {
+	t.Helper()
+	at := func(r lspRange) string { return rangeAt(text, r) }
 	// The uses of m.a, from its use on the line after a lone "\r".
 	var hl []struct{ Range lspRange }
 	json.Unmarshal(c.ask("textDocument/documentHighlight", atPos(6, 2)), &hl)
@@ -169,32 +210,6 @@ func TestLoneCRPositions(t *testing.T) {
 		t.Errorf("call hierarchy items %+v", prep)
 	}
 
-	var folds []struct{ StartLine, EndLine int }
-	json.Unmarshal(c.ask("textDocument/foldingRange", map[string]any{}), &folds)
-	for _, w := range []struct{ StartLine, EndLine int }{{0, 1}, {2, 3}, {5, 6}, {8, 9}} {
-		if !slices.Contains(folds, w) {
-			t.Errorf("folding: no %d-%d in %v", w.StartLine, w.EndLine, folds)
-		}
-	}
-	var hints []struct{ Position struct{ Line, Character int } }
-	json.Unmarshal(c.ask("textDocument/inlayHint", map[string]any{"range": jrange(0, 0, 11, 0)}), &hints)
-	var hintAt []string
-	for _, h := range hints {
-		hintAt = append(hintAt, fmt.Sprintf("%d:%d", h.Position.Line, h.Position.Character))
-	}
-	if want := []string{"3:5", "4:13", "6:4"}; !slices.Equal(hintAt, want) {
-		t.Errorf("inlay hints at %q, want %q (the ends of m.a, m.b, m.c)", hintAt, want)
-	}
-	var lenses []struct{ Range lspRange }
-	json.Unmarshal(c.ask("textDocument/codeLens", map[string]any{}), &lenses)
-	for _, l := range lenses {
-		if !strings.HasPrefix(under(l.Range), "m.") || l.Range.Start.Line != l.Range.End.Line {
-			t.Errorf("code lens on %s", at(l.Range))
-		}
-	}
-
-	checkLoneCRTokens(t, text, c)
-	checkLoneCREdits(t, text, c)
 }
 
 // checkLoneCRTokens: every semantic token lies within one of the
