@@ -23,9 +23,11 @@ const (
 	SeverityHint    = codes.SevHint
 )
 
-// Pos is a position in a config file: Line and Col are 1-based, Col
-// counts bytes; Col16 is the 0-based column in UTF-16 code units, which is
-// what LSP clients expect by default. It holds no byte offset into the
+// Pos is a position in a config file, on libpcp's lines (to "\n"): Line
+// and Col are 1-based, Col counts bytes; Col16 is the 0-based column in
+// UTF-16 code units, which LSP clients count by default. A client also
+// ends a line at a lone "\r": File.Position converts a Pos to its
+// position. It holds no byte offset into the
 // file (File.OffsetOf gives it): an edit of one line then leaves every
 // position on the other lines as it was, so the definitions, attributes
 // and findings after an editor's keystroke are the earlier version's own
