@@ -134,7 +134,8 @@ func (ds *documents) open(u uri.URI, version int32, text string) {
 }
 
 // edit applies a client's changes to a document's text, and returns the
-// line (0-based) where they start, or -1 when they change nothing.
+// line (0-based, as the client counts) where they start, or -1 when
+// they change nothing.
 func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocumentContentChangeEvent) (line int, err error) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
@@ -182,7 +183,7 @@ func (ds *documents) edit(u uri.URI, version int32, changes []protocol.TextDocum
 	d.text, d.version = text, version
 	line = -1
 	if len(changes) > 0 && (all.OldEnd > all.Start || all.NewEnd > all.Start) {
-		line, _ = text.LineOf(min(all.Start, text.Len()))
+		line, _ = text.Position(min(all.Start, text.Len())) // the client's line
 	}
 	return line, nil
 }
