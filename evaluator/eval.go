@@ -280,23 +280,30 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 // inferred metadata, the node's state, and its children's slots. A
 // metric's slots are compiled once, in a slice indexed by the slot numbers
 // the evaluation passes down, so that no sample looks a node up in a map.
+// A big expression has a slot per node, parentheses included, so it is
+// packed in 104 bytes (it was 176 with a constant's whole value inside):
+// a constant keeps the one word of its value.
 type slot struct {
 	desc     pmapi.Desc // the check's inferred metadata (zero, scales 1, when it has none)
 	mul, div float64
-	bind     checker.Bind
 	st       *nodeState // shared by every metric the node is in; nil for a node that keeps none (keepsState)
-	kids     [3]int32   // the children's slots, in the order of children
 	// out holds the node's values in Next's samples, reused.
-	out []Value
+	out  []Value
+	kids [3]int32 // the children's slots, in the order of children
 	// An operand's position in the evaluator's fetch list (leafBound: it
 	// has a PMID), looked up at its first sample.
 	leafAt    int32
 	leafBound bool
 	leafSet   bool
-	// A constant's value, computed at its first sample.
-	constSet bool
-	constVal Value
+	bind      bindByte
+	// A constant's value (of type desc.Type: see wordOf), computed at
+	// its first sample.
+	constSet  bool
+	constWord uint64
 }
+
+// bindByte is a checker.Bind in a byte, as a slot keeps it.
+type bindByte uint8
 
 // compile appends the slots of tree n (n's first, then each child's
 // subtree in order) to plan, with the metadata the check inferred for its
@@ -320,9 +327,9 @@ func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []
 			}
 		}
 		id := len(plan)
-		sl := slot{mul: 1, div: 1, bind: checker.BindBoth, st: st, kids: [3]int32{-1, -1, -1}}
+		sl := slot{mul: 1, div: 1, bind: bindByte(checker.BindBoth), st: st, kids: [3]int32{-1, -1, -1}}
 		if ni := nodes[it.n]; ni != nil {
-			sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
+			sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, bindByte(ni.Bind)
 		}
 		plan = append(plan, sl)
 		if it.parent >= 0 {
@@ -537,9 +544,9 @@ func (r *sampleRun) constant(n grammar.Node, id int32) ([]Value, error) {
 	sl := &r.plan[id]
 	d := sl.desc
 	if !sl.constSet {
-		sl.constVal, sl.constSet = constValue(n, d), true
+		sl.constWord, sl.constSet = wordOf(d.Type, constValue(n, d)), true
 	}
-	v := sl.constVal
+	v := valueOfWord(d.Type, sl.constWord)
 	if d.InDom == pmapi.InDomNull {
 		return r.one(id, v), nil
 	}

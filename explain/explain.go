@@ -103,27 +103,6 @@ func (n *Node) Text() string { return n.src }
 // Empty reports a node that was computed and has no values or failed.
 func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err != nil) }
 
-// Value is one instance's value of a node.
-//
-// Its fields are in the order that packs them (Inst and Number share a
-// word): a big expression has a Value per node.
-type Value struct {
-	// Inst is the instance identifier (pmclient.InNull for a singular
-	// value); Instance its name ("" for a singular value, or when the
-	// instance domain does not name it).
-	Inst int32
-	// Number reports a numeric value (Text is then a JSON number, unless
-	// it is nan or inf).
-	Number   bool
-	Instance string
-	// Text is the value as pminfo prints it (strings unquoted).
-	Text string
-	Raw  evaluator.Value
-}
-
-// Singular reports a value with no instance.
-func (v Value) Singular() bool { return v.Inst == pmclient.InNull }
-
 // Explanation is the whole tree of one definition, evaluated once.
 type Explanation struct {
 	// Name is the derived metric's name ("" for an expression given
@@ -348,30 +327,6 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
-}
-
-func (o observation) values(n *Node) []Value {
-	t := pmapi.TypeDouble
-	if n.Desc != nil {
-		t = n.Desc.Type
-	}
-	out := make([]Value, len(o.vals))
-	for i, v := range o.vals {
-		out[i] = makeValue(t, v)
-	}
-	return out
-}
-
-func makeValue(t pmapi.Type, v evaluator.Value) Value {
-	out := Value{Inst: v.Inst, Raw: v}
-	switch t {
-	case pmapi.TypeString:
-		out.Text = v.String
-	default:
-		out.Text = evaluator.Format(t, v)
-		out.Number = t.Arithmetic()
-	}
-	return out
 }
 
 // sample runs the evaluator over as many samples as the tree needs: one,
