@@ -299,11 +299,19 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 	if t.Name != nil {
 		x.Name = *t.Name
 	}
-	nodes := t.Report.NodesOf(m)
 	x.History = needsHistoryTree(m)
+	// The check's map of every node goes before the explanation's nodes
+	// come (see metadata). A recorder used once (Explain's) infers the
+	// nodes again rather than keeping them with the report for good.
+	var md metadata
+	if consume {
+		md = newMetadata(tree, t.Report.InferNodes(m))
+	} else {
+		md = newMetadata(tree, t.Report.NodesOf(m))
+	}
 	if m.Status != checker.Valid || m.Broken {
-		x.Root = build(tree, nodes, def.Expr, nil)
-		analyseUnusable(x, m, t.Report, src)
+		x.Root = build(tree, md, def.Expr, nil)
+		analyseUnusable(x, m, t.Report, src, md)
 		return x, nil
 	}
 	// Each node takes its values as it is made: the evaluator's go while
@@ -312,7 +320,7 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 		n.Evaluated = true
 		n.Values, n.Err = o.values(n), o.err
 	}}
-	x.Root = build(tree, nodes, def.Expr, mg.visit)
+	x.Root = build(tree, md, def.Expr, mg.visit)
 	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
@@ -324,7 +332,7 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 			}
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
+	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: md.special, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
 }
@@ -482,32 +490,19 @@ func leaves(m *checker.Metric) []string {
 	return out
 }
 
-// build makes the explain tree of a syntax tree, parentheses removed,
-// with an explicit stack. Nodes are made in post-order (operands before
-// their operator, left to right, the order the evaluator observes them)
+// build makes the explain tree of a syntax tree, parentheses removed.
+// Nodes are made in post-order (operands before their operator, left to
+// right, the order the evaluator observes them), each with its metadata,
 // and each is given to made (nil: none) once its children are its.
-func build(tree grammar.Node, nodes checker.Nodes, expr string, made func(*Node)) *Node {
-	type item struct {
-		syn  grammar.Node
-		kids int // -1 until its children are on the stack
-	}
-	stack := []item{{grammar.Unwrap(tree), -1}}
+func build(tree grammar.Node, md metadata, expr string, made func(*Node)) *Node {
 	var done []*Node // made nodes whose parent is not made yet
-	for len(stack) > 0 {
-		it := &stack[len(stack)-1]
-		if it.kids < 0 {
-			kids := syntaxChildren(it.syn)
-			it.kids = len(kids)
-			for i := len(kids) - 1; i >= 0; i-- {
-				stack = append(stack, item{grammar.Unwrap(kids[i]), -1})
-			}
-			continue
-		}
-		stack = stack[:len(stack)-1]
-		n := newNode(it.syn, nodes, expr)
-		if it.kids > 0 {
-			n.Children = slices.Clone(done[len(done)-it.kids:]) // at its size
-			done = done[:len(done)-it.kids]
+	i := 0
+	syntaxPostOrder(tree, func(syn grammar.Node, kids int) {
+		n := newNode(syn, md.descs[i], expr)
+		i++
+		if kids > 0 {
+			n.Children = slices.Clone(done[len(done)-kids:]) // at its size
+			done = done[:len(done)-kids]
 			for _, c := range n.Children {
 				c.parent = n
 			}
@@ -516,19 +511,16 @@ func build(tree grammar.Node, nodes checker.Nodes, expr string, made func(*Node)
 			made(n)
 		}
 		done = append(done, n)
-	}
+	})
 	return done[0]
 }
 
 // newNode is the explain node of a syntax node, without its children.
-func newNode(syn grammar.Node, nodes checker.Nodes, expr string) *Node {
+func newNode(syn grammar.Node, desc *pmapi.Desc, expr string) *Node {
 	sp := syn.Span()
-	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp}
+	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp, Desc: desc}
 	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
 		n.src = expr[sp.Start:sp.End]
-	}
-	if ni := nodes[syn]; ni != nil {
-		n.Desc = &ni.Desc // the check's, read-only: no copy per node
 	}
 	return n
 }
