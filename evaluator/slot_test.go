@@ -9,11 +9,11 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
-// TestSlotSize holds a plan's slot to 104 bytes: a big expression has one
+// TestSlotSize holds a plan's slot to 56 bytes: a big expression has one
 // per node (a 262,143-node tree's plan was 66 MB at 176 bytes a slot).
 func TestSlotSize(t *testing.T) {
-	if size := unsafe.Sizeof(slot{}); size > 104 {
-		t.Errorf("a slot is %d bytes, want at most 104", size)
+	if size := unsafe.Sizeof(slot{}); size > 56 {
+		t.Errorf("a slot is %d bytes, want at most 56", size)
 	}
 }
 
