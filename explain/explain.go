@@ -168,16 +168,21 @@ var ErrNoValues = errors.New("the source has metadata only, no values: explain n
 // memory in proportion to it.
 func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (*Explanation, error) {
 	m := t.Metric
-	if _, err := m.Def.Tree(); err != nil {
+	tree, err := m.Def.Tree()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Def.Name, err)
 	}
+	// What the explanation keeps of the check's node metadata is taken
+	// before sampling: the check's map of every node (inferred again, not
+	// kept with the report) goes before the sample's observations come.
+	md := newMetadata(tree, t.Report.InferNodes(m))
 	rec := NewRecorder(func(om *checker.Metric) bool { return om == m })
 	if m.Status == checker.Valid && !m.Broken {
 		if err := sample(ctx, src, t, rec, opts); err != nil {
 			return nil, err
 		}
 	}
-	return rec.explain(ctx, src, t, true)
+	return rec.explain(ctx, src, t, md, true)
 }
 
 // Recorder keeps what an evaluator observed of chosen metrics in its
@@ -281,13 +286,18 @@ func (r *Recorder) latest(m *checker.Metric) (cur, prev observations, samples in
 // recorded (no values when it was not sampled). Instance names are asked
 // of the source, one request per instance domain.
 func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (*Explanation, error) {
-	return r.explain(ctx, src, t, false)
+	tree, err := t.Metric.Def.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Metric.Def.Name, err)
+	}
+	return r.explain(ctx, src, t, newMetadata(tree, t.Report.NodesOf(t.Metric)), false)
 }
 
-// explain is Explain; consume lets go of each observation of the latest
-// sample once its node has it (Explain's own recorder, used once), so that
-// the evaluator's values and the explanation's are not all alive at once.
-func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, consume bool) (*Explanation, error) {
+// explain is Explain with the metadata of the target's nodes; consume lets
+// go of each observation of the latest sample once its node has it
+// (Explain's own recorder, used once), so that the evaluator's values and
+// the explanation's are not all alive at once.
+func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, md metadata, consume bool) (*Explanation, error) {
 	m := t.Metric
 	def := m.Def
 	tree, err := def.Tree()
@@ -300,15 +310,6 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 		x.Name = *t.Name
 	}
 	x.History = needsHistoryTree(m)
-	// The check's map of every node goes before the explanation's nodes
-	// come (see metadata). A recorder used once (Explain's) infers the
-	// nodes again rather than keeping them with the report for good.
-	var md metadata
-	if consume {
-		md = newMetadata(tree, t.Report.InferNodes(m))
-	} else {
-		md = newMetadata(tree, t.Report.NodesOf(m))
-	}
 	if m.Status != checker.Valid || m.Broken {
 		x.Root = build(tree, md, def.Expr, nil)
 		analyseUnusable(x, m, t.Report, src, md)
