@@ -42,17 +42,21 @@ type Evaluator struct {
 	rep     *checker.Report // the check's, which infers each metric's nodes to compile
 	trees   []grammar.Node  // each metric's expression
 	plans   [][]slot        // each metric's nodes, compiled at its first sample
-	pmids   map[string]pmapi.PMID
-	fetch   []pmapi.PMID // every operand's PMID, in a fixed order
-	descs   map[pmapi.PMID]pmapi.Desc
-	defined map[string]bool // defined(name), fixed at bind time as in libpcp
-	state   map[grammar.Node]*nodeState
-	insts   map[pmapi.InDom][]pmclient.Instance
-	regexps map[string]compiledRegexp // matchinst patterns, compiled once
-	observe Observer
-	fetchAt map[pmapi.PMID]int      // each operand's position in fetch
-	fetched []pmclient.MetricValues // the sample's operands, by position in fetch
-	sample  Sample                  // Next's, reused
+	outs    [][][]Value     // each metric's node buffers (Next), made at its first reuse
+	// interned are the node descriptors the plans point at: a big
+	// expression has a handful of distinct ones.
+	interned map[pmapi.Desc]*pmapi.Desc
+	pmids    map[string]pmapi.PMID
+	fetch    []pmapi.PMID // every operand's PMID, in a fixed order
+	descs    map[pmapi.PMID]pmapi.Desc
+	defined  map[string]bool // defined(name), fixed at bind time as in libpcp
+	state    map[grammar.Node]*nodeState
+	insts    map[pmapi.InDom][]pmclient.Instance
+	regexps  map[string]compiledRegexp // matchinst patterns, compiled once
+	observe  Observer
+	fetchAt  map[pmapi.PMID]int      // each operand's position in fetch
+	fetched  []pmclient.MetricValues // the sample's operands, by position in fetch
+	sample   Sample                  // Next's, reused
 }
 
 // Observer is told the values of every node a sample evaluates, as it
@@ -133,6 +137,7 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evalua
 		return nil, err
 	}
 	e.plans = make([][]slot, len(e.metrics))
+	e.outs = make([][][]Value, len(e.metrics))
 	return e, nil
 }
 
@@ -266,7 +271,10 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 			nodes := e.rep.InferNodes(m)
 			e.plans[i] = e.compile(nodes, e.trees[i], make([]slot, 0, len(nodes))) // no copies as it grows
 		}
-		run.m, run.plan = m, e.plans[i]
+		if reuse && e.outs[i] == nil {
+			e.outs[i] = make([][]Value, len(e.plans[i]))
+		}
+		run.m, run.plan, run.outs = m, e.plans[i], e.outs[i]
 		vals, err := run.eval(e.trees[i])
 		res.Values, res.Err = vals, err
 		if len(vals) > 0 && m.Desc.InDom != pmapi.InDomNull {
@@ -276,90 +284,15 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 	return nil
 }
 
-// slot is what evaluating one node of one metric looks up: the check's
-// inferred metadata, the node's state, and its children's slots. A
-// metric's slots are compiled once, in a slice indexed by the slot numbers
-// the evaluation passes down, so that no sample looks a node up in a map.
-type slot struct {
-	desc     pmapi.Desc // the check's inferred metadata (zero, scales 1, when it has none)
-	mul, div float64
-	bind     checker.Bind
-	st       *nodeState // shared by every metric the node is in; nil for a node that keeps none (keepsState)
-	kids     [3]int32   // the children's slots, in the order of children
-	// out holds the node's values in Next's samples, reused.
-	out []Value
-	// An operand's position in the evaluator's fetch list (leafBound: it
-	// has a PMID), looked up at its first sample.
-	leafAt    int32
-	leafBound bool
-	leafSet   bool
-	// A constant's value, computed at its first sample.
-	constSet bool
-	constVal Value
-}
-
-// compile appends the slots of tree n (n's first, then each child's
-// subtree in order) to plan, with the metadata the check inferred for its
-// nodes. An explicit stack, not recursion: a frame per level of a
-// 20,000-term chain cost 8 MB of stack.
-func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []slot {
-	type item struct {
-		n      grammar.Node
-		parent int   // the parent's slot, -1 for the root
-		kid    int32 // which child of the parent it is
-	}
-	stack := []item{{n, -1, 0}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		var st *nodeState
-		if keepsState(it.n) {
-			if st = e.state[it.n]; st == nil {
-				st = &nodeState{}
-				e.state[it.n] = st
-			}
-		}
-		id := len(plan)
-		sl := slot{mul: 1, div: 1, bind: checker.BindBoth, st: st, kids: [3]int32{-1, -1, -1}}
-		if ni := nodes[it.n]; ni != nil {
-			sl.desc, sl.mul, sl.div, sl.bind = ni.Desc, ni.MulScale, ni.DivScale, ni.Bind
-		}
-		plan = append(plan, sl)
-		if it.parent >= 0 {
-			plan[it.parent].kids[it.kid] = int32(id)
-		}
-		kids, k := grammar.Operands(it.n)
-		for i := k - 1; i >= 0; i-- { // the first child on top
-			if kids[i] != nil {
-				stack = append(stack, item{kids[i], id, int32(i)})
-			}
-		}
-	}
-	return plan
-}
-
-// keepsState reports a node that keeps state from sample to sample (see
-// nodeState): delta() and rate(), min() and max() of nothing, instance
-// filters and matchinst. Only those get one: a state for every node cost
-// 200 bytes a node, most of a big expression's plan.
-func keepsState(n grammar.Node) bool {
-	switch n := n.(type) {
-	case *grammar.Call, *grammar.Filter, *grammar.Matchinst:
-		return true
-	case *grammar.Metric:
-		return n.Inst != nil
-	}
-	return false
-}
-
 // sampleRun evaluates the trees of one sample.
 type sampleRun struct {
 	e     *Evaluator
 	ctx   context.Context
 	m     *checker.Metric
 	stamp time.Time
-	reuse bool   // nodes write their values into buffers they keep
-	plan  []slot // the metric's nodes (see compile)
+	reuse bool      // nodes write their values into buffers they keep
+	plan  []slot    // the metric's nodes (see compile)
+	outs  [][]Value // with reuse, each node's buffer, by slot
 }
 
 // out returns an empty slice with room for n values to hold a node's
@@ -369,18 +302,18 @@ func (r *sampleRun) out(id int32, n int) []Value {
 	if !r.reuse {
 		return make([]Value, 0, n)
 	}
-	sl := &r.plan[id]
-	if cap(sl.out) < n {
-		sl.out = make([]Value, 0, n)
+	buf := &r.outs[id]
+	if cap(*buf) < n {
+		*buf = make([]Value, 0, n)
 	}
-	return sl.out[:0]
+	return (*buf)[:0]
 }
 
 // kept records a node's values as its buffer for the next sample, when
 // the run reuses memory (out may have grown it), and returns them.
 func (r *sampleRun) kept(id int32, vals []Value) []Value {
 	if r.reuse && cap(vals) > 0 {
-		r.plan[id].out = vals[:0]
+		r.outs[id] = vals[:0]
 	}
 	return vals
 }
@@ -396,13 +329,16 @@ func (r *sampleRun) one(id int32, v Value) []Value {
 // kid is the slot of a node's i-th child (see children).
 func (r *sampleRun) kid(id int32, i int) int32 { return r.plan[id].kids[i] }
 
-func (r *sampleRun) desc(id int32) pmapi.Desc { return r.plan[id].desc }
+func (r *sampleRun) desc(id int32) pmapi.Desc { return *r.plan[id].desc }
 
 // info is a node's descriptor and the scales of its value (1, 1 for a node
 // the check did not annotate).
 func (r *sampleRun) info(id int32) (d pmapi.Desc, mul, div float64) {
 	sl := &r.plan[id]
-	return sl.desc, sl.mul, sl.div
+	if sl.scale == nil {
+		return *sl.desc, 1, 1
+	}
+	return *sl.desc, sl.scale.mul, sl.scale.div
 }
 
 func (r *sampleRun) state(id int32) *nodeState { return r.plan[id].st }
@@ -535,11 +471,11 @@ func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
 // or one per instance for a constant with an instance domain.
 func (r *sampleRun) constant(n grammar.Node, id int32) ([]Value, error) {
 	sl := &r.plan[id]
-	d := sl.desc
+	d := *sl.desc
 	if !sl.constSet {
-		sl.constVal, sl.constSet = constValue(n, d), true
+		sl.constWord, sl.constSet = wordOf(d.Type, constValue(n, d)), true
 	}
-	v := sl.constVal
+	v := valueOfWord(d.Type, sl.constWord)
 	if d.InDom == pmapi.InDomNull {
 		return r.one(id, v), nil
 	}

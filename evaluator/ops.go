@@ -501,11 +501,11 @@ func isZero(t pmapi.Type, v Value) bool { return Float64(t, v) == 0 }
 // ternary chooses per position: the guard's i-th value (its last one for
 // the rest) picks the branch; a singular branch is broadcast.
 func (r *sampleRun) ternary(n *grammar.Ternary, id int32) ([]Value, error) {
-	if sl := &r.plan[id]; sl.bind != checker.BindBoth {
+	if sl := &r.plan[id]; checker.Bind(sl.bind) != checker.BindBoth {
 		// A static guard (PCP 6.2.2+): only the selected branch is
 		// bound and fetched; its values are the ternary's.
 		branch, bid := n.Then, r.kid(id, 1)
-		if sl.bind == checker.BindElse {
+		if checker.Bind(sl.bind) == checker.BindElse {
 			branch, bid = n.Else, r.kid(id, 2)
 		}
 		if _, ok := grammar.Unwrap(branch).(*grammar.Novalue); ok {

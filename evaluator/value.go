@@ -18,6 +18,34 @@ import (
 // deliver are computed with as they come.
 type Value = pmapi.Value
 
+// wordOf is a numeric value of type t in the one word that type uses
+// (Int's, Uint's or Float's bits); valueOfWord gives the value back, with
+// no instance. Other types have no word (0) and come back as zero.
+func wordOf(t pmapi.Type, v Value) uint64 {
+	switch t {
+	case pmapi.Type32, pmapi.Type64:
+		return uint64(v.Int)
+	case pmapi.TypeU32, pmapi.TypeU64:
+		return v.Uint
+	case pmapi.TypeFloat, pmapi.TypeDouble:
+		return math.Float64bits(v.Float)
+	}
+	return 0
+}
+
+func valueOfWord(t pmapi.Type, w uint64) Value {
+	v := Value{Inst: pmapi.InNull}
+	switch t {
+	case pmapi.Type32, pmapi.Type64:
+		v.Int = int64(w)
+	case pmapi.TypeU32, pmapi.TypeU64:
+		v.Uint = w
+	case pmapi.TypeFloat, pmapi.TypeDouble:
+		v.Float = math.Float64frombits(w)
+	}
+	return v
+}
+
 // Float64 reads a numeric value of type t as a double, as C converts it.
 func Float64(t pmapi.Type, v Value) float64 {
 	switch t {

@@ -21,7 +21,7 @@ type diagnosis struct {
 	ctx   context.Context
 	x     *Explanation
 	m     *checker.Metric
-	nodes checker.Nodes // m's, as the check inferred them
+	nodes checker.Nodes // m's, as the check inferred them: only those metadata.special keeps
 	rep   *checker.Report
 	src   pmclient.Source
 	prev  observations // the sample before, for delta() and rate()
@@ -394,7 +394,7 @@ func (a *diagnosis) collectOrigins() {
 
 // analyseUnusable explains a definition libpcp will not evaluate: refused,
 // hidden, masked or registered without an expression.
-func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src pmclient.Source) {
+func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src pmclient.Source, md metadata) {
 	root := x.Root
 	unknown := map[string]bool{}
 	for _, u := range m.Unknown() {
@@ -423,7 +423,7 @@ func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src
 			n.NotEvaluated = "not evaluated: libpcp does not evaluate this definition"
 		}
 	})
-	a := &diagnosis{x: x, m: m, nodes: rep.NodesOf(m), rep: rep, src: src}
+	a := &diagnosis{x: x, m: m, nodes: md.special, rep: rep, src: src}
 	walk(root, func(n *Node) { n.Explanation = a.phrase(n) })
 	a.collectOrigins()
 }

@@ -56,7 +56,7 @@ var steadyCases = []string{
 func nodeSample(name string, n *Node) evaluator.Result {
 	r := evaluator.Result{Name: name, Desc: *n.Desc, Err: n.Err}
 	for _, v := range n.Values {
-		r.Values = append(r.Values, v.Raw)
+		r.Values = append(r.Values, v.Raw())
 	}
 	return r
 }
@@ -126,7 +126,7 @@ func misalignedTernary(n *Node) bool {
 	dropped, choose := false, false
 	for i := 0; i < count; i++ {
 		if i < len(guard.Values) {
-			choose = evaluator.Float64(guard.Desc.Type, guard.Values[i].Raw) != 0
+			choose = evaluator.Float64(guard.Desc.Type, guard.Values[i].Raw()) != 0
 		}
 		novalue := choose && then.Kind == KindNovalue || !choose && els.Kind == KindNovalue
 		if novalue {
@@ -313,7 +313,7 @@ func replayLines(_ string, n *Node) string {
 		val := v.Text
 		switch n.Desc.Type {
 		case pmapi.TypeFloat, pmapi.TypeDouble:
-			val = strconv.FormatFloat(v.Raw.Float, 'g', 17, 64)
+			val = strconv.FormatFloat(v.Raw().Float, 'g', 17, 64)
 		}
 		fmt.Fprintf(&b, "%d %s\n", v.Inst, val)
 	}

@@ -103,27 +103,6 @@ func (n *Node) Text() string { return n.src }
 // Empty reports a node that was computed and has no values or failed.
 func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err != nil) }
 
-// Value is one instance's value of a node.
-//
-// Its fields are in the order that packs them (Inst and Number share a
-// word): a big expression has a Value per node.
-type Value struct {
-	// Inst is the instance identifier (pmclient.InNull for a singular
-	// value); Instance its name ("" for a singular value, or when the
-	// instance domain does not name it).
-	Inst int32
-	// Number reports a numeric value (Text is then a JSON number, unless
-	// it is nan or inf).
-	Number   bool
-	Instance string
-	// Text is the value as pminfo prints it (strings unquoted).
-	Text string
-	Raw  evaluator.Value
-}
-
-// Singular reports a value with no instance.
-func (v Value) Singular() bool { return v.Inst == pmclient.InNull }
-
 // Explanation is the whole tree of one definition, evaluated once.
 type Explanation struct {
 	// Name is the derived metric's name ("" for an expression given
@@ -189,16 +168,21 @@ var ErrNoValues = errors.New("the source has metadata only, no values: explain n
 // memory in proportion to it.
 func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (*Explanation, error) {
 	m := t.Metric
-	if _, err := m.Def.Tree(); err != nil {
+	tree, err := m.Def.Tree()
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Def.Name, err)
 	}
+	// What the explanation keeps of the check's node metadata is taken
+	// before sampling: the check's map of every node (inferred again, not
+	// kept with the report) goes before the sample's observations come.
+	md := newMetadata(tree, t.Report.InferNodes(m))
 	rec := NewRecorder(func(om *checker.Metric) bool { return om == m })
 	if m.Status == checker.Valid && !m.Broken {
 		if err := sample(ctx, src, t, rec, opts); err != nil {
 			return nil, err
 		}
 	}
-	return rec.explain(ctx, src, t, true)
+	return rec.explain(ctx, src, t, md, true)
 }
 
 // Recorder keeps what an evaluator observed of chosen metrics in its
@@ -302,13 +286,18 @@ func (r *Recorder) latest(m *checker.Metric) (cur, prev observations, samples in
 // recorded (no values when it was not sampled). Instance names are asked
 // of the source, one request per instance domain.
 func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (*Explanation, error) {
-	return r.explain(ctx, src, t, false)
+	tree, err := t.Metric.Def.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Metric.Def.Name, err)
+	}
+	return r.explain(ctx, src, t, newMetadata(tree, t.Report.NodesOf(t.Metric)), false)
 }
 
-// explain is Explain; consume lets go of each observation of the latest
-// sample once its node has it (Explain's own recorder, used once), so that
-// the evaluator's values and the explanation's are not all alive at once.
-func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, consume bool) (*Explanation, error) {
+// explain is Explain with the metadata of the target's nodes; consume lets
+// go of each observation of the latest sample once its node has it
+// (Explain's own recorder, used once), so that the evaluator's values and
+// the explanation's are not all alive at once.
+func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, md metadata, consume bool) (*Explanation, error) {
 	m := t.Metric
 	def := m.Def
 	tree, err := def.Tree()
@@ -320,11 +309,10 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 	if t.Name != nil {
 		x.Name = *t.Name
 	}
-	nodes := t.Report.NodesOf(m)
 	x.History = needsHistoryTree(m)
 	if m.Status != checker.Valid || m.Broken {
-		x.Root = build(tree, nodes, def.Expr, nil)
-		analyseUnusable(x, m, t.Report, src)
+		x.Root = build(tree, md, def.Expr, nil)
+		analyseUnusable(x, m, t.Report, src, md)
 		return x, nil
 	}
 	// Each node takes its values as it is made: the evaluator's go while
@@ -333,7 +321,7 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 		n.Evaluated = true
 		n.Values, n.Err = o.values(n), o.err
 	}}
-	x.Root = build(tree, nodes, def.Expr, mg.visit)
+	x.Root = build(tree, md, def.Expr, mg.visit)
 	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
@@ -345,33 +333,9 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, c
 			}
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: nodes, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
+	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: md.special, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
-}
-
-func (o observation) values(n *Node) []Value {
-	t := pmapi.TypeDouble
-	if n.Desc != nil {
-		t = n.Desc.Type
-	}
-	out := make([]Value, len(o.vals))
-	for i, v := range o.vals {
-		out[i] = makeValue(t, v)
-	}
-	return out
-}
-
-func makeValue(t pmapi.Type, v evaluator.Value) Value {
-	out := Value{Inst: v.Inst, Raw: v}
-	switch t {
-	case pmapi.TypeString:
-		out.Text = v.String
-	default:
-		out.Text = evaluator.Format(t, v)
-		out.Number = t.Arithmetic()
-	}
-	return out
 }
 
 // sample runs the evaluator over as many samples as the tree needs: one,
@@ -527,32 +491,19 @@ func leaves(m *checker.Metric) []string {
 	return out
 }
 
-// build makes the explain tree of a syntax tree, parentheses removed,
-// with an explicit stack. Nodes are made in post-order (operands before
-// their operator, left to right, the order the evaluator observes them)
+// build makes the explain tree of a syntax tree, parentheses removed.
+// Nodes are made in post-order (operands before their operator, left to
+// right, the order the evaluator observes them), each with its metadata,
 // and each is given to made (nil: none) once its children are its.
-func build(tree grammar.Node, nodes checker.Nodes, expr string, made func(*Node)) *Node {
-	type item struct {
-		syn  grammar.Node
-		kids int // -1 until its children are on the stack
-	}
-	stack := []item{{grammar.Unwrap(tree), -1}}
+func build(tree grammar.Node, md metadata, expr string, made func(*Node)) *Node {
 	var done []*Node // made nodes whose parent is not made yet
-	for len(stack) > 0 {
-		it := &stack[len(stack)-1]
-		if it.kids < 0 {
-			kids := syntaxChildren(it.syn)
-			it.kids = len(kids)
-			for i := len(kids) - 1; i >= 0; i-- {
-				stack = append(stack, item{grammar.Unwrap(kids[i]), -1})
-			}
-			continue
-		}
-		stack = stack[:len(stack)-1]
-		n := newNode(it.syn, nodes, expr)
-		if it.kids > 0 {
-			n.Children = slices.Clone(done[len(done)-it.kids:]) // at its size
-			done = done[:len(done)-it.kids]
+	i := 0
+	syntaxPostOrder(tree, func(syn grammar.Node, kids int) {
+		n := newNode(syn, md.descs[i], expr)
+		i++
+		if kids > 0 {
+			n.Children = slices.Clone(done[len(done)-kids:]) // at its size
+			done = done[:len(done)-kids]
 			for _, c := range n.Children {
 				c.parent = n
 			}
@@ -561,19 +512,16 @@ func build(tree grammar.Node, nodes checker.Nodes, expr string, made func(*Node)
 			made(n)
 		}
 		done = append(done, n)
-	}
+	})
 	return done[0]
 }
 
 // newNode is the explain node of a syntax node, without its children.
-func newNode(syn grammar.Node, nodes checker.Nodes, expr string) *Node {
+func newNode(syn grammar.Node, desc *pmapi.Desc, expr string) *Node {
 	sp := syn.Span()
-	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp}
+	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp, Desc: desc}
 	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
 		n.src = expr[sp.Start:sp.End]
-	}
-	if ni := nodes[syn]; ni != nil {
-		n.Desc = &ni.Desc // the check's, read-only: no copy per node
 	}
 	return n
 }

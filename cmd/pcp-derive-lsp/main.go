@@ -68,11 +68,13 @@ func isTerminal(f *os.File) bool {
 // explainGCPercent is explain's collector target: it holds one
 // definition's whole tree, every node with its values, until it has
 // written it, so its peak is that live data plus the collector's room.
-// At half the live data rather than Go's default of all of it, a
-// 262,143-node tree peaked at 233 to 254 MB instead of 260 to 298, a
-// 20,000-term chain at 51 to 56 MB instead of 60 to 66 (docs/limits.md);
-// a small expression's heap stays under the runtime's minimum either way.
-const explainGCPercent = 50
+// At a quarter of the live data rather than Go's default of all of it, a
+// 262,143-node tree peaked at 139 to 145 MB instead of 144 to 172 at half
+// (and 260 to 298 at Go's default, before the tree was made smaller), a
+// 20,000-term chain at 40 to 43 MB instead of 44 to 47, for about 15% more
+// CPU (docs/limits.md); a small expression's heap stays under the
+// runtime's minimum either way.
+const explainGCPercent = 25
 
 func main() {
 	tuneGC := func(int64) {}

@@ -100,24 +100,30 @@ func TestChainedCheckPeakRSS(t *testing.T) {
 // TestExplainPeakRSS runs the built binary's explain on the two big
 // expressions of issue #41 against the golden archive and holds its peak
 // resident memory to a ceiling. The issue's goal is 20 times the input
-// plus 40 MB (42 MB for the chain, 60 MB for the tree); that is not met
-// yet, and the ceilings here are what this build reaches with room for a
-// loaded machine, below what it cost before (docs/limits.md, "explain of
-// a big expression").
+// plus 40 MB (42 MB for the chain, 60 MB for the tree). The chain meets
+// it (38 to 42 MB) and is held to it plus 4 MB, the spread of the
+// collector's and the stacks' timing on a loaded machine; the tree is not
+// there yet, and its ceiling is what this build reaches with room for a
+// loaded machine, below what it cost before (docs/limits.md, "explain of a
+// big expression"). Main's binary of 2026-11-29 fails the tree's ceiling
+// (203 to 216 MB) and mostly the chain's (46 to 52 MB).
 //
 //   - A chain of 20,000 terms (120 KB, 40,000 nodes): 86 to 107 MB before,
 //     as the evaluator, the checker's inference and the plan's compiler
 //     recursed a level per term in frames of 1,000, 630 and 420 bytes (a
 //     goroutine stack of 32 MB, copied as it doubled); 51 to 56 MB once
-//     those frames shrank, 45 to 54 MB now.
+//     those frames shrank, 45 to 54 MB with the tree's cuts below, 38 to
+//     42 MB now that the collector's room is a quarter of the live heap.
 //   - A balanced tree of 262,143 nodes (1 MB) with --format json: 356 to
 //     465 MB before, when every node had the evaluator's per-node state,
 //     a copy of its descriptor and an entry in a map of nodes, and its
-//     parentheses were recorded as nodes of their own; 228 to 254 MB once
-//     they went; 194 to 224 MB now that a sample's observations are a list
-//     (in blocks) the tree takes in one merge as its nodes are made
-//     (post-order), the evaluator's values and each taken block going as
-//     the explanation's come, and a node's kind is a byte.
+//     parentheses were recorded as nodes of their own; 194 to 224 MB once
+//     a sample's observations were a list the tree takes as its nodes are
+//     made; 127 to 134 MB now that a value is 48 bytes (112), the
+//     evaluator's plan 56 bytes a node (176), the explanation keeps
+//     interned descriptors, taken before sampling, instead of the check's
+//     map of every node, and the collector's room is a quarter of the live
+//     heap (half).
 func TestExplainPeakRSS(t *testing.T) {
 	bin, dir := peakRSSBinary(t, "explain of a 20,000-term chain and of a 262,143-node tree")
 	chain := "x = sample.long.one" + strings.Repeat(" + 1.5", 20000-1) + "\n"
@@ -128,8 +134,8 @@ func TestExplainPeakRSS(t *testing.T) {
 		ceiling      int64 // bytes
 		nodes        int
 	}{
-		{"chain", chain, "text", 62 << 20, 2*20000 - 1},
-		{"tree", tree, "json", 250 << 20, 1<<18 - 1},
+		{"chain", chain, "text", int64(20*len(chain) + 44<<20), 2*20000 - 1},
+		{"tree", tree, "json", 150 << 20, 1<<18 - 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			config := filepath.Join(dir, tc.name+".conf")
