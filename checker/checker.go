@@ -57,7 +57,15 @@ type Report struct {
 	// PMDA is missing, by namespace root: the hints of its other
 	// metrics point at them, and Recheck keeps them.
 	pmdaWarned map[string]pmdaWarning
+	// checked is how many metrics the check that made the report
+	// checked: all of them for Check, the fresh ones for Recheck.
+	checked int
 }
+
+// CheckedMetrics is how many metrics the check that made r checked: every
+// registered definition for Check, those an edit touched (and their
+// users) for Recheck. Tests hold incremental work to the edit with it.
+func (r *Report) CheckedMetrics() int { return r.checked }
 
 // Options tune a check.
 type Options struct {
@@ -124,6 +132,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	if err := c.checkAll(ctx, src, metrics, built); err != nil {
 		return nil, err
 	}
+	c.report.checked = len(metrics)
 	c.addStandIns()
 	for f, diags := range c.diags {
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
