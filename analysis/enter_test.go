@@ -90,3 +90,44 @@ func TestEnterChecksOnlyItsLine(t *testing.T) {
 		text, parsed, checked = next, p, got
 	}
 }
+
+// BenchmarkEnter100000Lines: Enter at line 50,000 of 100,000 lines with
+// findings on 2% of them, then the line break deleted again; each op is
+// one edit's Reparse and Recheck, in process.
+func BenchmarkEnter100000Lines(b *testing.B) {
+	src, err := embedded.Source()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
+	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+	text := grammar.NewText([]byte(erroneousConfig(100_000)))
+	parsed := Parse([]Input{BufferText("t.conf", text)}, cfg, opts)
+	checked := Check(ctx, parsed)
+	checked.Prepare()
+	at := text.LineStart(50_000) + 5
+	var parse, check time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		var next *grammar.Text
+		if i%2 == 0 {
+			next = text.Replace(at, at, []byte("\n"))
+			opts.Change = &grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}
+		} else {
+			next = text.Replace(at, at+1, nil)
+			opts.Change = &grammar.TextChange{Start: at, OldEnd: at + 1, NewEnd: at}
+		}
+		t0 := time.Now()
+		p, _ := Reparse(parsed, "t.conf", next, cfg, opts)
+		t1 := time.Now()
+		c := Recheck(ctx, checked, p)
+		parse, check = parse+t1.Sub(t0), check+time.Since(t1)
+		if c.Report.CheckedMetrics() > 2 {
+			b.Fatalf("%d metrics checked", c.Report.CheckedMetrics())
+		}
+		text, parsed, checked = next, p, c
+	}
+	b.ReportMetric(float64(parse.Nanoseconds())/float64(b.N), "ns-parse")
+	b.ReportMetric(float64(check.Nanoseconds())/float64(b.N), "ns-check")
+}
