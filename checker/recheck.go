@@ -136,7 +136,10 @@ type recheck struct {
 	// dl is how many lines the change added (removed, when negative):
 	// the tail's definitions, and their findings, are prev's moved by
 	// dl lines.
-	dl                     int32
+	dl int32
+	// renamed: so many metrics moved that the report's names are made
+	// anew from its list (spliceMetrics).
+	renamed                bool
 	oldChanged, newChanged []*grammar.Definition
 	// again are the names of the metrics checked again: the changed ones
 	// and, transitively, those that use a changed name.
@@ -325,6 +328,14 @@ func (r *recheck) spliceMetrics() bool {
 	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), pd.Slice(pd.Len()-s, pd.Len()), nd.Slice(nd.Len()-s, nd.Len())) {
 		return false
 	}
+	if r.renamed {
+		// Most names moved: one map made of the list, rather than a
+		// layer of them over prev's made into one map again.
+		rep.ByName = newMetricNamesFor(rep.Metrics.Len())
+		for m := range rep.Metrics.Values() {
+			rep.ByName.set(m.Def.Name, m)
+		}
+	}
 	return true
 }
 
@@ -344,6 +355,7 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition) bool {
 		return false
 	}
 	metrics := rep.Metrics.Slice(from, from+n)
+	r.renamed = r.renamed || n > maxNameLayer
 	k, anyMoved := 0, false
 	for j, a := range olds {
 		if !a.Registered {
@@ -356,7 +368,9 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition) bool {
 			moved := *metrics[k]
 			moved.Def = b
 			metrics[k] = &moved
-			rep.ByName.set(b.Name, &moved)
+			if !r.renamed {
+				rep.ByName.set(b.Name, &moved)
+			}
 			anyMoved = true
 		}
 		k++
