@@ -84,7 +84,7 @@ func TestLineEditsEqualRun(t *testing.T) {
 	}
 	ctx := context.Background()
 	cache := pmclient.NewCache(src)
-	steps, partial := 0, 0
+	steps, partial, counted := 0, 0, 0
 	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
 		cfg := Config{Version: VersionChoice{Version: v, Reason: "test"}, Source: cache, MaxPerCode: DefaultMaxPerCode}
 		for seed := uint64(1); seed <= 8; seed++ {
@@ -111,11 +111,42 @@ func TestLineEditsEqualRun(t *testing.T) {
 				if got, exp := metricsInOrder(t, checked), metricsInOrder(t, want); !reflect.DeepEqual(got, exp) {
 					t.Fatalf("%s seed %d step %d: the metrics differ from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
 				}
+				if overCapCounted(t, checked) {
+					counted++
+				}
 			}
 		}
 	}
-	t.Logf("%d line edits, %d checked in part", steps, partial)
-	if partial < steps/3 {
-		t.Errorf("only %d of %d line edits checked in part", partial, steps)
+	t.Logf("%d line edits, %d checked in part, %d with counted findings", steps, partial, counted)
+	if partial < steps/3 || counted < steps/3 {
+		t.Errorf("only %d of %d line edits checked in part, %d with counted findings", partial, steps, counted)
 	}
+}
+
+// overCapCounted checks that the counts of findings a report keeps per
+// edit say what counting them says (Report.OverCap): over a limit one
+// less than the most findings of a kind, not over that many; false when
+// it keeps none (a finding that points at another place).
+func overCapCounted(t *testing.T, r *Result) bool {
+	t.Helper()
+	rep := r.Report
+	if rep == nil {
+		return false
+	}
+	most, kinds := 0, map[[2]string]int{}
+	for _, d := range rep.Diagnostics(r.Files[0].File) {
+		k := [2]string{d.Code, d.Severity.String()}
+		kinds[k]++
+		most = max(most, kinds[k])
+	}
+	for limit, want := range map[int]bool{most - 1: most > 0, most: false} {
+		over, known := rep.OverCap(limit)
+		if !known {
+			return false
+		}
+		if over != want {
+			t.Fatalf("OverCap(%d) = %v, want %v: the most findings of a kind are %d", limit, over, want, most)
+		}
+	}
+	return true
 }

@@ -57,6 +57,9 @@ type Report struct {
 	// PMDA is missing, by namespace root: the hints of its other
 	// metrics point at them, and Recheck keeps them.
 	pmdaWarned map[string]pmdaWarning
+	// counts are the findings of its one file by kind, when it has one
+	// file and no stand-in (OverCap).
+	counts kindCounts
 	// checked is how many metrics the check that made the report
 	// checked: all of them for Check, the fresh ones for Recheck.
 	checked int
@@ -143,6 +146,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	if len(files) == 1 {
 		c.report.pmdaWarned = c.pmdaReported[files[0]]
+		if !c.report.crossLine {
+			c.report.counts = countKinds(slices.Values(c.diags[files[0]]))
+		}
 	}
 	return c.report, nil
 }

@@ -466,7 +466,12 @@ func (r *recheck) keepFindings(opts Options) bool {
 		end = pd.At(pd.Len() - r.s).Range.Start
 	}
 	sortFindings(fresh)
-	out := recheckedFindings(r.prev, r.pf, r.again, changedLines{head, end, r.dl}, fresh)
+	out, removed := recheckedFindings(r.prev, r.pf, r.again, changedLines{head, end, r.dl}, fresh)
+	if r.prev.counts != nil {
+		r.rep.counts = r.prev.counts.after(removed, fresh)
+	} else {
+		r.rep.counts = countKinds(out.Values())
+	}
 	if r.c.omitted || (opts.MaxPerCode > 0 && grammar.OverCap(r.f, out.Collect(), opts.MaxPerCode, opts.Suppressed)) {
 		return false
 	}
@@ -623,7 +628,7 @@ func usesDerived(d *grammar.Definition, names MetricNames) bool {
 // definition (a file of 100,000 findings paid 100,000 of those on every
 // keystroke), and the fresh ones go between them: a splice of the chunks
 // the change touches, and of those after it when it moved them.
-func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch changedLines, fresh []grammar.Diagnostic) pvec.Vec[grammar.Diagnostic] {
+func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch changedLines, fresh []grammar.Diagnostic) (_ pvec.Vec[grammar.Diagnostic], removed []grammar.Diagnostic) {
 	diags := prev.findings[pf]
 	i, j, ok := changedRun(prev, diags, again, ch.head, ch.end)
 	if !ok {
@@ -632,30 +637,32 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 		var kept []grammar.Diagnostic
 		for d := range diags.Values() {
 			at := d.Range.Start
-			if def := pf.DefinitionAtPos(at); def != nil && def.Registered && again[def.Name] {
-				continue
-			}
-			switch {
+			switch def := pf.DefinitionAtPos(at); {
+			case def != nil && def.Registered && again[def.Name]:
+				removed = append(removed, d)
 			case at.Before(ch.head):
 				kept = append(kept, d)
 			case !at.Before(ch.end):
 				kept = append(kept, movedFinding(d, ch.dl))
+			default:
+				removed = append(removed, d)
 			}
 		}
-		return pvec.Of(mergeFindings(kept, fresh))
+		return pvec.Of(mergeFindings(kept, fresh)), removed
 	}
+	removed = diags.Slice(i, j)
 	for _, d := range fresh {
 		if !ch.holdsFresh(d.Range.Start) {
-			return pvec.Of(mergeFindings(slices.Concat(diags.Slice(0, i), movedFindings(diags.Slice(j, diags.Len()), ch.dl)), fresh))
+			return pvec.Of(mergeFindings(slices.Concat(diags.Slice(0, i), movedFindings(diags.Slice(j, diags.Len()), ch.dl)), fresh)), removed
 		}
 	}
 	switch {
 	case ch.dl != 0:
-		return diags.Splice(i, diags.Len(), append(fresh, movedFindings(diags.Slice(j, diags.Len()), ch.dl)...))
+		return diags.Splice(i, diags.Len(), append(fresh, movedFindings(diags.Slice(j, diags.Len()), ch.dl)...)), removed
 	case i == j && len(fresh) == 0:
-		return diags // nothing changed
+		return diags, nil // nothing changed
 	}
-	return diags.Splice(i, j, fresh)
+	return diags.Splice(i, j, fresh), removed
 }
 
 // changedRun is the run of diags (sorted, as a report's findings are) in
