@@ -183,7 +183,7 @@ func (r *recheck) findChange() {
 		n := min(pd.Len(), nd.Len())
 		for ; p < n; p++ {
 			if a, b := pd.At(p), nd.At(p); a != b {
-				if !sameDefinition(a, b, 0) {
+				if !r.sameDefinition(a, b, 0) {
 					break
 				}
 				prefixShared = false
@@ -191,7 +191,7 @@ func (r *recheck) findChange() {
 		}
 		for ; s < n-p; s++ {
 			if a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s); a != b {
-				if !sameDefinition(a, b, r.dl) {
+				if !r.sameDefinition(a, b, r.dl) {
 					break
 				}
 				suffixShared = false
@@ -200,6 +200,13 @@ func (r *recheck) findChange() {
 	}
 	r.p, r.s, r.prefixShared, r.suffixShared = p, s, prefixShared, suffixShared
 	r.oldChanged, r.newChanged = pd.Slice(p, pd.Len()-s), nd.Slice(p, nd.Len()-s)
+}
+
+// sameDefinition says whether b of the new file, read again, is a of
+// prev's, dl lines further down, in the same state of libpcp's parser (a
+// novalue() parsed before any mkconst(, or not: File.SpecZero).
+func (r *recheck) sameDefinition(a, b *grammar.Definition, dl int32) bool {
+	return sameDefinition(a, b, dl) && r.pf.SpecZero(a) == r.f.SpecZero(b)
 }
 
 // lineDelta is how many more lines f's text has than pf's.
