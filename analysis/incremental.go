@@ -123,7 +123,10 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 // (toolconf.Detect, or opts.Kind): its first lines decide, so the text
 // is not made one slice for it.
 func isToolText(path string, text *grammar.Text, opts Options) bool {
-	head := text.Slice(0, min(text.Len(), 64<<10))
+	head := text.Slice(0, min(text.Len(), 4<<10))
+	if !toolconf.HeadDecides(head) {
+		head = text.Slice(0, min(text.Len(), 64<<10))
+	}
 	in := Input{Path: path, Src: head, Kind: opts.Kind}
 	return in.kind() != toolconf.Derived
 }

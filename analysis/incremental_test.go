@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
@@ -351,4 +352,260 @@ func TestPrepare(t *testing.T) {
 	if g, w := view(got), view(want); !reflect.DeepEqual(g[0], w[0]) {
 		t.Errorf("after Prepare:\n%s", viewDiff(g, w))
 	}
+}
+
+// lineEditConfig is incrementalConfig with what an edit of lines meets
+// besides: definitions continued over lines, metrics of a PMDA the
+// metadata lacks (hints naming the warning's line), misspelt metrics
+// with their "did you mean" fixes.
+func lineEditConfig(rng *rand.Rand, g *exprgen.Generator, n int) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(incrementalConfig(rng, g, n), "\n") {
+		b.WriteString(line)
+		name := fmt.Sprintf("c%d", rng.IntN(n))
+		switch rng.IntN(8) {
+		case 0:
+			fmt.Fprintf(&b, "%s = kernel.all.load +\\\n  hinv.ncpu *\\\n  2\n", name)
+		case 1:
+			fmt.Fprintf(&b, "%s = rate(redis.commands_%d)\n", name, rng.IntN(3))
+		case 2:
+			fmt.Fprintf(&b, "%s = disk.dev.raed + 1\n", name)
+		}
+	}
+	return b.String()
+}
+
+// lineEdit changes text as an editor's line edits do, and returns the
+// change: a line inserted or deleted, two lines joined, a line (often a
+// definition) split, an edit inside a line continued from the one before.
+func lineEdit(rng *rand.Rand, text string) (string, grammar.TextChange) {
+	lineStart := func(at int) int { return strings.LastIndexByte(text[:at], '\n') + 1 }
+	at := rng.IntN(len(text) + 1)
+	replace := func(from, to int, with string) (string, grammar.TextChange) {
+		return text[:from] + with + text[to:], grammar.TextChange{Start: from, OldEnd: to, NewEnd: from + len(with)}
+	}
+	lines := []string{"x = kernel.all.load\n", "\n", "# note\n", "m1 = m2 + 1\n", "y = disk.dev.raed\n", "z = rate(redis.commands_1)\n", "w = hinv.ncpu +\\\n 1\n",
+		"k = mkconst(1, type=double)\n", "s = hinv.ncpu > 0 ? novalue(type=u64) : hinv.ncpu\n"}
+	switch rng.IntN(5) {
+	case 0: // a line inserted (Enter, a paste)
+		return replace(lineStart(at), lineStart(at), lines[rng.IntN(len(lines))])
+	case 1: // a line deleted
+		s := lineStart(at)
+		e := strings.IndexByte(text[s:], '\n')
+		if e < 0 {
+			return replace(s, len(text), "")
+		}
+		return replace(s, s+e+1, "")
+	case 2: // two lines joined
+		if nl := strings.IndexByte(text[at:], '\n'); nl >= 0 {
+			return replace(at+nl, at+nl+1, "")
+		}
+		return replace(at, at, "")
+	case 3: // a line split
+		return replace(at, at, "\n")
+	default: // an edit inside a continued line, or any line
+		if k := strings.Index(text[at:], "\\\n"); k >= 0 {
+			at += k + 2
+		}
+		typed := []string{"x", " ", "+ 1", "", "\\\n"}
+		return replace(at, min(len(text), at+rng.IntN(2)), typed[rng.IntN(len(typed))])
+	}
+}
+
+// TestLineEditsEqualRun: after random edits that add, remove, join and
+// split lines, each analysed by Reparse and Recheck from the last, the
+// findings (ranges, related places and fixes included) and the metrics
+// equal a fresh run's of the same text; and most are checked from the
+// lines they touch, the other definitions keeping their verdicts.
+func TestLineEditsEqualRun(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cache := pmclient.NewCache(src)
+	steps, partial, counted := 0, 0, 0
+	// 7.0.2 parses a novalue(SPECS) before any mkconst( with its spec
+	// descriptor zeroed (grammar.File.SpecZero): a line added above may
+	// change the verdict of one below.
+	for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.V7_0_2, pcpver.Latest} {
+		cfg := Config{Version: VersionChoice{Version: v, Reason: "test"}, Source: cache, MaxPerCode: DefaultMaxPerCode}
+		for seed := uint64(1); seed <= 8; seed++ {
+			rng := rand.New(rand.NewPCG(seed, 39))
+			g := exprgen.New(seed, []string{"kernel.all.load", "disk.dev.read", "mem.util.used", "hinv.ncpu", "no.such.metric"})
+			text := lineEditConfig(rng, g, 60)
+			opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+			parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+			checked := Check(ctx, parsed)
+			for step := range 40 {
+				var ch grammar.TextChange
+				text, ch = lineEdit(rng, text)
+				opts.Change = &ch
+				parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
+				checked = Recheck(ctx, checked, parsed)
+				steps++
+				if rep := checked.Report; rep != nil && rep.CheckedMetrics() < rep.Metrics.Len() {
+					partial++
+				}
+				want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{Incremental: true})
+				if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
+					t.Fatalf("%s seed %d step %d: incremental findings differ from a fresh run\ntext:\n%s\n%s", v, seed, step, text, viewDiff(got, exp))
+				}
+				if got, exp := metricsInOrder(t, checked), metricsInOrder(t, want); !reflect.DeepEqual(got, exp) {
+					t.Fatalf("%s seed %d step %d: the metrics differ from a fresh run\ngot  %v\nwant %v", v, seed, step, got, exp)
+				}
+				if overCapCounted(t, checked) {
+					counted++
+				}
+			}
+		}
+	}
+	t.Logf("%d line edits, %d checked in part, %d with counted findings", steps, partial, counted)
+	if partial < steps/3 || counted < steps/3 {
+		t.Errorf("only %d of %d line edits checked in part, %d with counted findings", partial, steps, counted)
+	}
+}
+
+// overCapCounted checks that the counts of findings a report keeps per
+// edit say what counting them says (Report.OverCap): over a limit one
+// less than the most findings of a kind, not over that many; false when
+// it keeps none (a finding that points at another place).
+func overCapCounted(t *testing.T, r *Result) bool {
+	t.Helper()
+	rep := r.Report
+	if rep == nil {
+		return false
+	}
+	most, kinds := 0, map[[2]string]int{}
+	for _, d := range rep.Diagnostics(r.Files[0].File) {
+		k := [2]string{d.Code, d.Severity.String()}
+		kinds[k]++
+		most = max(most, kinds[k])
+	}
+	for limit, want := range map[int]bool{most - 1: most > 0, most: false} {
+		over, known := rep.OverCap(limit)
+		if !known {
+			return false
+		}
+		if over != want {
+			t.Fatalf("OverCap(%d) = %v, want %v: the most findings of a kind are %d", limit, over, want, most)
+		}
+	}
+	return true
+}
+
+// erroneousConfig is n lines of definitions with a finding on 2% of
+// them, as the keystroke benchmarks' (lsp shapeErrors): a misspelt
+// metric with its own "did you mean", a metric of a PMDA the metadata
+// lacks (a warning on its first use, hints naming that line on the
+// others), a semantic error; and a help text set before its metric.
+func erroneousConfig(n int) string {
+	var b strings.Builder
+	for i := range n {
+		switch {
+		case i%50 == 0:
+			fmt.Fprintf(&b, "# section %d\n", i)
+		case i%200 == 25:
+			fmt.Fprintf(&b, "m%d = disk.dev.read_%d + 1\n", i, i)
+		case i%200 == 125:
+			fmt.Fprintf(&b, "m%d = rate(redis.commands_%d)\n", i, i)
+		case i%100 == 75:
+			fmt.Fprintf(&b, "m%d = network.interface.in.bytes * network.interface.out.bytes\n", i)
+		case i%8 == 3:
+			fmt.Fprintf(&b, "m%d(oneline) = \"help of m%[1]d\"\n", i+1)
+		default:
+			fmt.Fprintf(&b, "m%d = kernel.all.load[1] * hinv.ncpu + m%d\n", i, i/2)
+		}
+	}
+	return b.String()
+}
+
+// enterFixture is the analysis of erroneousConfig(100,000) as the server
+// makes it: checked whole, its indexes for the next edit built.
+func enterFixture(tb testing.TB) (Config, Options, *grammar.Text, *Result, *Result) {
+	src, err := embedded.Source()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
+	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+	text := grammar.NewText([]byte(erroneousConfig(100_000)))
+	parsed := Parse([]Input{BufferText("t.conf", text)}, cfg, opts)
+	checked := Check(context.Background(), parsed)
+	checked.Prepare()
+	return cfg, opts, text, parsed, checked
+}
+
+// TestEnterChecksOnlyItsLine: an Enter, or the deletion of a line break,
+// at line 50,000 of a 100,000-line document with findings on 2% of its
+// lines checks no definition but the edited ones (the others keep their
+// verdicts and findings, moved by a line), and the result is a fresh
+// run's.
+func TestEnterChecksOnlyItsLine(t *testing.T) {
+	ctx := context.Background()
+	cfg, opts, text, parsed, checked := enterFixture(t)
+	mid := text.LineStart(50_000) + 5 // inside "mNNNNN = ..."
+	for _, step := range []struct {
+		name      string
+		at, end   int
+		ins       string
+		maxChecks int
+	}{
+		{"enter at a line's start", text.LineStart(50_000), text.LineStart(50_000), "\n", 0},
+		{"enter inside a definition", mid, mid, "\n", 2},
+		{"join it again", mid, mid + 1, "", 2},
+		{"delete a line", text.LineStart(60_000), text.LineStart(60_001), "", 1},
+		{"paste three lines", text.LineStart(40_000), text.LineStart(40_000), "a1 = 1\na2 = a1 + 1\n# c\n", 2},
+	} {
+		next := text.Replace(step.at, step.end, []byte(step.ins))
+		opts.Change = &grammar.TextChange{Start: step.at, OldEnd: step.end, NewEnd: step.at + len(step.ins)}
+		t0 := time.Now()
+		p, _ := Reparse(parsed, "t.conf", next, cfg, opts)
+		t1 := time.Now()
+		got := Recheck(ctx, checked, p)
+		t.Logf("%s: parse %v check %v", step.name, t1.Sub(t0), time.Since(t1))
+		if got.Report == nil || got.refs.load() == nil {
+			t.Fatalf("%s: checked whole", step.name)
+		}
+		if n := got.Report.CheckedMetrics(); n > step.maxChecks {
+			t.Errorf("%s: %d metrics checked, want at most %d", step.name, n, step.maxChecks)
+		}
+		want := Run(ctx, []Input{BufferText("t.conf", next)}, cfg, Options{Incremental: true})
+		if g, w := view(got), view(want); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s:\n%s", step.name, viewDiff(g, w))
+		}
+		text, parsed, checked = next, p, got
+	}
+}
+
+// BenchmarkEnter100000Lines: Enter at line 50,000 of 100,000 lines with
+// findings on 2% of them, then the line break deleted again; each op is
+// one edit's Reparse and Recheck, in process.
+func BenchmarkEnter100000Lines(b *testing.B) {
+	ctx := context.Background()
+	cfg, opts, text, parsed, checked := enterFixture(b)
+	at := text.LineStart(50_000) + 5
+	var parse, check time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		var next *grammar.Text
+		if i%2 == 0 {
+			next = text.Replace(at, at, []byte("\n"))
+			opts.Change = &grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}
+		} else {
+			next = text.Replace(at, at+1, nil)
+			opts.Change = &grammar.TextChange{Start: at, OldEnd: at + 1, NewEnd: at}
+		}
+		t0 := time.Now()
+		p, _ := Reparse(parsed, "t.conf", next, cfg, opts)
+		t1 := time.Now()
+		c := Recheck(ctx, checked, p)
+		parse, check = parse+t1.Sub(t0), check+time.Since(t1)
+		if c.Report.CheckedMetrics() > 2 {
+			b.Fatalf("%d metrics checked", c.Report.CheckedMetrics())
+		}
+		text, parsed, checked = next, p, c
+	}
+	b.ReportMetric(float64(parse.Nanoseconds())/float64(b.N), "ns-parse")
+	b.ReportMetric(float64(check.Nanoseconds())/float64(b.N), "ns-check")
 }

@@ -57,7 +57,18 @@ type Report struct {
 	// PMDA is missing, by namespace root: the hints of its other
 	// metrics point at them, and Recheck keeps them.
 	pmdaWarned map[string]pmdaWarning
+	// counts are the findings of its one file by kind, when it has one
+	// file and no stand-in (OverCap).
+	counts kindCounts
+	// checked is how many metrics the check that made the report
+	// checked: all of them for Check, the fresh ones for Recheck.
+	checked int
 }
+
+// CheckedMetrics is how many metrics the check that made r checked: every
+// registered definition for Check, those an edit touched (and their
+// users) for Recheck. Tests hold incremental work to the edit with it.
+func (r *Report) CheckedMetrics() int { return r.checked }
 
 // Options tune a check.
 type Options struct {
@@ -124,6 +135,7 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	if err := c.checkAll(ctx, src, metrics, built); err != nil {
 		return nil, err
 	}
+	c.report.checked = len(metrics)
 	c.addStandIns()
 	for f, diags := range c.diags {
 		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Before(diags[j].Range.Start) })
@@ -134,6 +146,9 @@ func Check(ctx context.Context, files []*grammar.File, src pmclient.Source, opts
 	}
 	if len(files) == 1 {
 		c.report.pmdaWarned = c.pmdaReported[files[0]]
+		if !c.report.crossLine {
+			c.report.counts = countKinds(slices.Values(c.diags[files[0]]))
+		}
 	}
 	return c.report, nil
 }

@@ -92,6 +92,9 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	}
 	r := &recheck{prev: prev, refs: refs, pf: prev.Files[0], f: f, made: map[string]bool{}}
 	r.findChange()
+	if !r.movable() {
+		return nil, nil, false, nil
+	}
 	r.again = r.usersOfChange()
 	if len(r.again) > maxChangedRefs {
 		return nil, nil, false, nil
@@ -114,6 +117,7 @@ func Recheck(ctx context.Context, prev *Report, refs *Refs, f *grammar.File, src
 	if !r.keepFindings(opts) {
 		return nil, nil, false, nil
 	}
+	r.rep.checked = len(r.fresh)
 	return r.rep, r.nextRefs(), true, nil
 }
 
@@ -125,10 +129,17 @@ type recheck struct {
 	pf   *grammar.File // the file prev checked
 	f    *grammar.File // its new version
 	// p definitions at the head and s at the tail are the same in both
-	// versions: prev's own values, or (suffixShared false) equal ones read
-	// again.
-	p, s                   int
-	suffixShared           bool
+	// versions: prev's own values, or (prefixShared, suffixShared false)
+	// equal ones read again.
+	p, s                       int
+	prefixShared, suffixShared bool
+	// dl is how many lines the change added (removed, when negative):
+	// the tail's definitions, and their findings, are prev's moved by
+	// dl lines.
+	dl int32
+	// renamed: so many metrics moved that the report's names are made
+	// anew from its list (spliceMetrics).
+	renamed                bool
 	oldChanged, newChanged []*grammar.Definition
 	// again are the names of the metrics checked again: the changed ones
 	// and, transitively, those that use a changed name.
@@ -158,30 +169,72 @@ func recheckable(prev *Report, f *grammar.File, opts Options) bool {
 
 // findChange finds the definitions before the change and after it:
 // prev's own values when Reparse read only the changed line, equal ones
-// when it read the whole text again.
+// when it read the whole text again (those after the change on lines
+// moved by as many as it added or removed: an Enter keeps every verdict
+// but the edited line's).
 func (r *recheck) findChange() {
 	pd, nd := r.pf.Definitions, r.f.Definitions
-	p, s, suffixShared := 0, 0, true
+	p, s, prefixShared, suffixShared := 0, 0, true, true
 	if from, oldTo, _, ok := r.f.ReplacedDefinitions(r.pf); ok {
 		// Reparse says what it replaced: no pass over the lists.
 		p, s = from, pd.Len()-oldTo
 	} else {
-		for p < min(pd.Len(), nd.Len()) && pd.At(p) == nd.At(p) {
-			p++
+		r.dl = lineDelta(r.pf, r.f)
+		n := min(pd.Len(), nd.Len())
+		for ; p < n; p++ {
+			if a, b := pd.At(p), nd.At(p); a != b {
+				if !r.sameDefinition(a, b, 0) {
+					break
+				}
+				prefixShared = false
+			}
 		}
-		for s < min(pd.Len(), nd.Len())-p {
-			a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s)
-			if a != b {
-				if !sameDefinition(a, b) {
+		for ; s < n-p; s++ {
+			if a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s); a != b {
+				if !r.sameDefinition(a, b, r.dl) {
 					break
 				}
 				suffixShared = false
 			}
-			s++
 		}
 	}
-	r.p, r.s, r.suffixShared = p, s, suffixShared
+	r.p, r.s, r.prefixShared, r.suffixShared = p, s, prefixShared, suffixShared
 	r.oldChanged, r.newChanged = pd.Slice(p, pd.Len()-s), nd.Slice(p, nd.Len()-s)
+}
+
+// sameDefinition says whether b of the new file, read again, is a of
+// prev's, dl lines further down, in the same state of libpcp's parser (a
+// novalue() parsed before any mkconst(, or not: File.SpecZero).
+func (r *recheck) sameDefinition(a, b *grammar.Definition, dl int32) bool {
+	return sameDefinition(a, b, dl) && r.pf.SpecZero(a) == r.f.SpecZero(b)
+}
+
+// lineDelta is how many more lines f's text has than pf's.
+func lineDelta(pf, f *grammar.File) int32 {
+	if pf.Text == nil || f.Text == nil {
+		return 0
+	}
+	return int32(f.Text.LineCount() - pf.Text.LineCount())
+}
+
+// movable says the findings after the change can be moved by r.dl lines
+// as they are: none of them names a line of its own that the move would
+// leave stale (a missing PMDA's hints name the line of its warning, a
+// novalue() pair's finding the line of the parse libpcp kept).
+func (r *recheck) movable() bool {
+	if r.dl == 0 || r.s == 0 {
+		return true
+	}
+	if r.pf.HasStaleTrees() || r.f.HasStaleTrees() {
+		return false
+	}
+	from := r.pf.Definitions.At(r.pf.Definitions.Len() - r.s).Range.Start.Line
+	for _, w := range r.prev.pmdaWarned {
+		if int32(w.line) >= from {
+			return false
+		}
+	}
+	return true
 }
 
 // usersOfChange are the names of the changed definitions and,
@@ -273,34 +326,64 @@ func (r *recheck) spliceMetrics() bool {
 	}
 	rep := r.rep
 	rep.Metrics = r.prev.Metrics.Splice(k0, k1, madeNew)
-	if r.suffixShared {
-		return true
-	}
 	// Read again whole: prev's verdicts, for the new definitions. (The
 	// definitions were compared one by one, so a copy of the metrics
-	// after the change costs no more.)
-	tail := k0 + len(madeNew)
-	after := rep.Metrics.Slice(tail, rep.Metrics.Len())
+	// around the change costs no more.)
+	if !r.prefixShared && !r.moveMetrics(0, pd.Slice(0, r.p), nd.Slice(0, r.p)) {
+		return false
+	}
+	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), pd.Slice(pd.Len()-s, pd.Len()), nd.Slice(nd.Len()-s, nd.Len())) {
+		return false
+	}
+	if r.renamed {
+		// Most names moved: one map made of the list, rather than a
+		// layer of them over prev's made into one map again.
+		rep.ByName = newMetricNamesFor(rep.Metrics.Len())
+		for m := range rep.Metrics.Values() {
+			rep.ByName.set(m.Def.Name, m)
+		}
+	}
+	return true
+}
+
+// moveMetrics points the report's metrics of prev's definitions olds,
+// from index from on, at news, the equal definitions read again in their
+// places: a copy of each metric whose definition is not the same value,
+// registered under its name. false: the metrics there are not olds'.
+func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition) bool {
+	rep := r.rep
+	n := 0
+	for _, d := range olds {
+		if d.Registered {
+			n++
+		}
+	}
+	if from+n > rep.Metrics.Len() {
+		return false
+	}
+	metrics := rep.Metrics.Slice(from, from+n)
+	r.renamed = r.renamed || n > maxNameLayer
 	k, anyMoved := 0, false
-	for j := range s {
-		a, b := pd.At(pd.Len()-s+j), nd.At(nd.Len()-s+j)
+	for j, a := range olds {
 		if !a.Registered {
 			continue
 		}
-		if k == len(after) || after[k].Def != a {
+		if metrics[k].Def != a {
 			return false
 		}
-		if a != b {
-			moved := *after[k]
+		if b := news[j]; a != b {
+			moved := *metrics[k]
 			moved.Def = b
-			after[k] = &moved
-			rep.ByName.set(b.Name, &moved)
+			metrics[k] = &moved
+			if !r.renamed {
+				rep.ByName.set(b.Name, &moved)
+			}
 			anyMoved = true
 		}
 		k++
 	}
 	if anyMoved {
-		rep.Metrics = rep.Metrics.Splice(tail, rep.Metrics.Len(), after)
+		rep.Metrics = rep.Metrics.Splice(from, from+n, metrics)
 	}
 	return true
 }
@@ -390,7 +473,12 @@ func (r *recheck) keepFindings(opts Options) bool {
 		end = pd.At(pd.Len() - r.s).Range.Start
 	}
 	sortFindings(fresh)
-	out := recheckedFindings(r.prev, r.pf, r.again, head, end, fresh)
+	out, removed := recheckedFindings(r.prev, r.pf, r.again, changedLines{head, end, r.dl}, fresh)
+	if r.prev.counts != nil {
+		r.rep.counts = r.prev.counts.after(removed, fresh)
+	} else {
+		r.rep.counts = countKinds(out.Values())
+	}
 	if r.c.omitted || (opts.MaxPerCode > 0 && grammar.OverCap(r.f, out.Collect(), opts.MaxPerCode, opts.Suppressed)) {
 		return false
 	}
@@ -538,56 +626,50 @@ func usesDerived(d *grammar.Definition, names MetricNames) bool {
 	return found
 }
 
-// sameDefinition says whether b, read again, is a: the same text,
-// verdict and place, and the same syntax tree (a Memo shares it).
-func sameDefinition(a, b *grammar.Definition) bool {
-	if a.Name != b.Name || a.Expr != b.Expr || a.Registered != b.Registered || a.Verdict != b.Verdict ||
-		a.Line != b.Line || a.Range != b.Range || a.NameRange != b.NameRange {
-		return false
-	}
-	if !a.Registered {
-		return true
-	}
-	ta, ea := a.Tree()
-	tb, eb := b.Tree()
-	return ta == tb && (ea == nil) == (eb == nil)
-}
-
 // recheckedFindings are prev's findings of pf outside the changed lines
-// [head, end) and outside the definitions checked again, merged with the
-// fresh ones (sorted). The definitions checked again are usually only the
-// changed ones, inside the lines: prev's findings are then the two runs
-// around them, found by binary search, with no look-up of each finding's
+// (ch) and outside the definitions checked again, those after the change
+// moved by the lines it added or removed, merged with the fresh ones
+// (sorted). The definitions checked again are usually only the changed
+// ones, inside the lines: prev's findings are then the two runs around
+// them, found by binary search, with no look-up of each finding's
 // definition (a file of 100,000 findings paid 100,000 of those on every
 // keystroke), and the fresh ones go between them: a splice of the chunks
-// the change touches.
-func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, head, end grammar.Pos, fresh []grammar.Diagnostic) pvec.Vec[grammar.Diagnostic] {
+// the change touches, and of those after it when it moved them.
+func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch changedLines, fresh []grammar.Diagnostic) (_ pvec.Vec[grammar.Diagnostic], removed []grammar.Diagnostic) {
 	diags := prev.findings[pf]
-	i, j, ok := changedRun(prev, diags, again, head, end)
+	i, j, ok := changedRun(prev, diags, again, ch.head, ch.end)
 	if !ok {
 		// A definition checked again lies elsewhere: its findings are
 		// found by their definitions.
 		var kept []grammar.Diagnostic
 		for d := range diags.Values() {
 			at := d.Range.Start
-			if def := pf.DefinitionAtPos(at); def != nil && def.Registered && again[def.Name] {
-				continue
-			}
-			if at.Before(head) || !at.Before(end) {
+			switch def := pf.DefinitionAtPos(at); {
+			case def != nil && def.Registered && again[def.Name]:
+				removed = append(removed, d)
+			case at.Before(ch.head):
 				kept = append(kept, d)
+			case !at.Before(ch.end):
+				kept = append(kept, movedFinding(d, ch.dl))
+			default:
+				removed = append(removed, d)
 			}
 		}
-		return pvec.Of(mergeFindings(kept, fresh))
+		return pvec.Of(mergeFindings(kept, fresh)), removed
 	}
+	removed = diags.Slice(i, j)
 	for _, d := range fresh {
-		if at := d.Range.Start; at.Before(head) || !at.Before(end) {
-			return pvec.Of(mergeFindings(slices.Concat(diags.Slice(0, i), diags.Slice(j, diags.Len())), fresh))
+		if !ch.holdsFresh(d.Range.Start) {
+			return pvec.Of(mergeFindings(slices.Concat(diags.Slice(0, i), movedFindings(diags.Slice(j, diags.Len()), ch.dl)), fresh)), removed
 		}
 	}
-	if i == j && len(fresh) == 0 {
-		return diags // nothing changed
+	switch {
+	case ch.dl != 0:
+		return diags.Splice(i, diags.Len(), append(fresh, movedFindings(diags.Slice(j, diags.Len()), ch.dl)...)), removed
+	case i == j && len(fresh) == 0:
+		return diags, nil // nothing changed
 	}
-	return diags.Splice(i, j, fresh)
+	return diags.Splice(i, j, fresh), removed
 }
 
 // changedRun is the run of diags (sorted, as a report's findings are) in

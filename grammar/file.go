@@ -355,6 +355,12 @@ func (f *File) StaleTree(d *Definition) (src *Definition, ok bool) {
 	return src, ok
 }
 
+// HasStaleTrees reports whether a definition of f registers with, or is
+// refused by, a parse tree libpcp left from an earlier definition
+// (StaleTree): such findings name that definition's line, so they are not
+// only moved when lines are added or removed above it.
+func (f *File) HasStaleTrees() bool { return f.staleTrees }
+
 // SpecZero reports whether libpcp 6.2.2 to 7.0.x parses d's novalue(...)
 // with its static spec descriptor still all zeros: no mkconst( (which
 // resets it to PM_INDOM_NULL and the rest) was parsed before d in the

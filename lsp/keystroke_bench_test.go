@@ -311,7 +311,38 @@ func benchServer(b *testing.B) (*stdioClient, *exec.Cmd) {
 	return c, cmd
 }
 
-func benchKeystroke(b *testing.B, lines int, shape configShape) {
+// BenchmarkEnter*LinesErrors: Enter in the middle of the line typed in
+// (splitting its definition), then the line break deleted again, in the
+// document of BenchmarkKeystroke*LinesErrors: each edit adds or removes a
+// line, which moves every definition and finding after it.
+func BenchmarkEnter1000LinesErrors(b *testing.B)   { benchEdit(b, 1000, shapeErrors, splitLine) }
+func BenchmarkEnter100000LinesErrors(b *testing.B) { benchEdit(b, 100000, shapeErrors, splitLine) }
+
+// lineEdit is a benchmark's edit of the line typed in, at column col of
+// line mid: undo is the edit that takes it back.
+type lineEdit func(mid, col int, undo bool) map[string]any
+
+// typeChar types "x" and deletes it.
+func typeChar(mid, col int, undo bool) map[string]any {
+	pos := func(ch int) map[string]any { return map[string]any{"line": mid, "character": ch} }
+	if undo {
+		return map[string]any{"range": map[string]any{"start": pos(col), "end": pos(col + 1)}, "text": ""}
+	}
+	return map[string]any{"range": map[string]any{"start": pos(col), "end": pos(col)}, "text": "x"}
+}
+
+// splitLine presses Enter and joins the two lines again.
+func splitLine(mid, col int, undo bool) map[string]any {
+	start := map[string]any{"line": mid, "character": col}
+	if undo {
+		return map[string]any{"range": map[string]any{"start": start, "end": map[string]any{"line": mid + 1, "character": 0}}, "text": ""}
+	}
+	return map[string]any{"range": map[string]any{"start": start, "end": start}, "text": "\n"}
+}
+
+func benchKeystroke(b *testing.B, lines int, shape configShape) { benchEdit(b, lines, shape, typeChar) }
+
+func benchEdit(b *testing.B, lines int, shape configShape, edit lineEdit) {
 	c, cmd := benchServer(b)
 	// The line typed in: the middle one, its operand followed by the
 	// character.
@@ -324,25 +355,19 @@ func benchKeystroke(b *testing.B, lines int, shape configShape) {
 	uri := "file:///tmp/keystroke.conf"
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "pcp-derived", "version": 1, "text": text}})
 	c.settle(b, 1)
-	pos := func(ch int) map[string]any { return map[string]any{"line": mid, "character": ch} }
 	keystroke := func(v int) {
-		change := map[string]any{"range": map[string]any{"start": pos(col), "end": pos(col)}, "text": "x"}
-		if v%2 == 1 { // delete it again
-			change = map[string]any{"range": map[string]any{"start": pos(col), "end": pos(col + 1)}, "text": ""}
-		}
 		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": v},
-			"contentChanges": []any{change}})
+			"contentChanges": []any{edit(mid, col, v%2 == 1)}}) // odd versions undo
 	}
 	// Warm up: the first keystrokes fill the caches; then the number of
-	// diagnostics without the character.
+	// diagnostics with the edit and without it.
+	var want [2]int
 	v := 2
-	for ; v < 7; v++ {
+	for ; v < 8; v++ {
 		keystroke(v)
-		c.settle(b, v)
+		want[v%2] = c.settle(b, v)
 	}
-	keystroke(v)
-	base := c.settle(b, v)
-	v++
+	base := want[1]
 	// ns/op is the client's whole loop, its decoding of each
 	// publication included; ns-arrival the server's answer as it
 	// arrives: from the didChange written to the publishDiagnostics read.
@@ -360,7 +385,7 @@ func benchKeystroke(b *testing.B, lines int, shape configShape) {
 		}
 		sent := time.Now()
 		keystroke(v)
-		got := c.waitVersion(b, v, base+1-v%2)
+		got := c.waitVersion(b, v, want[v%2])
 		arrival += got.arrived.Sub(sent)
 		published += got.bytes
 		v++

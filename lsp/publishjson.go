@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -23,12 +24,16 @@ import (
 // keystroke allocated (0.85 MB), and its collection a good part of the
 // server's time, for findings almost all the same as the last time.
 //
-// A finding's JSON is a function of the finding (its range as the client
-// counts: in a document with lone "\r"s, not its libpcp position alone)
-// and the server's docs URL, except for related information, which names the document: those
-// findings are encoded each time. The memory is two generations of at
-// most diagnosticJSONGeneration entries: a finding not published for a
-// generation is forgotten.
+// A finding's JSON is its range (as the client counts lines: in a
+// document with lone "\r"s, not its libpcp position alone) and then a
+// function of its severity, code and message (and the server's docs
+// URL), except for related
+// information, which names the document: those findings are encoded each
+// time. The cache keeps the part after the range, so that a finding an
+// edit only moved (Enter above it moves every finding below) is its new
+// range written out and its old JSON after it, not an encoding. The
+// memory is two generations of at most diagnosticJSONGeneration entries:
+// a finding not published for a generation is forgotten.
 //
 // On top of that, each document's last publication is kept as one run of
 // JSON (last): the findings before and after the ones an edit changed
@@ -37,7 +42,7 @@ import (
 // publish at 100,000 lines).
 type diagnosticJSON struct {
 	mu        sync.Mutex
-	cur, prev map[diagnosticKey][]byte
+	cur, prev map[tailKey][]byte       // the JSON after the range
 	last      map[uri.URI]*publication // at most lastPublications
 	// spare is a publication replaced, whose slices the next one reuses.
 	spare *publication
@@ -103,6 +108,12 @@ func (p *publication) start(i int) int {
 // (each is its findings' JSON, 150 KB at 500 findings).
 const lastPublications = 16
 
+// tailKey is what a finding's JSON after its range depends on.
+type tailKey struct {
+	sev           grammar.Severity
+	code, message string
+}
+
 func keyOf(f *grammar.File, g *grammar.Diagnostic) diagnosticKey {
 	return diagnosticKey{rg: toRange(f, g.Range), sev: g.Severity, code: g.Code, message: g.Message}
 }
@@ -112,41 +123,61 @@ func keyOf(f *grammar.File, g *grammar.Diagnostic) diagnosticKey {
 // documents.
 const diagnosticJSONGeneration = 8192
 
-// encode appends the JSON of g, a finding of f, as toProtocolDiagnostic
-// renders it, to buf.
+// encode appends the JSON of g, as toProtocolDiagnostic renders it, to
+// buf: its range, then the rest from the cache when a finding of the same
+// severity, code and message was encoded lately.
 func (c *diagnosticJSON) encode(buf []byte, u uri.URI, f *grammar.File, g *grammar.Diagnostic, docsURL string) ([]byte, error) {
 	if len(g.Related) > 0 {
 		d := c.render(u, f, g, docsURL)
 		return appendMarshal(buf, &d)
 	}
-	k := keyOf(f, g)
+	k := tailKey{sev: g.Severity, code: g.Code, message: g.Message}
 	c.mu.Lock()
-	js, ok := c.cur[k]
+	tail, ok := c.cur[k]
 	if !ok {
-		if js, ok = c.prev[k]; ok {
-			c.put(k, js)
+		if tail, ok = c.prev[k]; ok {
+			c.put(k, tail)
 		}
 	}
 	c.mu.Unlock()
 	if ok {
-		return append(buf, js...), nil
+		return append(appendRangeJSON(buf, toRange(f, g.Range)), tail...), nil
 	}
 	d := c.render(u, f, g, docsURL)
 	js, err := protocol.Marshal(&d)
 	if err != nil {
 		return buf, err
 	}
-	c.mu.Lock()
-	c.put(k, js)
-	c.mu.Unlock()
+	// The rest is cached only when the JSON starts with the range as
+	// appendRangeJSON writes it (a shape that moved or changed the range
+	// would leave every such finding encoded whole, and still right).
+	if head := appendRangeJSON(nil, toRange(f, g.Range)); bytes.HasPrefix(js, head) {
+		c.mu.Lock()
+		c.put(k, js[len(head):])
+		c.mu.Unlock()
+	}
 	return append(buf, js...), nil
+}
+
+// appendRangeJSON appends the start of a diagnostic's JSON up to its
+// range's end, as protocol.Marshal writes r.
+func appendRangeJSON(buf []byte, r protocol.Range) []byte {
+	buf = append(buf, `{"range":{"start":{"line":`...)
+	buf = strconv.AppendUint(buf, uint64(r.Start.Line), 10)
+	buf = append(buf, `,"character":`...)
+	buf = strconv.AppendUint(buf, uint64(r.Start.Character), 10)
+	buf = append(buf, `},"end":{"line":`...)
+	buf = strconv.AppendUint(buf, uint64(r.End.Line), 10)
+	buf = append(buf, `,"character":`...)
+	buf = strconv.AppendUint(buf, uint64(r.End.Character), 10)
+	return append(buf, `}}`...)
 }
 
 // put remembers js in the current generation, starting a new one when it
 // is full. The caller holds mu.
-func (c *diagnosticJSON) put(k diagnosticKey, js []byte) {
+func (c *diagnosticJSON) put(k tailKey, js []byte) {
 	if c.cur == nil || len(c.cur) >= diagnosticJSONGeneration {
-		c.prev, c.cur = c.cur, make(map[diagnosticKey][]byte, len(c.cur))
+		c.prev, c.cur = c.cur, make(map[tailKey][]byte, len(c.cur))
 	}
 	c.cur[k] = js
 }

@@ -381,3 +381,32 @@ func keystrokeFindings(n int) []grammar.Diagnostic {
 	}
 	return findings
 }
+
+// TestMovedFindingFromCache: a finding moved to other lines (an Enter
+// above it) is its new range and its cached JSON after it, one entry for
+// both places, byte for byte what protocol.Marshal writes.
+func TestMovedFindingFromCache(t *testing.T) {
+	var c diagnosticJSON
+	u := uri.File("/tmp/t.conf")
+	g := grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: 7, Col: 3, Col16: 3}, End: grammar.Pos{Line: 7, Col: 15, Col16: 14}},
+		Severity: grammar.SeverityWarning, Code: "unknown-metric", Message: `unknown metric "x"`}
+	for _, line := range []int32{7, 1007, 6, 100000} {
+		moved := g
+		moved.Range.Start.Line, moved.Range.End.Line = line, line+1
+		got, err := c.encode(nil, u, plainFile, &moved, "https://example.org/docs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := toProtocolDiagnostic(u, plainFile, moved, "https://example.org/docs")
+		want, err := protocol.Marshal(&d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("line %d:\ngot  %s\nwant %s", line, got, want)
+		}
+		if n := len(c.cur) + len(c.prev); n != 1 {
+			t.Fatalf("line %d: %d entries cached, want the one the finding's places share", line, n)
+		}
+	}
+}

@@ -38,3 +38,34 @@ func TestDetect(t *testing.T) {
 		t.Error("ParseKind(ini): no error")
 	}
 }
+
+// TestHeadDecides: a text's head decides its kind when it holds the whole
+// first line that is not blank or a comment; then every text that starts
+// with it is detected as the head is.
+func TestHeadDecides(t *testing.T) {
+	for _, tc := range []struct {
+		head string
+		want bool
+	}{
+		{"", false},
+		{"# only a comment\n\n; and another\n", false},
+		{"# a comment cut sh", false},
+		{"[sect", false},   // "[section]" or "[sect" followed by more
+		{"a = b", false},   // a definition, or a line that goes on
+		{"[sect]\n", true}, // a section: pmrep's
+		{"#\n  a = b + c\nmore", true},
+		{"a = b\r\n", true},
+	} {
+		if got := HeadDecides([]byte(tc.head)); got != tc.want {
+			t.Errorf("HeadDecides(%q) = %v, want %v", tc.head, got, tc.want)
+		}
+		if !tc.want {
+			continue
+		}
+		for _, rest := range []string{"", "[x]\n", "x = y]\n", "\n# c\n"} {
+			if a, b := Detect("t.conf", []byte(tc.head)), Detect("t.conf", []byte(tc.head+rest)); a != b {
+				t.Errorf("Detect(%q) = %v, but %v with %q after it", tc.head, a, b, rest)
+			}
+		}
+	}
+}
