@@ -113,7 +113,8 @@ func TestLongExpressionTokensOnce(t *testing.T) {
 		}
 	})
 	size := int64(len(toks)) * int64(unsafe.Sizeof(Token{}))
-	if got := res.AllocedBytesPerOp(); got > size+size/50 {
+	// The race detector's instrumentation allocates beside the slice.
+	if got := res.AllocedBytesPerOp(); !raceDetector && got > size+size/50 {
 		t.Errorf("lexing %d bytes into %d bytes of tokens allocated %d bytes, want the slice once at its size", len(expr), size, got)
 	}
 	var want []Token
