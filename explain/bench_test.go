@@ -48,7 +48,7 @@ func BenchmarkExplain(b *testing.B) {
 			b.Fatal(err)
 		}
 		if x.Root.Empty() {
-			b.Fatalf("no values: %s", x.Root.Explanation)
+			b.Fatalf("no values: %s", x.Root.Explanation())
 		}
 		fetches += x.Fetches
 		nodes = 0

@@ -69,7 +69,7 @@ func TestDeepExpressions(t *testing.T) {
 				t.Errorf("%d nodes, want %d", count, tc.nodes)
 			}
 			if x.Root.Empty() || len(x.Origins) != 0 {
-				t.Errorf("no values at the root: %s", x.Root.Explanation)
+				t.Errorf("no values at the root: %s", x.Root.Explanation())
 			}
 			lines := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")
 			if len(lines) != count+2 {

@@ -18,11 +18,12 @@ import (
 // explanation's reading of its values (not package analysis, which checks
 // configs).
 type diagnosis struct {
-	ctx   context.Context
-	x     *Explanation
-	m     *checker.Metric
-	nodes checker.Nodes // m's, as the check inferred them: only those metadata.special keeps
-	rep   *checker.Report
+	ctx context.Context
+	x   *Explanation
+	m   *checker.Metric
+	// phrasing has the report and m's nodes as the check inferred them
+	// (only those metadata.special keeps).
+	phrasing
 	src   pmclient.Source
 	prev  observations // the sample before, for delta() and rate()
 	names *instanceNames
@@ -37,8 +38,12 @@ type diagnosis struct {
 func (a *diagnosis) run() {
 	a.staticBranches()
 	postOrder(a.x.Root, a.vanish)
-	walk(a.x.Root, a.notEvaluated)
-	walk(a.x.Root, func(n *Node) { n.Explanation = a.phrase(n) })
+	a.notEvaluated(a.x.Root, nil)
+	walk(a.x.Root, func(p *Node) {
+		for _, n := range p.Children {
+			a.notEvaluated(n, p)
+		}
+	})
 	a.collectOrigins()
 }
 
@@ -61,7 +66,7 @@ func (a *diagnosis) staticBranches() {
 		}
 		if chosen.Kind == KindNovalue {
 			chosen.Evaluated = true
-			chosen.EmptyBecause = fmt.Sprintf("`novalue()`: the guard %s is decided when libpcp binds the metric and always chooses this branch, which has no value by design", quote(n.Children[0]))
+			chosen.troubled().emptyBecause = fmt.Sprintf("`novalue()`: the guard %s is decided when libpcp binds the metric and always chooses this branch, which has no value by design", quote(n.Children[0]))
 		}
 	})
 }
@@ -70,33 +75,33 @@ func (a *diagnosis) staticBranches() {
 // fails) is where they vanish (EmptyBecause) or has none because a child
 // has none (EmptyAt).
 func (a *diagnosis) vanish(n *Node) {
-	if !n.Empty() || n.EmptyBecause != "" {
+	if !n.Empty() || n.EmptyBecause() != "" {
 		return
 	}
-	if n.Err != nil {
+	if n.Err() != nil {
 		for _, c := range n.Children {
-			if c.Evaluated && c.Err != nil {
-				n.EmptyAt = originOf(c)
+			if c.Evaluated && c.Err() != nil {
+				n.troubled().emptyAt = originOf(c)
 				return
 			}
 		}
-		n.EmptyBecause = a.errorReason(n)
+		n.troubled().emptyBecause = a.errorReason(n)
 		return
 	}
 	switch syn := n.Syntax.(type) {
 	case *grammar.Metric:
-		n.EmptyBecause = a.metricReason(n, syn)
+		n.troubled().emptyBecause = a.metricReason(n, syn)
 		return
 	case *grammar.Novalue:
 		return // by design; a ternary says when it matters
 	case *grammar.Call:
 		switch syn.Func {
 		case "anon":
-			n.EmptyBecause = "`anon()` has no values by design"
+			n.troubled().emptyBecause = "`anon()` has no values by design"
 			return
 		case "delta", "rate":
 			if c := n.Children[0]; !c.Empty() {
-				n.EmptyBecause = a.historyReason(n, syn.Func, c)
+				n.troubled().emptyBecause = a.historyReason(n, syn.Func, c)
 				return
 			}
 		}
@@ -105,33 +110,33 @@ func (a *diagnosis) vanish(n *Node) {
 		return
 	case *grammar.Binary:
 		if !n.Children[0].Empty() && !n.Children[1].Empty() && n.Children[0].Evaluated && n.Children[1].Evaluated {
-			n.EmptyBecause = a.disjoint(n.Children[0], n.Children[1])
+			n.troubled().emptyBecause = a.disjoint(n.Children[0], n.Children[1])
 			return
 		}
 	case *grammar.Matchinst:
 		if c := n.Children[0]; !c.Empty() {
 			if syn.Invert {
-				n.EmptyBecause = fmt.Sprintf("every instance of %s matches `/%s/`, and `matchinst(!…)` keeps those that do not", quote(c), syn.Pattern)
+				n.troubled().emptyBecause = fmt.Sprintf("every instance of %s matches `/%s/`, and `matchinst(!…)` keeps those that do not", quote(c), syn.Pattern)
 			} else {
-				n.EmptyBecause = fmt.Sprintf("no instance of %s matches `/%s/`", quote(c), syn.Pattern)
+				n.troubled().emptyBecause = fmt.Sprintf("no instance of %s matches `/%s/`", quote(c), syn.Pattern)
 			}
 			return
 		}
 	case *grammar.Filter:
 		if c := n.Children[0]; !c.Empty() {
-			n.EmptyBecause = a.instanceReason(n, quote(c), syn.Inst.Name)
+			n.troubled().emptyBecause = a.instanceReason(n, quote(c), syn.Inst.Name)
 			return
 		}
 	}
 	if c := firstEmpty(n); c != nil {
-		n.EmptyAt = originOf(c)
+		n.troubled().emptyAt = originOf(c)
 		return
 	}
 	switch syn := n.Syntax.(type) {
 	case *grammar.Rescale:
-		n.EmptyBecause = fmt.Sprintf("%s cannot be converted to %q", quote(n.Children[0]), syn.Units)
+		n.troubled().emptyBecause = fmt.Sprintf("%s cannot be converted to %q", quote(n.Children[0]), syn.Units)
 	default:
-		n.EmptyBecause = "libpcp computes no value here"
+		n.troubled().emptyBecause = "libpcp computes no value here"
 	}
 }
 
@@ -149,8 +154,8 @@ func firstEmpty(n *Node) *Node {
 // originOf is where a node's emptiness comes from: itself, or the node it
 // points at.
 func originOf(n *Node) *Node {
-	if n.EmptyAt != nil {
-		return n.EmptyAt
+	if n.EmptyAt() != nil {
+		return n.EmptyAt()
 	}
 	return n
 }
@@ -163,17 +168,17 @@ func (a *diagnosis) ternaryVanish(n *Node) {
 			chosen = els
 		}
 		if chosen.Empty() {
-			n.EmptyAt = originOf(chosen)
+			n.troubled().emptyAt = originOf(chosen)
 		}
 		return
 	}
 	if guard.Empty() {
-		n.EmptyAt = originOf(guard)
+		n.troubled().emptyAt = originOf(guard)
 		return
 	}
 	for _, b := range []*Node{then, els} {
 		if b.Kind != KindNovalue && b.Empty() {
-			n.EmptyAt = originOf(b)
+			n.troubled().emptyAt = originOf(b)
 			return
 		}
 	}
@@ -185,7 +190,7 @@ func (a *diagnosis) ternaryVanish(n *Node) {
 	if len(guard.Values) == 1 {
 		every = "for its only value"
 	}
-	n.EmptyBecause = fmt.Sprintf("the guard %s chose the branch that has no value (%s) %s", quote(guard), quote(novalue), every)
+	n.troubled().emptyBecause = fmt.Sprintf("the guard %s chose the branch that has no value (%s) %s", quote(guard), quote(novalue), every)
 }
 
 // metricReason says why a metric operand has no values.
@@ -325,7 +330,7 @@ func instanceSummary(n *Node) string {
 
 // errorReason words an error that starts at this node.
 func (a *diagnosis) errorReason(n *Node) string {
-	err := n.Err
+	err := n.Err()
 	if mt, ok := n.Syntax.(*grammar.Metric); ok {
 		name := "`" + mt.Name + "`"
 		if other, derived := a.rep.ByName.Lookup(mt.Name); derived && errors.Is(err, pmclient.ErrNoAgent) {
@@ -344,19 +349,19 @@ func (a *diagnosis) errorReason(n *Node) string {
 	return err.Error()
 }
 
-// notEvaluated says why libpcp skips a node.
-func (a *diagnosis) notEvaluated(n *Node) {
-	if n.Evaluated || n.NotEvaluated != "" {
+// notEvaluated says why libpcp skips a node, whose parent is p (nil for
+// the root).
+func (a *diagnosis) notEvaluated(n, p *Node) {
+	if n.Evaluated || n.NotEvaluated() != "" {
 		return
 	}
-	p := n.parent
 	switch {
 	case p == nil:
-		n.NotEvaluated = "not evaluated"
+		n.troubled().notEvaluated = "not evaluated"
 	case !p.Evaluated:
-		n.NotEvaluated = "not evaluated, as the node above it is not"
+		n.troubled().notEvaluated = "not evaluated, as the node above it is not"
 	default:
-		n.NotEvaluated = a.skipped(p, n)
+		n.troubled().notEvaluated = a.skipped(p, n)
 	}
 }
 
@@ -376,7 +381,7 @@ func (a *diagnosis) skipped(p, n *Node) string {
 			}
 			return "not evaluated: the guard always chooses the other branch"
 		}
-		if guard.Err != nil {
+		if guard.Err() != nil {
 			return "not evaluated: the guard failed"
 		}
 		return "not evaluated: the guard has no values"
@@ -386,7 +391,7 @@ func (a *diagnosis) skipped(p, n *Node) string {
 
 func (a *diagnosis) collectOrigins() {
 	postOrder(a.x.Root, func(n *Node) {
-		if n.EmptyBecause != "" {
+		if n.EmptyBecause() != "" {
 			a.x.Origins = append(a.x.Origins, n)
 		}
 	})
@@ -402,29 +407,32 @@ func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src
 	}
 	switch {
 	case m.Status == checker.Unbound && len(unknown) > 0:
+		// Children before parents: a node above an unknown name has no
+		// values because of the first unknown name below it.
 		postOrder(root, func(n *Node) {
 			if mt, ok := n.Syntax.(*grammar.Metric); ok && unknown[mt.Name] {
 				n.Evaluated = true
-				n.EmptyBecause = fmt.Sprintf("`%s` is not in the namespace of %s, so libpcp does not define %s", mt.Name, src.Describe(), subject(x))
-				for p := n.parent; p != nil; p = p.parent {
-					if !p.Evaluated {
-						p.Evaluated = true
-						p.EmptyAt = n
-					}
+				n.troubled().emptyBecause = fmt.Sprintf("`%s` is not in the namespace of %s, so libpcp does not define %s", mt.Name, src.Describe(), subject(x))
+				return
+			}
+			for _, c := range n.Children {
+				if c.Evaluated {
+					n.Evaluated = true
+					n.troubled().emptyAt = originOf(c)
+					return
 				}
 			}
 		})
 	default:
 		root.Evaluated = true
-		root.EmptyBecause = unusableReason(x, m, src)
+		root.troubled().emptyBecause = unusableReason(x, m, src)
 	}
 	walk(root, func(n *Node) {
 		if !n.Evaluated {
-			n.NotEvaluated = "not evaluated: libpcp does not evaluate this definition"
+			n.troubled().notEvaluated = "not evaluated: libpcp does not evaluate this definition"
 		}
 	})
-	a := &diagnosis{x: x, m: m, nodes: md.special, rep: rep, src: src}
-	walk(root, func(n *Node) { n.Explanation = a.phrase(n) })
+	a := &diagnosis{x: x, m: m, phrasing: phrasing{rep: rep, nodes: md.special}, src: src}
 	a.collectOrigins()
 }
 

@@ -54,7 +54,7 @@ var steadyCases = []string{
 // nodeSample is a node's values as one result of a sample, to print as
 // pminfo -f does (evaluator.WritePminfo).
 func nodeSample(name string, n *Node) evaluator.Result {
-	r := evaluator.Result{Name: name, Desc: *n.Desc, Err: n.Err}
+	r := evaluator.Result{Name: name, Desc: *n.Desc, Err: n.Err()}
 	for _, v := range n.Values {
 		r.Values = append(r.Values, v.Raw())
 	}
@@ -68,7 +68,7 @@ func nodeSample(name string, n *Node) evaluator.Result {
 // non-32-bit operand, a string through ?:, misalignedTernary, a constant
 // over an instance domain an archive has no instances of).
 func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
-	if !n.Evaluated || n.NotEvaluated != "" || n.Desc == nil || n.Kind == KindNovalue || n.EmptyBecause != "" && n.Kind == KindNovalue {
+	if !n.Evaluated || n.NotEvaluated() != "" || n.Desc == nil || n.Kind == KindNovalue || n.EmptyBecause() != "" && n.Kind == KindNovalue {
 		return false
 	}
 	text := n.Text()
@@ -303,7 +303,7 @@ func replayRecord(out string, stamp string) map[string]string {
 // replayLines prints a node as archive.py prints a metric's values.
 func replayLines(_ string, n *Node) string {
 	switch {
-	case n.Err != nil:
+	case n.Err() != nil:
 		return "ERR\n"
 	case len(n.Values) == 0:
 		return "NOVALUES\n"

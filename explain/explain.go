@@ -65,43 +65,107 @@ func (k Kind) String() string {
 }
 
 // Node is one subexpression with what a sample computed for it.
+//
+// A big expression has a Node per subexpression, so it is 96 bytes:
+// what only some nodes have (an error, the reason values vanish, why it
+// is not evaluated) is behind one pointer, and what can be derived (its
+// span and text, from its syntax node and the expression; its phrase,
+// from the tree) is given by methods, not kept.
 type Node struct {
 	// Syntax is the grammar node (parentheses removed).
 	Syntax grammar.Node
-	// Span is the node's byte range in the expression.
-	Span grammar.Span
 	// Desc is the metadata inferred for it; nil when the check inferred
 	// none (a definition libpcp refuses).
 	Desc *pmapi.Desc
-	Kind Kind
+	// Values are its values, all instances.
+	Values   []Value
+	Children []*Node
+	shared   *shared
+	trouble  *trouble // nil: none of its fields is set
+	Kind     Kind
 	// Evaluated reports that the sample computed this node; libpcp skips
 	// some (see NotEvaluated).
 	Evaluated bool
-	// Values are its values, all instances; Err is its error.
-	Values []Value
-	Err    error
-	// Explanation is a short phrase in plain words of what the node
-	// computes, with why it has no values when it has none.
-	Explanation string
-	// EmptyBecause is set on a node where values vanish: the reason,
-	// naming what is missing.
-	EmptyBecause string
-	// EmptyAt is, for a node that has no values (or fails) because a node
-	// below it has none, the node where they vanished.
-	EmptyAt *Node
-	// NotEvaluated says why libpcp does not compute this node ("" when
-	// it does).
-	NotEvaluated string
-	Children     []*Node
-	parent       *Node
-	src          string // the source text (a slice of the expression: no copy)
 }
 
+// trouble is what a node has when its values are missing or it is not
+// computed: few nodes of a big tree.
+type trouble struct {
+	err          error
+	emptyBecause string
+	emptyAt      *Node
+	notEvaluated string
+}
+
+// shared is what the nodes of one explanation share: the expression
+// their spans index, and what their phrases read.
+type shared struct {
+	expr string
+	phrasing
+}
+
+// Span is the node's byte range in the expression.
+func (n *Node) Span() grammar.Span { return n.Syntax.Span() }
+
 // Text is the node's source text, parentheses around it excluded.
-func (n *Node) Text() string { return n.src }
+func (n *Node) Text() string {
+	sp, expr := n.Span(), n.shared.expr
+	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
+		return expr[sp.Start:sp.End]
+	}
+	return ""
+}
+
+// Explanation is a short phrase in plain words of what the node
+// computes, with why it has no values when it has none. It is worded
+// when asked (a big tree's phrases are not all kept).
+func (n *Node) Explanation() string { return n.shared.phrase(n) }
+
+// Err is the node's error.
+func (n *Node) Err() error {
+	if n.trouble == nil {
+		return nil
+	}
+	return n.trouble.err
+}
+
+// EmptyBecause is set on a node where values vanish: the reason, naming
+// what is missing.
+func (n *Node) EmptyBecause() string {
+	if n.trouble == nil {
+		return ""
+	}
+	return n.trouble.emptyBecause
+}
+
+// EmptyAt is, for a node that has no values (or fails) because a node
+// below it has none, the node where they vanished.
+func (n *Node) EmptyAt() *Node {
+	if n.trouble == nil {
+		return nil
+	}
+	return n.trouble.emptyAt
+}
+
+// NotEvaluated says why libpcp does not compute this node ("" when it
+// does).
+func (n *Node) NotEvaluated() string {
+	if n.trouble == nil {
+		return ""
+	}
+	return n.trouble.notEvaluated
+}
+
+// troubled is the node's trouble, made on first use.
+func (n *Node) troubled() *trouble {
+	if n.trouble == nil {
+		n.trouble = &trouble{}
+	}
+	return n.trouble
+}
 
 // Empty reports a node that was computed and has no values or failed.
-func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err != nil) }
+func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err() != nil) }
 
 // Explanation is the whole tree of one definition, evaluated once.
 type Explanation struct {
@@ -310,8 +374,9 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, m
 		x.Name = *t.Name
 	}
 	x.History = needsHistoryTree(m)
+	sh := &shared{expr: def.Expr, phrasing: phrasing{rep: t.Report, nodes: md.special}}
 	if m.Status != checker.Valid || m.Broken {
-		x.Root = build(tree, md, def.Expr, nil)
+		x.Root = build(tree, md, sh, nil)
 		analyseUnusable(x, m, t.Report, src, md)
 		return x, nil
 	}
@@ -319,9 +384,12 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, m
 	// the explanation's nodes come, not after they are all alive.
 	mg := &merge{o: cur, consume: consume, set: func(n *Node, o observation) {
 		n.Evaluated = true
-		n.Values, n.Err = o.values(n), o.err
+		n.Values = o.values(n)
+		if o.err != nil {
+			n.troubled().err = o.err
+		}
 	}}
-	x.Root = build(tree, md, def.Expr, mg.visit)
+	x.Root = build(tree, md, sh, mg.visit)
 	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	walk(x.Root, func(n *Node) {
@@ -333,7 +401,7 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, m
 			}
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, nodes: md.special, rep: t.Report, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
+	a := &diagnosis{ctx: ctx, x: x, m: m, phrasing: sh.phrasing, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
 }
@@ -495,18 +563,15 @@ func leaves(m *checker.Metric) []string {
 // Nodes are made in post-order (operands before their operator, left to
 // right, the order the evaluator observes them), each with its metadata,
 // and each is given to made (nil: none) once its children are its.
-func build(tree grammar.Node, md metadata, expr string, made func(*Node)) *Node {
+func build(tree grammar.Node, md metadata, sh *shared, made func(*Node)) *Node {
 	var done []*Node // made nodes whose parent is not made yet
 	i := 0
 	syntaxPostOrder(tree, func(syn grammar.Node, kids int) {
-		n := newNode(syn, md.descs[i], expr)
+		n := &Node{Syntax: syn, Kind: kindOf(syn), Desc: md.descs[i], shared: sh}
 		i++
 		if kids > 0 {
 			n.Children = slices.Clone(done[len(done)-kids:]) // at its size
 			done = done[:len(done)-kids]
-			for _, c := range n.Children {
-				c.parent = n
-			}
 		}
 		if made != nil {
 			made(n)
@@ -514,16 +579,6 @@ func build(tree grammar.Node, md metadata, expr string, made func(*Node)) *Node 
 		done = append(done, n)
 	})
 	return done[0]
-}
-
-// newNode is the explain node of a syntax node, without its children.
-func newNode(syn grammar.Node, desc *pmapi.Desc, expr string) *Node {
-	sp := syn.Span()
-	n := &Node{Syntax: syn, Kind: kindOf(syn), Span: sp, Desc: desc}
-	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
-		n.src = expr[sp.Start:sp.End]
-	}
-	return n
 }
 
 // syntaxChildren are the subexpressions of a node that are nodes of the

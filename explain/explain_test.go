@@ -117,27 +117,42 @@ func checkCause(t *testing.T, c emptyCause, x *Explanation) {
 	}
 	o := x.Origins[0]
 	if o.Text() != c.at {
-		t.Errorf("%s: values vanish at %q (%s), want %q", c.name, o.Text(), o.EmptyBecause, c.at)
+		t.Errorf("%s: values vanish at %q (%s), want %q", c.name, o.Text(), o.EmptyBecause(), c.at)
 	}
 	for _, w := range c.words {
-		if !strings.Contains(o.EmptyBecause, w) {
-			t.Errorf("%s: reason %q lacks %q", c.name, o.EmptyBecause, w)
+		if !strings.Contains(o.EmptyBecause(), w) {
+			t.Errorf("%s: reason %q lacks %q", c.name, o.EmptyBecause(), w)
 		}
 	}
-	for p := o.parent; p != nil; p = p.parent {
-		if p.EmptyBecause != "" {
-			t.Errorf("%s: %q above the origin has a reason of its own: %q", c.name, p.Text(), p.EmptyBecause)
+	for _, p := range ancestors(x.Root, o) {
+		if p.EmptyBecause() != "" {
+			t.Errorf("%s: %q above the origin has a reason of its own: %q", c.name, p.Text(), p.EmptyBecause())
 		}
-		if p.EmptyAt != o {
+		if p.EmptyAt() != o {
 			t.Errorf("%s: %q does not point at %q", c.name, p.Text(), o.Text())
 		}
-		if !strings.Contains(p.Explanation, "`"+abbreviate(o.Text(), maxQuoted)+"`") {
-			t.Errorf("%s: %q's explanation %q does not name %q", c.name, p.Text(), p.Explanation, o.Text())
+		if !strings.Contains(p.Explanation(), "`"+abbreviate(o.Text(), maxQuoted)+"`") {
+			t.Errorf("%s: %q's explanation %q does not name %q", c.name, p.Text(), p.Explanation(), o.Text())
 		}
 	}
 	if !x.Root.Empty() {
 		t.Errorf("%s: the root has values", c.name)
 	}
+}
+
+// ancestors are the nodes above n in the tree under root, nearest first.
+func ancestors(root, n *Node) []*Node {
+	parent := map[*Node]*Node{}
+	walk(root, func(p *Node) {
+		for _, c := range p.Children {
+			parent[c] = p
+		}
+	})
+	var out []*Node
+	for p := parent[n]; p != nil; p = parent[p] {
+		out = append(out, p)
+	}
+	return out
 }
 
 // TestEmptyCausesLive: each cause of emptiness, against the live pmcd,
@@ -234,8 +249,8 @@ func TestCounterWithOneSample(t *testing.T) {
 	rep = check(t, a, "e.rate = "+c.expr+"\n", c.version)
 	x = explainName(t, a, rep, "e.rate", Options{})
 	checkCause(t, c, x)
-	if !strings.Contains(x.Origins[0].EmptyBecause, "archive") {
-		t.Errorf("the reason %q does not say the archive has no other record", x.Origins[0].EmptyBecause)
+	if !strings.Contains(x.Origins[0].EmptyBecause(), "archive") {
+		t.Errorf("the reason %q does not say the archive has no other record", x.Origins[0].EmptyBecause())
 	}
 }
 
@@ -269,7 +284,7 @@ func TestOneFetchPerSample(t *testing.T) {
 			t.Errorf("%s: %d fetches (%d counted by explain), want %d", c.expr, src.fetches, x.Fetches, c.fetches)
 		}
 		if x.Root.Empty() {
-			t.Errorf("%s: no values: %s %s", c.expr, x.Root.Explanation, x.Root.EmptyBecause)
+			t.Errorf("%s: no values: %s %s", c.expr, x.Root.Explanation(), x.Root.EmptyBecause())
 		}
 	}
 }
@@ -355,8 +370,8 @@ func TestHistoryReasons(t *testing.T) {
 			if x.Samples != 2 || len(x.Origins) != 1 {
 				t.Fatalf("%d samples, %d nodes where values vanish", x.Samples, len(x.Origins))
 			}
-			if o := x.Origins[0]; o.Text() != tc.at || !strings.Contains(o.EmptyBecause, tc.words) {
-				t.Errorf("values vanish at %q: %q; want %q: %q", o.Text(), o.EmptyBecause, tc.at, tc.words)
+			if o := x.Origins[0]; o.Text() != tc.at || !strings.Contains(o.EmptyBecause(), tc.words) {
+				t.Errorf("values vanish at %q: %q; want %q: %q", o.Text(), o.EmptyBecause(), tc.at, tc.words)
 			}
 		})
 	}
@@ -390,6 +405,15 @@ func TestValueRaw(t *testing.T) {
 		if raw := got.Raw(); !reflect.DeepEqual(raw, tc.v) {
 			t.Errorf("%v: Raw() = %+v, want %+v", tc.typ, raw, tc.v)
 		}
+	}
+}
+
+// TestNodeSize holds a Node to 96 bytes: a big expression has one per
+// subexpression (it was 192, with its span, text, phrase and the fields
+// few nodes have inline).
+func TestNodeSize(t *testing.T) {
+	if size := unsafe.Sizeof(Node{}); size > 96 {
+		t.Errorf("a Node is %d bytes, want at most 96", size)
 	}
 }
 

@@ -43,7 +43,7 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 			tree, _ := m.Def.Tree()
 			set := 0
 			mg := &merge{o: cur, set: func(*Node, observation) { set++ }}
-			root := build(tree, newMetadata(tree, rep.NodesOf(m)), m.Def.Expr, mg.visit)
+			root := build(tree, newMetadata(tree, rep.NodesOf(m)), &shared{expr: m.Def.Expr}, mg.visit)
 			if !mg.finish(root) {
 				t.Errorf("the observations of %s are not in the tree's post-order", expr)
 			}
@@ -71,7 +71,7 @@ func TestMergeFallsBack(t *testing.T) {
 		t.Fatal("x.y: not checked")
 	}
 	tree, _ := m.Def.Tree()
-	root := build(tree, newMetadata(tree, rep.NodesOf(m)), m.Def.Expr, nil)
+	root := build(tree, newMetadata(tree, rep.NodesOf(m)), &shared{expr: m.Def.Expr}, nil)
 	var post []*Node
 	postOrder(root, func(n *Node) { post = append(post, n) })
 	if len(post) != 5999 {

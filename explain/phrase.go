@@ -14,7 +14,7 @@ import (
 const maxQuoted = 40
 
 // quote is a node's source text in backquotes, shortened to maxQuoted.
-func quote(n *Node) string { return "`" + abbreviate(n.src, maxQuoted) + "`" }
+func quote(n *Node) string { return "`" + abbreviate(n.Text(), maxQuoted) + "`" }
 
 // abbreviate keeps at most max bytes of s: its start and end around "…",
 // cut on UTF-8 boundaries.
@@ -35,17 +35,25 @@ func abbreviate(s string, max int) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
+// phrasing is what wording a node reads beyond the node: the report (is
+// a metric name a derived one) and the check's entries for the nodes
+// metadata.special keeps (a ternary decided at bind, a scaled operand).
+type phrasing struct {
+	rep   *checker.Report
+	nodes checker.Nodes
+}
+
 // phrase says in plain words what a node computes, then why it has no
 // values when it points at a node below, or why it is not evaluated.
-func (a *diagnosis) phrase(n *Node) string {
+func (a *phrasing) phrase(n *Node) string {
 	p := a.what(n)
 	switch {
-	case n.NotEvaluated != "":
-		p += "; " + n.NotEvaluated
-	case n.EmptyAt != nil && n.Err != nil:
-		p += "; fails because " + quote(n.EmptyAt) + " fails"
-	case n.EmptyAt != nil:
-		p += "; no values because " + quote(n.EmptyAt) + " has none"
+	case n.NotEvaluated() != "":
+		p += "; " + n.NotEvaluated()
+	case n.EmptyAt() != nil && n.Err() != nil:
+		p += "; fails because " + quote(n.EmptyAt()) + " fails"
+	case n.EmptyAt() != nil:
+		p += "; no values because " + quote(n.EmptyAt()) + " has none"
 	}
 	if note := a.emptyOperandNote(n); note != "" {
 		p += "; " + note
@@ -55,7 +63,7 @@ func (a *diagnosis) phrase(n *Node) string {
 
 // emptyOperandNote tells what the aggregates make of an operand without
 // values: they still give one value.
-func (a *diagnosis) emptyOperandNote(n *Node) string {
+func (a *phrasing) emptyOperandNote(n *Node) string {
 	c, ok := n.Syntax.(*grammar.Call)
 	if !ok || len(n.Children) != 1 || !n.Evaluated || len(n.Values) == 0 {
 		return ""
@@ -76,7 +84,7 @@ func (a *diagnosis) emptyOperandNote(n *Node) string {
 }
 
 // what is the node's own phrase.
-func (a *diagnosis) what(n *Node) string {
+func (a *phrasing) what(n *Node) string {
 	kid := func(i int) string { return quote(n.Children[i]) }
 	switch syn := n.Syntax.(type) {
 	case *grammar.Metric:
@@ -128,7 +136,7 @@ func (a *diagnosis) what(n *Node) string {
 	return "a subexpression"
 }
 
-func (a *diagnosis) callPhrase(n *Node, c *grammar.Call) string {
+func (a *phrasing) callPhrase(n *Node, c *grammar.Call) string {
 	var arg string
 	if len(n.Children) == 1 {
 		arg = quote(n.Children[0])
@@ -179,7 +187,7 @@ var opWords = map[string]string{
 // opVerbs join a single value with every instance of the other operand.
 var opVerbs = map[string]string{"+": "plus", "-": "minus", "*": "times", "/": "divided by", "&&": "and", "||": "or"}
 
-func (a *diagnosis) binaryPhrase(n *Node, b *grammar.Binary) string {
+func (a *phrasing) binaryPhrase(n *Node, b *grammar.Binary) string {
 	word := opWords[b.Op]
 	l, r := n.Children[0], n.Children[1]
 	lInst := l.Desc != nil && l.Desc.InDom != pmapi.InDomNull
@@ -217,7 +225,7 @@ func (a *diagnosis) binaryPhrase(n *Node, b *grammar.Binary) string {
 
 // scaleFactor is the factor libpcp applies to an operand to reconcile
 // unit scales with its sibling ("" for none).
-func (a *diagnosis) scaleFactor(n *Node) string {
+func (a *phrasing) scaleFactor(n *Node) string {
 	ni := a.nodes[n.Syntax]
 	if ni == nil || ni.MulScale == 0 || ni.DivScale == 0 || ni.MulScale == ni.DivScale {
 		return ""

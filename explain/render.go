@@ -40,7 +40,7 @@ func WriteText(w io.Writer, x *Explanation, opts TextOptions) error {
 	writeTree(bw, x, opts)
 	if len(x.Origins) > 0 {
 		o := x.Origins[0]
-		fmt.Fprintf(bw, "%s: %s\n", verdict(x), o.EmptyBecause)
+		fmt.Fprintf(bw, "%s: %s\n", verdict(x), o.EmptyBecause())
 	}
 	return bw.Flush()
 }
@@ -112,19 +112,19 @@ func line(n *Node, opts TextOptions) string {
 	if n.Desc != nil {
 		meta = checker.DescText(*n.Desc)
 	}
-	return fmt.Sprintf("%s  [%s]  %s  — %s", abbreviate(n.src, maxLineText), meta, valuesText(n, opts), n.Explanation)
+	return fmt.Sprintf("%s  [%s]  %s  — %s", abbreviate(n.Text(), maxLineText), meta, valuesText(n, opts), n.Explanation())
 }
 
 func valuesText(n *Node, opts TextOptions) string {
 	switch {
 	case !n.Evaluated:
 		return "not evaluated"
-	case n.EmptyBecause != "" && n.Err != nil:
-		return "FAILS HERE: " + n.EmptyBecause
-	case n.EmptyBecause != "":
-		return "NO VALUES HERE: " + n.EmptyBecause
-	case n.Err != nil:
-		return "fails: " + n.Err.Error()
+	case n.EmptyBecause() != "" && n.Err() != nil:
+		return "FAILS HERE: " + n.EmptyBecause()
+	case n.EmptyBecause() != "":
+		return "NO VALUES HERE: " + n.EmptyBecause()
+	case n.Err() != nil:
+		return "fails: " + n.Err().Error()
 	case len(n.Values) == 0:
 		return "no values"
 	}
@@ -190,7 +190,7 @@ func Markdown(x *Explanation, opts TextOptions) string {
 	b.WriteString("```\n")
 	if len(x.Origins) > 0 {
 		o := x.Origins[0]
-		fmt.Fprintf(&b, "\n**%s** at `%s`: %s\n", strings.ToUpper(verdict(x)[:1])+verdict(x)[1:], abbreviate(o.src, maxLineText), o.EmptyBecause)
+		fmt.Fprintf(&b, "\n**%s** at `%s`: %s\n", strings.ToUpper(verdict(x)[:1])+verdict(x)[1:], abbreviate(o.Text(), maxLineText), o.EmptyBecause())
 	}
 	return b.String()
 }
@@ -245,8 +245,8 @@ func WriteJSON(w io.Writer, x *Explanation) error {
 // writeNodeHead writes a node up to the opening of its children.
 func writeNodeHead(w *bufio.Writer, n *Node) {
 	w.WriteString(`{"text":`)
-	writeString(w, abbreviate(n.src, maxJSONText))
-	fmt.Fprintf(w, `,"kind":"%s","span":{"start":%d,"end":%d},"metadata":`, n.Kind, n.Span.Start, n.Span.End)
+	writeString(w, abbreviate(n.Text(), maxJSONText))
+	fmt.Fprintf(w, `,"kind":"%s","span":{"start":%d,"end":%d},"metadata":`, n.Kind, n.Span().Start, n.Span().End)
 	if n.Desc == nil {
 		w.WriteString("null")
 	} else {
@@ -274,10 +274,10 @@ func writeNodeHead(w *bufio.Writer, n *Node) {
 		}
 	}
 	w.WriteString(`],"explanation":`)
-	writeString(w, n.Explanation)
-	if n.EmptyBecause != "" {
+	writeString(w, n.Explanation())
+	if n.EmptyBecause() != "" {
 		w.WriteString(`,"empty_because":`)
-		writeString(w, n.EmptyBecause)
+		writeString(w, n.EmptyBecause())
 	}
 	w.WriteString(`,"children":[`)
 }

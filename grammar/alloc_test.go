@@ -2,8 +2,10 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
@@ -91,5 +93,39 @@ func TestLexingCallsAllocatesNothingPerCall(t *testing.T) {
 	want := []TokenKind{TokFunc, TokLParen, TokName, TokRParen, TokPlus, TokFunc, TokLParen, TokName, TokRParen, TokEOS}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("tokens %v, want %v", kinds, want)
+	}
+}
+
+// TestLongExpressionTokensOnce: a long expression's tokens are counted
+// before they are kept, so their slice is made once at its size (grown by
+// append, a 1 MB expression had its old and new arrays of 72-byte tokens
+// alive at once), and counting changes none of them.
+func TestLongExpressionTokensOnce(t *testing.T) {
+	expr := "sample.long.one" + strings.Repeat(" + (1.5 * matchinst(/a/, sample.bin))", 2000)
+	if len(expr) <= countTokensAbove {
+		t.Fatalf("the expression (%d bytes) is not long", len(expr))
+	}
+	var toks []Token
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			toks = Tokens(expr, pcpver.Latest, false)
+		}
+	})
+	size := int64(len(toks)) * int64(unsafe.Sizeof(Token{}))
+	// The race detector's instrumentation allocates beside the slice.
+	if got := res.AllocedBytesPerOp(); !raceDetector && got > size+size/50 {
+		t.Errorf("lexing %d bytes into %d bytes of tokens allocated %d bytes, want the slice once at its size", len(expr), size, got)
+	}
+	var want []Token
+	for it := newTokenIter(expr, pcpver.Latest, false); ; {
+		tok := it.next()
+		want = append(want, tok)
+		if tok.Kind == TokEOS {
+			break
+		}
+	}
+	if !slices.Equal(toks, want) {
+		t.Errorf("the tokens of a long expression differ from those lexed one at a time")
 	}
 }

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -444,13 +445,29 @@ func unescape(s string) string {
 // parenthesis nesting, which is what libpcp does for any expression that
 // parses; flag is its state before the first token (Options.Leak).
 func Tokens(src string, v pcpver.Version, flag bool) []Token {
-	// A guess from the text (a token every few bytes) saves growing the
-	// slice token by token; the tokens are short-lived.
-	return appendTokens(make([]Token, 0, len(src)/4+2), src, v, flag)
+	return appendTokens(nil, src, v, flag)
 }
 
-// appendTokens appends Tokens(src, v, flag) to out.
+// countTokensAbove is the length of an expression whose tokens are
+// counted before they are kept (appendTokens).
+const countTokensAbove = 64 << 10
+
+// appendTokens appends Tokens(src, v, flag) to out, which it grows once:
+// for a short expression by a guess from the text (a token every few
+// bytes; growing token by token would cost more), for a long one by the
+// count of a first lexing. Grown by append, a 1 MB expression's 650,000
+// tokens of 72 bytes had the old and the new array alive at once (90 MB,
+// the largest heap of an explain of it).
 func appendTokens(out []Token, src string, v pcpver.Version, flag bool) []Token {
+	need := len(src)/4 + 2
+	if len(src) > countTokensAbove {
+		need = 0
+		for it := newTokenIter(src, v, flag); it.next().Kind != TokEOS; {
+			need++
+		}
+		need++ // the end of the string
+	}
+	out = slices.Grow(out, need)
 	it := newTokenIter(src, v, flag)
 	for {
 		t := it.next()

@@ -158,12 +158,12 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 			continue // the next cycle has the previous sample
 		}
 		what := "no values now"
-		if x.Root.Err != nil {
+		if x.Root.Err() != nil {
 			what = "fails now"
 		}
-		rg := a.file.ExprRange(def, o.Span.Start, o.Span.End)
+		rg := a.file.ExprRange(def, o.Span().Start, o.Span().End)
 		empty = append(empty, grammar.Diagnostic{Range: rg, Severity: grammar.SeverityInfo, Code: emptyNowCode,
-			Message: fmt.Sprintf("%s %s: %s", def.Name, what, o.EmptyBecause)})
+			Message: fmt.Sprintf("%s %s: %s", def.Name, what, o.EmptyBecause())})
 	}
 	s.explains.mu.Lock()
 	defer s.explains.mu.Unlock()
@@ -287,11 +287,11 @@ func (s *server) hoverValues(ctx context.Context, d *snapshot, def *grammar.Defi
 	var b strings.Builder
 	switch {
 	case !n.Evaluated:
-		fmt.Fprintf(&b, "Now (%s): %s", when, n.NotEvaluated)
-	case n.EmptyBecause != "":
-		fmt.Fprintf(&b, "Now (%s): **no values** — %s", when, n.EmptyBecause)
-	case n.EmptyAt != nil:
-		fmt.Fprintf(&b, "Now (%s): no values, because `%s` has none: %s", when, n.EmptyAt.Text(), n.EmptyAt.EmptyBecause)
+		fmt.Fprintf(&b, "Now (%s): %s", when, n.NotEvaluated())
+	case n.EmptyBecause() != "":
+		fmt.Fprintf(&b, "Now (%s): **no values** — %s", when, n.EmptyBecause())
+	case n.EmptyAt() != nil:
+		fmt.Fprintf(&b, "Now (%s): no values, because `%s` has none: %s", when, n.EmptyAt().Text(), n.EmptyAt().EmptyBecause())
 	default:
 		fmt.Fprintf(&b, "Now (%s): %s", when, valuesLine(n))
 	}
@@ -335,7 +335,7 @@ func nodeAtToken(root *explain.Node, tok grammar.Token) *explain.Node {
 				found = n
 			}
 		default:
-			if n.Span.Start == tok.Offset {
+			if n.Span().Start == tok.Offset {
 				found = n
 			}
 		}

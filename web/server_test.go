@@ -163,6 +163,9 @@ func TestExplainArchive(t *testing.T) {
 		t.Fatalf("verdict %q, origin %d: want no values from the matchinst node", v.Verdict, v.Origin)
 	}
 	origin := v.Nodes[v.Origin]
+	if origin.Kind != "function" {
+		t.Errorf("the origin's kind %q, want function", origin.Kind)
+	}
 	if !strings.Contains(origin.EmptyBecause, "matches `/nomatch/`") || v.Nodes[0].EmptyAt != v.Origin {
 		t.Errorf("origin %+v; the root's empty_at %d", origin, v.Nodes[0].EmptyAt)
 	}

@@ -239,13 +239,13 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 		id := len(v.Nodes)
 		ids[n] = id
 		order = append(order, n)
-		vn := ViewNode{ID: id, Parent: it.parent, Depth: it.depth, Text: n.Text(), Kind: string(n.Kind), Metadata: "no metadata", Evaluated: n.Evaluated,
-			NotEvaluated: n.NotEvaluated, Explanation: n.Explanation, EmptyBecause: n.EmptyBecause, EmptyAt: -1, Values: []ViewValue{}}
+		vn := ViewNode{ID: id, Parent: it.parent, Depth: it.depth, Text: n.Text(), Kind: n.Kind.String(), Metadata: "no metadata", Evaluated: n.Evaluated,
+			NotEvaluated: n.NotEvaluated(), Explanation: n.Explanation(), EmptyBecause: n.EmptyBecause(), EmptyAt: -1, Values: []ViewValue{}}
 		if n.Desc != nil {
 			vn.Metadata = checker.DescText(*n.Desc)
 		}
-		if n.Err != nil {
-			vn.Error = n.Err.Error()
+		if n.Err() != nil {
+			vn.Error = n.Err().Error()
 		}
 		for _, val := range n.Values {
 			vv := ViewValue{Value: val.Text}
@@ -268,8 +268,8 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 	}
 	for k, n := range order {
 		// EmptyAt may point at a node built after it, so it is set here.
-		if n.EmptyAt != nil {
-			v.Nodes[k].EmptyAt = ids[n.EmptyAt]
+		if n.EmptyAt() != nil {
+			v.Nodes[k].EmptyAt = ids[n.EmptyAt()]
 		}
 	}
 	if len(x.Origins) > 0 {
