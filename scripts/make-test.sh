@@ -37,9 +37,10 @@ echo "=== go test -race, then the sampled tests without it"
 counts=$(mktemp)
 trap 'rm -f "$counts"' EXIT
 $GO build -o "$counts.report" ./internal/testreport || { echo "testreport does not build"; exit 1; }
-# A package's tests get 25 minutes, not go test's default 10: the
-# release differentials of grammar and checker take 5 to 6 under -race on
-# an idle 2-core machine, and a busy one doubles that. A hang still ends.
+# A package's tests get 25 minutes, not go test's default 10: checker's
+# release differentials took 5 to 6 under -race on an idle 2-core machine
+# before the sampling below, and a busy one triples that. A hang still
+# ends.
 #
 # The slowest tests under -race (the release differentials, the huge
 # inputs) run there on one case in eight, and again in a plain pass on
