@@ -9,13 +9,9 @@ GO ?= go
 test:
 	scripts/make-test.sh
 
+# The test environment, its independent pieces at once: scripts/testenv.sh.
 testenv:
-	scripts/pcp-testenv.sh
-	scripts/pcp-releases.sh
-	scripts/pcp-oracles.sh
-	scripts/fleet-env.sh
-	scripts/editors-env.sh
-	scripts/packages-env.sh
+	scripts/testenv.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

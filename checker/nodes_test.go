@@ -11,6 +11,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/testsize"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
@@ -84,9 +85,12 @@ func nodeVersions() []pcpver.Version {
 // demand are exactly those the check inferred (the same nodes, the same
 // descriptors, scales and bound branches), the partial ones of a
 // semantic error included; the check itself keeps none.
+//
+// Under -race it runs one case in eight (internal/testsize); make test
+// runs every case again without it.
 func TestNodesOfEqualsCheck(t *testing.T) {
 	src := livePmcd(t)
-	exprs := nodeCases(t)
+	exprs := testsize.Sample(t, nodeCases(t))
 	eq, problems := pmapi.ParseIndomConfig(strings.NewReader("29.2 29.1\n"), "indom.conf")
 	if len(problems) > 0 {
 		t.Fatal(problems)

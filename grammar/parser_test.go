@@ -10,6 +10,7 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/golden"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/testsize"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -200,8 +201,11 @@ func TestLibpcpRendering(t *testing.T) {
 // parser limit, but past MaxTreeDepth it is refused too (libpcp crashes on
 // it; TestTooDeepCrashesLibpcp in the checker): before 800,000 operators
 // took 1 GB and 90 s of garbage collection scanning a stack as deep.
+//
+// Under -race it runs one case in eight (internal/testsize); make test
+// runs every case again without it.
 func TestParseExprDepthBound(t *testing.T) {
-	for _, tc := range []struct {
+	cases := []struct {
 		name      string
 		expr      string
 		wantDeep  bool
@@ -219,7 +223,8 @@ func TestParseExprDepthBound(t *testing.T) {
 		{"chain of mixed operators", strings.Repeat("a.b * 2 - ", 30000) + "1", false, 30000, false},
 		{"deep through a function", "rate(" + strings.Repeat("1 + ", MaxTreeDepth) + "1)", false, MaxTreeDepth + 1, true},
 		{"wide in parentheses", strings.Repeat("(1 + 2 + 3) * ", 20000) + "1", false, 0, false},
-	} {
+	}
+	for _, tc := range testsize.Sample(t, cases) {
 		t.Run(tc.name, func(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
@@ -328,10 +333,13 @@ func TestSpansCoverTheirText(t *testing.T) {
 // which the checker reports), so the verdict accepts one of 1,100,000
 // terms: a bound on the driver's total steps once made it a syntax
 // error, "lalr: parse did not terminate", that libpcp never prints.
+//
+// Under -race it runs one case in eight (internal/testsize); make test
+// runs every case again without it.
 func TestLongChainVerdict(t *testing.T) {
 	for _, terms := range []int{1100000} {
 		expr := strings.Repeat("sample.long.one + ", terms-1) + "sample.long.one"
-		for _, v := range pcpver.Proved() {
+		for _, v := range testsize.Sample(t, pcpver.Proved()) {
 			if got := LibpcpVerdict(expr, v, false); !got.OK {
 				t.Errorf("%s: a chain of %d terms: rejected at %d with %q, libpcp accepts it", v, terms, got.Caret, got.Message)
 			}

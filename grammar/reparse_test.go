@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/exprgen"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/testsize"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
 
@@ -123,78 +124,93 @@ func viewOf(f *File) fileView {
 // TestReparseEqualsParse: after random keystrokes, each read again with
 // Reparse from the previous result, the file equals a fresh ParseConfig of
 // the same text, on each grammar.
+//
+// Under -race it runs one case in eight (internal/testsize); make test
+// runs every case again without it.
 func TestReparseEqualsParse(t *testing.T) {
-	fast, steps, capped := 0, 0, 0
+	type run struct {
+		limit int
+		v     pcpver.Version
+		seed  uint64
+	}
+	var runs []run
 	// Also with a cap of 2 findings of a kind (Options.MaxPerCode), which
 	// the generated configs pass: Reparse leaves those to a full read.
 	for _, limit := range []int{0, 2} {
 		for _, v := range []pcpver.Version{pcpver.V6_0_3, pcpver.Latest} {
 			for seed := uint64(1); seed <= 12; seed++ {
-				rng := rand.New(rand.NewPCG(seed, 7))
-				g := exprgen.New(seed, []string{"kernel.all.load", "sample.bin", "disk.dev.read"})
-				// The last seed's texts are of several Text pieces (over 8 KB).
-				lines := 40
-				if seed == 12 {
-					lines = 200
-				}
-				text := editConfig(rng, g, lines)
-				memo := NewMemo()
-				opts := Options{Version: v, Memo: memo, MaxPerCode: limit}
-				f := ParseConfig("t.conf", []byte(text), opts)
-				doc := f.Text
-				if pieces, _, _ := flatIndex(t, doc); seed == 12 && len(pieces) < 2 {
-					t.Fatalf("a text of %d bytes is one piece", len(text))
-				}
-				for step := 0; step < 150; step++ {
-					var ch TextChange
-					text, ch = randomEdit(rng, text)
-					// The editor's way (the pieces of the text before
-					// shared), and now and then a text read whole.
-					doc = doc.Replace(ch.Start, ch.OldEnd, []byte(text[ch.Start:ch.NewEnd]))
-					if step%10 == 9 {
-						doc = NewText([]byte(text))
-					}
-					if doc.String() != text {
-						t.Fatalf("step %d: the edited Text differs from the text", step)
-					}
-					var ok bool
-					prev := f
-					f, ok = Reparse(f, doc, ch, opts)
-					checkReplaced(t, prev, f, ok)
-					more := slices.ContainsFunc(f.Diagnostics, func(d Diagnostic) bool { return d.More > 0 })
-					if f.standIns != more {
-						t.Fatalf("step %d: standIns %v, a stand-in among the findings %v", step, f.standIns, more)
-					}
-					switch {
-					case limit > 0:
-						if more {
-							capped++
-						}
-					default:
-						steps++
-						if ok {
-							fast++
-						}
-					}
-					want := ParseConfig("t.conf", []byte(text), Options{Version: v, MaxPerCode: limit})
-					if got, exp := viewOf(f), viewOf(want); !reflect.DeepEqual(got, exp) {
-						t.Fatalf("%s seed %d step %d (incremental %v), change %+v: reparse differs from a fresh parse\ntext:\n%s\n%s",
-							v, seed, step, ok, ch, text, firstDifference(got, exp))
-					}
-					memo.Trim()
-				}
+				runs = append(runs, run{limit, v, seed})
 			}
 		}
 	}
-	if capped < 100 {
-		t.Errorf("only %d reads with a stand-in for capped findings", capped)
+	sampled := testsize.Sample(t, runs)
+	fast, steps, capped := 0, 0, 0
+	for _, r := range sampled {
+		limit, v, seed := r.limit, r.v, r.seed
+		rng := rand.New(rand.NewPCG(seed, 7))
+		g := exprgen.New(seed, []string{"kernel.all.load", "sample.bin", "disk.dev.read"})
+		// The last seed's texts are of several Text pieces (over 8 KB).
+		lines := 40
+		if seed == 12 {
+			lines = 200
+		}
+		text := editConfig(rng, g, lines)
+		memo := NewMemo()
+		opts := Options{Version: v, Memo: memo, MaxPerCode: limit}
+		f := ParseConfig("t.conf", []byte(text), opts)
+		doc := f.Text
+		if pieces, _, _ := flatIndex(t, doc); seed == 12 && len(pieces) < 2 {
+			t.Fatalf("a text of %d bytes is one piece", len(text))
+		}
+		for step := 0; step < 150; step++ {
+			var ch TextChange
+			text, ch = randomEdit(rng, text)
+			// The editor's way (the pieces of the text before
+			// shared), and now and then a text read whole.
+			doc = doc.Replace(ch.Start, ch.OldEnd, []byte(text[ch.Start:ch.NewEnd]))
+			if step%10 == 9 {
+				doc = NewText([]byte(text))
+			}
+			if doc.String() != text {
+				t.Fatalf("step %d: the edited Text differs from the text", step)
+			}
+			var ok bool
+			prev := f
+			f, ok = Reparse(f, doc, ch, opts)
+			checkReplaced(t, prev, f, ok)
+			more := slices.ContainsFunc(f.Diagnostics, func(d Diagnostic) bool { return d.More > 0 })
+			if f.standIns != more {
+				t.Fatalf("step %d: standIns %v, a stand-in among the findings %v", step, f.standIns, more)
+			}
+			switch {
+			case limit > 0:
+				if more {
+					capped++
+				}
+			default:
+				steps++
+				if ok {
+					fast++
+				}
+			}
+			want := ParseConfig("t.conf", []byte(text), Options{Version: v, MaxPerCode: limit})
+			if got, exp := viewOf(f), viewOf(want); !reflect.DeepEqual(got, exp) {
+				t.Fatalf("%s seed %d step %d (incremental %v), change %+v: reparse differs from a fresh parse\ntext:\n%s\n%s",
+					v, seed, step, ok, ch, text, firstDifference(got, exp))
+			}
+			memo.Trim()
+		}
+	}
+	// 100 over all the runs; under -race, the sampled runs' share of it.
+	if want := 100 * len(sampled) / len(runs); capped < want {
+		t.Errorf("only %d reads with a stand-in for capped findings, want %d", capped, want)
 	}
 	// Many keystrokes stay inside their line's meaning (the generated
 	// configs are dense with what makes a keystroke cost the whole file).
 	if fast < steps/6 {
 		t.Errorf("only %d of %d keystrokes were read incrementally", fast, steps)
 	}
-	t.Logf("%d of %d keystrokes read incrementally", fast, steps)
+	t.Logf("%d of %d keystrokes read incrementally; %d capped reads with a stand-in", fast, steps, capped)
 }
 
 // firstDifference describes where two views first differ.

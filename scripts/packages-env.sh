@@ -27,11 +27,12 @@ if ! command -v rpm >/dev/null 2>&1; then
 	[ "$(id -u)" = 0 ] || die "installing rpm needs root: apt-get install rpm"
 	say "installing rpm"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >&2 || die "apt-get update failed"
+	# make testenv runs this beside other set-up that may use apt: one at a time.
+	flock /run/lock/pcp-derive-lsp-apt apt-get update -qq >&2 || die "apt-get update failed"
 	# apt exits non-zero when an unrelated half-configured package (pcp's
 	# postinst calls systemctl, see pcp-testenv.sh) is retried: judge by
 	# the command.
-	apt-get install -y -qq --no-upgrade rpm >&2 || true
+	flock /run/lock/pcp-derive-lsp-apt apt-get install -y -qq --no-upgrade rpm >&2 || true
 	command -v rpm >/dev/null 2>&1 || die "apt-get install rpm did not install rpm (see its output above)"
 fi
 say "$(rpm --version)"

@@ -34,11 +34,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing Debian packages ${missing[*]} and we are not root: apt-get install ${missing[*]}"
 	say "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >&2 || die "apt-get update failed"
+	# make testenv runs this beside other set-up that may use apt: one at a time.
+	flock /run/lock/pcp-derive-lsp-apt apt-get update -qq >&2 || die "apt-get update failed"
 	# pcp's postinst (if pcp is half-configured on this machine) fails
 	# without systemd and makes apt exit non-zero: judge by dpkg's state of
 	# the packages we asked for.
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || true
+	flock /run/lock/pcp-derive-lsp-apt apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || true
 	for p in "${missing[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			die "apt-get install $p failed (see the apt output above)"

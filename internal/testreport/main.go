@@ -3,9 +3,13 @@
 // failing test, and the counts. With -counts FILE it also writes
 // "PASSED FAILED" there, for the summary line make test ends with.
 //
-// Every test and subtest that ends counts once; a package that fails
-// without a failing test (a build error, a panic in init, a timeout)
-// counts as one failure.
+// Every test and subtest that ends counts once, however many times it
+// ran: make test runs the release differentials twice, in the -race pass
+// at a smaller size and in a plain pass in full (see
+// internal/oracle.RaceSample), and feeds both streams here. A test that
+// fails in either counts as one failure. A package that fails without a
+// failing test (a build error, a panic in init, a timeout) counts as one
+// failure.
 package main
 
 import (
@@ -28,11 +32,28 @@ type event struct {
 	Elapsed float64
 }
 
-// tally accumulates the events of one run.
+// tally accumulates the events of one or more runs.
 type tally struct {
 	passed, failed int
 	output         map[string]*strings.Builder // by package + "\x00" + test
 	failedTests    map[string]int              // failing tests per package
+	ended          map[string]bool             // by the key of output: whether it failed
+}
+
+// end records that the test or package under key ended, and counts it
+// the first time; a failure after a pass moves it from passed to failed.
+func (t *tally) end(key string, failed bool) {
+	was, seen := t.ended[key]
+	switch {
+	case !seen && failed:
+		t.failed++
+	case !seen:
+		t.passed++
+	case failed && !was:
+		t.passed--
+		t.failed++
+	}
+	t.ended[key] = was || failed
 }
 
 func main() {
@@ -58,7 +79,7 @@ func main() {
 // read consumes the event stream, printing package lines and the output
 // of failures to w as they end.
 func read(r io.Reader, w io.Writer) (*tally, error) {
-	t := &tally{output: map[string]*strings.Builder{}, failedTests: map[string]int{}}
+	t := &tally{output: map[string]*strings.Builder{}, failedTests: map[string]int{}, ended: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -82,7 +103,7 @@ func read(r io.Reader, w io.Writer) (*tally, error) {
 			}
 		case "pass", "skip":
 			if e.Test != "" && e.Action == "pass" {
-				t.passed++
+				t.end(key, false)
 			}
 			if e.Test == "" {
 				fmt.Fprintf(w, "ok   %s (%.1fs)\n", e.Package, e.Elapsed)
@@ -90,12 +111,12 @@ func read(r io.Reader, w io.Writer) (*tally, error) {
 			delete(t.output, key)
 		case "fail":
 			if e.Test != "" {
-				t.failed++
+				t.end(key, true)
 				t.failedTests[e.Package]++
 				fmt.Fprintf(w, "--- FAIL %s %s\n%s", e.Package, e.Test, text(t.output[key]))
 			} else {
 				if t.failedTests[e.Package] == 0 {
-					t.failed++ // the package failed outside any test
+					t.end(key, true) // the package failed outside any test
 					fmt.Fprintf(w, "%s", text(t.output[key]))
 				}
 				fmt.Fprintf(w, "FAIL %s (%.1fs)\n", e.Package, e.Elapsed)

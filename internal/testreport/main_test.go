@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,34 @@ func TestCounts(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "quiet") {
 		t.Errorf("a passing test's output is printed:\n%s", out.String())
+	}
+}
+
+// TestCountsTwoPasses: make test's -race pass and plain pass both run the
+// release differentials; each test counts once, as failed if it failed in
+// either pass.
+func TestCountsTwoPasses(t *testing.T) {
+	const race = `{"Action":"pass","Package":"p","Test":"TestA","Elapsed":1}
+{"Action":"pass","Package":"p","Test":"TestB/r1","Elapsed":1}
+{"Action":"pass","Package":"p","Test":"TestB","Elapsed":1}
+{"Action":"fail","Package":"p","Test":"TestC","Elapsed":1}
+{"Action":"pass","Package":"p","Test":"TestD","Elapsed":1}
+{"Action":"fail","Package":"p","Elapsed":3}
+`
+	const plain = `{"Action":"pass","Package":"p","Test":"TestB/r1","Elapsed":1}
+{"Action":"pass","Package":"p","Test":"TestB/r2","Elapsed":1}
+{"Action":"fail","Package":"p","Test":"TestB","Elapsed":1}
+{"Action":"fail","Package":"p","Test":"TestC","Elapsed":1}
+{"Action":"fail","Package":"p","Test":"TestD","Elapsed":1}
+{"Action":"fail","Package":"p","Elapsed":3}
+`
+	tl, err := read(strings.NewReader(race+plain), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Passed: TestA, TestB/r1, TestB/r2. Failed: TestB (in the plain
+	// pass), TestC (in both, once), TestD (passed, then failed).
+	if tl.passed != 3 || tl.failed != 3 {
+		t.Errorf("passed %d, failed %d; want 3, 3", tl.passed, tl.failed)
 	}
 }
