@@ -269,7 +269,7 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 			// The check's node metadata, inferred for the plan only (kept
 			// with the report it would cost more than the config's text).
 			nodes := e.rep.InferNodes(m)
-			e.plans[i] = e.compile(nodes, e.trees[i], make([]slot, 0, len(nodes))) // no copies as it grows
+			e.plans[i] = e.compile(nodes, e.trees[i], make([]slot, 0, slotCount(e.trees[i]))) // no copies as it grows
 		}
 		if reuse && e.outs[i] == nil {
 			e.outs[i] = make([][]Value, len(e.plans[i]))
@@ -381,7 +381,7 @@ func (r *sampleRun) observed(n grammar.Node, vals []Value, err error) {
 func (r *sampleRun) nodeValue(n grammar.Node, id int32) ([]Value, error) {
 	switch n := n.(type) {
 	case *grammar.Paren:
-		return r.value(n.X, r.kid(id, 0))
+		return r.value(n.X, id) // a parenthesis shares its inside's slot (compile)
 	case *grammar.Unary:
 		return r.unary(n, id)
 	case *grammar.Call:

@@ -12,8 +12,8 @@ import (
 // inferred metadata, the node's state, and its children's slots. A
 // metric's slots are compiled once, in a slice indexed by the slot numbers
 // the evaluation passes down, so that no sample looks a node up in a map.
-// A big expression has a slot per node, parentheses included, so it is
-// packed in 56 bytes (it was 176, a 262,143-node tree's plan 66 MB): the
+// A big expression has a slot per node (parentheses have none: a
+// parenthesis is its inside), so it is packed in 56 bytes (it was 176, a 262,143-node tree's plan 66 MB): the
 // descriptor is interned, scales other than 1 are apart, a constant keeps
 // the one word of its value, and the buffers Next reuses are beside the
 // plan (Evaluator.outs), made only by Next.
@@ -42,7 +42,7 @@ type scales struct{ mul, div float64 }
 type bindByte uint8
 
 // compile appends the slots of tree n (n's first, then each child's
-// subtree in order) to plan, with the metadata the check inferred for its
+// subtree in order; a parenthesis shares its inside's slot) to plan, with the metadata the check inferred for its
 // nodes. An explicit stack, not recursion: a frame per level of a
 // 20,000-term chain cost 8 MB of stack.
 func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []slot {
@@ -55,28 +55,34 @@ func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		// A parenthesis has no slot: its values, descriptor and bind are
+		// its inside's (libpcp keeps no node for it). The unit scales of
+		// an operand are the check's for the operand as its operator
+		// names it, the outermost parenthesis, so the inside's slot
+		// carries those.
+		n := grammar.Unwrap(it.n)
 		var st *nodeState
-		if keepsState(it.n) {
-			if st = e.state[it.n]; st == nil {
+		if keepsState(n) {
+			if st = e.state[n]; st == nil {
 				st = &nodeState{}
-				e.state[it.n] = st
+				e.state[n] = st
 			}
 		}
 		id := len(plan)
 		sl := slot{bind: bindByte(checker.BindBoth), st: st, kids: [3]int32{-1, -1, -1}}
 		var d pmapi.Desc
-		if ni := nodes[it.n]; ni != nil {
+		if ni := nodes[n]; ni != nil {
 			d, sl.bind = ni.Desc, bindByte(ni.Bind)
-			if ni.MulScale != 1 || ni.DivScale != 1 {
-				sl.scale = &scales{ni.MulScale, ni.DivScale}
-			}
+		}
+		if ni := nodes[it.n]; ni != nil && (ni.MulScale != 1 || ni.DivScale != 1) {
+			sl.scale = &scales{ni.MulScale, ni.DivScale}
 		}
 		sl.desc = e.intern(d)
 		plan = append(plan, sl)
 		if it.parent >= 0 {
 			plan[it.parent].kids[it.kid] = int32(id)
 		}
-		kids, k := grammar.Operands(it.n)
+		kids, k := grammar.Operands(n)
 		for i := k - 1; i >= 0; i-- { // the first child on top
 			if kids[i] != nil {
 				stack = append(stack, item{kids[i], id, int32(i)})
@@ -84,6 +90,19 @@ func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []
 		}
 	}
 	return plan
+}
+
+// slotCount is how many slots compile makes of tree n: a node each,
+// parentheses not counted.
+func slotCount(n grammar.Node) int {
+	count := 0
+	grammar.Walk(n, func(n grammar.Node) bool {
+		if _, paren := n.(*grammar.Paren); !paren {
+			count++
+		}
+		return true
+	})
+	return count
 }
 
 // intern returns the one copy of d the plans share.
