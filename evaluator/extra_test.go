@@ -69,6 +69,11 @@ func TestExtraUnitValues(t *testing.T) {
 		{`sample.current.amp / (rescale(sample.current.milliamp, "current (A)") + rescale(sample.current.microamp, "current (A)"))`, "0.5"},
 		{`sample.temperature.fahrenheit * 2`, "64"},
 		{`sampledso.long.hundred / sample.temperature.fahrenheit`, "3.125"},
+		// A parenthesised operand is scaled as the bare one: the plan
+		// has no slot for a parenthesis, its inside carries the scales.
+		{`mkconst(1, units="hour") + ((mkconst(30, units="min")))`, "1.5"},
+		{`(mkconst(30, units="min")) + mkconst(1, units="hour")`, "1.5"},
+		{`((mkconst(1, units="hour") + (mkconst(30, units="min")))) * 2`, "3"},
 	}
 	var config strings.Builder
 	for i, c := range cases {
