@@ -285,12 +285,12 @@ func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 		return fmt.Sprintf("%s was not evaluated in the previous sample, and %s() needs two", counter, fn)
 	case p.err != nil:
 		return fmt.Sprintf("%s failed in the previous sample (%v), and %s() needs two samples with values", counter, p.err, fn)
-	case len(p.vals) == 0:
+	case p.len() == 0:
 		return fmt.Sprintf("%s had no values in the previous sample, and %s() needs two", counter, fn)
 	}
 	before := map[int32]bool{}
-	for _, v := range p.vals {
-		before[v.Inst] = true
+	for i := range p.len() {
+		before[p.value(i).Inst] = true
 	}
 	common := 0
 	for _, v := range c.Values {

@@ -331,7 +331,7 @@ func (r *Recorder) Observer() evaluator.Observer {
 		if rc.pendingGen != r.gen {
 			rc.pending, rc.pendingGen = nil, r.gen
 		}
-		rc.pending = rc.pending.add(observed{n, observation{vals, err}})
+		rc.pending = rc.pending.add(observed{n, newObservation(vals, err)})
 	}
 }
 

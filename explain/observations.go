@@ -1,14 +1,120 @@
 package explain
 
 import (
+	"math"
+	"slices"
+
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 )
 
-// observation is what the evaluator reported for one node in one sample.
+// observation is what the evaluator reported for one node in one sample,
+// made compact as it arrives: the evaluator's values (72 bytes each, a
+// slice of its own per node: 17.5 MB of a 262,143-node tree's live heap
+// while it was sampled) are not held. A value whose number fits a word
+// (every numeric value the operators make) is kept as that word; a node's
+// only value inline, more behind a pointer; a value that does not fit
+// (a string, an aggregate, a source that fills several fields) keeps the
+// node's values whole. Each value comes back exactly as it came (value),
+// so what is made of them is what was made of the evaluator's.
 type observation struct {
-	vals []evaluator.Value
 	err  error
+	one  word // the only value (kind wordAbsent when there is none, or more has them)
+	more *moreValues
+}
+
+// moreValues are a node's values other than one word alone: words, or,
+// when one of them does not fit a word, full.
+type moreValues struct {
+	words []word
+	full  []evaluator.Value
+}
+
+// word is one of the evaluator's values with at most one of Int, Uint and
+// Float set, and no string or blob.
+type word struct {
+	inst int32
+	kind wordKind // wordInt, wordUint or wordFloat; wordAbsent for no value
+	bits uint64
+}
+
+// wordAbsent marks an observation's one word unused.
+const wordAbsent = wordNone
+
+// newObservation keeps a node's values and error.
+func newObservation(vals []evaluator.Value, err error) observation {
+	o := observation{err: err}
+	switch {
+	case len(vals) == 0:
+		return o
+	case len(vals) == 1:
+		if w, ok := wordOfValue(vals[0]); ok {
+			o.one = w
+			return o
+		}
+	}
+	words := make([]word, 0, len(vals))
+	for _, v := range vals {
+		w, ok := wordOfValue(v)
+		if !ok {
+			o.more = &moreValues{full: slices.Clone(vals)}
+			return o
+		}
+		words = append(words, w)
+	}
+	o.more = &moreValues{words: words}
+	return o
+}
+
+// wordOfValue is v as a word, if it fits one.
+func wordOfValue(v evaluator.Value) (word, bool) {
+	if v.String != "" || v.Blob != nil {
+		return word{}, false
+	}
+	fl := math.Float64bits(v.Float) // -0 is not 0 here
+	switch {
+	case v.Uint == 0 && fl == 0:
+		return word{inst: v.Inst, kind: wordInt, bits: uint64(v.Int)}, true
+	case v.Int == 0 && fl == 0:
+		return word{inst: v.Inst, kind: wordUint, bits: v.Uint}, true
+	case v.Int == 0 && v.Uint == 0:
+		return word{inst: v.Inst, kind: wordFloat, bits: fl}, true
+	}
+	return word{}, false // several fields set
+}
+
+// len is how many values the node had.
+func (o observation) len() int {
+	switch {
+	case o.more != nil && o.more.full != nil:
+		return len(o.more.full)
+	case o.more != nil:
+		return len(o.more.words)
+	case o.one.kind != wordAbsent:
+		return 1
+	}
+	return 0
+}
+
+// value is the node's i-th value, as the evaluator gave it.
+func (o observation) value(i int) evaluator.Value {
+	w := o.one
+	switch {
+	case o.more != nil && o.more.full != nil:
+		return o.more.full[i]
+	case o.more != nil:
+		w = o.more.words[i]
+	}
+	v := evaluator.Value{Inst: w.inst}
+	switch w.kind {
+	case wordInt:
+		v.Int = int64(w.bits)
+	case wordUint:
+		v.Uint = w.bits
+	case wordFloat:
+		v.Float = math.Float64frombits(w.bits)
+	}
+	return v
 }
 
 // observed is an observation with its node.
@@ -21,7 +127,7 @@ type observed struct {
 // the evaluator made them: it reports a node after its operands, left to
 // right, which is the explanation tree's post-order, so the tree takes them
 // in one merge. A list, not a map keyed by node: at 56 bytes an
-// observation, where a map's entry cost about 130 (a power-of-two table of
+// observation (its values inside, when it has one), where a map's entry cost about 130 (a power-of-two table of
 // 56-byte slots), a third of a big tree's live heap while it is explained.
 // It is kept in blocks of observationBlock, so that it never copies itself
 // as it grows and a merge that consumes it lets each block go once taken.

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/checker"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/evaluator"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
 // TestEvaluatorObservesInPostOrder: the evaluator reports a tree's nodes
@@ -122,5 +126,45 @@ func TestMergeFallsBack(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestObservationKeepsValues: every value comes back from an observation
+// exactly as the evaluator gave it, kept as a word or whole.
+func TestObservationKeepsValues(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, vals := range [][]evaluator.Value{
+		nil,
+		{},
+		{{Inst: pmapi.InNull}},
+		{{Inst: pmapi.InNull, Float: 2.002}},
+		{{Inst: 3, Float: negZero}},
+		{{Inst: 1, Int: math.MinInt64}},
+		{{Inst: 1, Uint: math.MaxUint64}},
+		{{Inst: 1, Int: -1}, {Inst: 2, Uint: 7}, {Inst: 3, Float: math.NaN()}},
+		{{Inst: pmapi.InNull, Uint: 5, Float: negZero}},           // several fields: kept whole
+		{{Inst: 1, Int: 4, Uint: 4, Float: 4}, {Inst: 2, Int: 1}}, // a source that fills them all
+		{{Inst: pmapi.InNull, String: "text"}},
+		{{Inst: pmapi.InNull, Blob: []byte{1, 2}}},
+	} {
+		o := newObservation(vals, nil)
+		if o.len() != len(vals) {
+			t.Errorf("%+v: %d values came back", vals, o.len())
+			continue
+		}
+		for i, want := range vals {
+			got := o.value(i)
+			if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) || math.Float64bits(got.Float) != math.Float64bits(want.Float) {
+				t.Errorf("value %d: %#v came back as %#v", i, want, got)
+			}
+		}
+	}
+}
+
+// TestObservationSize holds an observation to 40 bytes: a big tree has
+// one per node, its only value inside.
+func TestObservationSize(t *testing.T) {
+	if size := unsafe.Sizeof(observation{}); size > 40 {
+		t.Errorf("an observation is %d bytes, want at most 40", size)
 	}
 }

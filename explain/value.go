@@ -86,9 +86,9 @@ func (o observation) values(n *Node) []Value {
 	if n.Desc != nil {
 		t = n.Desc.Type
 	}
-	out := make([]Value, len(o.vals))
-	for i, v := range o.vals {
-		out[i] = makeValue(t, v)
+	out := make([]Value, o.len())
+	for i := range out {
+		out[i] = makeValue(t, o.value(i))
 	}
 	return out
 }
