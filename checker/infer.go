@@ -70,6 +70,10 @@ type inferrer struct {
 	// mappedToNovalue reports a name option_novalue binds as a novalue()
 	// node (nil without option_novalue).
 	mappedToNovalue func(m *grammar.Metric) bool
+	// final, when set, is told each node's metadata once it is final,
+	// and nodes then holds only the nodes not yet passed on (see
+	// Report.InferEach).
+	final func(grammar.Node, *NodeInfo)
 }
 
 func (in *inferrer) info(n grammar.Node) *NodeInfo {
@@ -88,7 +92,22 @@ func (in *inferrer) info(n grammar.Node) *NodeInfo {
 //go:noinline
 func (in *inferrer) set(n grammar.Node, d pmapi.Desc) pmapi.Desc {
 	in.info(n).Desc = d
+	if in.final != nil {
+		in.finish(n)
+	}
 	return d
+}
+
+// finish passes n's operands on to final, now that n is set: their
+// metadata is final (an operator scales its operands before it is set).
+func (in *inferrer) finish(n grammar.Node) {
+	kids, k := grammar.Operands(n)
+	for _, kid := range kids[:k] {
+		if ni := in.nodes[kid]; ni != nil {
+			delete(in.nodes, kid)
+			in.final(kid, ni)
+		}
+	}
 }
 
 // isConst reports a node libpcp represents as N_INTEGER or N_DOUBLE.

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"maps"
+
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
@@ -61,8 +63,17 @@ func (r *Report) InferNodes(m *Metric) Nodes {
 	if err != nil {
 		return nil
 	}
+	nodes := Nodes{}
+	// The error, if any, is the one the check reported; the nodes are
+	// those inferred before it, as the check left them.
+	_, _ = r.inferRun(m).newInferrer(nil, nodes).desc(tree)
+	return nodes
+}
+
+// inferRun is a run that infers m's nodes again with its check's rules.
+func (r *Report) inferRun(m *Metric) *checkRun {
 	env := m.inference
-	c := &checkRun{
+	return &checkRun{
 		opts:         Options{Version: env.version, InDoms: env.inDoms},
 		report:       r,
 		descs:        r.Operands,
@@ -71,11 +82,88 @@ func (r *Report) InferNodes(m *Metric) Nodes {
 		// checking stays false: every metric has its verdict, so binding
 		// a derived operand reads it rather than checking it.
 	}
+}
+
+// InferEach is InferNodes without a map of every node: it tells f each
+// node's metadata once it is final, holding meanwhile only the nodes
+// whose operator is not yet inferred. A node is final when its operator
+// is set (an operator scales its operands first), so f is told an
+// operator's operands, in order, as the operator is set, and the root
+// last: every node after all of its subtree. A 262,143-node tree's map
+// was 34 MB beside the evaluator's plan compiled from it. Nodes the
+// inference did not reach are not told; after a check's error, those it
+// reached whose operator it did not are told last, in tree order. The
+// NodeInfo is f's: a caller that keeps none holds no map of every node.
+func (r *Report) InferEach(m *Metric, f func(grammar.Node, *NodeInfo)) {
+	if r == nil || m == nil || !m.inferred || m.inference == nil {
+		return
+	}
+	tree, err := m.Def.Tree()
+	if err != nil {
+		return
+	}
+	if m.nodes != nil {
+		// Kept by the check: told in the order the inference would.
+		finalInOrder(tree, m.nodes, f)
+		return
+	}
+	c := r.inferRun(m)
 	nodes := Nodes{}
-	// The error, if any, is the one the check reported; the nodes are
-	// those inferred before it, as the check left them.
-	_, _ = c.newInferrer(nil, nodes).desc(tree)
-	return nodes
+	in := c.newInferrer(nil, nodes)
+	in.final = f
+	_, _ = in.desc(tree)
+	tellRest(tree, nodes, f)
+}
+
+// finalInOrder tells f the nodes of a map the check kept in the order
+// InferEach tells them: walking the tree in post-order, a node's operands
+// as the node is passed, then the rest as tellRest does.
+func finalInOrder(tree grammar.Node, nodes Nodes, f func(grammar.Node, *NodeInfo)) {
+	rest := maps.Clone(nodes)
+	type item struct {
+		n    grammar.Node
+		down bool // its operands are on the stack
+	}
+	stack := []item{{tree, false}}
+	for len(stack) > 0 {
+		it := &stack[len(stack)-1]
+		kids, k := grammar.Operands(it.n)
+		if !it.down {
+			it.down = true
+			for i := k - 1; i >= 0; i-- {
+				if kids[i] != nil {
+					stack = append(stack, item{kids[i], false})
+				}
+			}
+			continue
+		}
+		n := it.n
+		stack = stack[:len(stack)-1]
+		if nodes[n] == nil {
+			continue
+		}
+		for _, kid := range kids[:k] {
+			if ni := rest[kid]; ni != nil {
+				delete(rest, kid)
+				f(kid, ni)
+			}
+		}
+	}
+	tellRest(tree, rest, f)
+}
+
+// tellRest tells f the nodes left in nodes, in tree order: the root, and
+// after an error the nodes whose operator was not set.
+func tellRest(tree grammar.Node, nodes Nodes, f func(grammar.Node, *NodeInfo)) {
+	if len(nodes) == 0 {
+		return
+	}
+	grammar.Walk(tree, func(n grammar.Node) bool {
+		if ni := nodes[n]; ni != nil {
+			f(n, ni)
+		}
+		return true
+	})
 }
 
 // release lets go what only a metric's check and advice needed, once

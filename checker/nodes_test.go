@@ -82,7 +82,8 @@ func nodeVersions() []pcpver.Version {
 // TestNodesOfEqualsCheck: for every case of the checker's corpora, under
 // every release's rules, with and without equivalent instance domains
 // and "#control option_novalue=1", the nodes Report.NodesOf infers on
-// demand are exactly those the check inferred (the same nodes, the same
+// demand, and those Report.InferEach tells (see diffInferEach), are
+// exactly those the check inferred (the same nodes, the same
 // descriptors, scales and bound branches), the partial ones of a
 // semantic error included; the check itself keeps none.
 //
@@ -128,6 +129,9 @@ func TestNodesOfEqualsCheck(t *testing.T) {
 				if diff := diffNodes(m.nodes, got); diff != "" {
 					t.Errorf("%s %q: %s = %s (%s): %s", v, variant.control, m.Def.Name, m.Def.Expr, m.Status, diff)
 				}
+				if diff := diffInferEach(eager, m, lazy, l); diff != "" {
+					t.Errorf("%s %q: %s = %s (%s): InferEach: %s", v, variant.control, m.Def.Name, m.Def.Expr, m.Status, diff)
+				}
 				if again := lazy.NodesOf(l); len(got) > 0 && fmt.Sprintf("%p", again) != fmt.Sprintf("%p", got) {
 					t.Fatalf("%s: %s: NodesOf inferred the nodes again", v, m.Def.Name)
 				}
@@ -142,6 +146,53 @@ func TestNodesOfEqualsCheck(t *testing.T) {
 		t.Fatalf("only %d of %d metrics have nodes: the corpora no longer exercise the inference", inferred, compared)
 	}
 	t.Logf("%d metrics compared (%d with nodes, %d kept by the check: they bind one in a cycle) under %d releases", compared, inferred, kept, len(nodeVersions()))
+}
+
+// diffInferEach describes how the nodes InferEach tells of metric l
+// of report lazy (inferred again) and of its twin m of report eager (the
+// check's kept map) differ from what the check inferred, or break its
+// promises: each node told once, every operand told before its operator,
+// the same order either way ("" when all hold).
+func diffInferEach(eager *Report, m *Metric, lazy *Report, l *Metric) string {
+	tell := func(rep *Report, m *Metric) (Nodes, []grammar.Node, string) {
+		told, order := Nodes{}, []grammar.Node{}
+		twice := ""
+		rep.InferEach(m, func(n grammar.Node, ni *NodeInfo) {
+			if told[n] != nil && twice == "" {
+				twice = fmt.Sprintf("node %s told twice", grammar.Format(n))
+			}
+			told[n] = ni
+			order = append(order, n)
+		})
+		return told, order, twice
+	}
+	told, order, twice := tell(lazy, l)
+	if twice != "" {
+		return twice
+	}
+	if diff := diffNodes(m.nodes, told); diff != "" {
+		return diff
+	}
+	at := map[grammar.Node]int{}
+	for i, n := range order {
+		at[n] = i
+	}
+	for i, n := range order {
+		kids, k := grammar.Operands(n)
+		for _, kid := range kids[:k] {
+			if j, ok := at[kid]; ok && j > i {
+				return fmt.Sprintf("operand %s told after its operator %s", grammar.Format(kid), grammar.Format(n))
+			}
+		}
+	}
+	_, keptOrder, twice := tell(eager, m)
+	if twice != "" {
+		return "from the kept map: " + twice
+	}
+	if !slices.Equal(order, keptOrder) {
+		return "told in another order from the check's kept map"
+	}
+	return ""
 }
 
 // diffNodes describes how two metrics' nodes differ ("" when they do not).
