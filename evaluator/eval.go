@@ -42,6 +42,7 @@ type Evaluator struct {
 	rep     *checker.Report // the check's, which infers each metric's nodes to compile
 	trees   []grammar.Node  // each metric's expression
 	plans   [][]slot        // each metric's nodes, compiled at its first sample
+	roots   []int32         // the slot of each metric's root in its plan
 	outs    [][][]Value     // each metric's node buffers (Next), made at its first reuse
 	// interned are the node descriptors the plans point at: a big
 	// expression has a handful of distinct ones.
@@ -137,6 +138,7 @@ func New(ctx context.Context, src pmclient.Source, rep *checker.Report) (*Evalua
 		return nil, err
 	}
 	e.plans = make([][]slot, len(e.metrics))
+	e.roots = make([]int32, len(e.metrics))
 	e.outs = make([][][]Value, len(e.metrics))
 	return e, nil
 }
@@ -266,16 +268,13 @@ func (e *Evaluator) take(ctx context.Context, s *Sample, reuse bool) error {
 			continue
 		}
 		if e.plans[i] == nil {
-			// The check's node metadata, inferred for the plan only (kept
-			// with the report it would cost more than the config's text).
-			nodes := e.rep.InferNodes(m)
-			e.plans[i] = e.compile(nodes, e.trees[i], make([]slot, 0, slotCount(e.trees[i]))) // no copies as it grows
+			e.plans[i], e.roots[i] = e.compile(m, e.trees[i])
 		}
 		if reuse && e.outs[i] == nil {
 			e.outs[i] = make([][]Value, len(e.plans[i]))
 		}
 		run.m, run.plan, run.outs = m, e.plans[i], e.outs[i]
-		vals, err := run.eval(e.trees[i])
+		vals, err := run.eval(e.trees[i], e.roots[i])
 		res.Values, res.Err = vals, err
 		if len(vals) > 0 && m.Desc.InDom != pmapi.InDomNull {
 			run.instances(m.Desc.InDom) // names for printing
@@ -346,8 +345,8 @@ func (r *sampleRun) state(id int32) *nodeState { return r.plan[id].st }
 // errNoValues marks "no values" (not an error) inside the tree walk.
 var errNoValues = errors.New("no values")
 
-func (r *sampleRun) eval(n grammar.Node) ([]Value, error) {
-	vals, err := r.value(n, 0)
+func (r *sampleRun) eval(n grammar.Node, root int32) ([]Value, error) {
+	vals, err := r.value(n, root)
 	if errors.Is(err, errNoValues) {
 		return nil, nil
 	}

@@ -41,44 +41,73 @@ type scales struct{ mul, div float64 }
 // bindByte is a checker.Bind in a byte, as a slot keeps it.
 type bindByte uint8
 
-// compile appends the slots of tree n (n's first, then each child's
-// subtree in order; a parenthesis shares its inside's slot) to plan, with the metadata the check inferred for its
-// nodes. An explicit stack, not recursion: a frame per level of a
-// 20,000-term chain cost 8 MB of stack.
-func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []slot {
+// compile makes the plan of metric m's tree from the metadata the check
+// infers for its nodes, as it tells each once final (Report.InferEach),
+// so that no map of every node is alive beside the plan (it was 34 MB of
+// a 262,143-node tree's, the plan 21 MB). A node is told after its
+// operands, so its slot is made after theirs and points at them; the
+// root's is last, and compile returns its number too. A parenthesis has no
+// slot: its values, descriptor and bind are its inside's (libpcp keeps no
+// node for it), and the inside's slot carries the unit scales the check
+// gave the operand its operator names, the outermost parenthesis. A node
+// the inference did not reach (defined()'s and anon()'s operand, the
+// branch a static guard leaves out) gets a slot without metadata.
+func (e *Evaluator) compile(m *checker.Metric, tree grammar.Node) (plan []slot, root int32) {
+	plan = make([]slot, 0, slotCount(tree)) // no copies as it grows
+	// pending are the slots of the nodes told whose operator is not yet:
+	// a handful at a time, not one per node.
+	pending := map[grammar.Node]int32{}
+	take := func(n grammar.Node) int32 {
+		if id, ok := pending[n]; ok {
+			delete(pending, n)
+			return id
+		}
+		id := int32(len(plan))
+		plan = e.bare(n, plan)
+		return id
+	}
+	e.rep.InferEach(m, func(n grammar.Node, ni *checker.NodeInfo) {
+		var id int32
+		if p, paren := n.(*grammar.Paren); paren {
+			id = take(p.X)
+		} else {
+			sl := slot{desc: e.intern(ni.Desc), bind: bindByte(ni.Bind), st: e.stateOf(n), kids: [3]int32{-1, -1, -1}}
+			kids, k := grammar.Operands(n)
+			for i, kid := range kids[:k] {
+				if kid != nil {
+					sl.kids[i] = take(kid)
+				}
+			}
+			id = int32(len(plan))
+			plan = append(plan, sl)
+		}
+		if ni.MulScale != 1 || ni.DivScale != 1 {
+			plan[id].scale = &scales{ni.MulScale, ni.DivScale}
+		}
+		pending[n] = id
+	})
+	return plan, take(tree)
+}
+
+// bare appends the slots of tree n, a subtree the check's inference did
+// not reach, without metadata (n's first, then each operand's subtree in
+// order; a parenthesis shares its inside's slot) to plan. An explicit
+// stack, not recursion: a frame per level of a 20,000-term chain cost
+// 8 MB of stack.
+func (e *Evaluator) bare(n grammar.Node, plan []slot) []slot {
 	type item struct {
 		n      grammar.Node
 		parent int   // the parent's slot, -1 for the root
 		kid    int32 // which child of the parent it is
 	}
+	none := e.intern(pmapi.Desc{})
 	stack := []item{{n, -1, 0}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		// A parenthesis has no slot: its values, descriptor and bind are
-		// its inside's (libpcp keeps no node for it). The unit scales of
-		// an operand are the check's for the operand as its operator
-		// names it, the outermost parenthesis, so the inside's slot
-		// carries those.
 		n := grammar.Unwrap(it.n)
-		var st *nodeState
-		if keepsState(n) {
-			if st = e.state[n]; st == nil {
-				st = &nodeState{}
-				e.state[n] = st
-			}
-		}
 		id := len(plan)
-		sl := slot{bind: bindByte(checker.BindBoth), st: st, kids: [3]int32{-1, -1, -1}}
-		var d pmapi.Desc
-		if ni := nodes[n]; ni != nil {
-			d, sl.bind = ni.Desc, bindByte(ni.Bind)
-		}
-		if ni := nodes[it.n]; ni != nil && (ni.MulScale != 1 || ni.DivScale != 1) {
-			sl.scale = &scales{ni.MulScale, ni.DivScale}
-		}
-		sl.desc = e.intern(d)
-		plan = append(plan, sl)
+		plan = append(plan, slot{desc: none, bind: bindByte(checker.BindBoth), st: e.stateOf(n), kids: [3]int32{-1, -1, -1}})
 		if it.parent >= 0 {
 			plan[it.parent].kids[it.kid] = int32(id)
 		}
@@ -90,6 +119,20 @@ func (e *Evaluator) compile(nodes checker.Nodes, n grammar.Node, plan []slot) []
 		}
 	}
 	return plan
+}
+
+// stateOf is the state node n keeps from sample to sample, shared by
+// every metric n is in; nil for a node that keeps none (keepsState).
+func (e *Evaluator) stateOf(n grammar.Node) *nodeState {
+	if !keepsState(n) {
+		return nil
+	}
+	st := e.state[n]
+	if st == nil {
+		st = &nodeState{}
+		e.state[n] = st
+	}
+	return st
 }
 
 // slotCount is how many slots compile makes of tree n: a node each,
