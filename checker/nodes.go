@@ -50,8 +50,10 @@ func (r *Report) NodesOf(m *Metric) Nodes {
 }
 
 // InferNodes is NodesOf without keeping the result: for a caller that
-// walks every metric once (the evaluator compiles them all) and would
-// otherwise keep all their nodes with the report.
+// reads a metric's nodes once (explain, before it samples) and would
+// otherwise keep them with the report. A caller that needs each node's
+// metadata once, in no order of its own, uses InferEach, with no map of
+// every node (the evaluator's compile).
 func (r *Report) InferNodes(m *Metric) Nodes {
 	if r == nil || m == nil || !m.inferred || m.inference == nil {
 		return nil
