@@ -73,7 +73,7 @@ func buildNameIndex(f *File) *nameIndex {
 			nf := facts(a.Metric)
 			nf.applied = append(nf.applied, a)
 		}
-		if ix.multiLine == nil && a.Range.End.Line != a.Range.Start.Line {
+		if ix.multiLine == nil && multiLine(a) {
 			ix.multiLine = a
 		}
 	}

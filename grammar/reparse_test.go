@@ -144,7 +144,7 @@ func TestReparseEqualsParse(t *testing.T) {
 		}
 	}
 	sampled := testsize.Sample(t, runs)
-	fast, steps, capped := 0, 0, 0
+	fast, moved, steps, capped := 0, 0, 0, 0
 	for _, r := range sampled {
 		limit, v, seed := r.limit, r.v, r.seed
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -178,6 +178,7 @@ func TestReparseEqualsParse(t *testing.T) {
 			prev := f
 			f, ok = Reparse(f, doc, ch, opts)
 			checkReplaced(t, prev, f, ok)
+			checkLinesRead(t, f, ch, ok)
 			more := slices.ContainsFunc(f.Diagnostics, func(d Diagnostic) bool { return d.More > 0 })
 			if f.standIns != more {
 				t.Fatalf("step %d: standIns %v, a stand-in among the findings %v", step, f.standIns, more)
@@ -191,6 +192,9 @@ func TestReparseEqualsParse(t *testing.T) {
 				steps++
 				if ok {
 					fast++
+					if f.Text.LineCount() != prev.Text.LineCount() {
+						moved++
+					}
 				}
 			}
 			want := ParseConfig("t.conf", []byte(text), Options{Version: v, MaxPerCode: limit})
@@ -210,7 +214,30 @@ func TestReparseEqualsParse(t *testing.T) {
 	if fast < steps/6 {
 		t.Errorf("only %d of %d keystrokes were read incrementally", fast, steps)
 	}
-	t.Logf("%d of %d keystrokes read incrementally; %d capped reads with a stand-in", fast, steps, capped)
+	// An Enter, or a line break deleted, is read from its lines too, the
+	// lines after it moved.
+	if moved < steps/200 {
+		t.Errorf("only %d of %d keystrokes that added or removed lines were read incrementally", moved, steps)
+	}
+	t.Logf("%d of %d keystrokes read incrementally (%d adding or removing lines); %d capped reads with a stand-in", fast, steps, moved, capped)
+}
+
+// checkLinesRead checks what f says its read went through: every line of
+// its text when read whole, else no more than the lines ch touched (one
+// more when it ends at a line's start: the line it ends in is read).
+func checkLinesRead(t *testing.T, f *File, ch TextChange, incremental bool) {
+	t.Helper()
+	if !incremental {
+		if f.LinesRead() != f.Text.LineCount() {
+			t.Fatalf("a file read whole read %d of its %d lines", f.LinesRead(), f.Text.LineCount())
+		}
+		return
+	}
+	first, _ := f.Text.LineOf(ch.Start)
+	last, _ := f.Text.LineOf(ch.NewEnd)
+	if touched := last - first + 2; f.LinesRead() > touched {
+		t.Fatalf("change %+v touched %d lines, and Reparse read %d", ch, touched, f.LinesRead())
+	}
 }
 
 // firstDifference describes where two views first differ.
@@ -322,7 +349,9 @@ func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
 	switch {
 	case !incremental && ok:
 		t.Fatalf("a file read whole reports replaced definitions [%d, %d) → [%d, %d)", from, oldTo, from, newTo)
-	case incremental && f != prev && !ok:
+	case incremental && f != prev && !ok && f.Text.LineCount() == prev.Text.LineCount():
+		// (one that added or removed lines moved the definitions after
+		// them: copies, not prev's own)
 		t.Fatalf("an incremental reparse reports no replaced definitions")
 	}
 	if !ok {
