@@ -158,7 +158,7 @@ func prevAround(prev *File, e lineEdit) (around, bool) {
 	// After a quoted value over several lines libpcp's line numbers may
 	// differ from the file's (6.0 counts them short).
 	a.names = prev.names()
-	if a.names.multiLine != nil && a.names.multiLine.Range.Start.Before(a.rPos) {
+	if a.names.multiLineBefore(a.rPos) {
 		return a, false
 	}
 	a.d0 = prev.Definitions.Search(func(d *Definition) bool { return at(d.Range.Start) >= 0 })
@@ -228,10 +228,11 @@ func leavesSame(prev, f *File, text *Text, e lineEdit, a around, lineDefs []*Def
 			return false
 		}
 	}
-	if e.dl != 0 && (slices.ContainsFunc(f.Attributes, multiLine) || slices.ContainsFunc(prev.Attributes[a.ai:a.a1], multiLine)) {
+	if slices.ContainsFunc(f.Attributes, multiLine) || slices.ContainsFunc(prev.Attributes[a.ai:a.a1], multiLine) {
 		// libpcp's lines after a quoted value over several lines may
 		// not be the file's (6.0 counts them short): those after the
-		// edit would move by another count than its lines'.
+		// edit would move by another count than its lines', and the
+		// index of names knows where the first such value is.
 		return false
 	}
 	if e.ne < text.Len() && f.Leak != leakAfter(prev, a.d1) {
@@ -270,7 +271,10 @@ func spliceLine(prev, f *File, e lineEdit, a around, lineDefs []*Definition, opt
 		if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
 			return nil
 		}
-		return f // its index of names is built when the next edit needs it
+		if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs, lineMove{from: a.ePos.Line, dl: e.dl}); ix != nil {
+			f.nameIx.Store(ix)
+		}
+		return f
 	}
 	f.Definitions = prev.Definitions.Splice(a.d0, a.d1, lineDefs)
 	f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: a.d0, oldTo: a.d1, newTo: a.d0 + len(lineDefs)}
@@ -280,7 +284,7 @@ func spliceLine(prev, f *File, e lineEdit, a around, lineDefs []*Definition, opt
 	if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
 		return nil // a full read makes the stand-in
 	}
-	if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs); ix != nil {
+	if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs, lineMove{}); ix != nil {
 		f.nameIx.Store(ix)
 	}
 	return f

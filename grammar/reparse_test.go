@@ -75,6 +75,10 @@ type fileView struct {
 	// Registered and RegisteredM are the file's name index answering
 	// completion's prefix search (layered over edits in a Reparse).
 	Registered, RegisteredM []string
+	// Registrations are, for each name the file defines or sets an
+	// attribute of, where Registration's definition and attribute lines
+	// start (the index's places, as the file's own items).
+	Registrations map[string][]Pos
 }
 
 type defView struct {
@@ -115,10 +119,44 @@ func viewOf(f *File) fileView {
 	for _, a := range f.Attributes {
 		v.Attributes = append(v.Attributes, *a)
 	}
+	v.Registrations = registrationsOf(f)
 	for off := 0; off <= f.Len(); off += 1 + off%7 {
 		v.Positions = append(v.Positions, f.Pos(off))
 	}
 	return v
+}
+
+// registrationsOf is fileView.Registrations, each definition and
+// attribute line checked to be f's own.
+func registrationsOf(f *File) map[string][]Pos {
+	own := map[any]bool{}
+	names := map[string]bool{}
+	for _, d := range f.Definitions.All() {
+		own[d], names[d.Name] = true, true
+	}
+	for _, a := range f.Attributes {
+		own[a], names[a.Metric] = true, true
+	}
+	out := map[string][]Pos{}
+	for name := range names {
+		def, attrs := f.Registration(name)
+		places := []Pos{{}}
+		if def != nil {
+			places[0] = def.Range.Start
+			if !own[def] {
+				places[0] = Pos{Line: -1} // not f's
+			}
+		}
+		for _, a := range attrs {
+			p := a.Range.Start
+			if !own[a] {
+				p = Pos{Line: -1}
+			}
+			places = append(places, p)
+		}
+		out[name] = places
+	}
+	return out
 }
 
 // TestReparseEqualsParse: after random keystrokes, each read again with
