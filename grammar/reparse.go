@@ -30,18 +30,19 @@ func (c TextChange) Then(next TextChange) TextChange {
 
 // Reparse returns what ParseText(prev.Path, text, opts) returns, for text
 // made from prev.Text by one change, reading again only the logical lines
-// the change touches when it can (an editor's keystroke): the lines
-// before and after them are prev's (the same *Definition and *Attribute
-// values and findings: positions are lines and columns, which a change
-// within one line leaves as they were elsewhere), and text shares prev's
-// pieces but the edited one (Text.Replace), so the cost does not grow
-// with the file beyond the per-piece index. It reads the
-// whole text again (ParseText) when the change may alter the meaning of
-// other lines: it adds or removes lines, defines, renames or removes a
-// definition or an attribute, touches a #control line, leaves libpcp's
-// matchinst lexer flag different after it, or spans continuation lines or
-// a quoted value over several lines. reparsed says which of the two it
-// did. ch must be the change that made text of prev.Text (the bytes
+// the change touches when it can (an editor's keystroke, an Enter): the
+// lines before and after them are prev's (the same *Definition and
+// *Attribute values and findings: positions are lines and columns, which
+// a change that adds no line leaves as they were elsewhere; after one
+// that adds or removes lines, copies of those after it with their lines
+// moved, shift.go), and text shares prev's pieces but the edited one
+// (Text.Replace), so the cost does not grow with the file beyond the
+// per-piece index and the copies. It reads the whole text again
+// (ParseText) when the change may alter the meaning of other lines: it
+// defines, renames or removes a definition or an attribute used after
+// it, touches a #control line, leaves libpcp's matchinst lexer flag
+// different after it, or spans continuation lines or a quoted value over
+// several lines. reparsed says which of the two it did. ch must be the change that made text of prev.Text (the bytes
 // around it the same in both); opts must be those prev was parsed with;
 // a config path of several files (opts.Leak, opts.Registered) is always
 // read again.
