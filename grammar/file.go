@@ -112,6 +112,9 @@ func (f *File) LinesRead() int { return f.linesRead }
 type replacedDefinitions struct {
 	prev               weak.Pointer[File]
 	from, oldTo, newTo int
+	// dl is the lines the edit added (removed, when negative): those
+	// after it are prev's copied dl lines further (MovedDefinitions).
+	dl int32
 }
 
 // ReplacedDefinitions reports, for a file Reparse made from prev by
@@ -121,10 +124,26 @@ type replacedDefinitions struct {
 // (ok is false for any other file, or another prev).
 func (f *File) ReplacedDefinitions(prev *File) (from, oldTo, newTo int, ok bool) {
 	r := f.replaced
-	if r == nil || prev == nil || r.prev.Value() != prev {
+	if r == nil || r.dl != 0 || prev == nil || r.prev.Value() != prev {
 		return 0, 0, 0, false
 	}
 	return r.from, r.oldTo, r.newTo, true
+}
+
+// MovedDefinitions reports, for a file Reparse made from prev by reading
+// again the lines of an edit that added dl lines (removed, when
+// negative), that prev.Definitions[from:oldTo] became
+// f.Definitions[from:newTo], that those before are prev's own, and those
+// after are prev's copied dl lines further: the same but for their
+// positions and libpcp line, sharing their syntax tree, in the same
+// state of libpcp's parser (SpecZero). ok is false for any other file,
+// or another prev.
+func (f *File) MovedDefinitions(prev *File) (from, oldTo, newTo int, dl int32, ok bool) {
+	r := f.replaced
+	if r == nil || r.dl == 0 || prev == nil || r.prev.Value() != prev {
+		return 0, 0, 0, 0, false
+	}
+	return r.from, r.oldTo, r.newTo, r.dl, true
 }
 
 // Definition is one "name = expression" line.

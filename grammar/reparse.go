@@ -268,7 +268,9 @@ func spliceLine(prev, f *File, e lineEdit, a around, lineDefs []*Definition, opt
 	if e.dl != 0 {
 		// The lines after the edit moved: their items are prev's,
 		// copied a line further (shift.go).
-		spliceMoved(prev, f, a, e.dl, lineDefs)
+		if spliceMoved(prev, f, a, e.dl, lineDefs) {
+			f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: a.d0, oldTo: a.d1, newTo: a.d0 + len(lineDefs), dl: e.dl}
+		}
 		if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
 			return nil
 		}

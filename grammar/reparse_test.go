@@ -260,6 +260,52 @@ func TestReparseEqualsParse(t *testing.T) {
 	t.Logf("%d of %d keystrokes read incrementally (%d adding or removing lines); %d capped reads with a stand-in", fast, steps, moved, capped)
 }
 
+// checkMoved checks what MovedDefinitions says of f, made from prev by
+// Reparse: for a read that added or removed lines, the definitions before
+// the edited lines prev's own and those after them prev's moved, sharing
+// their trees (a registered one's); it reports whether f is such a read.
+func checkMoved(t *testing.T, prev, f *File, incremental bool) bool {
+	t.Helper()
+	from, oldTo, newTo, dl, ok := f.MovedDefinitions(prev)
+	if !ok {
+		if incremental && f.Text.LineCount() != prev.Text.LineCount() {
+			t.Fatalf("a read that added %d lines reports no moved definitions", f.Text.LineCount()-prev.Text.LineCount())
+		}
+		return false
+	}
+	if !incremental || int(dl) != f.Text.LineCount()-prev.Text.LineCount() {
+		t.Fatalf("moved definitions reported by %d lines, for a read (incremental %v) that added %d", dl, incremental, f.Text.LineCount()-prev.Text.LineCount())
+	}
+	pd, nd := prev.Definitions.Collect(), f.Definitions.Collect()
+	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
+		t.Fatalf("moved range [%d, %d) → [%d, %d) does not fit %d and %d definitions", from, oldTo, from, newTo, len(pd), len(nd))
+	}
+	for i := 0; i < from; i++ {
+		if pd[i] != nd[i] {
+			t.Fatalf("definition %d before the moved ones is not prev's own", i)
+		}
+	}
+	for i := 0; i < len(pd)-oldTo; i++ {
+		a, b := pd[oldTo+i], nd[newTo+i]
+		// A registered one's tree is the same (an unregistered one's
+		// is not checked).
+		sameTree := !a.Registered
+		if !sameTree {
+			ta, _ := a.Tree()
+			tb, _ := b.Tree()
+			sameTree = ta == tb
+		}
+		if a.Name != b.Name || a.Expr != b.Expr || a.Verdict != b.Verdict || a.Registered != b.Registered || a.Line+dl != b.Line ||
+			a.Range.movedBy(dl) != b.Range || a.NameRange.movedBy(dl) != b.NameRange || !sameTree || prev.SpecZero(a) != f.SpecZero(b) {
+			t.Fatalf("definition %d is not prev's %d moved by %d lines", newTo+i, oldTo+i, dl)
+		}
+	}
+	if _, _, _, ok := f.ReplacedDefinitions(prev); ok {
+		t.Fatalf("a read that moved definitions reports them prev's own")
+	}
+	return true
+}
+
 // checkLinesRead checks what f says its read went through: every line of
 // its text when read whole, else no more than the lines ch touched (one
 // more when it ends at a line's start: the line it ends in is read).
@@ -383,13 +429,14 @@ func TestFindingCap(t *testing.T) {
 // own), and it says nothing of a file read whole or of another prev.
 func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
 	t.Helper()
+	if checkMoved(t, prev, f, incremental) {
+		return
+	}
 	from, oldTo, newTo, ok := f.ReplacedDefinitions(prev)
 	switch {
 	case !incremental && ok:
 		t.Fatalf("a file read whole reports replaced definitions [%d, %d) → [%d, %d)", from, oldTo, from, newTo)
-	case incremental && f != prev && !ok && f.Text.LineCount() == prev.Text.LineCount():
-		// (one that added or removed lines moved the definitions after
-		// them: copies, not prev's own)
+	case incremental && f != prev && !ok:
 		t.Fatalf("an incremental reparse reports no replaced definitions")
 	}
 	if !ok {

@@ -16,8 +16,10 @@ import (
 
 // spliceMoved makes f prev with what the edited lines made (f's own items
 // and lineDefs) in place of what they made before, and prev's items after
-// them moved by dl lines.
-func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) {
+// them moved by dl lines. sameTrees says each moved definition shares its
+// syntax tree with its original (through the memo, or built already).
+func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sameTrees bool) {
+	sameTrees = true
 	n := prev.Definitions.Len()
 	tail := prev.Definitions.Slice(a.d1, n)
 	defs := make([]*Definition, 0, len(lineDefs)+len(tail))
@@ -34,6 +36,9 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) {
 		}
 	}
 	for _, d := range tail {
+		if d.Registered && d.memo == nil && d.tree.p.Load() == nil {
+			sameTrees = false // each would build its own
+		}
 		m := d.movedBy(dl)
 		if prev.specZero[d] {
 			zero[m] = true
@@ -51,6 +56,7 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) {
 	f.Diagnostics = spliceTail(prev.Diagnostics, a.g0, a.g1, f.Diagnostics, func(d Diagnostic) Diagnostic {
 		return d.movedBy(prev.Path, dl)
 	})
+	return sameTrees
 }
 
 // spliceTail is prev with [i, k) replaced by line and the items from k on
