@@ -439,7 +439,7 @@ func TestLineEditsEqualRun(t *testing.T) {
 	}
 	ctx := context.Background()
 	cache := pmclient.NewCache(src)
-	steps, partial, counted := 0, 0, 0
+	steps, partial, counted, read := 0, 0, 0, 0
 	// 7.0.2 parses a novalue(SPECS) before any mkconst( with its spec
 	// descriptor zeroed (grammar.File.SpecZero): a line added above may
 	// change the verdict of one below.
@@ -456,9 +456,18 @@ func TestLineEditsEqualRun(t *testing.T) {
 				var ch grammar.TextChange
 				text, ch = lineEdit(rng, text)
 				opts.Change = &ch
-				parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
+				var incremental bool
+				before := parsed.Files[0].File.Text.LineCount()
+				parsed, incremental = Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
 				checked = Recheck(ctx, checked, parsed)
 				steps++
+				if f := parsed.Files[0].File; incremental && f.Text.LineCount() != before {
+					// read from the lines it touched, those after moved
+					if f.LinesRead() >= f.Text.LineCount()/2 {
+						t.Fatalf("%s seed %d step %d: a line edit read %d of %d lines", v, seed, step, f.LinesRead(), f.Text.LineCount())
+					}
+					read++
+				}
 				if rep := checked.Report; rep != nil && rep.CheckedMetrics() < rep.Metrics.Len() {
 					partial++
 				}
@@ -475,9 +484,9 @@ func TestLineEditsEqualRun(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d line edits, %d checked in part, %d with counted findings", steps, partial, counted)
-	if partial < steps/3 || counted < steps/3 {
-		t.Errorf("only %d of %d line edits checked in part, %d with counted findings", partial, steps, counted)
+	t.Logf("%d line edits, %d read and %d checked in part, %d with counted findings", steps, read, partial, counted)
+	if read < steps/4 || partial < steps/3 || counted < steps/3 {
+		t.Errorf("only %d of %d line edits read in part, %d checked in part, %d with counted findings", read, steps, partial, counted)
 	}
 }
 
@@ -565,12 +574,13 @@ func TestEnterChecksOnlyItsLine(t *testing.T) {
 		at, end   int
 		ins       string
 		maxChecks int
+		maxRead   int // lines Reparse reads again
 	}{
-		{"enter at a line's start", text.LineStart(50_000), text.LineStart(50_000), "\n", 0},
-		{"enter inside a definition", mid, mid, "\n", 2},
-		{"join it again", mid, mid + 1, "", 2},
-		{"delete a line", text.LineStart(60_000), text.LineStart(60_001), "", 1},
-		{"paste three lines", text.LineStart(40_000), text.LineStart(40_000), "a1 = 1\na2 = a1 + 1\n# c\n", 2},
+		{"enter at a line's start", text.LineStart(50_000), text.LineStart(50_000), "\n", 0, 2},
+		{"enter inside a definition", mid, mid, "\n", 2, 2},
+		{"join it again", mid, mid + 1, "", 2, 1},
+		{"delete a line", text.LineStart(60_000), text.LineStart(60_001), "", 1, 1},
+		{"paste three lines", text.LineStart(40_000), text.LineStart(40_000), "a1 = 1\na2 = a1 + 1\n# c\n", 2, 4},
 	} {
 		next := text.Replace(step.at, step.end, []byte(step.ins))
 		opts.Change = &grammar.TextChange{Start: step.at, OldEnd: step.end, NewEnd: step.at + len(step.ins)}
@@ -581,6 +591,9 @@ func TestEnterChecksOnlyItsLine(t *testing.T) {
 		t.Logf("%s: parse %v check %v", step.name, t1.Sub(t0), time.Since(t1))
 		if got.Report == nil || got.refs.load() == nil {
 			t.Fatalf("%s: checked whole", step.name)
+		}
+		if n := p.Files[0].File.LinesRead(); n > step.maxRead {
+			t.Errorf("%s: %d lines read, want at most %d", step.name, n, step.maxRead)
 		}
 		if n := got.Report.CheckedMetrics(); n > step.maxChecks {
 			t.Errorf("%s: %d metrics checked, want at most %d", step.name, n, step.maxChecks)

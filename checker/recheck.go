@@ -178,6 +178,10 @@ func (r *recheck) findChange() {
 	if from, oldTo, _, ok := r.f.ReplacedDefinitions(r.pf); ok {
 		// Reparse says what it replaced: no pass over the lists.
 		p, s = from, pd.Len()-oldTo
+	} else if from, oldTo, _, dl, ok := r.f.MovedDefinitions(r.pf); ok {
+		// and what it moved: copies of prev's, the same definitions
+		// (sameDefinition) dl lines further.
+		p, s, suffixShared, r.dl = from, pd.Len()-oldTo, false, dl
 	} else {
 		r.dl = lineDelta(r.pf, r.f)
 		n := min(pd.Len(), nd.Len())

@@ -12,13 +12,46 @@ import (
 // before an edited one, without reading them (a keystroke's cost would
 // otherwise grow with the file). It is immutable: a base built from a
 // whole file and the names edits changed since, layered over it, like
-// the checker's index of which metrics use which.
+// the checker's index of which metrics use which. It holds places, not
+// the items: an edit that adds or removes lines moves those after it
+// (moves), without a pass over the index.
 type nameIndex struct {
 	base *nameBase
 	over map[string]*nameFacts
-	// multiLine is the file's first attribute whose value runs over
-	// several lines (libpcp's line count may differ after it), or nil.
-	multiLine *Attribute
+	// multiLine is where the file's first attribute whose value runs
+	// over several lines is (libpcp's line count may differ after it),
+	// or nil.
+	multiLine *placed
+	// moves are the line moves of the edits since the base, in order.
+	moves []lineMove
+}
+
+// placed is where an item of the index starts, in the text of the
+// version that had frame moves (nameIndex.moves[:frame]).
+type placed struct {
+	at    Pos
+	frame int
+	attr  string // an attribute line's attribute
+}
+
+// lineMove is an edit's move: lines from (1-based) on moved by dl.
+type lineMove struct {
+	from, dl int32
+}
+
+// pos is where p is in the index's version.
+func (ix *nameIndex) pos(p placed) Pos {
+	for _, m := range ix.moves[p.frame:] {
+		if p.at.Line >= m.from {
+			p.at.Line += m.dl
+		}
+	}
+	return p.at
+}
+
+// place is where an item at at, in the index's version, is.
+func (ix *nameIndex) place(at Pos, attr string) placed {
+	return placed{at: at, frame: len(ix.moves), attr: attr}
 }
 
 // nameBase is the index of a whole file, shared by the versions edits
@@ -45,8 +78,8 @@ func (b *nameBase) registeredSorted() []string {
 
 // nameFacts are what a file says of one name.
 type nameFacts struct {
-	registered *Definition  // the definition libpcp registers, or nil
-	applied    []*Attribute // the attribute lines libpcp applies, in order
+	registered *placed  // the definition libpcp registers, or nil
+	applied    []placed // the attribute lines libpcp applies, in order
 }
 
 // maxNameOverlay bounds the names changed since the base was built;
@@ -65,16 +98,18 @@ func buildNameIndex(f *File) *nameIndex {
 	}
 	for _, d := range f.Definitions.All() {
 		if d.Registered {
-			facts(d.Name).registered = d
+			p := ix.place(d.Range.Start, "")
+			facts(d.Name).registered = &p
 		}
 	}
 	for _, a := range f.Attributes {
 		if a.Applied {
 			nf := facts(a.Metric)
-			nf.applied = append(nf.applied, a)
+			nf.applied = append(nf.applied, ix.place(a.Range.Start, a.Attr))
 		}
-		if ix.multiLine == nil && a.Range.End.Line != a.Range.Start.Line {
-			ix.multiLine = a
+		if ix.multiLine == nil && multiLine(a) {
+			p := ix.place(a.Range.Start, a.Attr)
+			ix.multiLine = &p
 		}
 	}
 	return ix
@@ -132,7 +167,7 @@ func (ix *nameIndex) registeredBefore(name string, pos Pos) bool {
 		}
 	}
 	nf := ix.facts(name)
-	return nf != nil && nf.registered != nil && nf.registered.Range.Start.Before(pos)
+	return nf != nil && nf.registered != nil && ix.pos(*nf.registered).Before(pos)
 }
 
 // appliedBefore are the attributes libpcp set for name before pos.
@@ -140,23 +175,33 @@ func (ix *nameIndex) appliedBefore(name string, pos Pos) map[string]bool {
 	var set map[string]bool
 	if nf := ix.facts(name); nf != nil {
 		for _, a := range nf.applied {
-			if a.Range.Start.Before(pos) {
+			if ix.pos(a).Before(pos) {
 				if set == nil {
 					set = map[string]bool{}
 				}
-				set[a.Attr] = true
+				set[a.attr] = true
 			}
 		}
 	}
 	return set
 }
 
-// edited is the index after one line's definitions and attributes were
-// replaced (gone by old, come by new); the other lines keep theirs. It is
-// nil when too many names changed since the base: the file builds its
-// own then.
-func (ix *nameIndex) edited(oldDefs, newDefs []*Definition, oldAttrs, newAttrs []*Attribute) *nameIndex {
-	next := &nameIndex{base: ix.base, over: make(map[string]*nameFacts, len(ix.over)+2), multiLine: ix.multiLine}
+// multiLineBefore says whether a quoted value over several lines starts
+// before pos.
+func (ix *nameIndex) multiLineBefore(pos Pos) bool {
+	return ix.multiLine != nil && ix.pos(*ix.multiLine).Before(pos)
+}
+
+// edited is the index after some lines' definitions and attributes were
+// replaced (gone by old, come by new) and the lines after them moved by
+// mv (none when mv.dl is 0); the other lines keep theirs. It is nil when
+// too many names changed, or edits moved lines, since the base: the file
+// builds its own then.
+func (ix *nameIndex) edited(oldDefs, newDefs []*Definition, oldAttrs, newAttrs []*Attribute, mv lineMove) *nameIndex {
+	next := &nameIndex{base: ix.base, over: make(map[string]*nameFacts, len(ix.over)+2), multiLine: ix.multiLine, moves: ix.moves}
+	if mv.dl != 0 {
+		next.moves = append(slices.Clip(ix.moves), mv)
+	}
 	for k, v := range ix.over {
 		next.over[k] = v
 	}
@@ -166,28 +211,26 @@ func (ix *nameIndex) edited(oldDefs, newDefs []*Definition, oldAttrs, newAttrs [
 		}
 		nf := &nameFacts{}
 		if old := ix.facts(name); old != nil {
-			nf.registered, nf.applied = old.registered, append([]*Attribute(nil), old.applied...)
+			nf.registered, nf.applied = old.registered, slices.Clone(old.applied)
 		}
 		next.over[name] = nf
 		return nf
 	}
+	// What the lines made before is placed in ix's version, what they
+	// make in next's.
 	for _, d := range oldDefs {
-		if nf := touch(d.Name); nf.registered == d {
+		if nf := touch(d.Name); nf.registered != nil && ix.pos(*nf.registered) == d.Range.Start {
 			nf.registered = nil
 		}
 	}
 	for _, a := range oldAttrs {
 		nf := touch(a.Metric)
-		for i, b := range nf.applied {
-			if b == a {
-				nf.applied = append(nf.applied[:i], nf.applied[i+1:]...)
-				break
-			}
-		}
+		nf.applied = slices.DeleteFunc(nf.applied, func(b placed) bool { return ix.pos(b) == a.Range.Start })
 	}
 	for _, d := range newDefs {
 		if nf := touch(d.Name); d.Registered {
-			nf.registered = d
+			p := next.place(d.Range.Start, "")
+			nf.registered = &p
 		}
 	}
 	for _, a := range newAttrs {
@@ -195,14 +238,14 @@ func (ix *nameIndex) edited(oldDefs, newDefs []*Definition, oldAttrs, newAttrs [
 			continue
 		}
 		nf := touch(a.Metric)
-		// In file order: the line's attributes go before those after it.
+		// In file order: the lines' attributes go before those after them.
 		i := len(nf.applied)
-		for i > 0 && a.Range.Start.Before(nf.applied[i-1].Range.Start) {
+		for i > 0 && a.Range.Start.Before(next.pos(nf.applied[i-1])) {
 			i--
 		}
-		nf.applied = append(nf.applied[:i], append([]*Attribute{a}, nf.applied[i:]...)...)
+		nf.applied = slices.Insert(nf.applied, i, next.place(a.Range.Start, a.Attr))
 	}
-	if len(next.over) > maxNameOverlay {
+	if len(next.over) > maxNameOverlay || len(next.moves) > maxNameOverlay {
 		return nil
 	}
 	return next

@@ -70,7 +70,7 @@ func ParseText(path string, text *Text, opts Options) *File {
 // of the file's one-line definitions computed beforehand
 // (prefetchVerdicts), or nil.
 func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
-	f := &File{Path: path, Text: t, Version: opts.Version, Leak: opts.Leak}
+	f := &File{Path: path, Text: t, Version: opts.Version, Leak: opts.Leak, linesRead: t.LineCount()}
 	if opts.after != nil {
 		f.treeCleared, f.treeLine, f.treeDef = opts.after.treeCleared, opts.after.treeLine, opts.after.treeDef
 		f.specReset = opts.after.specReset

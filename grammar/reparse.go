@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"weak"
 
@@ -29,18 +30,19 @@ func (c TextChange) Then(next TextChange) TextChange {
 
 // Reparse returns what ParseText(prev.Path, text, opts) returns, for text
 // made from prev.Text by one change, reading again only the logical lines
-// the change touches when it can (an editor's keystroke): the lines
-// before and after them are prev's (the same *Definition and *Attribute
-// values and findings: positions are lines and columns, which a change
-// within one line leaves as they were elsewhere), and text shares prev's
-// pieces but the edited one (Text.Replace), so the cost does not grow
-// with the file beyond the per-piece index. It reads the
-// whole text again (ParseText) when the change may alter the meaning of
-// other lines: it adds or removes lines, defines, renames or removes a
-// definition or an attribute, touches a #control line, leaves libpcp's
-// matchinst lexer flag different after it, or spans continuation lines or
-// a quoted value over several lines. reparsed says which of the two it
-// did. ch must be the change that made text of prev.Text (the bytes
+// the change touches when it can (an editor's keystroke, an Enter): the
+// lines before and after them are prev's (the same *Definition and
+// *Attribute values and findings: positions are lines and columns, which
+// a change that adds no line leaves as they were elsewhere; after one
+// that adds or removes lines, copies of those after it with their lines
+// moved, shift.go), and text shares prev's pieces but the edited one
+// (Text.Replace), so the cost does not grow with the file beyond the
+// per-piece index and the copies. It reads the whole text again
+// (ParseText) when the change may alter the meaning of other lines: it
+// defines, renames or removes a definition or an attribute used after
+// it, touches a #control line, leaves libpcp's matchinst lexer flag
+// different after it, or spans continuation lines or a quoted value over
+// several lines. reparsed says which of the two it did. ch must be the change that made text of prev.Text (the bytes
 // around it the same in both); opts must be those prev was parsed with;
 // a config path of several files (opts.Leak, opts.Registered) is always
 // read again.
@@ -75,17 +77,20 @@ func reparse(prev *File, text *Text, ch TextChange, opts Options) *File {
 	return spliceLine(prev, f, e, at, lineDefs, opts)
 }
 
-// lineEdit is the one physical line a change falls in: [r, e) in the old
-// text, [r, ne) in the new, and its index.
+// lineEdit is the whole lines a change falls in: [r, e) in the old
+// text, [r, ne) in the new, the index of the first, and how many lines
+// the change added (removed, when negative).
 type lineEdit struct {
 	idx              int
 	r, e, ne         int
+	dl               int32
 	oldLine, newLine []byte
 }
 
-// editedLine is the line ch changes, when it changes one line only, and
-// that line is a whole logical line on its own that does not change how
-// later lines are read (no continuation, NUL or #control line).
+// editedLine is the lines ch changes, when they are whole logical lines
+// that do not change how later lines are read (no continuation, NUL or
+// #control line). An edit that adds or removes lines (an Enter, a line
+// deleted or pasted) moves the lines after them by dl.
 func editedLine(prev *File, text *Text, ch TextChange) (lineEdit, bool) {
 	old := prev.Text
 	delta := ch.NewEnd - ch.OldEnd
@@ -94,25 +99,35 @@ func editedLine(prev *File, text *Text, ch TextChange) (lineEdit, bool) {
 	if ch.Start < 0 || ch.Start > ch.OldEnd || ch.OldEnd > old.Len() || ch.NewEnd < ch.Start || text.Len() != old.Len()+delta {
 		return lineEdit{}, false
 	}
-	// Same number of lines, no line joined or split: positions after the
-	// change keep their lines and columns.
-	if bytes.IndexByte(old.Slice(ch.Start, ch.OldEnd), '\n') >= 0 || bytes.IndexByte(text.Slice(ch.Start, ch.NewEnd), '\n') >= 0 {
-		return lineEdit{}, false
-	}
 	var e lineEdit
 	e.idx, e.r = old.LineOf(ch.Start)
-	e.oldLine = old.LineBytes(e.idx)
-	e.e = e.r + len(e.oldLine)
+	last, lastStart := old.LineOf(ch.OldEnd)
+	e.e = lastStart + len(old.LineBytes(last))
 	e.ne = e.e + delta
+	e.oldLine = old.Slice(e.r, e.e)
 	e.newLine = text.Slice(e.r, e.ne)
-	for _, line := range [][]byte{e.oldLine, e.newLine} {
-		if bytes.Contains(line, []byte("\\")) || bytes.IndexByte(line, 0) >= 0 ||
-			(prev.Version.Has(pcpver.ControlLines) && len(line) >= 8 && bytes.EqualFold(line[:8], []byte("#control"))) {
+	e.dl = int32(bytes.Count(e.newLine, []byte("\n")) - bytes.Count(e.oldLine, []byte("\n")))
+	for _, lines := range [][]byte{e.oldLine, e.newLine} {
+		if bytes.Contains(lines, []byte("\\")) || bytes.IndexByte(lines, 0) >= 0 {
 			return lineEdit{}, false
+		}
+		if prev.Version.Has(pcpver.ControlLines) {
+			for line := range bytes.Lines(lines) {
+				if len(line) >= 8 && bytes.EqualFold(line[:8], []byte("#control")) {
+					return lineEdit{}, false
+				}
+			}
 		}
 	}
 	if prev.Version.Has(pcpver.Continuation) && e.r >= 2 && old.Slice(e.r-2, e.r-1)[0] == '\\' {
 		return lineEdit{}, false // the line continues the one before it
+	}
+	if e.dl != 0 {
+		for _, set := range prev.controlsSet {
+			if set.line > int32(e.idx) {
+				return lineEdit{}, false // DeriveDebug names the #control lines after it
+			}
+		}
 	}
 	return e, true
 }
@@ -144,7 +159,7 @@ func prevAround(prev *File, e lineEdit) (around, bool) {
 	// After a quoted value over several lines libpcp's line numbers may
 	// differ from the file's (6.0 counts them short).
 	a.names = prev.names()
-	if a.names.multiLine != nil && a.names.multiLine.Range.Start.Before(a.rPos) {
+	if a.names.multiLineBefore(a.rPos) {
 		return a, false
 	}
 	a.d0 = prev.Definitions.Search(func(d *Definition) bool { return at(d.Range.Start) >= 0 })
@@ -172,7 +187,7 @@ func readLine(prev *File, text *Text, e lineEdit, a around, opts Options) (*File
 		}
 	}
 	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue, ctl: prev.ctl,
-		specReset: prev.specReset, specZero: prev.specZero}
+		specReset: prev.specReset, specZero: prev.specZero, linesRead: lineCount(e.newLine)}
 	f.Leak = leakAfter(prev, a.d0)
 	reader := &configReader{f: f, ctl: prev.ctl, src: e.newLine, srcAt: e.r, text: string(e.newLine), textAt: e.r, pos: e.r, lineno: e.idx + 1, memo: opts.Memo,
 		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
@@ -214,6 +229,13 @@ func leavesSame(prev, f *File, text *Text, e lineEdit, a around, lineDefs []*Def
 			return false
 		}
 	}
+	if slices.ContainsFunc(f.Attributes, multiLine) || slices.ContainsFunc(prev.Attributes[a.ai:a.a1], multiLine) {
+		// libpcp's lines after a quoted value over several lines may
+		// not be the file's (6.0 counts them short): those after the
+		// edit would move by another count than its lines', and the
+		// index of names knows where the first such value is.
+		return false
+	}
 	if e.ne < text.Len() && f.Leak != leakAfter(prev, a.d1) {
 		return false
 	}
@@ -243,6 +265,20 @@ func spliceLine(prev, f *File, e lineEdit, a around, lineDefs []*Definition, opt
 	}
 	lineAttrs, lineComments, lineDiags := f.Attributes, f.Comments, f.Diagnostics
 	oldDefs := prev.Definitions.Slice(a.d0, a.d1)
+	if e.dl != 0 {
+		// The lines after the edit moved: their items are prev's,
+		// copied a line further (shift.go).
+		if spliceMoved(prev, f, a, e.dl, lineDefs) {
+			f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: a.d0, oldTo: a.d1, newTo: a.d0 + len(lineDefs), dl: e.dl}
+		}
+		if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
+			return nil
+		}
+		if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs, lineMove{from: a.ePos.Line, dl: e.dl}); ix != nil {
+			f.nameIx.Store(ix)
+		}
+		return f
+	}
 	f.Definitions = prev.Definitions.Splice(a.d0, a.d1, lineDefs)
 	f.replaced = &replacedDefinitions{prev: weak.Make(prev), from: a.d0, oldTo: a.d1, newTo: a.d0 + len(lineDefs)}
 	f.Attributes = splice(prev.Attributes, a.ai, a.a1, lineAttrs)
@@ -251,7 +287,7 @@ func spliceLine(prev, f *File, e lineEdit, a around, lineDefs []*Definition, opt
 	if OverCap(f, f.Diagnostics, opts.MaxPerCode, opts.Suppressed) {
 		return nil // a full read makes the stand-in
 	}
-	if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs); ix != nil {
+	if ix := a.names.edited(oldDefs, lineDefs, prev.Attributes[a.ai:a.a1], lineAttrs, lineMove{}); ix != nil {
 		f.nameIx.Store(ix)
 	}
 	return f
@@ -312,22 +348,38 @@ func diagnosticsInOrder(diags []Diagnostic, g0, g1 int, ePos Pos) bool {
 	return true
 }
 
-// lineNames are the names the old and the new line may define or set an
-// attribute of: the text before the first "(" or "=", trimmed.
-func lineNames(lines ...[]byte) []string {
+// lineNames are the names the old and the new lines may define or set
+// an attribute of: on each line, the text before the first "(" or "=",
+// trimmed.
+func lineNames(regions ...[]byte) []string {
 	var out []string
-	for _, l := range lines {
-		l = bytes.TrimSuffix(l, []byte("\n"))
-		end := len(l)
-		if k := bytes.IndexByte(l, '='); k >= 0 {
-			end = k
+	for _, region := range regions {
+		for l := range bytes.Lines(region) {
+			l = bytes.TrimSuffix(l, []byte("\n"))
+			end := len(l)
+			if k := bytes.IndexByte(l, '='); k >= 0 {
+				end = k
+			}
+			if k := bytes.IndexByte(l[:end], '('); k >= 0 {
+				end = k
+			}
+			out = append(out, string(bytes.TrimFunc(l[:end], func(c rune) bool { return c < 128 && isSpace(byte(c)) })))
 		}
-		if k := bytes.IndexByte(l[:end], '('); k >= 0 {
-			end = k
-		}
-		out = append(out, string(bytes.TrimFunc(l[:end], func(c rune) bool { return c < 128 && isSpace(byte(c)) })))
 	}
 	return out
+}
+
+// multiLine says a's value runs over several lines.
+func multiLine(a *Attribute) bool { return a.Range.End.Line != a.Range.Start.Line }
+
+// lineCount is how many lines b holds, a last one without a newline
+// counted.
+func lineCount(b []byte) int {
+	n := bytes.Count(b, []byte("\n"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // leakAfter is libpcp's matchinst flag before definition index d of prev.

@@ -75,6 +75,10 @@ type fileView struct {
 	// Registered and RegisteredM are the file's name index answering
 	// completion's prefix search (layered over edits in a Reparse).
 	Registered, RegisteredM []string
+	// Registrations are, for each name the file defines or sets an
+	// attribute of, where Registration's definition and attribute lines
+	// start (the index's places, as the file's own items).
+	Registrations map[string][]Pos
 }
 
 type defView struct {
@@ -115,10 +119,44 @@ func viewOf(f *File) fileView {
 	for _, a := range f.Attributes {
 		v.Attributes = append(v.Attributes, *a)
 	}
+	v.Registrations = registrationsOf(f)
 	for off := 0; off <= f.Len(); off += 1 + off%7 {
 		v.Positions = append(v.Positions, f.Pos(off))
 	}
 	return v
+}
+
+// registrationsOf is fileView.Registrations, each definition and
+// attribute line checked to be f's own.
+func registrationsOf(f *File) map[string][]Pos {
+	own := map[any]bool{}
+	names := map[string]bool{}
+	for _, d := range f.Definitions.All() {
+		own[d], names[d.Name] = true, true
+	}
+	for _, a := range f.Attributes {
+		own[a], names[a.Metric] = true, true
+	}
+	out := map[string][]Pos{}
+	for name := range names {
+		def, attrs := f.Registration(name)
+		places := []Pos{{}}
+		if def != nil {
+			places[0] = def.Range.Start
+			if !own[def] {
+				places[0] = Pos{Line: -1} // not f's
+			}
+		}
+		for _, a := range attrs {
+			p := a.Range.Start
+			if !own[a] {
+				p = Pos{Line: -1}
+			}
+			places = append(places, p)
+		}
+		out[name] = places
+	}
+	return out
 }
 
 // TestReparseEqualsParse: after random keystrokes, each read again with
@@ -144,7 +182,7 @@ func TestReparseEqualsParse(t *testing.T) {
 		}
 	}
 	sampled := testsize.Sample(t, runs)
-	fast, steps, capped := 0, 0, 0
+	fast, moved, steps, capped := 0, 0, 0, 0
 	for _, r := range sampled {
 		limit, v, seed := r.limit, r.v, r.seed
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -178,6 +216,7 @@ func TestReparseEqualsParse(t *testing.T) {
 			prev := f
 			f, ok = Reparse(f, doc, ch, opts)
 			checkReplaced(t, prev, f, ok)
+			checkLinesRead(t, f, ch, ok)
 			more := slices.ContainsFunc(f.Diagnostics, func(d Diagnostic) bool { return d.More > 0 })
 			if f.standIns != more {
 				t.Fatalf("step %d: standIns %v, a stand-in among the findings %v", step, f.standIns, more)
@@ -191,6 +230,9 @@ func TestReparseEqualsParse(t *testing.T) {
 				steps++
 				if ok {
 					fast++
+					if f.Text.LineCount() != prev.Text.LineCount() {
+						moved++
+					}
 				}
 			}
 			want := ParseConfig("t.conf", []byte(text), Options{Version: v, MaxPerCode: limit})
@@ -210,7 +252,76 @@ func TestReparseEqualsParse(t *testing.T) {
 	if fast < steps/6 {
 		t.Errorf("only %d of %d keystrokes were read incrementally", fast, steps)
 	}
-	t.Logf("%d of %d keystrokes read incrementally; %d capped reads with a stand-in", fast, steps, capped)
+	// An Enter, or a line break deleted, is read from its lines too, the
+	// lines after it moved.
+	if moved < steps/200 {
+		t.Errorf("only %d of %d keystrokes that added or removed lines were read incrementally", moved, steps)
+	}
+	t.Logf("%d of %d keystrokes read incrementally (%d adding or removing lines); %d capped reads with a stand-in", fast, steps, moved, capped)
+}
+
+// checkMoved checks what MovedDefinitions says of f, made from prev by
+// Reparse: for a read that added or removed lines, the definitions before
+// the edited lines prev's own and those after them prev's moved, sharing
+// their trees (a registered one's); it reports whether f is such a read.
+func checkMoved(t *testing.T, prev, f *File, incremental bool) bool {
+	t.Helper()
+	from, oldTo, newTo, dl, ok := f.MovedDefinitions(prev)
+	if !ok {
+		if incremental && f.Text.LineCount() != prev.Text.LineCount() {
+			t.Fatalf("a read that added %d lines reports no moved definitions", f.Text.LineCount()-prev.Text.LineCount())
+		}
+		return false
+	}
+	if !incremental || int(dl) != f.Text.LineCount()-prev.Text.LineCount() {
+		t.Fatalf("moved definitions reported by %d lines, for a read (incremental %v) that added %d", dl, incremental, f.Text.LineCount()-prev.Text.LineCount())
+	}
+	pd, nd := prev.Definitions.Collect(), f.Definitions.Collect()
+	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
+		t.Fatalf("moved range [%d, %d) → [%d, %d) does not fit %d and %d definitions", from, oldTo, from, newTo, len(pd), len(nd))
+	}
+	for i := 0; i < from; i++ {
+		if pd[i] != nd[i] {
+			t.Fatalf("definition %d before the moved ones is not prev's own", i)
+		}
+	}
+	for i := 0; i < len(pd)-oldTo; i++ {
+		a, b := pd[oldTo+i], nd[newTo+i]
+		// A registered one's tree is the same (an unregistered one's
+		// is not checked).
+		sameTree := !a.Registered
+		if !sameTree {
+			ta, _ := a.Tree()
+			tb, _ := b.Tree()
+			sameTree = ta == tb
+		}
+		if a.Name != b.Name || a.Expr != b.Expr || a.Verdict != b.Verdict || a.Registered != b.Registered || a.Line+dl != b.Line ||
+			a.Range.movedBy(dl) != b.Range || a.NameRange.movedBy(dl) != b.NameRange || !sameTree || prev.SpecZero(a) != f.SpecZero(b) {
+			t.Fatalf("definition %d is not prev's %d moved by %d lines", newTo+i, oldTo+i, dl)
+		}
+	}
+	if _, _, _, ok := f.ReplacedDefinitions(prev); ok {
+		t.Fatalf("a read that moved definitions reports them prev's own")
+	}
+	return true
+}
+
+// checkLinesRead checks what f says its read went through: every line of
+// its text when read whole, else no more than the lines ch touched (one
+// more when it ends at a line's start: the line it ends in is read).
+func checkLinesRead(t *testing.T, f *File, ch TextChange, incremental bool) {
+	t.Helper()
+	if !incremental {
+		if f.LinesRead() != f.Text.LineCount() {
+			t.Fatalf("a file read whole read %d of its %d lines", f.LinesRead(), f.Text.LineCount())
+		}
+		return
+	}
+	first, _ := f.Text.LineOf(ch.Start)
+	last, _ := f.Text.LineOf(ch.NewEnd)
+	if touched := last - first + 2; f.LinesRead() > touched {
+		t.Fatalf("change %+v touched %d lines, and Reparse read %d", ch, touched, f.LinesRead())
+	}
 }
 
 // firstDifference describes where two views first differ.
@@ -318,6 +429,9 @@ func TestFindingCap(t *testing.T) {
 // own), and it says nothing of a file read whole or of another prev.
 func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
 	t.Helper()
+	if checkMoved(t, prev, f, incremental) {
+		return
+	}
 	from, oldTo, newTo, ok := f.ReplacedDefinitions(prev)
 	switch {
 	case !incremental && ok:
