@@ -105,16 +105,7 @@ func (o observation) value(i int) evaluator.Value {
 	case o.more != nil:
 		w = o.more.words[i]
 	}
-	v := evaluator.Value{Inst: w.inst}
-	switch w.kind {
-	case wordInt:
-		v.Int = int64(w.bits)
-	case wordUint:
-		v.Uint = w.bits
-	case wordFloat:
-		v.Float = math.Float64frombits(w.bits)
-	}
-	return v
+	return w.kind.value(w.inst, w.bits)
 }
 
 // observed is an observation with its node.

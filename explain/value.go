@@ -41,21 +41,30 @@ const (
 	wordFloat                  // evaluator.Value.Float, as its IEEE 754 bits
 )
 
+// value is the evaluator's value of instance inst whose numeric field
+// of kind k holds bits (an observation's word, or a Value's); other
+// kinds leave every field zero.
+func (k wordKind) value(inst int32, bits uint64) evaluator.Value {
+	v := evaluator.Value{Inst: inst}
+	switch k {
+	case wordInt:
+		v.Int = int64(bits)
+	case wordUint:
+		v.Uint = bits
+	case wordFloat:
+		v.Float = math.Float64frombits(bits)
+	}
+	return v
+}
+
 // Singular reports a value with no instance.
 func (v Value) Singular() bool { return v.Inst == pmclient.InNull }
 
 // Raw is the value as the evaluator computed it: its number, or its
 // string. An aggregate's bytes are not kept (Text shows them).
 func (v Value) Raw() evaluator.Value {
-	out := evaluator.Value{Inst: v.Inst}
-	switch v.word {
-	case wordInt:
-		out.Int = int64(v.bits)
-	case wordUint:
-		out.Uint = v.bits
-	case wordFloat:
-		out.Float = math.Float64frombits(v.bits)
-	case wordString:
+	out := v.word.value(v.Inst, v.bits)
+	if v.word == wordString {
 		out.String = v.Text
 	}
 	return out
