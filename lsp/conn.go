@@ -170,6 +170,8 @@ func coded(err error) error {
 type lockedConn struct {
 	io.ReadWriteCloser
 	mu sync.Mutex
+	// gather is where writeRuns joins short runs into one write.
+	gather []byte
 }
 
 // Write writes p whole, before any other message, in pieces of at most
@@ -177,6 +179,12 @@ type lockedConn struct {
 func (c *lockedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.writeAll(p)
+}
+
+// writeAll writes p in pieces of at most writePiece bytes. The caller
+// holds mu.
+func (c *lockedConn) writeAll(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		k, err := c.ReadWriteCloser.Write(p[:min(len(p), writePiece)])
@@ -192,6 +200,50 @@ func (c *lockedConn) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// writeRuns writes the runs of bytes of one message, in order and whole,
+// before any other message, in writes of at most writePiece bytes as
+// Write does. A write is a slice of one run where that is at least
+// minDirectWrite bytes: the runs are written from where they are. Shorter
+// runs (a frame's header, the findings a keystroke changed) are joined
+// with what follows them into one write: the editor wakes for each write.
+func (c *lockedConn) writeRuns(runs [][]byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// cur is what is left of runs[0] (the caller's list is not changed).
+	var cur []byte
+	next := func() {
+		for len(cur) == 0 && len(runs) > 0 {
+			cur, runs = runs[0], runs[1:]
+		}
+	}
+	for next(); len(cur) > 0; next() {
+		if len(cur) >= minDirectWrite {
+			p := cur[:min(len(cur), writePiece)]
+			if _, err := c.writeAll(p); err != nil {
+				return err
+			}
+			cur = cur[len(p):]
+			continue
+		}
+		if c.gather == nil {
+			c.gather = make([]byte, 0, writePiece)
+		}
+		g := c.gather[:0]
+		for ; len(cur) > 0 && len(g) < writePiece; next() {
+			k := copy(g[len(g):writePiece], cur)
+			g, cur = g[:len(g)+k], cur[k:]
+		}
+		if _, err := c.writeAll(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// minDirectWrite is the shortest run writeRuns writes from where it is:
+// a shorter one is copied, with what follows it, into one write.
+const minDirectWrite = writePiece / 4
+
 // writePiece bounds one write to the client. Linux wakes a reader waiting
 // on an empty pipe when a write ends, so the editor starts reading a
 // 185 KB publishDiagnostics (500 findings) only once all of it is in the
@@ -204,14 +256,14 @@ func (c *lockedConn) Write(p []byte) (int, error) {
 // better).
 const writePiece = 32 << 10
 
-// frameSender writes whole frames to w until the session is over (exit,
-// or the connection done), as the connection's Notify does: nothing after.
-// A publication an analysis finishes after exit, or after the client
-// closed its end, would be written to a pipe no one reads (and SIGPIPE
-// ends a process whose stdout is a closed pipe, whatever its exit status
-// was to be).
-func frameSender(w *lockedConn, exited, done <-chan struct{}) func(context.Context, []byte) error {
-	return func(ctx context.Context, frame []byte) error {
+// frameSender writes whole frames, given as their runs of bytes, to w
+// until the session is over (exit, or the connection done), as the
+// connection's Notify does: nothing after. A publication an analysis
+// finishes after exit, or after the client closed its end, would be
+// written to a pipe no one reads (and SIGPIPE ends a process whose
+// stdout is a closed pipe, whatever its exit status was to be).
+func frameSender(w *lockedConn, exited, done <-chan struct{}) func(context.Context, [][]byte) error {
+	return func(ctx context.Context, frame [][]byte) error {
 		select {
 		case <-exited:
 			return errSessionOver
@@ -226,13 +278,13 @@ func frameSender(w *lockedConn, exited, done <-chan struct{}) func(context.Conte
 // errSessionOver is a message not sent because the session has ended.
 var errSessionOver = errors.New("the LSP session is over")
 
-// writeFrame writes one whole base-protocol frame, unless ctx is done.
-func (c *lockedConn) writeFrame(ctx context.Context, frame []byte) error {
+// writeFrame writes one whole base-protocol frame, given as its runs of
+// bytes, unless ctx is done.
+func (c *lockedConn) writeFrame(ctx context.Context, frame [][]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, err := c.Write(frame)
-	return err
+	return c.writeRuns(frame)
 }
 
 type releaseKey struct{}

@@ -130,22 +130,12 @@ func (s *boundedStream) Read(ctx context.Context) (jsonrpc2.Message, int64, erro
 	}
 }
 
-// frameHeaderRoom is the room a composed frame leaves before its body for
-// the header: "Content-Length: " and 20 digits and the blank line.
-const frameHeaderRoom = len("Content-Length: ") + 20 + len("\r\n\r\n")
-
-// frameAround frames the body that follows room bytes of buf: it writes
-// the base protocol's header into the end of that room and returns the
-// frame, header and body, without moving the body.
-func frameAround(buf []byte, room int) []byte {
-	var digits [20]byte
-	n := strconv.AppendInt(digits[:0], int64(len(buf)-room), 10)
-	start := room - len("Content-Length: ") - len(n) - len("\r\n\r\n")
-	at := start
-	at += copy(buf[at:], "Content-Length: ")
-	at += copy(buf[at:], n)
-	copy(buf[at:], "\r\n\r\n")
-	return buf[start:]
+// appendFrameHeader appends the base protocol's header of a body of n
+// bytes to dst.
+func appendFrameHeader(dst []byte, n int) []byte {
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, "\r\n\r\n"...)
 }
 
 // readHeader reads one header block and returns the declared body length

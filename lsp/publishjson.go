@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -35,11 +34,11 @@ import (
 // memory is two generations of at most diagnosticJSONGeneration entries:
 // a finding not published for a generation is forgotten.
 //
-// On top of that, each document's last publication is kept as one run of
+// On top of that, each document's last publication is kept as a rope of
 // JSON (last): the findings before and after the ones an edit changed
-// are the same as the last time, and are copied in two pieces, without
+// are the same as the last time, and are that rope's runs, without
 // looking each one up (hashing 500 findings' messages was a third of a
-// publish at 100,000 lines).
+// publish at 100,000 lines) or copying them.
 type diagnosticJSON struct {
 	mu        sync.Mutex
 	cur, prev map[tailKey][]byte       // the JSON after the range
@@ -47,17 +46,12 @@ type diagnosticJSON struct {
 	// spare is a publication replaced, whose slices the next one reuses.
 	spare *publication
 	// sending makes publishes one at a time, from composing a frame to
-	// freeing it: a publication it reads may become the spare of
-	// another, and a frame being written must not be freed by a newer
-	// publication of the document meanwhile (then freed again, and
-	// handed to two publishes at once).
+	// writing it: a publication it reads may become the spare of
+	// another, and the frames of one document must go out in order.
 	sending sync.Mutex
-	// free are frames no publication owns, for the next publishes (at
-	// most maxFreeFrames): a frame is 250 KB at 500 findings. Not a
-	// sync.Pool, which may drop what it is given: the test that bounds
-	// a publication's allocation runs under -race, where it drops a
-	// share on purpose.
-	free [][]byte
+	// runs is the list of a frame's runs, reused by the next publish
+	// (under sending).
+	runs [][]byte
 	// shape fits a diagnostic to what the client reads
 	// (clientCaps.diagnostic); set at initialize, before any publish.
 	shape func(*protocol.Diagnostic)
@@ -80,21 +74,16 @@ type diagnosticKey struct {
 }
 
 // publication is the findings of a document's last publishDiagnostics
-// and their JSON, comma-separated as sent: finding i's is
-// json[start(i):ends[i]], where start(i) is ends[i-1]+1 (after the
+// and their JSON, comma-separated as sent: finding i's is the bytes
+// [start(i), ends[i]) of json, where start(i) is ends[i-1]+1 (after the
 // comma), or 0.
 type publication struct {
 	keys []diagnosticKey
 	// related marks findings with related information, whose JSON is
 	// not a function of their key: never reused.
 	related []bool
-	// json is a run of the frame it was sent in, whose buffer (frame,
-	// from its start) the publication owns until the next one replaces
-	// it: copying 150 KB of findings out of the frame was a third of a
-	// publish at 500 findings.
-	json  []byte
-	frame []byte
-	ends  []int
+	json    rope
+	ends    []int
 }
 
 func (p *publication) start(i int) int {
@@ -191,56 +180,37 @@ func appendMarshal(buf []byte, v any) ([]byte, error) {
 }
 
 // publish sends, with send, the publishDiagnostics notification of the
-// document's findings (of f, its text) and then the extra diagnostics (the fleet's,
-// empty-now), as one base-protocol frame composed in a reused buffer. At
-// 500 findings the params are 150 KB: the connection's Notify copied them
-// twice more (into its message, then behind the header it measured), and
-// each keystroke's publication went through three such buffers.
-func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, []byte) error, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) error {
+// document's findings (of f, its text) and then the extra diagnostics
+// (the fleet's, empty-now), as one base-protocol frame: its header and
+// the start of its params, the findings' JSON (mostly the runs of the
+// last publication, where they are) and the end, written one after the
+// other (lockedConn.writeRuns). At 500 findings the params are 150 KB:
+// the connection's Notify copied them twice more (into its message, then
+// behind the header it measured), and composing them in one buffer
+// copied the unchanged findings' JSON once more on every keystroke.
+func (c *diagnosticJSON) publish(ctx context.Context, send func(context.Context, [][]byte) error, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) error {
 	c.sending.Lock()
 	defer c.sending.Unlock()
-	c.mu.Lock()
-	var buf []byte
-	if n := len(c.free); n > 0 {
-		buf, c.free = c.free[n-1], c.free[:n-1]
+	head, at, err := paramsHead(u, version)
+	if err != nil {
+		return err
 	}
-	c.mu.Unlock()
-	buf = append(buf[:0], make([]byte, frameHeaderRoom)...)
-	buf = append(buf, publishEnvelope...)
-	buf, err := c.composeParams(buf, u, f, version, findings, extra, docsURL)
-	if err == nil {
-		buf = append(buf, '}')
-		err = send(ctx, frameAround(buf, frameHeaderRoom))
+	js, err := c.encodeFindings(u, f, findings, docsURL)
+	if err != nil {
+		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p := c.last[u]; p == nil || unsafe.SliceData(p.frame) != unsafe.SliceData(buf) {
-		c.freeFrame(buf) // not the one the last publication keeps
+	end, err := appendExtra(nil, findings.Len() > 0, extra)
+	if err != nil {
+		return err
 	}
+	end = append(append(end, head[at:]...), '}')
+	start := appendFrameHeader(make([]byte, 0, 32+len(publishEnvelope)+at), len(publishEnvelope)+at+js.Len()+len(end))
+	start = append(append(start, publishEnvelope...), head[:at]...)
+	runs := append(js.bytes(append(c.runs[:0], start)), end)
+	err = send(ctx, runs)
+	clear(runs) // nothing kept alive by the next publish's slice
+	c.runs = runs[:0]
 	return err
-}
-
-// maxPinnedSlack is how much larger than twice its JSON a frame a
-// publication keeps may be.
-const maxPinnedSlack = 64 << 10
-
-// maxFreeFrames bounds the frames kept free: a publish takes one, and
-// the publication it replaces gives one back.
-const maxFreeFrames = 2
-
-// freeFrame keeps buf for a later publish, unless enough are kept. The
-// caller holds mu.
-func (c *diagnosticJSON) freeFrame(buf []byte) {
-	if buf != nil && len(c.free) < maxFreeFrames {
-		c.free = append(c.free, buf[:0])
-	}
-}
-
-// release frees the frame a replaced publication owned, once nothing
-// reads its JSON. The caller holds mu.
-func (c *diagnosticJSON) release(p *publication) {
-	c.freeFrame(p.frame)
-	p.json, p.frame = nil, nil
 }
 
 // publishEnvelope is the start of a publishDiagnostics notification's
@@ -254,42 +224,57 @@ const publishEnvelope = `{"jsonrpc":"2.0","method":"` + protocol.MethodTextDocum
 func (c *diagnosticJSON) publishParams(buf []byte, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
 	c.sending.Lock()
 	defer c.sending.Unlock()
-	return c.composeParams(buf, u, f, version, findings, extra, docsURL)
-}
-
-// composeParams is publishParams; the caller holds sending.
-func (c *diagnosticJSON) composeParams(buf []byte, u uri.URI, f *grammar.File, version int32, findings analysis.Findings, extra []protocol.Diagnostic, docsURL string) (jsonrpc2.RawMessage, error) {
-	head, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}})
+	head, at, err := paramsHead(u, version)
 	if err != nil {
 		return nil, err
 	}
-	const empty = `"diagnostics":[]`
-	at := bytes.Index(head, []byte(empty))
-	if at < 0 {
-		return nil, fmt.Errorf("encoding publishDiagnostics: no empty diagnostics list in %s", head)
-	}
-	at += len(empty) - 1                                              // at the "]"
-	buf = slices.Grow(buf, len(head)+512*(findings.Len()+len(extra))) // a finding is 300 to 500 bytes
-	buf = append(buf, head[:at]...)
-	if buf, err = c.appendFindings(buf, u, f, findings, docsURL); err != nil {
+	js, err := c.encodeFindings(u, f, findings, docsURL)
+	if err != nil {
 		return nil, err
 	}
+	buf = js.appendTo(append(buf, head[:at]...))
+	if buf, err = appendExtra(buf, findings.Len() > 0, extra); err != nil {
+		return nil, err
+	}
+	return append(buf, head[at:]...), nil
+}
+
+// paramsHead is the JSON of a publishDiagnostics' params with an empty
+// list of diagnostics, and where that list's "]" is: the findings go
+// before it.
+func paramsHead(u uri.URI, version int32) (head []byte, at int, err error) {
+	head, err = protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(version), Diagnostics: []protocol.Diagnostic{}})
+	if err != nil {
+		return nil, 0, fmt.Errorf("encoding publishDiagnostics: %w", err)
+	}
+	const empty = `"diagnostics":[]`
+	at = bytes.Index(head, []byte(empty))
+	if at < 0 {
+		return nil, 0, fmt.Errorf("encoding publishDiagnostics: no empty diagnostics list in %s", head)
+	}
+	return head, at + len(empty) - 1, nil
+}
+
+// appendExtra appends the extra diagnostics' JSON, each after a comma
+// unless it is the list's first.
+func appendExtra(buf []byte, afterFindings bool, extra []protocol.Diagnostic) ([]byte, error) {
+	var err error
 	for i := range extra {
-		if findings.Len() > 0 || i > 0 {
+		if afterFindings || i > 0 {
 			buf = append(buf, ',')
 		}
 		if buf, err = appendMarshal(buf, &extra[i]); err != nil {
 			return nil, fmt.Errorf("encoding a diagnostic: %w", err)
 		}
 	}
-	return append(buf, head[at:]...), nil
+	return buf, nil
 }
 
-// appendFindings appends the findings' JSON, comma-separated, to buf: the
-// ones before and after those that differ from the document's last
-// publication copied from it, the rest encoded (through the cache); and
-// keeps them as the document's last publication.
-func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, f *grammar.File, findings analysis.Findings, docsURL string) ([]byte, error) {
+// encodeFindings is the findings' JSON, comma-separated: the runs before
+// and after those that differ from the document's last publication are
+// that publication's, the rest encoded (through the cache); and keeps
+// them as the document's last publication. The caller holds sending.
+func (c *diagnosticJSON) encodeFindings(u uri.URI, f *grammar.File, findings analysis.Findings, docsURL string) (rope, error) {
 	c.mu.Lock()
 	old, next := c.last[u], c.spare
 	c.spare = nil
@@ -306,24 +291,16 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, f *grammar.File, 
 		next.keys[i], next.related[i] = keyOf(f, g), len(g.Related) > 0
 		i++
 	}
-	// The runs the two publications share at their ends.
-	same := func(i, j int) bool {
-		return !next.related[i] && !old.related[j] && next.keys[i] == old.keys[j]
-	}
-	head, tail := 0, 0
-	if old != nil {
-		for head < min(n, len(old.keys)) && same(head, head) {
-			head++
-		}
-		for tail < min(n, len(old.keys))-head && same(n-1-tail, len(old.keys)-1-tail) {
-			tail++
-		}
-	}
-	base := len(buf)
+	head, tail := old.shared(next)
+	js := rope{runs: next.json.runs[:0]}
 	if head > 0 {
-		buf = append(buf, old.json[:old.ends[head-1]]...)
+		js.appendSlice(&old.json, 0, old.ends[head-1])
 		copy(next.ends, old.ends[:head])
 	}
+	// The findings that changed, in a buffer of their own: a finding is
+	// 300 to 500 bytes.
+	buf := make([]byte, 0, 512*(n-head-tail)+1)
+	base := js.Len()
 	var err error
 	i = 0
 	for g := range findings.All() {
@@ -335,44 +312,38 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, f *grammar.File, 
 				buf = append(buf, ',')
 			}
 			if buf, err = c.encode(buf, u, f, g, docsURL); err != nil {
-				return nil, fmt.Errorf("encoding a diagnostic: %w", err)
+				return rope{}, fmt.Errorf("encoding a diagnostic: %w", err)
 			}
-			next.ends[i] = len(buf) - base
+			next.ends[i] = base + len(buf)
 		}
 		i++
 	}
+	if tail > 0 && n > tail {
+		buf = append(buf, ',')
+	}
+	js.append(buf, buf)
 	if tail > 0 {
-		first := n - tail // its first finding, and old's
-		oldFirst := len(old.keys) - tail
-		if first > 0 {
-			buf = append(buf, ',')
-		}
-		shift := len(buf) - base - old.start(oldFirst)
-		buf = append(buf, old.json[old.start(oldFirst):old.ends[len(old.keys)-1]]...)
+		first, oldFirst := n-tail, len(old.keys)-tail // its first finding, and old's
+		shift := js.Len() - old.start(oldFirst)
+		js.appendSlice(&old.json, old.start(oldFirst), old.ends[len(old.keys)-1])
 		for k := range tail {
 			next.ends[first+k] = old.ends[oldFirst+k] + shift
 		}
 	}
-	// The JSON stays where it is, in the frame (capped, so that what
-	// the frame appends next cannot reach into it), unless the frame is
-	// much larger (a small document's publish in a frame a large one
-	// left): then a copy, so that no publication kept pins it.
-	if json := buf[base:]; cap(buf) <= 2*len(json)+maxPinnedSlack {
-		next.json, next.frame = json[:len(json):len(json)], buf[:0]
-	} else {
-		next.json, next.frame = slices.Clone(json), nil
+	if js.fragmented() {
+		js = js.compacted()
 	}
+	next.json = js
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old != nil && c.last[u] == old {
 		clear(old.keys) // no messages kept alive by the spare
-		c.release(old)
+		clear(old.json.runs)
 		c.spare = old
 	}
 	switch {
 	case n == 0:
 		delete(c.last, u) // nothing to reuse
-		next.json, next.frame = nil, nil
 	default:
 		if c.last == nil {
 			c.last = map[uri.URI]*publication{}
@@ -385,7 +356,26 @@ func (c *diagnosticJSON) appendFindings(buf []byte, u uri.URI, f *grammar.File, 
 		}
 		c.last[u] = next
 	}
-	return buf, nil
+	return js, nil
+}
+
+// shared is how many findings next has in common with p, the document's
+// last publication, at their start and at their end: their JSON is p's.
+func (p *publication) shared(next *publication) (head, tail int) {
+	if p == nil {
+		return 0, 0
+	}
+	same := func(i, j int) bool {
+		return !next.related[i] && !p.related[j] && next.keys[i] == p.keys[j]
+	}
+	n, m := len(next.keys), len(p.keys)
+	for head < min(n, m) && same(head, head) {
+		head++
+	}
+	for tail < min(n, m)-head && same(n-1-tail, m-1-tail) {
+		tail++
+	}
+	return head, tail
 }
 
 // forget lets go of a document's last publication (it was closed).

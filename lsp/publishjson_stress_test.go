@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -114,7 +115,7 @@ func TestPublishOneDocumentFromManyGoroutines(t *testing.T) {
 				at := (g*37 + round*11) % len(list)
 				list[at].Message = fmt.Sprintf("goroutine %d round %d", g, round)
 				var frame []byte
-				send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
+				send := func(_ context.Context, f [][]byte) error { frame = bytes.Join(f, nil); return nil }
 				if err := c.publish(context.Background(), send, u, plainFile, int32(round), analysis.FindingsOf(list), nil, docs); err != nil {
 					errs <- err
 					return
@@ -148,16 +149,18 @@ func TestPublishOneDocumentFromManyGoroutines(t *testing.T) {
 	}
 }
 
-// TestSmallPublicationPinsNoLargeFrame: a document's publication made in
-// a frame a much larger one left (a big document's, with large extra
-// diagnostics) keeps a copy of its JSON, not that frame.
+// TestSmallPublicationPinsNoLargeFrame: a document's publication keeps
+// alive little more memory than its JSON, after a large document's
+// publications (with large extra diagnostics) and after many edits of
+// its own all over it, each of which leaves a run of new JSON in the
+// rope: it is compacted, and stays a few runs.
 func TestSmallPublicationPinsNoLargeFrame(t *testing.T) {
 	const docs = "https://example.org/docs"
 	var c diagnosticJSON
-	send := func(context.Context, []byte) error { return nil }
+	send := func(context.Context, [][]byte) error { return nil }
 	big := []protocol.Diagnostic{{Message: protocol.String(strings.Repeat("fleet ", 200_000)), Severity: protocol.DiagnosticSeverityInformation}}
 	large, small := uri.File("/tmp/large.conf"), uri.File("/tmp/small.conf")
-	for round := range 3 { // the large document's frames, replaced and freed
+	for round := range 3 { // the large document's frames, replaced
 		if err := c.publish(context.Background(), send, large, plainFile, int32(round), analysis.FindingsOf(keystrokeFindings(500)), big, docs); err != nil {
 			t.Fatal(err)
 		}
@@ -166,10 +169,26 @@ func TestSmallPublicationPinsNoLargeFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := c.last[small]
-	if limit := 2*len(p.json) + maxPinnedSlack; cap(p.frame) > limit {
-		t.Fatalf("a publication of %d bytes of JSON keeps a frame of %d bytes (at most %d)", len(p.json), cap(p.frame), limit)
+	if limit := 2*p.json.Len() + maxRopeSlack; p.json.held() > limit {
+		t.Fatalf("a publication of %d bytes of JSON keeps %d bytes (at most %d)", p.json.Len(), p.json.held(), limit)
 	}
-	if !strings.Contains(string(p.json), "metric m0 is not defined") {
-		t.Fatalf("the small publication's JSON is %.80q", p.json)
+	if js := p.json.appendTo(nil); !strings.Contains(string(js), "metric m0 is not defined") {
+		t.Fatalf("the small publication's JSON is %.80q", js)
+	}
+	// Edits all over a document of 500 findings: one finding changed
+	// each time, at a place that moves on.
+	findings := keystrokeFindings(500)
+	for round := range 200 {
+		findings = slices.Clone(findings)
+		at := round * 37 % len(findings)
+		findings[at].Message = fmt.Sprintf("round %d: metric m%d is not defined before this line", round, at)
+		if err := c.publish(context.Background(), send, large, plainFile, int32(round), analysis.FindingsOf(findings), nil, docs); err != nil {
+			t.Fatal(err)
+		}
+		p := c.last[large]
+		if limit := 2*p.json.Len() + maxRopeSlack; p.json.held() > limit || len(p.json.runs) > maxRopeRuns {
+			t.Fatalf("round %d: a publication of %d bytes of JSON in %d runs keeps %d bytes (at most %d in %d runs)",
+				round, p.json.Len(), len(p.json.runs), p.json.held(), limit, maxRopeRuns)
+		}
 	}
 }

@@ -169,7 +169,7 @@ func TestPublishFrame(t *testing.T) {
 				Severity: grammar.SeverityError, Code: "unknown-metric", Message: fmt.Sprintf("unknown metric m%d", i)}
 		}
 		var frame []byte
-		send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
+		send := func(_ context.Context, f [][]byte) error { frame = bytes.Join(f, nil); return nil }
 		if err := c.publish(context.Background(), send, u, plainFile, int32(n), analysis.FindingsOf(findings), nil, docs); err != nil {
 			t.Fatal(err)
 		}
@@ -216,7 +216,7 @@ func TestFrameSenderStopsWhenTheSessionIsOver(t *testing.T) {
 		var out bufferConn
 		exited, done := make(chan struct{}), make(chan struct{})
 		send := frameSender(&lockedConn{ReadWriteCloser: &out}, exited, done)
-		if err := send(context.Background(), []byte("Content-Length: 2\r\n\r\n{}")); err != nil {
+		if err := send(context.Background(), [][]byte{[]byte("Content-Length: 2\r\n\r\n"), []byte("{}")}); err != nil {
 			t.Fatal(err)
 		}
 		if end == "exit" {
@@ -224,7 +224,7 @@ func TestFrameSenderStopsWhenTheSessionIsOver(t *testing.T) {
 		} else {
 			close(done)
 		}
-		if err := send(context.Background(), []byte("Content-Length: 2\r\n\r\n[]")); !errors.Is(err, errSessionOver) {
+		if err := send(context.Background(), [][]byte{[]byte("Content-Length: 2\r\n\r\n[]")}); !errors.Is(err, errSessionOver) {
 			t.Errorf("%s: sending after it: %v, want errSessionOver", end, err)
 		}
 		if got := out.String(); got != "Content-Length: 2\r\n\r\n{}" {
@@ -286,6 +286,47 @@ func TestWriteInPieces(t *testing.T) {
 	}
 }
 
+// TestWriteRuns: a message given as runs goes to the client in order and
+// whole, in writes of at most writePiece bytes; a run of minDirectWrite
+// bytes or more is written from where it is, shorter ones joined with
+// what follows them (a header, a keystroke's few changed findings);
+// short writes are continued and a failed write ends it.
+func TestWriteRuns(t *testing.T) {
+	run := func(n int, c byte) []byte { return bytes.Repeat([]byte{c}, n) }
+	for _, tc := range []struct {
+		name   string
+		runs   [][]byte
+		writes []int // with a writer that takes every write whole
+	}{
+		{"none", nil, nil},
+		{"empty runs", [][]byte{{}, {}}, nil},
+		{"one short", [][]byte{run(10, 'a')}, []int{10}},
+		{"header, findings, end", [][]byte{run(60, 'h'), run(3*writePiece+5, 'f'), run(3, 'e')},
+			[]int{writePiece, writePiece, writePiece, 68}},
+		{"a keystroke", [][]byte{run(60, 'h'), run(2*writePiece, 'a'), run(400, 'x'), run(writePiece+10, 'b'), run(2, 'e')},
+			[]int{writePiece, writePiece, writePiece, 472}},
+		{"a long run after short ones", [][]byte{run(10, 'h'), run(20, 'x'), run(minDirectWrite, 'a')},
+			[]int{minDirectWrite + 30}},
+		{"short runs over a piece", [][]byte{run(minDirectWrite-1, 'a'), run(minDirectWrite-1, 'b'), run(minDirectWrite-1, 'c'), run(minDirectWrite-1, 'd'), run(minDirectWrite-1, 'e')},
+			[]int{writePiece, 5*(minDirectWrite-1) - writePiece}},
+	} {
+		want := bytes.Join(tc.runs, nil)
+		for _, max := range []int{writePiece, 100} {
+			out := &pieceConn{max: max}
+			if err := (&lockedConn{ReadWriteCloser: out}).writeRuns(tc.runs); err != nil || !bytes.Equal(out.Bytes(), want) {
+				t.Fatalf("%s, short writes of %d: %v, wrote %d bytes of %d, same bytes %v", tc.name, max, err, out.Len(), len(want), bytes.Equal(out.Bytes(), want))
+			}
+			if max == writePiece && !slices.Equal(out.writes, tc.writes) {
+				t.Errorf("%s: writes %v, want %v", tc.name, out.writes, tc.writes)
+			}
+		}
+	}
+	out := &pieceConn{max: writePiece, failAfter: writePiece + 10}
+	if err := (&lockedConn{ReadWriteCloser: out}).writeRuns([][]byte{run(3*writePiece, 'a')}); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("failing after %d bytes: %v", writePiece+10, err)
+	}
+}
+
 // TestPublishKeepsItsFrame: the last publication's JSON stays in the frame
 // it was sent in, and the frame is reused only once a newer publication
 // has replaced it. Keystrokes through publish, each changing one finding
@@ -300,7 +341,7 @@ func TestPublishKeepsItsFrame(t *testing.T) {
 	big := []protocol.Diagnostic{{Message: protocol.String(strings.Repeat("fleet ", 60_000)), Severity: protocol.DiagnosticSeverityInformation}}
 	var c diagnosticJSON
 	var frame []byte
-	send := func(_ context.Context, f []byte) error { frame = slices.Clone(f); return nil }
+	send := func(_ context.Context, f [][]byte) error { frame = bytes.Join(f, nil); return nil }
 	for round := range 40 {
 		findings = slices.Clone(findings) // a snapshot's list is never changed
 		at := []int{0, 250, len(findings) - 1, 123}[round%4]
@@ -346,7 +387,7 @@ func TestPublishAllocatesWhatChanged(t *testing.T) {
 	typed := slices.Clone(findings)
 	typed[250].Message = "unknown metric kernel.all.loadx"
 	var c diagnosticJSON
-	send := func(context.Context, []byte) error { return nil }
+	send := func(context.Context, [][]byte) error { return nil }
 	lists := [][]grammar.Diagnostic{findings, typed}
 	round := 0
 	publish := func() {

@@ -46,7 +46,7 @@ func TestSlowSyntaxPublishAfterCheck(t *testing.T) {
 // documents have been published.
 func TestClosedDocumentPublicationReleased(t *testing.T) {
 	s, _, u, gen, snap := analysingSyntaxError(t, "/tmp/c.conf")
-	s.sendFrame = func(context.Context, []byte) error { return nil }
+	s.sendFrame = func(context.Context, [][]byte) error { return nil }
 	if snap.findings.Len() == 0 {
 		t.Fatal("no findings to publish")
 	}

@@ -179,17 +179,17 @@ func (c *documentLinkCaches) forget(u uri.URI) {
 // findingsJSON is the JSON of the document's findings as a pull answers
 // them, comma-separated: made by c from the last findings it made (of
 // this document), re-encoding only those that differ. c must be one that
-// never publishes: a publish reuses the frames the JSON is kept in.
+// never publishes: its last findings are the pulls'.
 func (s *snapshot) findingsJSON(c *diagnosticJSON, docsURL string) ([]byte, error) {
 	s.replies.findingsOnce.Do(func() {
 		c.sending.Lock()
 		defer c.sending.Unlock()
-		buf, err := c.appendFindings(nil, s.uri, s.file, s.findings, docsURL)
+		js, err := c.encodeFindings(s.uri, s.file, s.findings, docsURL)
 		if err != nil {
 			s.replies.findingsErr = fmt.Errorf("encoding the findings of %s: %w", s.uri, err)
 			return
 		}
-		s.replies.findings = buf[:len(buf):len(buf)]
+		s.replies.findings = js.appendTo(make([]byte, 0, js.Len()))
 	})
 	return s.replies.findings, s.replies.findingsErr
 }

@@ -105,9 +105,10 @@ type server struct {
 	// notify sends notifications outside the LSP's set (pcp/status).
 	notify func(ctx context.Context, method string, params any) error
 	// sendFrame writes a message the server framed itself (the
-	// publishDiagnostics it composes from cached JSON), whole and
-	// serialised with the connection's own writes.
-	sendFrame func(ctx context.Context, frame []byte) error
+	// publishDiagnostics it composes from cached JSON), given as its
+	// runs of bytes, whole and serialised with the connection's own
+	// writes.
+	sendFrame func(ctx context.Context, frame [][]byte) error
 	opts      Options
 	log       *zap.Logger
 	// bg is the connection's context, for work that outlives a request.
