@@ -325,7 +325,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	srv.notify = conn.Notify
 	life := newLifecycle()
 	srv.sendFrame = frameSender(locked, life.exited, conn.Done())
-	handler := tolerate(opts.Logger, life.handler(cancelHandler(encodedReplies(srv, protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler)))))
+	handler := tolerate(opts.Logger, life.handler(cancelHandler(encodedReplies(srv, decodedEdits(srv, protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))))))
 	conn.Go(bg, handler)
 	select {
 	case <-ctx.Done():
