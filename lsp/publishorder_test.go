@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -78,4 +79,69 @@ func analysingSyntaxError(t *testing.T, path string) (s *server, rec *recorder, 
 	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
 	res := analysis.Parse([]analysis.Input{analysis.BufferText(filepath.Base(path), text)}, analysis.Config{Version: cfg.pcp}, analysis.Options{})
 	return s, rec, u, gen, newSnapshot(cfg, u, 1, 0, text, res)
+}
+
+// receivedPublication is one publishDiagnostics a publicationRecorder
+// received.
+type receivedPublication struct {
+	version int32
+	diags   []protocol.Diagnostic
+}
+
+// publicationRecorder is an editor that keeps each publication and its
+// version.
+type publicationRecorder struct {
+	protocol.UnimplementedClient
+	published chan receivedPublication
+}
+
+func (r *publicationRecorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
+	v, _ := p.Version.Get()
+	r.published <- receivedPublication{version: v, diags: p.Diagnostics}
+	return nil
+}
+
+// TestUnchangedFindingsPublishedAgain: a keystroke that leaves the
+// findings byte for byte as they were (typing in a comment) is published
+// again with its version, not skipped: a client that pairs diagnostics
+// with the document's version waits for the one it sent, and some clear
+// what they show when an edit starts a check (early eglot reported no
+// diagnostics to flymake at each check, "we don't have them yet") until
+// the server publishes (docs/limits.md).
+func TestUnchangedFindingsPublishedAgain(t *testing.T) {
+	rec := &publicationRecorder{published: make(chan receivedPublication, 10)}
+	srv, ctx := sessionAs(t, Options{}, rec, &protocol.InitializeParams{InitializationOptions: []byte(`{"source": {"metadata": "embedded"}, "debounce": 0}`)})
+	u := uri.File("/tmp/same.conf")
+	if err := srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: "# a comment\nm.a = 1 +\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	next := func(want int32) receivedPublication {
+		t.Helper()
+		for {
+			select {
+			case p := <-rec.published:
+				if p.version == want {
+					return p
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("version %d not published", want)
+			}
+		}
+	}
+	opened := next(1)
+	if len(opened.diags) != 1 {
+		t.Fatalf("opened: %+v, want the one syntax error", opened.diags)
+	}
+	for v := int32(2); v <= 4; v++ {
+		if err := srv.DidChange(ctx, &protocol.DidChangeTextDocumentParams{
+			TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangePartial{
+				Range: protocol.Range{Start: protocol.Position{Line: 0, Character: 3}, End: protocol.Position{Line: 0, Character: 3}}, Text: "x"}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := next(v); !reflect.DeepEqual(got.diags, opened.diags) {
+			t.Fatalf("version %d: %+v, want the same finding as before %+v", v, got.diags, opened.diags)
+		}
+	}
 }
