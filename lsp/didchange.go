@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"math"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -25,19 +26,13 @@ import (
 // of the server's CPU for a keystroke at 100,000 lines.
 func decodeDidChange(raw []byte) (params protocol.DidChangeTextDocumentParams, ok bool) {
 	d := jsonScan{b: raw}
-	var seenDoc, seenChanges bool
-	ok = d.object(func(key string) bool {
-		switch {
-		case key == "textDocument" && !seenDoc:
-			seenDoc = true
+	ok = d.fields([]string{"textDocument", "contentChanges"}, 0b11, func(i int) bool {
+		if i == 0 {
 			return d.versionedDocument(&params.TextDocument)
-		case key == "contentChanges" && !seenChanges:
-			seenChanges = true
-			return d.changes(&params.ContentChanges)
 		}
-		return false
+		return d.changes(&params.ContentChanges)
 	})
-	if !ok || !seenDoc || !seenChanges || d.space() < len(d.b) {
+	if !ok || d.space() < len(d.b) {
 		return protocol.DidChangeTextDocumentParams{}, false
 	}
 	return params, true
@@ -72,27 +67,32 @@ func (d *jsonScan) byte1(c byte) bool {
 	return false
 }
 
-// object reads an object, calling member for each member's key with the
-// scan at its value; member reads the value.
-func (d *jsonScan) object(member func(key string) bool) bool {
+// fields reads an object whose members are among names, each at most
+// once and those of the bits of required (bit i for names[i]) all there,
+// calling read with the index of each member's name, the scan at its
+// value; read reads the value.
+func (d *jsonScan) fields(names []string, required uint, read func(i int) bool) bool {
 	if !d.byte1('{') {
 		return false
 	}
-	if d.byte1('}') {
-		return true
+	var seen uint
+	if !d.byte1('}') {
+		for {
+			key, ok := d.key()
+			i := slices.Index(names, key)
+			if !ok || i < 0 || seen&(1<<i) != 0 || !d.byte1(':') || !read(i) {
+				return false
+			}
+			seen |= 1 << i
+			if d.byte1('}') {
+				break
+			}
+			if !d.byte1(',') {
+				return false
+			}
+		}
 	}
-	for {
-		key, ok := d.key()
-		if !ok || !d.byte1(':') || !member(key) {
-			return false
-		}
-		if d.byte1('}') {
-			return true
-		}
-		if !d.byte1(',') {
-			return false
-		}
-	}
+	return seen&required == required
 }
 
 // key reads a member's name: one without escapes (every name this scan
@@ -117,11 +117,8 @@ func (d *jsonScan) key() (string, bool) {
 
 // versionedDocument reads {"uri": ..., "version": ...}, both required.
 func (d *jsonScan) versionedDocument(doc *protocol.VersionedTextDocumentIdentifier) bool {
-	var seenURI, seenVersion bool
-	ok := d.object(func(key string) bool {
-		switch {
-		case key == "uri" && !seenURI:
-			seenURI = true
+	return d.fields([]string{"uri", "version"}, 0b11, func(i int) bool {
+		if i == 0 {
 			s, ok := d.str()
 			if !ok {
 				return false
@@ -129,15 +126,11 @@ func (d *jsonScan) versionedDocument(doc *protocol.VersionedTextDocumentIdentifi
 			u, err := uri.Parse(s)
 			doc.URI = u
 			return err == nil
-		case key == "version" && !seenVersion:
-			seenVersion = true
-			v, ok := d.integer(math.MinInt32, math.MaxInt32)
-			doc.Version = int32(v)
-			return ok
 		}
-		return false
+		v, ok := d.integer(math.MinInt32, math.MaxInt32)
+		doc.Version = int32(v)
+		return ok
 	})
-	return ok && seenURI && seenVersion
 }
 
 // changes reads a non-empty array of ranged changes.
@@ -163,64 +156,42 @@ func (d *jsonScan) changes(out *[]protocol.TextDocumentContentChangeEvent) bool 
 // change reads {"range": ..., "rangeLength": ..., "text": ...}, the
 // length optional.
 func (d *jsonScan) change(ch *protocol.TextDocumentContentChangePartial) bool {
-	var seenRange, seenLength, seenText bool
-	ok := d.object(func(key string) bool {
-		switch {
-		case key == "range" && !seenRange:
-			seenRange = true
+	return d.fields([]string{"range", "text", "rangeLength"}, 0b011, func(i int) bool {
+		switch i {
+		case 0:
 			return d.rangeOf(&ch.Range)
-		case key == "rangeLength" && !seenLength:
-			seenLength = true
-			n, ok := d.integer(0, math.MaxUint32)
-			ch.RangeLength = protocol.NewOptional(uint32(n))
-			return ok
-		case key == "text" && !seenText:
-			seenText = true
+		case 1:
 			var ok bool
 			ch.Text, ok = d.str()
 			return ok
 		}
-		return false
+		n, ok := d.integer(0, math.MaxUint32)
+		ch.RangeLength = protocol.NewOptional(uint32(n))
+		return ok
 	})
-	return ok && seenRange && seenText
 }
 
 // rangeOf reads {"start": position, "end": position}, both required.
 func (d *jsonScan) rangeOf(r *protocol.Range) bool {
-	var seenStart, seenEnd bool
-	ok := d.object(func(key string) bool {
-		switch {
-		case key == "start" && !seenStart:
-			seenStart = true
+	return d.fields([]string{"start", "end"}, 0b11, func(i int) bool {
+		if i == 0 {
 			return d.position(&r.Start)
-		case key == "end" && !seenEnd:
-			seenEnd = true
-			return d.position(&r.End)
 		}
-		return false
+		return d.position(&r.End)
 	})
-	return ok && seenStart && seenEnd
 }
 
 // position reads {"line": n, "character": n}, both required.
 func (d *jsonScan) position(p *protocol.Position) bool {
-	var seenLine, seenChar bool
-	ok := d.object(func(key string) bool {
-		var n int64
-		var ok bool
-		switch {
-		case key == "line" && !seenLine:
-			seenLine = true
-			n, ok = d.integer(0, math.MaxUint32)
+	return d.fields([]string{"line", "character"}, 0b11, func(i int) bool {
+		n, ok := d.integer(0, math.MaxUint32)
+		if i == 0 {
 			p.Line = uint32(n)
-		case key == "character" && !seenChar:
-			seenChar = true
-			n, ok = d.integer(0, math.MaxUint32)
+		} else {
 			p.Character = uint32(n)
 		}
 		return ok
 	})
-	return ok && seenLine && seenChar
 }
 
 // integer reads an integer in [lo, hi] written plainly: digits without

@@ -44,17 +44,8 @@ var didChangeOthers = []string{
 // what the protocol package makes of them; the others are left to it.
 func TestDecodeDidChange(t *testing.T) {
 	for _, raw := range didChangeShapes {
-		got, ok := decodeDidChange([]byte(raw))
-		if !ok {
+		if !decodedAsProtocol(t, raw) {
 			t.Errorf("not decoded: %s", raw)
-			continue
-		}
-		var want protocol.DidChangeTextDocumentParams
-		if err := protocol.Unmarshal([]byte(raw), &want); err != nil {
-			t.Fatalf("the protocol package refuses %s: %v", raw, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\ngot  %+v\nwant %+v", raw, got, want)
 		}
 	}
 	for _, raw := range didChangeOthers {
@@ -71,17 +62,23 @@ func FuzzDecodeDidChange(f *testing.F) {
 	for _, s := range append(didChangeShapes, didChangeOthers...) {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		got, ok := decodeDidChange([]byte(raw))
-		if !ok {
-			return
-		}
-		var want protocol.DidChangeTextDocumentParams
-		if err := protocol.Unmarshal([]byte(raw), &want); err != nil {
-			t.Fatalf("decoded %q, which the protocol package refuses: %v", raw, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\ngot  %+v\nwant %+v", raw, got, want)
-		}
-	})
+	f.Fuzz(func(t *testing.T, raw string) { decodedAsProtocol(t, raw) })
+}
+
+// decodedAsProtocol says whether decodeDidChange decodes raw, and fails t
+// when what it decodes is not what the protocol package makes of raw.
+func decodedAsProtocol(t *testing.T, raw string) bool {
+	t.Helper()
+	got, ok := decodeDidChange([]byte(raw))
+	if !ok {
+		return false
+	}
+	var want protocol.DidChangeTextDocumentParams
+	if err := protocol.Unmarshal([]byte(raw), &want); err != nil {
+		t.Fatalf("decoded %q, which the protocol package refuses: %v", raw, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\ngot  %+v\nwant %+v", raw, got, want)
+	}
+	return true
 }

@@ -130,15 +130,7 @@ func TestPublishReusesLastPublication(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all := []protocol.Diagnostic{}
-			for _, g := range list {
-				all = append(all, toProtocolDiagnostic(u, plainFile, g, docs))
-			}
-			want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
+			if want := marshalParams(t, u, plainFile, int32(round), list, docs); string(got) != want {
 				t.Fatalf("round %d, %s:\ngot  %s\nwant %s", round, u, got, want)
 			}
 		}
@@ -472,15 +464,7 @@ func TestPublishSameFindingOtherText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := []protocol.Diagnostic{}
-		for _, g := range list {
-			all = append(all, toProtocolDiagnostic(u, f, g, docs))
-		}
-		want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(int32(round)), Diagnostics: all})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
+		if want := marshalParams(t, u, f, int32(round), list, docs); string(got) != want {
 			t.Fatalf("round %d, %q:\ngot  %s\nwant %s", round, text, got, want)
 		}
 		from := c.last[u].json.runs[0].from
@@ -489,4 +473,19 @@ func TestPublishSameFindingOtherText(t *testing.T) {
 		}
 		last = from
 	}
+}
+
+// marshalParams is what protocol.Marshal makes of the publishDiagnostics
+// params of list (of f, its text).
+func marshalParams(t *testing.T, u uri.URI, f *grammar.File, version int32, list []grammar.Diagnostic, docs string) string {
+	t.Helper()
+	all := []protocol.Diagnostic{}
+	for _, g := range list {
+		all = append(all, toProtocolDiagnostic(u, f, g, docs))
+	}
+	want, err := protocol.Marshal(&protocol.PublishDiagnosticsParams{URI: u, Version: protocol.NewOptional(version), Diagnostics: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(want)
 }
