@@ -14,9 +14,8 @@ import (
 // composing of a publication, and they are written to the client from
 // where they are (lockedConn.writeRuns).
 //
-// The zero rope is empty. A rope is a value: appending to one copy never
-// changes another's bytes, only, perhaps, spare room in a shared array
-// of runs that the other does not read.
+// The zero rope is empty. A rope never changes the bytes it holds; its
+// list of runs is its own (a publication reuses a replaced one's).
 type rope struct {
 	runs []ropeRun
 	len  int
