@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -296,8 +297,16 @@ func benchServer(b *testing.B) (*stdioClient, *exec.Cmd) {
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
+			// A server that does not end on EOF prints every goroutine's
+			// stack to its stderr (the benchmark's) on SIGQUIT.
+			b.Errorf("the server did not exit 10 s after its stdin closed: SIGQUIT")
+			cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
 		}
 	})
 	c := &stdioClient{w: stdin, published: make(chan received, 1000)}
