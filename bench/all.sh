@@ -9,7 +9,7 @@
 # No script may hang make bench (issue 39): each go test a script reads
 # runs with a -timeout and, failing, leaves its whole output (a goroutine
 # dump) in the log (bench/lib/gotest.sh); and a script still running
-# after $BENCH_SCRIPT_TIMEOUT (90m) gets SIGQUIT, with every process it
+# after $BENCH_SCRIPT_TIMEOUT (45m) gets SIGQUIT, with every process it
 # started, then SIGKILL 30 s later (a Go program writing to the log
 # prints every goroutine's stack there; one whose output the script was
 # reading with $(...) takes its stack with it, hence bench_go_test).
@@ -24,7 +24,7 @@ failed=()
 for script in parse check pmcd archive eval explain web lsp versions tools; do
 	echo "== bench/$script.sh"
 	t0=$(date +%s)
-	if ! timeout --signal=QUIT --kill-after=30s "${BENCH_SCRIPT_TIMEOUT:-90m}" bench/"$script".sh 2>&1 | tee -a "$results"; then
+	if ! timeout --signal=QUIT --kill-after=30s "${BENCH_SCRIPT_TIMEOUT:-45m}" bench/"$script".sh 2>&1 | tee -a "$results"; then
 		failed+=("$script")
 		echo "bench/$script.sh FAILED" | tee -a "$results"
 	fi

@@ -146,7 +146,9 @@ func (c *stdioClient) read(r io.Reader) {
 		}
 		switch {
 		case msg.Method == "textDocument/publishDiagnostics":
-			c.published <- received{msg.Params.URI, msg.Params.Version, len(msg.Params.Diagnostics), length, arrived}
+			// Never blocks the reader: a full published would stop the
+			// server's writes, and its exit (see versionRecorder).
+			offerDroppingOldest(c.published, received{msg.Params.URI, msg.Params.Version, len(msg.Params.Diagnostics), length, arrived})
 		case msg.Method != "" && len(msg.ID) > 0:
 			c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": nil})
 		}
