@@ -46,9 +46,7 @@ func benchNewFeatures(b *testing.B, lines int) {
 	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: strings.Join(all, "")}})
 	rec.next(b, "the first diagnostics of the document")
 	doc := protocol.TextDocumentIdentifier{URI: u}
-	if _, err := srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: doc}); err != nil { // waits for the complete analysis
-		b.Fatal(err)
-	}
+	waitAnalysed(ctx, b, srv, doc) // the complete analysis
 	at := protocol.TextDocumentPositionParams{TextDocument: doc, Position: protocol.Position{Line: uint32(mid), Character: len32("bench.used = rate(bench.")}}
 	var wsPrevious []protocol.PreviousResultId
 

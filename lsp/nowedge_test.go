@@ -115,19 +115,25 @@ func noWedge(t *testing.T, debounce int) {
 	}
 	wg.Wait()
 
-	// The last version, typed after everything above: its analysis answers.
+	// The last version, typed after everything above: a hover answers
+	// from it (at once, unless its analysis takes over the 5 s a request
+	// waits for one: then from the one before, and again until it ends).
 	edit(0, 0, "# last\n")
-	answered(t, "the final hover", func() error {
+	answered(t, "a hover answered from the last edit", func() error {
 		last := at(len32("bench.reading = kernel.all."))
-		last.Position.Line++
-		h, err := srv.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: last})
-		if err == nil && h == nil {
-			return fmt.Errorf("no hover on the line moved down by the last edit")
+		last.Position.Line++ // moved down by the last edit
+		for {
+			h, err := srv.Hover(ctx, &protocol.HoverParams{TextDocumentPositionParams: last})
+			if err != nil {
+				return err
+			}
+			if h != nil {
+				if m, ok := h.Contents.(*protocol.MarkupContent); ok && strings.Contains(m.Value, "kernel.all.load") {
+					return nil
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		if m, ok := h.Contents.(*protocol.MarkupContent); err == nil && (!ok || !strings.Contains(m.Value, "kernel.all.load")) {
-			err = fmt.Errorf("no hover of kernel.all.load on the line moved down by the last edit: %+v", h)
-		}
-		return err
 	})
 }
 
