@@ -19,6 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
+. bench/lib/gotest.sh
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 metrics=sample.long.one,sample.long.ten,sample.ulong.hundred,sample.double.one,sample.bin,sample.part_bin,sample.byte_ctr,sample.kbyte_ctr,sample.milliseconds,kernel.all.load,disk.dev.read,disk.dev.read_bytes,mem.util.used,hinv.ncpu
@@ -111,5 +112,5 @@ printf "pcp-derive-lsp check, 1,000 lines:  %8.1f ms  (whole process, cold)\n" "
 
 # The language server's per-keystroke cost: parse and check a 1,000-line
 # file against metadata already cached in memory.
-go test ./checker -run '^$' -bench '^BenchmarkCheckWarm$' -benchtime 20x | awk '/^BenchmarkCheckWarm/ {
+bench_go_test ./checker -run '^$' -bench '^BenchmarkCheckWarm$' -benchtime 20x | awk '/^BenchmarkCheckWarm/ {
 	printf "check of 1,000 lines, warm cache:   %8.1f ms  (%d allocs/op)\n", $3 / 1e6, $7 }'

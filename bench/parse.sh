@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
+. bench/lib/gotest.sh
 n=${1:-10000}
 conf=$(mktemp --suffix=.conf)
 trap 'rm -f "$conf"' EXIT
@@ -21,7 +22,7 @@ print(f"libpcp registered {n} definitions", file=sys.stderr)
 PY
 )
 
-out=$(PCP_DERIVE_LSP_BENCH_CONFIG="$conf" go test -run '^$' -bench 'BenchmarkParseConfig(WithTrees)?10k$' -benchtime 5x ./grammar)
+out=$(PCP_DERIVE_LSP_BENCH_CONFIG="$conf" bench_go_test -run '^$' -bench 'BenchmarkParseConfig(WithTrees)?10k$' -benchtime 5x ./grammar)
 echo "$out" | grep Benchmark
 ours_ns=$(echo "$out" | awk '/^BenchmarkParseConfig10k/ {print $3}')
 trees_ns=$(echo "$out" | awk '/^BenchmarkParseConfigWithTrees10k/ {print $3}')

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
-out=$(go test -run '^$' -bench 'ByRelease' -benchtime 10x ./grammar ./checker)
+. bench/lib/gotest.sh
+out=$(bench_go_test -run '^$' -bench 'ByRelease' -benchtime 10x ./grammar ./checker)
 echo "$out" | grep '^Benchmark'
 echo "$out" | awk '/^Benchmark.*ByRelease\// {
 	split($1, p, "/"); sub(/-[0-9]+$/, "", p[2]); ns[p[1] "/" p[2]] = $3; bench[p[1]] = 1; rel[p[2]] = 1

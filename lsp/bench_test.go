@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -20,20 +22,89 @@ import (
 	metasnap "github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/snapshot"
 )
 
-// versionRecorder signals each published diagnostics version.
+// versionRecorder signals each published diagnostics version. It never
+// blocks the client: go.lsp.dev/protocol's client handles each
+// notification on a goroutine of its own, and the connection's Close
+// waits for every one of them, so a PublishDiagnostics that waited for
+// room in versions (a benchmark that read only the first of 1,000
+// publications) held up the session's cleanup for ever (issue 39: make
+// bench sat idle until go test killed it). The oldest unread version
+// gives way instead, and a wait for one is bounded (next, waitVersion).
 type versionRecorder struct {
 	protocol.UnimplementedClient
-	versions chan int32
+	versions  chan int32
+	published atomic.Int64 // publications received, read or not
+}
+
+// newVersionRecorder keeps the last unread versions, up to unread of them.
+func newVersionRecorder(unread int) *versionRecorder {
+	return &versionRecorder{versions: make(chan int32, unread)}
 }
 
 func (r *versionRecorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
 	v, _ := p.Version.Get()
-	r.versions <- v
+	r.published.Add(1)
+	offerDroppingOldest(r.versions, v)
 	return nil
 }
 
 func (r *versionRecorder) LogMessage(context.Context, *protocol.LogMessageParams) error   { return nil }
 func (r *versionRecorder) ShowMessage(context.Context, *protocol.ShowMessageParams) error { return nil }
+
+// publicationWait bounds a benchmark's wait for one publication: far
+// more than any analysis here takes, so a publication lost (or a server
+// wedged) fails the benchmark, saying what it waited for, instead of
+// hanging it.
+const publicationWait = 2 * time.Minute
+
+// next is the next unread version published, failing tb after
+// publicationWait without one.
+func (r *versionRecorder) next(tb testing.TB, waitingFor string) int32 {
+	tb.Helper()
+	select {
+	case v := <-r.versions:
+		return v
+	case <-time.After(publicationWait):
+		tb.Fatalf("no publishDiagnostics in %v while waiting for %s", publicationWait, waitingFor)
+		return 0
+	}
+}
+
+// waitVersion reads published versions until v, failing tb after
+// publicationWait without it.
+func (r *versionRecorder) waitVersion(tb testing.TB, v int32) {
+	tb.Helper()
+	deadline := time.After(publicationWait)
+	for {
+		select {
+		case got := <-r.versions:
+			if got == v {
+				return
+			}
+		case <-deadline:
+			tb.Fatalf("no publishDiagnostics of version %d in %v", v, publicationWait)
+		}
+	}
+}
+
+// offerDroppingOldest sends v on ch without blocking, dropping the
+// oldest values unread to make room; it returns how many it dropped.
+// Test clients record publications with it: a client handler that
+// blocks keeps the connection from closing.
+func offerDroppingOldest[T any](ch chan T, v T) (dropped int) {
+	for {
+		select {
+		case ch <- v:
+			return dropped
+		default:
+		}
+		select {
+		case <-ch:
+			dropped++
+		default:
+		}
+	}
+}
 
 func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecorder, context.Context) {
 	srv, rec, ctx, _ := benchSessionConn(b, settings)
@@ -43,17 +114,23 @@ func benchSession(b testing.TB, settings string) (protocol.Server, *versionRecor
 // benchSessionConn is benchSession with the client's connection, for
 // requests whose answer the benchmark takes as the JSON the server sent.
 func benchSessionConn(b testing.TB, settings string) (protocol.Server, *versionRecorder, context.Context, jsonrpc2.Conn) {
+	rec := newVersionRecorder(1000)
+	srv, cctx, conn := benchSessionWith(b, settings, rec)
+	return srv, rec, cctx, conn
+}
+
+// benchSessionWith is benchSessionConn with the client's recorder.
+func benchSessionWith(b testing.TB, settings string, rec *versionRecorder) (protocol.Server, context.Context, jsonrpc2.Conn) {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	go Serve(ctx, serverEnd, Options{Getenv: func(string) string { return "" }, Version: "bench"})
-	rec := &versionRecorder{versions: make(chan int32, 1000)}
 	cctx, conn, srv := protocol.NewClient(ctx, rec, ownedstream.New(clientEnd))
 	b.Cleanup(func() { conn.Close(); cancel() })
 	if _, err := srv.Initialize(cctx, &protocol.InitializeParams{InitializationOptions: []byte(settings), Capabilities: protocol.ClientCapabilities{TextDocument: richTextCaps()}}); err != nil {
 		b.Fatal(err)
 	}
 	srv.Initialized(cctx, &protocol.InitializedParams{})
-	return srv, rec, cctx, conn
+	return srv, cctx, conn
 }
 
 // embeddedConfig is n generated definitions over metrics of the embedded
@@ -76,7 +153,7 @@ func benchDidChange(b *testing.B, lines int) {
 	u := uri.File("/tmp/bench.conf")
 	text := embeddedConfig(lines)
 	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	<-rec.versions
+	rec.next(b, "the first diagnostics of the document")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -87,8 +164,7 @@ func benchDidChange(b *testing.B, lines int) {
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
 			ContentChanges: []protocol.TextDocumentContentChangeEvent{&protocol.TextDocumentContentChangeWholeDocument{Text: edited}},
 		})
-		for got := <-rec.versions; got != v; got = <-rec.versions {
-		}
+		rec.waitVersion(b, v)
 	}
 }
 
@@ -171,13 +247,11 @@ func benchFeatures(b *testing.B, lines int) {
 	mid := lines / 2
 	all[mid] = "bench.reading = kernel.all.load + disk.dev.\n"
 	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: strings.Join(all, "")}})
-	<-rec.versions
+	rec.next(b, "the first diagnostics of the document")
 	doc := protocol.TextDocumentIdentifier{URI: u}
 	// The complete analysis (the first diagnostics may be the syntax
-	// alone): a code lens request waits for it.
-	if _, err := srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: doc}); err != nil {
-		b.Fatal(err)
-	}
+	// alone).
+	waitAnalysed(ctx, b, srv, doc)
 	at := func(ch uint32) protocol.TextDocumentPositionParams {
 		return protocol.TextDocumentPositionParams{TextDocument: doc, Position: protocol.Position{Line: uint32(mid), Character: ch}}
 	}
@@ -204,6 +278,26 @@ func benchFeatures(b *testing.B, lines int) {
 }
 
 func len32(s string) uint32 { return uint32(len(s)) }
+
+// waitAnalysed asks for doc's code lenses until its complete analysis
+// gives some. One request waits 5 s at most for the analysis of the
+// latest text, and is answered without it after that: a 100,000-line
+// document's took longer on a loaded machine, and the first hover of
+// BenchmarkFeatures100000Lines had nothing to answer from.
+func waitAnalysed(ctx context.Context, tb testing.TB, srv protocol.Server, doc protocol.TextDocumentIdentifier) {
+	tb.Helper()
+	for deadline := time.Now().Add(publicationWait); ; time.Sleep(10 * time.Millisecond) {
+		lenses, err := srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: doc})
+		switch {
+		case err != nil:
+			tb.Fatal(err)
+		case len(lenses) > 0:
+			return
+		case time.Now().After(deadline):
+			tb.Fatalf("no code lenses of %s in %v: its analysis did not end", doc.URI, publicationWait)
+		}
+	}
+}
 
 func BenchmarkFeatures1000Lines(b *testing.B)   { benchFeatures(b, 1000) }
 func BenchmarkFeatures100000Lines(b *testing.B) { benchFeatures(b, 100000) }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -145,7 +146,9 @@ func (c *stdioClient) read(r io.Reader) {
 		}
 		switch {
 		case msg.Method == "textDocument/publishDiagnostics":
-			c.published <- received{msg.Params.URI, msg.Params.Version, len(msg.Params.Diagnostics), length, arrived}
+			// Never blocks the reader: a full published would stop the
+			// server's writes, and its exit (see versionRecorder).
+			offerDroppingOldest(c.published, received{msg.Params.URI, msg.Params.Version, len(msg.Params.Diagnostics), length, arrived})
 		case msg.Method != "" && len(msg.ID) > 0:
 			c.send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": nil})
 		}
@@ -296,8 +299,16 @@ func benchServer(b *testing.B) (*stdioClient, *exec.Cmd) {
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
+			// A server that does not end on EOF prints every goroutine's
+			// stack to its stderr (the benchmark's) on SIGQUIT.
+			b.Errorf("the server did not exit 10 s after its stdin closed: SIGQUIT")
+			cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-done
+			}
 		}
 	})
 	c := &stdioClient{w: stdin, published: make(chan received, 1000)}

@@ -36,7 +36,7 @@ func (r *recorder) PublishDiagnostics(_ context.Context, p *protocol.PublishDiag
 	r.mu.Lock()
 	r.diags[p.URI] = p.Diagnostics
 	r.mu.Unlock()
-	r.ch <- p.URI
+	offerDroppingOldest(r.ch, p.URI) // never blocks: see versionRecorder
 	return nil
 }
 

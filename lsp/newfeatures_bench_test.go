@@ -44,11 +44,9 @@ func benchNewFeatures(b *testing.B, lines int) {
 	all[mid-1] = "bench.base = disk.dev.read + disk.dev.write\n"
 	all[mid] = "bench.used = rate(bench.base) * 2\n"
 	srv.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: strings.Join(all, "")}})
-	<-rec.versions
+	rec.next(b, "the first diagnostics of the document")
 	doc := protocol.TextDocumentIdentifier{URI: u}
-	if _, err := srv.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: doc}); err != nil { // waits for the complete analysis
-		b.Fatal(err)
-	}
+	waitAnalysed(ctx, b, srv, doc) // the complete analysis
 	at := protocol.TextDocumentPositionParams{TextDocument: doc, Position: protocol.Position{Line: uint32(mid), Character: len32("bench.used = rate(bench.")}}
 	var wsPrevious []protocol.PreviousResultId
 

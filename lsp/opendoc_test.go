@@ -33,7 +33,7 @@ func openDocumentHeap(t *testing.T, text string) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := &versionRecorder{versions: make(chan int32, 10)}
+	rec := newVersionRecorder(10)
 	before := heapInuse()
 	srv := newServer(ctx, rec, Options{Logger: zap.NewNop(), Getenv: func(string) string { return "" }})
 	defer srv.close()

@@ -45,7 +45,7 @@ func codesOf(snap *snapshot) map[string]int {
 func TestRequestsReadOneConfiguration(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := &versionRecorder{versions: make(chan int32, 100)}
+	rec := newVersionRecorder(100)
 	srv := newServer(ctx, rec, Options{Logger: zap.NewNop(), Getenv: func(string) string { return "" }})
 	defer srv.close()
 	var a Settings
