@@ -12,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/slab"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -376,6 +377,7 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved 
 	}
 	metrics := rep.Metrics.Slice(from, from+n)
 	r.renamed = r.renamed || (!moved && n > maxNameLayer)
+	copies := slab.For[Metric](n)
 	k, anyMoved := 0, false
 	for j, a := range olds {
 		if !a.Registered {
@@ -385,7 +387,7 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved 
 			return false
 		}
 		if b := news[j]; a != b {
-			copied := new(Metric)
+			copied := copies.New()
 			*copied = *metrics[k]
 			copied.Def = b
 			metrics[k] = copied
@@ -680,7 +682,16 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 	}
 	switch {
 	case ch.dl != 0:
-		return diags.Splice(i, diags.Len(), append(fresh, movedFindings(diags.Slice(j, diags.Len()), ch.dl)...)), removed
+		// One copy of those after the change, moved, which the splice
+		// keeps.
+		tail := make([]grammar.Diagnostic, 0, len(fresh)+diags.Len()-j)
+		tail = append(tail, fresh...)
+		for c := range diags.ChunksFrom(j) {
+			for _, d := range c {
+				tail = append(tail, movedFinding(d, ch.dl))
+			}
+		}
+		return diags.Splice(i, diags.Len(), tail), removed
 	case i == j && len(fresh) == 0:
 		return diags, nil // nothing changed
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/slab"
 )
 
 // How Reparse reuses the lines after an edit that added or removed lines
@@ -35,11 +37,12 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 			}
 		}
 	}
+	copies := slab.For[Definition](len(tail))
 	for _, d := range tail {
 		if d.Registered && d.memo == nil && d.tree.p.Load() == nil {
 			sameTrees = false // each would build its own
 		}
-		m := d.movedBy(dl)
+		m := d.movedBy(dl, copies.New())
 		if prev.specZero[d] {
 			zero[m] = true
 		}
@@ -47,10 +50,12 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 	}
 	f.specZero = zero
 	f.Definitions = prev.Definitions.Splice(a.d0, n, defs)
+	attrs := slab.For[Attribute](len(prev.Attributes) - a.a1)
 	f.Attributes = spliceTail(prev.Attributes, a.ai, a.a1, f.Attributes, func(at *Attribute) *Attribute {
-		m := *at
+		m := attrs.New()
+		*m = *at
 		m.Range, m.Line = m.Range.movedBy(dl), m.Line+int(dl)
-		return &m
+		return m
 	})
 	f.Comments = spliceTail(prev.Comments, a.c0, a.c1, f.Comments, func(r Range) Range { return r.movedBy(dl) })
 	f.Diagnostics = spliceTail(prev.Diagnostics, a.g0, a.g1, f.Diagnostics, func(d Diagnostic) Diagnostic {
@@ -70,10 +75,10 @@ func spliceTail[T any](prev []T, i, k int, line []T, moved func(T) T) []T {
 	return out
 }
 
-// movedBy is d read dl lines further down: a copy (d stays its file's),
-// sharing its expression, offsets and syntax tree.
-func (d *Definition) movedBy(dl int32) *Definition {
-	m := &Definition{
+// movedBy is d read dl lines further down: a copy in m (d stays its
+// file's), sharing its expression, offsets and syntax tree.
+func (d *Definition) movedBy(dl int32, m *Definition) *Definition {
+	*m = Definition{
 		Name:       d.Name,
 		Expr:       d.Expr,
 		Verdict:    d.Verdict,
