@@ -82,7 +82,7 @@ func (x MetricNames) current(name string, e named) *Metric {
 	moved := false
 	for _, mv := range x.moves[e.frame:] {
 		if at.Line >= mv.from {
-			at, moved = movedPos(at, mv.dl), true
+			at, moved = at.MovedBy(mv.dl), true
 		}
 	}
 	if !moved {

@@ -659,6 +659,7 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 		// A definition checked again lies elsewhere: its findings are
 		// found by their definitions.
 		var kept []grammar.Diagnostic
+		mv := grammar.FindingMover{DL: ch.dl}
 		for d := range diags.Values() {
 			at := d.Range.Start
 			switch def := pf.DefinitionAtPos(at); {
@@ -667,7 +668,7 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 			case at.Before(ch.head):
 				kept = append(kept, d)
 			case !at.Before(ch.end):
-				kept = append(kept, movedFinding(d, ch.dl))
+				kept = append(kept, mv.Move(d))
 			default:
 				removed = append(removed, d)
 			}
@@ -686,9 +687,10 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 		// keeps.
 		tail := make([]grammar.Diagnostic, 0, len(fresh)+diags.Len()-j)
 		tail = append(tail, fresh...)
+		mv := grammar.FindingMover{DL: ch.dl}
 		for c := range diags.ChunksFrom(j) {
 			for _, d := range c {
-				tail = append(tail, movedFinding(d, ch.dl))
+				tail = append(tail, mv.Move(d))
 			}
 		}
 		return diags.Splice(i, diags.Len(), tail), removed

@@ -10,8 +10,9 @@ package slab
 // successive edits' copies meet, 128 values.
 const runLen = 128
 
-// Slab hands out new zero values of T from runs of up to runLen. The zero
-// Slab is ready; it is not safe for concurrent use.
+// Slab hands out new zero values of T, and short slices of them, from
+// runs of up to runLen. The zero Slab is ready; it is not safe for
+// concurrent use.
 type Slab[T any] struct {
 	run  []T
 	left int // values still to be asked for, to size the last run
@@ -33,4 +34,23 @@ func (s *Slab[T]) New() *T {
 	s.run = s.run[1:]
 	s.left--
 	return p
+}
+
+// Make is a slice of n new zero Ts, of capacity n (an append to it
+// reaches no other's values): from the current run when n is short, or
+// an allocation of its own.
+func (s *Slab[T]) Make(n int) []T {
+	if n == 0 {
+		return []T{} // as make([]T, 0): empty, not nil
+	}
+	if n > runLen/8 {
+		return make([]T, n)
+	}
+	if len(s.run) < n {
+		s.run = make([]T, runLen)
+	}
+	out := s.run[:n:n]
+	s.run = s.run[n:]
+	s.left -= n
+	return out
 }

@@ -37,3 +37,42 @@ func TestNewIsFreshAndBatched(t *testing.T) {
 		t.Errorf("zero Slab: %d left in its run, want %d", len(zero.run), runLen-1)
 	}
 }
+
+// TestMake: short slices come from shared runs without overlapping, each
+// of its own capacity; a long one is allocated alone.
+func TestMake(t *testing.T) {
+	var s Slab[int]
+	var all [][]int
+	for i := range 200 {
+		sl := s.Make(i%5 + 1)
+		if cap(sl) != len(sl) {
+			t.Fatalf("slice %d: capacity %d, length %d", i, cap(sl), len(sl))
+		}
+		for k := range sl {
+			if sl[k] != 0 {
+				t.Fatalf("slice %d not zero", i)
+			}
+			sl[k] = i
+		}
+		all = append(all, sl)
+	}
+	for i, sl := range all {
+		for _, x := range sl {
+			if x != i {
+				t.Fatalf("slice %d overwritten by %d", i, x)
+			}
+		}
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		var s Slab[[2]int]
+		for range 1000 {
+			s.Make(3)
+		}
+	})
+	if allocs > 1000*3/runLen+1 {
+		t.Errorf("%.0f allocations for 1,000 slices of 3", allocs)
+	}
+	if long := s.Make(runLen); len(long) != runLen || cap(long) != runLen {
+		t.Errorf("a long slice: length %d", len(long))
+	}
+}
