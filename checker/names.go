@@ -1,21 +1,54 @@
 package checker
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
+)
 
 // MetricNames maps each registered name of a check to its metric. It is
 // immutable once its check returns: the map of a whole check, with the
 // names later incremental checks changed layered over it, so that the
 // Recheck of a keystroke copies the few names it changed, not a map of
 // every definition in the file.
+//
+// An edit that adds or removes lines (an Enter) moves every metric after
+// it to a copy on other lines; rather than a map of the copies (a map of
+// half the file per Enter), the names keep pointing at the metrics they
+// were set to and the edit's line move is recorded (moves): a look-up
+// applies the moves made since the name was set to its metric's place and
+// finds the copy there in the report's list (metrics), by binary search,
+// as the grammar's index of names places its items (grammar/names.go).
 type MetricNames struct {
-	base map[string]*Metric
-	over map[string]*Metric // names changed since base; nil: removed
+	base map[string]*Metric // set before any move
+	over map[string]named   // names changed since base; a nil metric: removed
 	n    int
+	// moves are the line moves of the edits since base, in order, and
+	// metrics the list the moved metrics are found in (the report's).
+	moves   []lineMove
+	metrics pvec.Vec[*Metric]
+}
+
+// named is a metric set in the version that had frame moves
+// (MetricNames.moves[:frame]).
+type named struct {
+	m     *Metric
+	frame int
+}
+
+// lineMove is an edit's move: the metrics on lines from on (in the
+// version before it) moved dl lines.
+type lineMove struct {
+	from, dl int32
 }
 
 // maxNameLayer bounds the names layered over the base before Recheck
-// makes one map of them again (a copy every that many changed names).
-const maxNameLayer = 1024
+// makes one map of them again (a copy every that many changed names);
+// maxNameMoves likewise bounds the moves a look-up applies.
+const (
+	maxNameLayer = 1024
+	maxNameMoves = 64
+)
 
 func newMetricNames() MetricNames { return newMetricNamesFor(0) }
 
@@ -26,11 +59,44 @@ func newMetricNamesFor(n int) MetricNames {
 
 // Lookup returns the metric registered under name.
 func (x MetricNames) Lookup(name string) (*Metric, bool) {
-	if m, ok := x.over[name]; ok {
-		return m, m != nil
+	if e, ok := x.over[name]; ok {
+		if e.m == nil {
+			return nil, false
+		}
+		return x.current(name, e), true
 	}
 	m, ok := x.base[name]
-	return m, ok
+	if !ok {
+		return nil, false
+	}
+	return x.current(name, named{m: m}), true
+}
+
+// current is the metric e names now: e's own unless a later move put a
+// copy of it on another line.
+func (x MetricNames) current(name string, e named) *Metric {
+	if e.frame == len(x.moves) {
+		return e.m
+	}
+	at := e.m.Def.Range.Start
+	moved := false
+	for _, mv := range x.moves[e.frame:] {
+		if at.Line >= mv.from {
+			at, moved = at.MovedBy(mv.dl), true
+		}
+	}
+	if !moved {
+		return e.m
+	}
+	k := x.metrics.Search(func(m *Metric) bool { return !m.Def.Range.Start.Before(at) })
+	if k < x.metrics.Len() {
+		if m := x.metrics.At(k); m.Def.Name == name && m.Def.Range.Start == at {
+			return m
+		}
+	}
+	// Not in the list: the move was recorded wrongly. The metric as it
+	// was set keeps the answer's verdict, if not its lines.
+	return e.m
 }
 
 // Metric returns the metric registered under name, nil for none.
@@ -49,12 +115,12 @@ func (x MetricNames) All() iter.Seq2[string, *Metric] {
 			if _, changed := x.over[name]; changed {
 				continue
 			}
-			if !yield(name, m) {
+			if !yield(name, x.current(name, named{m: m})) {
 				return
 			}
 		}
-		for name, m := range x.over {
-			if m != nil && !yield(name, m) {
+		for name, e := range x.over {
+			if e.m != nil && !yield(name, x.current(name, e)) {
 				return
 			}
 		}
@@ -67,7 +133,7 @@ func (x *MetricNames) set(name string, m *Metric) {
 		x.n++
 	}
 	if x.over != nil {
-		x.over[name] = m
+		x.over[name] = named{m: m, frame: len(x.moves)}
 		return
 	}
 	x.base[name] = m
@@ -80,29 +146,47 @@ func (x *MetricNames) remove(name string) {
 	}
 	x.n--
 	if x.over != nil {
-		x.over[name] = nil
+		x.over[name] = named{frame: len(x.moves)}
 		return
 	}
 	delete(x.base, name)
 }
 
-// layered is a copy of x to change by set and remove without changing
-// x: its changes go to a layer over x's base, which is shared.
+// move records that the metrics on lines from on moved dl lines, to
+// copies that the list set by listed holds; the names set after it are
+// in the moved version. Only a layered MetricNames moves.
+func (x *MetricNames) move(from, dl int32) {
+	x.moves = append(x.moves[:len(x.moves):len(x.moves)], lineMove{from: from, dl: dl})
+}
+
+// listed says where moved metrics are: the report's list, once it holds
+// them.
+func (x *MetricNames) listed(metrics pvec.Vec[*Metric]) { x.metrics = metrics }
+
+// layered is a copy of x to change by set, remove and move without
+// changing x: its changes go to a layer over x's base, which is shared.
 func (x MetricNames) layered() MetricNames {
-	over := make(map[string]*Metric, len(x.over)+4)
+	over := make(map[string]named, len(x.over)+4)
 	for k, v := range x.over {
 		over[k] = v
 	}
-	return MetricNames{base: x.base, over: over, n: x.n}
+	return MetricNames{base: x.base, over: over, n: x.n, moves: x.moves, metrics: x.metrics}
 }
 
-// compact makes one map of x when its layer has grown past
-// maxNameLayer.
+// compact makes one map of x when its layer has grown past maxNameLayer
+// or its moves past maxNameMoves: with moves, of the list they are found
+// in, which holds every metric of the names (one file's check).
 func (x MetricNames) compact() MetricNames {
-	if len(x.over) <= maxNameLayer {
+	if len(x.over) <= maxNameLayer && len(x.moves) <= maxNameMoves {
 		return x
 	}
 	base := make(map[string]*Metric, x.n)
+	if len(x.moves) > 0 {
+		for m := range x.metrics.Values() {
+			base[m.Def.Name] = m
+		}
+		return MetricNames{base: base, n: len(base)}
+	}
 	for name, m := range x.All() {
 		base[name] = m
 	}

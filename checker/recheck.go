@@ -12,6 +12,7 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/slab"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -282,6 +283,13 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 	r.c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	r.rep.mapsToNovalue = r.c.mapToNovalue
 	r.c.topNames = topNamesOf(ctx, src)
+	if r.dl != 0 && r.s > 0 && !r.suffixShared {
+		// The metrics after the change become copies on other lines
+		// (spliceMetrics): their names follow them by the move, not
+		// one by one.
+		pd := r.pf.Definitions
+		r.rep.ByName.move(pd.At(pd.Len()-r.s).Range.Start.Line, r.dl)
+	}
 	// The PMDAs reported missing stay where they were: the fresh metrics'
 	// uses of them are hints pointing there (pmdaKept says when that is
 	// what Check finds).
@@ -333,12 +341,13 @@ func (r *recheck) spliceMetrics() bool {
 	// Read again whole: prev's verdicts, for the new definitions. (The
 	// definitions were compared one by one, so a copy of the metrics
 	// around the change costs no more.)
-	if !r.prefixShared && !r.moveMetrics(0, pd.Slice(0, r.p), nd.Slice(0, r.p)) {
+	if !r.prefixShared && !r.moveMetrics(0, pd.Slice(0, r.p), nd.Slice(0, r.p), false) {
 		return false
 	}
-	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), pd.Slice(pd.Len()-s, pd.Len()), nd.Slice(nd.Len()-s, nd.Len())) {
+	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), pd.Slice(pd.Len()-s, pd.Len()), nd.Slice(nd.Len()-s, nd.Len()), r.dl != 0) {
 		return false
 	}
+	rep.ByName.listed(rep.Metrics)
 	if r.renamed {
 		// Most names moved: one map made of the list, rather than a
 		// layer of them over prev's made into one map again.
@@ -353,8 +362,9 @@ func (r *recheck) spliceMetrics() bool {
 // moveMetrics points the report's metrics of prev's definitions olds,
 // from index from on, at news, the equal definitions read again in their
 // places: a copy of each metric whose definition is not the same value,
-// registered under its name. false: the metrics there are not olds'.
-func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition) bool {
+// registered under its name unless the names follow them by a line move
+// (moved: MetricNames.move). false: the metrics there are not olds'.
+func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved bool) bool {
 	rep := r.rep
 	n := 0
 	for _, d := range olds {
@@ -366,7 +376,8 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition) bool {
 		return false
 	}
 	metrics := rep.Metrics.Slice(from, from+n)
-	r.renamed = r.renamed || n > maxNameLayer
+	r.renamed = r.renamed || (!moved && n > maxNameLayer)
+	copies := slab.For[Metric](n)
 	k, anyMoved := 0, false
 	for j, a := range olds {
 		if !a.Registered {
@@ -376,11 +387,12 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition) bool {
 			return false
 		}
 		if b := news[j]; a != b {
-			moved := *metrics[k]
-			moved.Def = b
-			metrics[k] = &moved
-			if !r.renamed {
-				rep.ByName.set(b.Name, &moved)
+			copied := copies.New()
+			*copied = *metrics[k]
+			copied.Def = b
+			metrics[k] = copied
+			if !r.renamed && !moved {
+				rep.ByName.set(b.Name, copied)
 			}
 			anyMoved = true
 		}
@@ -410,6 +422,7 @@ func (r *recheck) redoUsers() bool {
 		redone = append(redone, metricAt{k, r.metric(m.Def)})
 	}
 	rep.Metrics = replaceMetrics(rep.Metrics, redone)
+	rep.ByName.listed(rep.Metrics)
 	return true
 }
 
@@ -646,6 +659,7 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 		// A definition checked again lies elsewhere: its findings are
 		// found by their definitions.
 		var kept []grammar.Diagnostic
+		mv := grammar.FindingMover{DL: ch.dl}
 		for d := range diags.Values() {
 			at := d.Range.Start
 			switch def := pf.DefinitionAtPos(at); {
@@ -654,7 +668,7 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 			case at.Before(ch.head):
 				kept = append(kept, d)
 			case !at.Before(ch.end):
-				kept = append(kept, movedFinding(d, ch.dl))
+				kept = append(kept, mv.Move(d))
 			default:
 				removed = append(removed, d)
 			}
@@ -669,7 +683,17 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 	}
 	switch {
 	case ch.dl != 0:
-		return diags.Splice(i, diags.Len(), append(fresh, movedFindings(diags.Slice(j, diags.Len()), ch.dl)...)), removed
+		// One copy of those after the change, moved, which the splice
+		// keeps.
+		tail := make([]grammar.Diagnostic, 0, len(fresh)+diags.Len()-j)
+		tail = append(tail, fresh...)
+		mv := grammar.FindingMover{DL: ch.dl}
+		for c := range diags.ChunksFrom(j) {
+			for _, d := range c {
+				tail = append(tail, mv.Move(d))
+			}
+		}
+		return diags.Splice(i, diags.Len(), tail), removed
 	case i == j && len(fresh) == 0:
 		return diags, nil // nothing changed
 	}

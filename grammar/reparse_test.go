@@ -296,7 +296,7 @@ func checkMoved(t *testing.T, prev, f *File, incremental bool) bool {
 			sameTree = ta == tb
 		}
 		if a.Name != b.Name || a.Expr != b.Expr || a.Verdict != b.Verdict || a.Registered != b.Registered || a.Line+dl != b.Line ||
-			a.Range.movedBy(dl) != b.Range || a.NameRange.movedBy(dl) != b.NameRange || !sameTree || prev.SpecZero(a) != f.SpecZero(b) {
+			a.Range.MovedBy(dl) != b.Range || a.NameRange.MovedBy(dl) != b.NameRange || !sameTree || prev.SpecZero(a) != f.SpecZero(b) {
 			t.Fatalf("definition %d is not prev's %d moved by %d lines", newTo+i, oldTo+i, dl)
 		}
 	}

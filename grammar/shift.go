@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/slab"
 )
 
 // How Reparse reuses the lines after an edit that added or removed lines
@@ -35,11 +37,12 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 			}
 		}
 	}
+	copies := slab.For[Definition](len(tail))
 	for _, d := range tail {
 		if d.Registered && d.memo == nil && d.tree.p.Load() == nil {
 			sameTrees = false // each would build its own
 		}
-		m := d.movedBy(dl)
+		m := d.movedBy(dl, copies.New())
 		if prev.specZero[d] {
 			zero[m] = true
 		}
@@ -47,14 +50,17 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 	}
 	f.specZero = zero
 	f.Definitions = prev.Definitions.Splice(a.d0, n, defs)
+	attrs := slab.For[Attribute](len(prev.Attributes) - a.a1)
 	f.Attributes = spliceTail(prev.Attributes, a.ai, a.a1, f.Attributes, func(at *Attribute) *Attribute {
-		m := *at
-		m.Range, m.Line = m.Range.movedBy(dl), m.Line+int(dl)
-		return &m
+		m := attrs.New()
+		*m = *at
+		m.Range, m.Line = m.Range.MovedBy(dl), m.Line+int(dl)
+		return m
 	})
-	f.Comments = spliceTail(prev.Comments, a.c0, a.c1, f.Comments, func(r Range) Range { return r.movedBy(dl) })
+	f.Comments = spliceTail(prev.Comments, a.c0, a.c1, f.Comments, func(r Range) Range { return r.MovedBy(dl) })
+	mv := FindingMover{DL: dl}
 	f.Diagnostics = spliceTail(prev.Diagnostics, a.g0, a.g1, f.Diagnostics, func(d Diagnostic) Diagnostic {
-		return d.movedBy(prev.Path, dl)
+		return mv.movedSyntax(d, prev.Path)
 	})
 	return sameTrees
 }
@@ -70,15 +76,15 @@ func spliceTail[T any](prev []T, i, k int, line []T, moved func(T) T) []T {
 	return out
 }
 
-// movedBy is d read dl lines further down: a copy (d stays its file's),
-// sharing its expression, offsets and syntax tree.
-func (d *Definition) movedBy(dl int32) *Definition {
-	m := &Definition{
+// movedBy is d read dl lines further down: a copy in m (d stays its
+// file's), sharing its expression, offsets and syntax tree.
+func (d *Definition) movedBy(dl int32, m *Definition) *Definition {
+	*m = Definition{
 		Name:       d.Name,
 		Expr:       d.Expr,
 		Verdict:    d.Verdict,
-		NameRange:  d.NameRange.movedBy(dl),
-		Range:      d.Range.movedBy(dl),
+		NameRange:  d.NameRange.MovedBy(dl),
+		Range:      d.Range.MovedBy(dl),
 		Line:       d.Line + dl,
 		Registered: d.Registered,
 		leaked:     d.leaked,
@@ -91,38 +97,54 @@ func (d *Definition) movedBy(dl int32) *Definition {
 	return m
 }
 
-// movedBy is p on the line dl lines further down; the end of the file
-// (math.MaxInt32) stays where it is.
-func (p Pos) movedBy(dl int32) Pos {
+// MovedBy is p on the line dl lines further down, as an edit that added
+// dl lines before it moves it; the end of the file (math.MaxInt32) stays
+// where it is.
+func (p Pos) MovedBy(dl int32) Pos {
 	if p.Line != math.MaxInt32 {
 		p.Line += dl
 	}
 	return p
 }
 
-func (r Range) movedBy(dl int32) Range {
-	return Range{Start: r.Start.movedBy(dl), End: r.End.movedBy(dl)}
+// MovedBy is r dl lines further down (Pos.MovedBy).
+func (r Range) MovedBy(dl int32) Range {
+	return Range{Start: r.Start.MovedBy(dl), End: r.End.MovedBy(dl)}
 }
 
-// movedBy is d about the same text dl lines further down: its range,
-// related places, fixes' edits and the line libpcp's report names (new
-// slices: d's are prev's).
-func (d Diagnostic) movedBy(path string, dl int32) Diagnostic {
-	d.Range = d.Range.movedBy(dl)
+// FindingMover moves findings about the same text DL lines further
+// down: their ranges, related places and fixes' edits (new slices: a
+// finding's are shared with the version it came from), cut from runs
+// shared by the findings it moves rather than allocated one by one. A
+// finding's message is left as it is: the caller knows whether one
+// names a line.
+type FindingMover struct {
+	DL      int32
+	related slab.Slab[Related]
+	fixes   slab.Slab[Fix]
+	edits   slab.Slab[Edit]
+}
+
+// Move is d DL lines further down.
+func (mv *FindingMover) Move(d Diagnostic) Diagnostic {
+	if mv.DL == 0 {
+		return d
+	}
+	d.Range = d.Range.MovedBy(mv.DL)
 	if len(d.Related) > 0 {
-		related := make([]Related, len(d.Related))
+		related := mv.related.Make(len(d.Related))
 		for i, rel := range d.Related {
-			rel.Range = rel.Range.movedBy(dl)
+			rel.Range = rel.Range.MovedBy(mv.DL)
 			related[i] = rel
 		}
 		d.Related = related
 	}
 	if len(d.Fixes) > 0 {
-		fixes := make([]Fix, len(d.Fixes))
+		fixes := mv.fixes.Make(len(d.Fixes))
 		for i, fx := range d.Fixes {
-			edits := make([]Edit, len(fx.Edits))
+			edits := mv.edits.Make(len(fx.Edits))
 			for k, e := range fx.Edits {
-				e.Range = e.Range.movedBy(dl)
+				e.Range = e.Range.MovedBy(mv.DL)
 				edits[k] = e
 			}
 			fx.Edits = edits
@@ -130,8 +152,15 @@ func (d Diagnostic) movedBy(path string, dl int32) Diagnostic {
 		}
 		d.Fixes = fixes
 	}
+	return d
+}
+
+// movedSyntax is a syntax finding of path moved as mv moves it, with the
+// line libpcp's report names moved too.
+func (mv *FindingMover) movedSyntax(d Diagnostic, path string) Diagnostic {
+	d = mv.Move(d)
 	if len(d.PCP) > 0 {
-		if header, ok := movedHeader(d.PCP[0], path, dl); ok {
+		if header, ok := movedHeader(d.PCP[0], path, mv.DL); ok {
 			pcp := append([]string(nil), d.PCP...)
 			pcp[0] = header
 			d.PCP = pcp

@@ -5,6 +5,7 @@ package pvec
 
 import (
 	"iter"
+	"slices"
 	"sort"
 )
 
@@ -157,6 +158,34 @@ func (v Vec[T]) Chunks() iter.Seq[[]T] {
 	}
 }
 
+// ChunksFrom is Chunks from element i on (0 <= i <= Len): the first run
+// starts at i.
+func (v Vec[T]) ChunksFrom(i int) iter.Seq[[]T] {
+	return func(yield func([]T) bool) {
+		if i < 0 || i > v.Len() {
+			panic("pvec: index out of range")
+		}
+		if i == v.Len() {
+			return
+		}
+		p := v.locate(i)
+		for g := p.g; g < len(v.groups); g++ {
+			chunks := v.groups[g].chunks
+			if g == p.g {
+				if !yield(chunks[p.c][i-p.start:]) {
+					return
+				}
+				chunks = chunks[p.c+1:]
+			}
+			for _, c := range chunks {
+				if !yield(c) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // Slice is a copy of elements [from, to).
 func (v Vec[T]) Slice(from, to int) []T {
 	if from < 0 || to > v.Len() || from > to {
@@ -237,16 +266,23 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 		m = v.locate(to - 1)
 	}
 	kc, mc := v.chunk(k), v.chunk(m)
-	joined := make([]T, 0, from-k.start+len(with)+m.start+len(mc)-to)
-	joined = append(joined, kc[:from-k.start]...)
-	joined = append(joined, with...)
-	joined = append(joined, mc[to-m.start:]...)
 	// Groups k.g to m.g are made again: the chunks of k's group before
 	// it, the new ones, and those of m's group after it.
 	gk, gm := v.groups[k.g], v.groups[m.g]
-	run := make([][]T, 0, k.c+len(joined)/chunkLen+1+len(gm.chunks)-m.c-1)
+	run := make([][]T, 0, k.c+(from-k.start+len(with)+m.start+len(mc)-to)/chunkLen+2+len(gm.chunks)-m.c-1)
 	run = append(run, gk.chunks[:k.c]...)
-	run = cutChunks(run, joined)
+	if to == n {
+		// A new tail (an edit that moved everything after it) is kept
+		// as it is, after a copy of the head of from's chunk.
+		run = cutChunks(run, slices.Clone(kc[:from-k.start]))
+		run = cutChunks(run, with)
+	} else {
+		joined := make([]T, 0, from-k.start+len(with)+m.start+len(mc)-to)
+		joined = append(joined, kc[:from-k.start]...)
+		joined = append(joined, with...)
+		joined = append(joined, mc[to-m.start:]...)
+		run = cutChunks(run, joined)
+	}
 	run = append(run, gm.chunks[m.c+1:]...)
 	var out Vec[T]
 	tail := len(v.groups) - m.g - 1

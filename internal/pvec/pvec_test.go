@@ -56,6 +56,18 @@ func check(t *testing.T, v Vec[int], want []int) {
 	if !slices.Equal(v.Collect(), want) {
 		t.Fatalf("Collect differs")
 	}
+	for _, i := range []int{0, len(want) / 3, len(want) - 1, len(want)} {
+		if i < 0 {
+			continue
+		}
+		var from []int
+		for c := range v.ChunksFrom(i) {
+			from = append(from, c...)
+		}
+		if !slices.Equal(from, want[i:]) && len(want) > i {
+			t.Fatalf("ChunksFrom(%d) differs", i)
+		}
+	}
 	if len(want) > 0 {
 		a := rand.IntN(len(want))
 		b := a + rand.IntN(len(want)-a+1)
@@ -85,6 +97,9 @@ func TestSpliceEqualsSlices(t *testing.T) {
 			from := rng.IntN(len(want) + 1)
 			// Big lists have big changes too, across groups.
 			to := from + rng.IntN(min(len(want)-from, []int{0, 1, 3, 2000, size / 2}[rng.IntN(5)])+1)
+			if rng.IntN(4) == 0 {
+				to = len(want) // a new tail (Splice keeps it)
+			}
 			with := make([]int, []int{0, 1, 1, 2, 700, size / 5}[rng.IntN(6)])
 			for i := range with {
 				with[i] = next
@@ -99,6 +114,20 @@ func TestSpliceEqualsSlices(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSpliceKeepsANewTail: a splice to the end keeps the elements it is
+// given (an Enter's moved findings, 50,000 of 100,000), copying only the
+// head of the chunk it starts in.
+func TestSpliceKeepsANewTail(t *testing.T) {
+	v := Of(make([]int, 100000))
+	tail := make([]int, 50000)
+	w := v.Splice(50003, v.Len(), tail)
+	tail[7] = 42 // Splice kept it: the change shows
+	if w.At(50010) != 42 {
+		t.Errorf("the tail was copied")
+	}
+	check(t, w, slices.Concat(make([]int, 50003), tail))
 }
 
 func TestSearch(t *testing.T) {
