@@ -242,7 +242,7 @@ func (s *server) hoverNow(ctx context.Context, d *snapshot, pos protocol.Positio
 	if !ok {
 		return "", grammar.Range{}
 	}
-	rg := d.file.ExprRange(def, tok.Offset, tok.End)
+	rg := d.file.ExprRange(def, tok.Offset(), tok.End())
 	return s.hoverValues(ctx, d, def, tok), rg
 }
 
@@ -324,18 +324,18 @@ func nodeAtToken(root *explain.Node, tok grammar.Token) *explain.Node {
 		stack = stack[:len(stack)-1]
 		switch syn := n.Syntax.(type) {
 		case *grammar.Binary:
-			if syn.OpAt.Start == tok.Offset {
+			if syn.OpAt.Start == tok.Offset() {
 				found = n
 			}
 		case *grammar.Ternary:
 			between := func(a, b grammar.Node) bool {
-				return a.Span().End <= tok.Offset && tok.End <= b.Span().Start
+				return a.Span().End <= tok.Offset() && tok.End() <= b.Span().Start
 			}
-			if (tok.Text == "?" && between(syn.Cond, syn.Then)) || (tok.Text == ":" && between(syn.Then, syn.Else)) {
+			if (tok.Kind == grammar.TokQuest && between(syn.Cond, syn.Then)) || (tok.Kind == grammar.TokColon && between(syn.Then, syn.Else)) {
 				found = n
 			}
 		default:
-			if n.Span().Start == tok.Offset {
+			if n.Span().Start == tok.Offset() {
 				found = n
 			}
 		}

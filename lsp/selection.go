@@ -63,8 +63,8 @@ func definitionSelection(f *grammar.File, def *grammar.Definition, off int) []gr
 	var chain []grammar.Range
 	idx := f.ExprIndex(def, off)
 	if tok, ok := tokenAt(def, idx); ok {
-		chain = append(chain, f.ExprRange(def, tok.Offset, tok.End))
-		idx = max(tok.Offset, min(idx, tok.End-1)) // (the cursor just after a token selects it)
+		chain = append(chain, f.ExprRange(def, tok.Offset(), tok.End()))
+		idx = max(tok.Offset(), min(idx, tok.End()-1)) // (the cursor just after a token selects it)
 	}
 	if tree, err := def.Tree(); err == nil && idx >= 0 {
 		path := nodesAt(tree, idx)
