@@ -792,5 +792,5 @@ func (in *inferrer) zeroIndom(n *grammar.Ternary, branch grammar.Node) bool {
 	if nv == nil || len(nv.Specs) == 0 || !in.specZero || in.mkconstBefore == nil {
 		return false
 	}
-	return !in.mkconstBefore(nv.At.Start)
+	return !in.mkconstBefore(int(nv.At.Start))
 }

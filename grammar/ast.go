@@ -1,7 +1,12 @@
 package grammar
 
-// Span is a half-open byte range [Start, End) of an expression's text.
-type Span struct{ Start, End int }
+// Span is a half-open byte range [Start, End) of an expression's text,
+// 32-bit as every position in a file is (Pos; a Token's offsets): a tree
+// has one in every node, and a 1 MB expression has 400,000 nodes.
+type Span struct{ Start, End int32 }
+
+// Contains reports whether the byte at offset off is in the span.
+func (s Span) Contains(off int) bool { return int(s.Start) <= off && off < int(s.End) }
 
 // Node is an expression tree node. Spans are relative to the expression
 // text (the part after "="); Definition.ExprPos maps them into the file.

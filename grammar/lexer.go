@@ -92,6 +92,9 @@ func (t Token) Value(expr string) string {
 	return t.Text(expr)
 }
 
+// span is the token's place in its expression.
+func (t Token) span() Span { return Span{t.off, t.end} }
+
 // Err is libpcp's lexer message for a TokError.
 func (t Token) Err() string { return lexErrors[t.err] }
 

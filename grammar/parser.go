@@ -134,7 +134,7 @@ func (b *builder) tails(e *pExpr) (operand, []tail) {
 	ops := &operands{calls: e.Calls, pcalls: e.PCalls, parens: e.Parens, pparens: e.PParens}
 	nt := 0
 	for i < len(toks) {
-		t := tail{op: b.spans[toks[i].Pos.Line].start}
+		t := tail{op: int(b.spans[toks[i].Pos.Line].start)}
 		quest := toks[i].Type == ptQuest
 		i++
 		if quest {
@@ -308,7 +308,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 		if t.then != nil {
 			left = &Ternary{At: at, Cond: left, Then: then, Else: right}
 		} else {
-			left = &Binary{At: at, Op: op, OpAt: Span{opTok.Offset(), opTok.End()}, L: left, R: right}
+			left = &Binary{At: at, Op: op, OpAt: opTok.span(), L: left, R: right}
 		}
 	}
 	return left, nil
@@ -317,7 +317,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 func (c *climber) unary() (Node, error) {
 	o := c.operand(c.i)
 	if c.prefix < o.prefixes() {
-		op, at := o.Tokens[c.prefix].Text(c.b.src), o.Tokens[c.prefix].Offset()
+		op, at := o.Tokens[c.prefix].Text(c.b.src), o.Tokens[c.prefix].off
 		c.prefix++
 		x, err := c.binary(prefixPrec[op] + 1)
 		if err != nil {
@@ -334,12 +334,12 @@ func textSpan(toks []Token) Span {
 	if len(toks) == 0 {
 		return Span{}
 	}
-	return Span{toks[0].Offset(), toks[len(toks)-1].End()}
+	return Span{toks[0].off, toks[len(toks)-1].end}
 }
 
 // instName is the instance filter of an "[name]" token.
 func (b *builder) instName(t Token) InstName {
-	return InstName{At: Span{t.Offset(), t.End()}, Name: t.Value(b.src)}
+	return InstName{At: t.span(), Name: t.Value(b.src)}
 }
 
 // operand is a primary with its prefix operators: our tokens of both,
@@ -439,7 +439,7 @@ func (b *builder) call(c *pCall) (Node, error) {
 			return nil, err
 		}
 		units := b.tok(toks[len(toks)-2])
-		return &Rescale{At: at, X: x, Units: units.Value(b.src), UnitsAt: Span{units.Offset(), units.Offset()}}, nil
+		return &Rescale{At: at, X: x, Units: units.Value(b.src), UnitsAt: Span{units.off, units.off}}, nil
 	case ptMatchinst:
 		x, err := b.build(c.MatchX)
 		if err != nil {
@@ -451,7 +451,7 @@ func (b *builder) call(c *pCall) (Node, error) {
 			pat = b.tok(toks[3])
 		}
 		return &Matchinst{At: at, Invert: invert, Pattern: pat.Value(b.src),
-			PatternAt: Span{pat.Offset(), pat.Offset()}, X: x}, nil
+			PatternAt: Span{pat.off, pat.off}, X: x}, nil
 	case ptMkconst:
 		v := b.tok(toks[2])
 		return &Mkconst{At: at, Value: Number{At: b.span(toks[2:3]), Text: v.Text(b.src), Double: v.Kind == TokDouble}, Specs: b.specs(toks[3:])}, nil
@@ -577,7 +577,11 @@ func parseShared(src string, toks []Token, shapes *Shapes) (Node, error) {
 // with a Shapes, since without one to share them, parses of the levels
 // apart would only cost more.
 func buildShared(src string, toks []Token, shapes *Shapes, groups []int32) (Node, error) {
-	stream := &tokenStream{src: src, toks: toks, spans: make([]ptSpan, 0, len(toks)), groups: groups, keepCall: -1}
+	room := len(toks)
+	if groups != nil {
+		room = levelTokens(toks, groups)
+	}
+	stream := &tokenStream{src: src, toks: toks, spans: make([]ptSpan, 0, room), groups: groups, keepCall: -1}
 	e, err := shapes.parse(stream)
 	if err != nil {
 		return nil, err

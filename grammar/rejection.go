@@ -147,7 +147,7 @@ func syntaxExplanation(expr string, near []Token) string {
 func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct, bool) {
 	v := r.f.Version
 	if !v.Has(pcpver.Continuation) && strings.HasSuffix(d.Expr, "\\") && r.pos < r.end() {
-		n := len(d.Expr)
+		n := int32(len(d.Expr))
 		return NewerConstruct{"a backslash-newline continuation line", pcpver.Continuation, Span{n - 1, n}}, true
 	}
 	if !LibpcpVerdict(d.Expr, pcpver.Latest, leak).OK {
@@ -160,7 +160,7 @@ func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct,
 	}
 	for _, f := range []pcpver.Feature{pcpver.Novalue, pcpver.DeltaOfExpr, pcpver.IndomSpec, pcpver.ExtraUnits} {
 		if !v.Has(f) && LibpcpVerdict(d.Expr, f.Since(), leak).OK {
-			return NewerConstruct{"this expression", f, Span{0, len(d.Expr)}}, true
+			return NewerConstruct{"this expression", f, Span{0, int32(len(d.Expr))}}, true
 		}
 	}
 	return NewerConstruct{}, false

@@ -105,3 +105,38 @@ func TestExpressionTooLong(t *testing.T) {
 		t.Errorf("parse: %v, want the error at offset 0", err)
 	}
 }
+
+// TestLevelTokens: the room a parse's outermost level is given counts a
+// parenthesised group once, so a balanced tree's is two tokens, not one
+// per token of the expression; and the level's stream gives no more
+// participle tokens than that where every group is one atom.
+func TestLevelTokens(t *testing.T) {
+	for expr, want := range map[string]int{
+		"a":                         2,
+		"((a + b) * (c + d))":       2,
+		"a + (b * c) - rate(d + e)": 7,
+		"(a)[i] + -(b)":             6,
+		"sum(a) + (b":               6, // an unclosed group is its tokens
+	} {
+		toks := Tokens(expr, pcpver.Latest, false)
+		groups := closingParens(toks)
+		if groups == nil {
+			groups = make([]int32, len(toks))
+		}
+		if got := levelTokens(toks, groups); got != want {
+			t.Errorf("%q: %d tokens at the outermost level, want %d", expr, got, want)
+		}
+	}
+	expr := "((a + b) * (c + d)) + (e[i] - f)"
+	toks := Tokens(expr, pcpver.Latest, false)
+	stream := &tokenStream{src: expr, toks: toks, groups: closingParens(toks), keepCall: -1}
+	for {
+		pt, _ := stream.Next()
+		if pt.EOF() {
+			break
+		}
+	}
+	if got, room := len(stream.spans), levelTokens(toks, stream.groups); got > room {
+		t.Errorf("%q: the outermost level is %d participle tokens, over its room of %d", expr, got, room)
+	}
+}

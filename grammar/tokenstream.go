@@ -120,8 +120,9 @@ type tokenStream struct {
 }
 
 // ptSpan is the run of our tokens, [start, end), a participle token
-// stands for.
-type ptSpan struct{ start, end int }
+// stands for: indexes into an expression's tokens, 32-bit as their
+// offsets are (a stream of a 1 MB expression has one per token).
+type ptSpan struct{ start, end int32 }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
 	i := s.i
@@ -136,8 +137,8 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	s.bare = false
 	switch t.Kind {
 	case TokEOS:
-		if k == 0 || s.spans[k-1].start != i {
-			s.spans = append(s.spans, ptSpan{i, end})
+		if k == 0 || int(s.spans[k-1].start) != i {
+			s.spans = append(s.spans, ptSpan{int32(i), int32(end)})
 		} else {
 			pt.Pos.Line, pt.Pos.Column = k-1, k // the end stays the end
 		}
@@ -194,7 +195,7 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 			pt.Type, end = ptAtom, j // a parenthesised operand
 		}
 	}
-	s.spans = append(s.spans, ptSpan{i, end})
+	s.spans = append(s.spans, ptSpan{int32(i), int32(end)})
 	s.prev = s.toks[end-1].Kind
 	s.i = end
 	return pt, nil
@@ -297,6 +298,23 @@ func (s *tokenStream) groupEnd(j int) int {
 		}
 	}
 	return 0
+}
+
+// levelTokens is about how many participle tokens the outermost level of
+// toks comes as with groups (closingParens): each of our tokens outside
+// the parentheses (the end's included), each parenthesised group one (the
+// stream may give one as its tokens, and then the spans grow). A balanced
+// tree's outermost level is one group: its stream's spans are made for
+// two tokens rather than one per token of the expression.
+func levelTokens(toks []Token, groups []int32) int {
+	n := 0
+	for i := 0; i < len(toks); i++ {
+		if closing := groups[i]; closing > 0 {
+			i = int(closing)
+		}
+		n++
+	}
+	return n
 }
 
 // closingParens is tokenStream.groups for toks: the index of the ")"

@@ -89,7 +89,7 @@ func releaseNote(def *grammar.Definition, off int, target pcpver.Version) string
 		return ""
 	}
 	for _, c := range grammar.NewerConstructs(tree, pcpver.Oldest) {
-		if c.At.Start <= off && off < c.At.End {
+		if c.At.Contains(off) {
 			note := fmt.Sprintf("Releases: %s needs PCP %s or later", c.What, c.Since())
 			if target.Has(c.Feature) {
 				return note + fmt.Sprintf(" (the target, PCP %s, has it).", target)
@@ -134,11 +134,11 @@ func nodeInfoAt(d *snapshot, def *grammar.Definition, offset int) string {
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		switch n := n.(type) {
 		case *grammar.Binary:
-			if n.OpAt.Start == offset {
+			if int(n.OpAt.Start) == offset {
 				found = n
 			}
 		case *grammar.Call, *grammar.Rescale, *grammar.Matchinst, *grammar.Mkconst, *grammar.Unary:
-			if n.Span().Start == offset {
+			if int(n.Span().Start) == offset {
 				found = n
 			}
 		}

@@ -70,7 +70,7 @@ func definitionSelection(f *grammar.File, def *grammar.Definition, off int) []gr
 		path := nodesAt(tree, idx)
 		for i := len(path) - 1; i >= 0; i-- {
 			sp := path[i].Span()
-			chain = append(chain, f.ExprRange(def, sp.Start, sp.End))
+			chain = append(chain, f.ExprRange(def, int(sp.Start), int(sp.End)))
 		}
 	}
 	if expr := len(strings.TrimRight(def.Expr, " \t\r\n")); expr > 0 {
@@ -102,8 +102,7 @@ func nodesAt(root grammar.Node, idx int) []grammar.Node {
 		if n == nil {
 			return false
 		}
-		sp := n.Span()
-		return sp.Start <= idx && idx < sp.End
+		return n.Span().Contains(idx)
 	}
 	var path []grammar.Node
 	for n := root; holds(n); {

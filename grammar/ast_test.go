@@ -1,0 +1,26 @@
+package grammar
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestNodeSizes holds the commonest nodes to their allocator size
+// classes: a 1 MB expression's tree has 400,000 of them, alive from its
+// parse until its explanation is written (21 MB of a 262,143-node tree's
+// when a Span was two ints: Binary 80 bytes, Number 48, Paren 32).
+func TestNodeSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		size, want uintptr
+	}{
+		{"Binary", unsafe.Sizeof(Binary{}), 64},
+		{"Number", unsafe.Sizeof(Number{}), 32},
+		{"Paren", unsafe.Sizeof(Paren{}), 24},
+		{"Metric", unsafe.Sizeof(Metric{}), 32},
+	} {
+		if tc.size > tc.want {
+			t.Errorf("a %s is %d bytes, want at most %d", tc.name, tc.size, tc.want)
+		}
+	}
+}
