@@ -3,20 +3,9 @@ package grammar
 import (
 	"errors"
 	"testing"
-	"unsafe"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 )
-
-// TestTokenSize holds a Token to 12 bytes: a 1 MB expression has about
-// 650,000 of them alive while it is parsed (they were 72 bytes, with
-// their text, value and message inline: 36 MB of a 262,143-node tree's
-// parse).
-func TestTokenSize(t *testing.T) {
-	if size := unsafe.Sizeof(Token{}); size > 12 {
-		t.Errorf("a Token is %d bytes, want at most 12", size)
-	}
-}
 
 // TestTokenTextValueErr: what each kind of token reads back from its
 // expression, the decoded value and libpcp's lexer message included.
