@@ -417,7 +417,7 @@ func staticGuard(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) 
 	case *grammar.Mkconst:
 		return staticGuard(&n.Value, leaf)
 	case *grammar.Number:
-		if n.Double {
+		if n.Double() {
 			return false, false
 		}
 		return strings.Trim(n.Text, "0") != "", true

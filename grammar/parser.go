@@ -405,7 +405,7 @@ func (b *builder) primary(o operand) (Node, error) {
 		}
 		return m, nil
 	case toks[0].Kind == TokInteger || toks[0].Kind == TokDouble:
-		return &Number{At: at, Text: toks[0].Text(b.src), Double: toks[0].Kind == TokDouble}, nil
+		return &Number{At: at, Text: toks[0].Text(b.src)}, nil
 	case toks[0].Kind == TokFunc:
 		if simpleCallEnd(b.src, toks, 0) != len(toks) {
 			return b.group(toks, true) // one atom (tokenStream.groups)
@@ -453,8 +453,7 @@ func (b *builder) call(c *pCall) (Node, error) {
 		return &Matchinst{At: at, Invert: invert, Pattern: pat.Value(b.src),
 			PatternAt: Span{pat.off, pat.off}, X: x}, nil
 	case ptMkconst:
-		v := b.tok(toks[2])
-		return &Mkconst{At: at, Value: Number{At: b.span(toks[2:3]), Text: v.Text(b.src), Double: v.Kind == TokDouble}, Specs: b.specs(toks[3:])}, nil
+		return &Mkconst{At: at, Value: Number{At: b.span(toks[2:3]), Text: b.tok(toks[2]).Text(b.src)}, Specs: b.specs(toks[3:])}, nil
 	case ptNovalue:
 		return &Novalue{At: at, Specs: b.specs(toks[1:])}, nil
 	}
