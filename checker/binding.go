@@ -306,7 +306,7 @@ func (c *checkRun) reportUnbound(f *grammar.File, m *Metric, tree grammar.Node) 
 			}
 			text := fmt.Sprintf("defined(%s) ? %s : novalue()", mt.Name, body)
 			listed.Fixes = append(listed.Fixes, grammar.Fix{Title: "Guard it: " + text,
-				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, grammar.Span{Start: 0, End: len(m.Def.Expr)}), NewText: text}}})
+				Edits: []grammar.Edit{{Range: exprRange(f, m.Def, grammar.Span{Start: 0, End: int32(len(m.Def.Expr))}), NewText: text}}})
 		}
 		return true
 	})

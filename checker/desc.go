@@ -86,13 +86,13 @@ func constDesc(n grammar.Node, version pcpver.Version, lookup func(string) (pmap
 	switch n := n.(type) {
 	case *grammar.Number:
 		d.Type = pmapi.TypeU32
-		if n.Double {
+		if n.Double() {
 			d.Type = pmapi.TypeDouble
 		}
 		return d, nil
 	case *grammar.Mkconst:
 		d.Type = pmapi.TypeU32
-		if n.Value.Double {
+		if n.Value.Double() {
 			d.Type = pmapi.TypeDouble
 		}
 		specs = n.Specs

@@ -151,7 +151,7 @@ func (c *checkRun) addStandIns() {
 
 // exprRange maps an expression span to a file range.
 func exprRange(f *grammar.File, d *grammar.Definition, s grammar.Span) grammar.Range {
-	return f.ExprRange(d, s.Start, s.End)
+	return f.ExprRange(d, int(s.Start), int(s.End))
 }
 
 // semanticFixes offers edits for semantic errors with an obvious cure.

@@ -417,7 +417,7 @@ func staticGuard(n grammar.Node, leaf func(*grammar.Metric) (pmapi.Desc, bool)) 
 	case *grammar.Mkconst:
 		return staticGuard(&n.Value, leaf)
 	case *grammar.Number:
-		if n.Double {
+		if n.Double() {
 			return false, false
 		}
 		return strings.Trim(n.Text, "0") != "", true
@@ -792,5 +792,5 @@ func (in *inferrer) zeroIndom(n *grammar.Ternary, branch grammar.Node) bool {
 	if nv == nil || len(nv.Specs) == 0 || !in.specZero || in.mkconstBefore == nil {
 		return false
 	}
-	return !in.mkconstBefore(nv.At.Start)
+	return !in.mkconstBefore(int(nv.At.Start))
 }

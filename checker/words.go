@@ -126,7 +126,7 @@ func chunkWords(metrics []*Metric, keep func(string) bool, lex func(*Metric) boo
 		grammar.EachToken(d.Expr, m.file.Version, false, func(t grammar.Token) {
 			switch t.Kind {
 			case grammar.TokName, grammar.TokString:
-				add(t.Value)
+				add(t.Value(d.Expr))
 			}
 		})
 	}

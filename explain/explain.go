@@ -110,7 +110,7 @@ func (n *Node) Span() grammar.Span { return n.Syntax.Span() }
 // Text is the node's source text, parentheses around it excluded.
 func (n *Node) Text() string {
 	sp, expr := n.Span(), n.shared.expr
-	if sp.Start >= 0 && sp.Start <= sp.End && sp.End <= len(expr) {
+	if sp.Start >= 0 && sp.Start <= sp.End && int(sp.End) <= len(expr) {
 		return expr[sp.Start:sp.End]
 	}
 	return ""

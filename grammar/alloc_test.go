@@ -98,8 +98,8 @@ func TestLexingCallsAllocatesNothingPerCall(t *testing.T) {
 
 // TestLongExpressionTokensOnce: a long expression's tokens are counted
 // before they are kept, so their slice is made once at its size (grown by
-// append, a 1 MB expression had its old and new arrays of 72-byte tokens
-// alive at once), and counting changes none of them.
+// append, a 1 MB expression had its old and new arrays of tokens, then of
+// 72 bytes, alive at once), and counting changes none of them.
 func TestLongExpressionTokensOnce(t *testing.T) {
 	expr := "sample.long.one" + strings.Repeat(" + (1.5 * matchinst(/a/, sample.bin))", 2000)
 	if len(expr) <= countTokensAbove {
@@ -113,8 +113,9 @@ func TestLongExpressionTokensOnce(t *testing.T) {
 		}
 	})
 	size := int64(len(toks)) * int64(unsafe.Sizeof(Token{}))
-	// The race detector's instrumentation allocates beside the slice.
-	if got := res.AllocedBytesPerOp(); !raceDetector && got > size+size/50 {
+	// The race detector's instrumentation allocates beside the slice,
+	// and the allocator rounds a large one up to its 8 KB pages.
+	if got := res.AllocedBytesPerOp(); !raceDetector && got > size+8<<10 {
 		t.Errorf("lexing %d bytes into %d bytes of tokens allocated %d bytes, want the slice once at its size", len(expr), size, got)
 	}
 	var want []Token

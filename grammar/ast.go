@@ -1,7 +1,14 @@
 package grammar
 
-// Span is a half-open byte range [Start, End) of an expression's text.
-type Span struct{ Start, End int }
+import "strings"
+
+// Span is a half-open byte range [Start, End) of an expression's text,
+// 32-bit as every position in a file is (Pos; a Token's offsets): a tree
+// has one in every node, and a 1 MB expression has 400,000 nodes.
+type Span struct{ Start, End int32 }
+
+// Contains reports whether the byte at offset off is in the span.
+func (s Span) Contains(off int) bool { return int(s.Start) <= off && off < int(s.End) }
 
 // Node is an expression tree node. Spans are relative to the expression
 // text (the part after "="); Definition.ExprPos maps them into the file.
@@ -23,10 +30,14 @@ type InstName struct {
 // Number is an integer or double literal, kept as written (libpcp prints
 // literals as written in its messages).
 type Number struct {
-	At     Span
-	Text   string
-	Double bool
+	At   Span
+	Text string
 }
+
+// Double reports whether the literal is a double: it has a decimal point
+// (read from the text rather than kept: a byte more would put a Number in
+// the allocator's next size class, and a big tree has one per leaf).
+func (n *Number) Double() bool { return strings.Contains(n.Text, ".") }
 
 // Mkconst is mkconst(NUMBER, spec, ...).
 type Mkconst struct {

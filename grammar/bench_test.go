@@ -81,8 +81,8 @@ func BenchmarkSyntaxTree10k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, t := range toks {
-			parseTokens(t)
+		for i, t := range toks {
+			parseTokens(exprs[i], t)
 		}
 	}
 }

@@ -231,7 +231,7 @@ func (d *Definition) buildTree(shapes *Shapes) (Node, error) {
 	// reported by the verdict.
 	toks, done := shapes.lex(d.Expr, d.version())
 	defer done()
-	return parseShared(toks, shapes)
+	return parseShared(d.Expr, toks, shapes)
 }
 
 // DropTree forgets the tree built by Tree (the next call builds it

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -75,7 +74,7 @@ func FuzzExpr(f *testing.F) {
 			}
 			if err != nil {
 				// A level at a time (Shapes), the same error.
-				if _, serr := parseShared(Tokens(expr, d, false), NewShapes()); fmt.Sprint(serr) != fmt.Sprint(err) {
+				if _, serr := parseShared(expr, Tokens(expr, d, false), NewShapes()); fmt.Sprint(serr) != fmt.Sprint(err) {
 					t.Fatalf("%q (%v): error %v through shared levels, %v alone", expr, d, serr, err)
 				}
 			}
@@ -84,7 +83,7 @@ func FuzzExpr(f *testing.F) {
 				checkCallAtoms(t, expr, d, root)
 				// The depth read from the tokens never exceeds the tree's:
 				// it refuses nothing the tree would accept.
-				if bound, depth := chainDepth(Tokens(expr, d, false)), Depth(root); bound > depth {
+				if bound, depth := chainDepth(expr, Tokens(expr, d, false)), Depth(root); bound > depth {
 					t.Fatalf("%q (%v): chainDepth %d > Depth %d", expr, d, bound, depth)
 				}
 			}
@@ -101,24 +100,30 @@ func FuzzExpr(f *testing.F) {
 func checkSharedShape(t *testing.T, expr string, v pcpver.Version, want Node) {
 	t.Helper()
 	toks := Tokens(expr, v, false)
-	twin := slices.Clone(toks)
-	for i := range twin {
-		switch twin[i].Kind {
+	// The twin: each name and integer written otherwise.
+	var twin strings.Builder
+	last := 0
+	for i, tok := range toks {
+		switch tok.Kind {
 		case TokName:
-			twin[i].Text, twin[i].Value = fmt.Sprintf("other%d.m", i), fmt.Sprintf("other%d.m", i)
+			fmt.Fprintf(&twin, "%sother%d.m", expr[last:tok.Offset()], i)
 		case TokInteger:
-			twin[i].Text, twin[i].Value = "987", "987"
+			fmt.Fprintf(&twin, "%s987", expr[last:tok.Offset()])
+		default:
+			continue
 		}
+		last = tok.End()
 	}
+	twin.WriteString(expr[last:])
 	shapes := NewShapes()
-	if _, err := parseShared(twin, shapes); err != nil {
+	if _, err := parseShared(twin.String(), Tokens(twin.String(), v, false), shapes); err != nil {
 		return // not remembered: nothing shared
 	}
-	got, err := parseShared(toks, shapes)
+	got, err := parseShared(expr, toks, shapes)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q (%v): tree through a shared parse differs (err %v):\n got %s\nwant %s", expr, v, err, Format(got), Format(want))
 	}
-	if again, _ := parseShared(toks, shapes); !reflect.DeepEqual(again, want) {
+	if again, _ := parseShared(expr, toks, shapes); !reflect.DeepEqual(again, want) {
 		t.Fatalf("%q (%v): a shared parse changed by its first use", expr, v)
 	}
 }
@@ -129,12 +134,12 @@ func checkSharedShape(t *testing.T, expr string, v pcpver.Version, want Node) {
 func checkCallAtoms(t *testing.T, expr string, v pcpver.Version, want Node) {
 	t.Helper()
 	toks := Tokens(expr, v, false)
-	stream := &tokenStream{toks: toks, plainCalls: true}
+	stream := &tokenStream{src: expr, toks: toks, plainCalls: true}
 	e, err := participleParse(stream)
 	if err != nil {
 		t.Fatalf("%q (%v): accepted with call atoms, refused token by token: %v", expr, v, err)
 	}
-	got, err := (&builder{toks: toks, spans: stream.spans}).build(e)
+	got, err := (&builder{src: expr, toks: toks, spans: stream.spans}).build(e)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q (%v): tree with call atoms differs from the tree token by token (err %v):\n with %s\n without %s", expr, v, err, Format(want), Format(got))
 	}

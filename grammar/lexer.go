@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -47,18 +48,79 @@ const (
 	TokComma
 )
 
-// Token is one lexeme of an expression. Offsets are bytes into the
-// expression text. Value is the decoded text: the instance name or pattern
-// with backslash escapes removed, a string without its quotes.
+// Token is one lexeme of an expression: its kind and where it lies in the
+// expression's text, 12 bytes. Its text and value are read from the
+// expression by methods rather than kept (a 1 MB expression has about
+// 650,000 tokens, which at 72 bytes each, with their strings and offsets
+// inline, were the largest thing alive while it was parsed). Offsets are
+// 32-bit, as every position in a file is (Pos): an expression longer
+// than that lexes as an error (Tokens).
 type Token struct {
 	Kind TokenKind
-	flag bool // the matchinst flag this token was lexed under
+	flag bool     // the matchinst flag this token was lexed under
+	err  lexError // libpcp's lexer message, for TokError
+	off  int32
+	end  int32
+}
 
-	Text   string
-	Value  string
-	Offset int
-	End    int
-	Err    string // libpcp's lexer message, for TokError
+// Offset is the byte offset in the expression where the token starts.
+func (t Token) Offset() int { return int(t.off) }
+
+// End is the byte offset in the expression just past the token.
+func (t Token) End() int { return int(t.end) }
+
+// Text is the token as written in expr, the expression it was lexed
+// from; the end of the string has none.
+func (t Token) Text(expr string) string {
+	if t.Kind == TokEOS {
+		return ""
+	}
+	return expr[t.off:t.end]
+}
+
+// Value is the token's decoded text in expr, the expression it was lexed
+// from: an instance name or pattern with its delimiters and backslash
+// escapes removed, a string without its quotes, a function word without
+// its parenthesis; any other token's text.
+func (t Token) Value(expr string) string {
+	switch t.Kind {
+	case TokString:
+		return expr[t.off+1 : t.end-1]
+	case TokInstName, TokPattern:
+		return unescape(expr[t.off+1 : t.end-1])
+	}
+	return t.Text(expr)
+}
+
+// span is the token's place in its expression.
+func (t Token) span() Span { return Span{t.off, t.end} }
+
+// Err is libpcp's lexer message for a TokError.
+func (t Token) Err() string { return lexErrors[t.err] }
+
+// lexError is which of libpcp's lexer messages a TokError carries.
+type lexError uint8
+
+const (
+	lexOK lexError = iota
+	lexTooLarge
+	lexUnterminatedString
+	lexUnterminatedInstName
+	lexUnterminatedPattern
+	lexIllegal
+	lexTooLong
+)
+
+// lexErrors are the messages of the lexErrors, libpcp's words but the
+// last (ours: an expression past 32-bit offsets).
+var lexErrors = [...]string{
+	lexOK:                   "",
+	lexTooLarge:             "Constant value too large",
+	lexUnterminatedString:   "unterminated STRING",
+	lexUnterminatedInstName: "unterminated instance name",
+	lexUnterminatedPattern:  "unterminated pattern",
+	lexIllegal:              "Illegal character",
+	lexTooLong:              "expression longer than 2 GiB",
 }
 
 // scanner lexes an expression as libpcp's derive_lex does, one token at a
@@ -91,10 +153,16 @@ type scanner struct {
 	// 100,000-definition check's 300).
 	pending    Token
 	hasPending bool
+	// maxLen is the longest text lexed (maxExprLen; less in tests).
+	maxLen int
 }
 
+// maxExprLen is the longest expression lexed: a Token's offsets are
+// 32-bit, as a file's positions are (analysis.MaxSupportedSize).
+const maxExprLen = math.MaxInt32
+
 func newScanner(src string, v pcpver.Version, flag bool) *scanner {
-	s := &scanner{src: src, version: v}
+	s := &scanner{src: src, version: v, maxLen: maxExprLen}
 	s.restart(0, flag)
 	return s
 }
@@ -306,6 +374,9 @@ func isLexSpace(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
 // flag in the given state. The pending piece of a split token (a function
 // word's parenthesis) is returned first.
 func (s *scanner) next(flag bool) Token {
+	if len(s.src) > s.maxLen {
+		return s.tooLong()
+	}
 	if s.hasPending {
 		s.hasPending = false
 		return s.pending
@@ -316,7 +387,7 @@ func (s *scanner) next(flag bool) Token {
 		case lxEOF:
 			return s.eos()
 		case lxFF:
-			return Token{Kind: TokEOS, Offset: start, End: end}
+			return Token{Kind: TokEOS, off: int32(start), end: int32(end)}
 		}
 		isPattern := kind == lxPattern || kind == lxBadPattern
 		if isPattern != flag && (isPattern || (kind == lxOp && s.src[start] == '/')) {
@@ -331,13 +402,23 @@ func (s *scanner) next(flag bool) Token {
 	}
 }
 
+// tooLong is the scanner's tokens for a text whose offsets do not fit a
+// Token: an error where it starts, then the end of the string there.
+func (s *scanner) tooLong() Token {
+	if s.pos == 0 {
+		s.pos = 1
+		return Token{Kind: TokError, err: lexTooLong}
+	}
+	return Token{Kind: TokEOS}
+}
+
 // eos is libpcp's end-of-string token: its position is the last character.
 func (s *scanner) eos() Token {
 	off := len(s.src) - 1
 	if off < 0 {
 		off = 0
 	}
-	return Token{Kind: TokEOS, Offset: off, End: len(s.src)}
+	return Token{Kind: TokEOS, off: int32(off), end: int32(len(s.src))}
 }
 
 var opKinds = map[string]TokenKind{
@@ -351,18 +432,18 @@ var opKinds = map[string]TokenKind{
 // "(" becomes the word and, in split, its parenthesis (glued says so; a
 // value, not a pointer: a pointer cost an allocation per call).
 func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, split Token, glued bool) {
-	tok = Token{Text: text, Value: text, Offset: off, End: off + len(text)}
+	tok = Token{off: int32(off), end: int32(off + len(text))}
 	switch kind {
 	case lxWord:
 		word, glued := strings.CutSuffix(text, "(")
 		if glued {
-			paren := Token{Kind: TokLParen, Text: "(", Value: "(", Offset: off + len(word), End: off + len(text)}
-			tok.Text, tok.Value, tok.End = word, word, off+len(word)
+			paren := Token{Kind: TokLParen, off: int32(off + len(word)), end: tok.end}
+			tok.end = int32(off + len(word))
 			switch {
 			case !reservedBeforeParen(word, v):
 				// Not a function word in this release: an ordinary name
 				// followed by "(".
-				tok = classifyName(tok, v)
+				tok.Kind = nameKind(word, v)
 			case word == "meta":
 				tok.Kind = TokMeta
 			default:
@@ -370,53 +451,52 @@ func classify(kind lexeme, text string, off int, v pcpver.Version) (tok Token, s
 			}
 			return tok, paren, true
 		}
-		return classifyName(tok, v), Token{}, false
+		tok.Kind = nameKind(text, v)
 	case lxNumber:
 		if strings.Contains(text, ".") {
 			tok.Kind = TokDouble
 		} else if tok.Kind = TokInteger; !fitsU32(text) {
-			tok.Kind, tok.Err = TokError, "Constant value too large"
+			tok.Kind, tok.err = TokError, lexTooLarge
 		}
 	case lxString:
-		tok.Kind, tok.Value = TokString, text[1:len(text)-1]
+		tok.Kind = TokString
 	case lxBadString:
-		tok.Kind, tok.Err = TokError, "unterminated STRING"
+		tok.Kind, tok.err = TokError, lexUnterminatedString
 	case lxInstName:
-		tok.Kind, tok.Value = TokInstName, unescape(text[1:len(text)-1])
+		tok.Kind = TokInstName
 	case lxBadInstName:
-		tok.Kind, tok.Err = TokError, "unterminated instance name"
+		tok.Kind, tok.err = TokError, lexUnterminatedInstName
 	case lxPattern:
-		tok.Kind, tok.Value = TokPattern, unescape(text[1:len(text)-1])
+		tok.Kind = TokPattern
 	case lxBadPattern:
-		tok.Kind, tok.Err = TokError, "unterminated pattern"
+		tok.Kind, tok.err = TokError, lexUnterminatedPattern
 	case lxOp:
 		tok.Kind = opKinds[text]
 	default:
-		tok.Kind, tok.Err = TokError, "Illegal character"
+		tok.Kind, tok.err = TokError, lexIllegal
 	}
 	return tok, Token{}, false
 }
 
-// classifyName makes a word a NAME or one of the reserved words.
-func classifyName(tok Token, v pcpver.Version) Token {
-	tok.Kind = TokName
-	switch tok.Text {
+// nameKind is a word's kind: a NAME or one of the reserved words.
+func nameKind(word string, v pcpver.Version) TokenKind {
+	switch word {
 	case "type":
-		tok.Kind = TokType
+		return TokType
 	case "semantics":
-		tok.Kind = TokSemantics
+		return TokSemantics
 	case "units":
-		tok.Kind = TokUnits
+		return TokUnits
 	case "indom":
 		if v.Has(pcpver.IndomSpec) {
-			tok.Kind = TokIndom
+			return TokIndom
 		}
 	case "meta":
 		if v.Has(pcpver.MetaSpec) {
-			tok.Kind = TokMeta
+			return TokMeta
 		}
 	}
-	return tok
+	return TokName
 }
 
 // fitsU32 reports whether a decimal digit string is at most 4294967295,
@@ -456,8 +536,8 @@ const countTokensAbove = 64 << 10
 // for a short expression by a guess from the text (a token every few
 // bytes; growing token by token would cost more), for a long one by the
 // count of a first lexing. Grown by append, a 1 MB expression's 650,000
-// tokens of 72 bytes had the old and the new array alive at once (90 MB,
-// the largest heap of an explain of it).
+// tokens (then of 72 bytes) had the old and the new array alive at once
+// (90 MB, the largest heap of an explain of it).
 func appendTokens(out []Token, src string, v pcpver.Version, flag bool) []Token {
 	need := len(src)/4 + 2
 	if len(src) > countTokensAbove {
@@ -497,7 +577,7 @@ func newTokenIter(src string, v pcpver.Version, flag bool) *tokenIter {
 
 // reset starts the iterator over src, keeping its buffers.
 func (it *tokenIter) reset(src string, v pcpver.Version, flag bool) {
-	*it = tokenIter{s: scanner{src: src, version: v}, flag: flag, opens: it.opens[:0]}
+	*it = tokenIter{s: scanner{src: src, version: v, maxLen: maxExprLen}, flag: flag, opens: it.opens[:0]}
 	it.s.restart(0, flag)
 }
 
@@ -514,11 +594,11 @@ func (it *tokenIter) next() Token {
 	t.flag = flag
 	switch t.Kind {
 	case TokEOS:
-		if t.End >= len(it.s.src) {
+		if t.End() >= len(it.s.src) {
 			it.done, it.eos = true, t
 		}
 	case TokFunc:
-		if t.Value == "matchinst" {
+		if t.Text(it.s.src) == "matchinst" {
 			it.opens = append(it.opens, it.depth)
 			it.flag = true
 		}

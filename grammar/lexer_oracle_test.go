@@ -93,7 +93,7 @@ func oracleTokens(t *testing.T, src string, v pcpver.Version, flag bool) []Token
 			for {
 				pt, err := lx.Next()
 				if err != nil || pt.EOF() {
-					tok = Token{Kind: TokEOS, Offset: max(len(src)-1, 0), End: len(src)}
+					tok = Token{Kind: TokEOS, off: int32(max(len(src)-1, 0)), end: int32(len(src))}
 					break
 				}
 				off := base + pt.Pos.Offset
@@ -104,7 +104,7 @@ func oracleTokens(t *testing.T, src string, v pcpver.Version, flag bool) []Token
 					continue
 				}
 				if rule == "FF" {
-					tok = Token{Kind: TokEOS, Offset: off, End: off + 1}
+					tok = Token{Kind: TokEOS, off: int32(off), end: int32(off + 1)}
 					break
 				}
 				value := pt.Value
@@ -129,7 +129,7 @@ func oracleTokens(t *testing.T, src string, v pcpver.Version, flag bool) []Token
 		case TokEOS:
 			return out
 		case TokFunc:
-			if tok.Value == "matchinst" {
+			if tok.Text(src) == "matchinst" {
 				opens = append(opens, depth)
 				flag = true
 			}

@@ -143,32 +143,33 @@ func (r *libpcpRun) Next() (int, Token) {
 	if r.scan == nil {
 		t = r.toks.next()
 		if r.words != nil && (t.Kind == TokName || t.Kind == TokString) {
-			*r.words = append(*r.words, t.Value)
+			*r.words = append(*r.words, t.Value(r.expr))
 		}
-		if t.flag != r.flag && strings.HasPrefix(t.Text, "/") {
+		if t.flag != r.flag && strings.HasPrefix(t.Text(r.expr), "/") {
 			// The parser's flag differs from the nesting estimate Tokens
 			// made: lex from here on as libpcp does.
 			r.scan = newScanner(r.expr, r.version, r.flag)
-			r.scan.restart(t.Offset, r.flag)
+			r.scan.restart(t.Offset(), r.flag)
 		}
 	}
 	if r.scan != nil {
 		t = r.scan.next(r.flag)
 	}
-	r.lastOffset = t.Offset
+	r.lastOffset = t.Offset()
 	sym := r.tables.terminals[t.Kind]
 	if t.Kind == TokFunc {
-		fn, ok := r.tables.funcs[t.Value]
+		word := t.Text(r.expr)
+		fn, ok := r.tables.funcs[word]
 		if !ok {
 			fn = r.tables.lexError
 		}
 		sym = fn
-		if t.Value == "matchinst" {
+		if word == "matchinst" {
 			r.flag = true
 		}
 	}
 	if t.Kind == TokError {
-		r.lexErr = t.Err
+		r.lexErr = t.Err()
 	}
 	return sym, t
 }
@@ -320,36 +321,36 @@ func (r *libpcpRun) Reduce(rule int, rhs []Token) (Token, lalr.Verdict) {
 		// goes on, so that the expression's tree is whole for the
 		// editor; libpcp's stops here.
 		if r.staleAt < 0 {
-			r.staleAt = lookaheadAfter(r.expr, rhs[3].Offset)
+			r.staleAt = lookaheadAfter(r.expr, rhs[3].Offset())
 		}
 		return Token{}, lalr.Continue
 	case ruleMatchinstDone:
 		r.flag = false
 	case ruleRegexp:
-		if msg := checkPOSIXRegexp(rhs[1].Value); msg != "" {
+		if msg := checkPOSIXRegexp(rhs[1].Value(r.expr)); msg != "" {
 			r.fail("bad regular expression: '" + msg + "'")
 			return Token{}, lalr.Abort
 		}
 	case ruleSpecType:
-		v := rhs[2].Value
+		v := rhs[2].Value(r.expr)
 		if !validTypeSpec(v) {
 			r.fail(fmt.Sprintf("Unrecognized value for type '%s'", v))
 			return Token{}, lalr.Abort
 		}
 		r.specType = strings.ToUpper(v)
 	case ruleSpecSem:
-		v := rhs[2].Value
+		v := rhs[2].Value(r.expr)
 		if !validSemSpec(v) {
 			r.fail(fmt.Sprintf("Unrecognized value for semantics '%s'", v))
 			return Token{}, lalr.Abort
 		}
 	case ruleSpecUnits:
-		if msg := unitsError(rhs[2].Value, r.version); msg != "" {
+		if msg := unitsError(rhs[2].Value(r.expr), r.version); msg != "" {
 			r.fail("Illegal units: '" + msg + "'")
 			return Token{}, lalr.Abort
 		}
 	case ruleSpecIndom:
-		v := rhs[2].Value
+		v := rhs[2].Value(r.expr)
 		if !validInDomSpec(v) {
 			r.fail(fmt.Sprintf("Illegal indom: '%s'", v))
 			return Token{}, lalr.Abort
@@ -360,7 +361,7 @@ func (r *libpcpRun) Reduce(rule int, rhs []Token) (Token, lalr.Verdict) {
 			return Token{}, lalr.Abort
 		}
 	case ruleRescaleUnits:
-		if msg := unitsError(rhs[4].Value, r.version); msg != "" {
+		if msg := unitsError(rhs[4].Value(r.expr), r.version); msg != "" {
 			r.fail("Illegal units: '" + msg + "'")
 			return Token{}, lalr.Abort
 		}

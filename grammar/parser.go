@@ -3,7 +3,6 @@ package grammar
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -135,7 +134,7 @@ func (b *builder) tails(e *pExpr) (operand, []tail) {
 	ops := &operands{calls: e.Calls, pcalls: e.PCalls, parens: e.Parens, pparens: e.PParens}
 	nt := 0
 	for i < len(toks) {
-		t := tail{op: b.spans[toks[i].Pos.Line].start}
+		t := tail{op: int(b.spans[toks[i].Pos.Line].start)}
 		quest := toks[i].Type == ptQuest
 		i++
 		if quest {
@@ -200,6 +199,7 @@ func operatorPrecedence(g lalr.Grammar) (binary, prefix map[string]int) {
 // builder makes the syntax tree of a parse from our tokens: spans says
 // which of them each participle token stands for (tokenStream).
 type builder struct {
+	src   string // the expression the tokens were lexed from
 	toks  []Token
 	spans []ptSpan
 	// shapes and groups are the parse's (parseShared): the builder parses
@@ -219,7 +219,7 @@ func (b *builder) group(toks []Token, keepCall bool) (Node, error) {
 	lo := b.index(toks)
 	// Room for a level of a few atoms: the levels inside are atoms
 	// here, so a room of len(toks) would make nested groups quadratic.
-	stream := &tokenStream{toks: b.toks, i: lo, stop: lo + len(toks), groups: b.groups, keepCall: -1,
+	stream := &tokenStream{src: b.src, toks: b.toks, i: lo, stop: lo + len(toks), groups: b.groups, keepCall: -1,
 		spans: make([]ptSpan, 0, min(len(toks)+1, 16))}
 	if keepCall {
 		stream.keepCall = lo
@@ -228,7 +228,7 @@ func (b *builder) group(toks []Token, keepCall bool) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (&builder{toks: b.toks, spans: stream.spans, shapes: b.shapes, groups: b.groups}).build(e)
+	return (&builder{src: b.src, toks: b.toks, spans: stream.spans, shapes: b.shapes, groups: b.groups}).build(e)
 }
 
 // ours are our tokens that the participle tokens stand for.
@@ -279,7 +279,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 	for c.i < len(c.tails) {
 		t := c.tails[c.i]
 		opTok := c.b.toks[t.op]
-		op := opTok.Text
+		op := opTok.Text(c.b.src)
 		prec := binaryPrec[op]
 		if prec < minPrec {
 			break
@@ -293,7 +293,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 			}
 		}
 		var right Node
-		if o := c.operand(c.i); t.then != nil && o.novalue() {
+		if o := c.operand(c.i); t.then != nil && o.novalue(c.b.src) {
 			// libpcp's rule is "expr ? expr : novalue": novalue() is not
 			// an expression, so it ends the ternary, and an operator
 			// after it applies to the whole ternary.
@@ -308,8 +308,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 		if t.then != nil {
 			left = &Ternary{At: at, Cond: left, Then: then, Else: right}
 		} else {
-			opAt := opTok.Offset
-			left = &Binary{At: at, Op: op, OpAt: Span{opAt, opAt + len(op)}, L: left, R: right}
+			left = &Binary{At: at, Op: op, OpAt: opTok.span(), L: left, R: right}
 		}
 	}
 	return left, nil
@@ -318,7 +317,7 @@ func (c *climber) binary(minPrec int) (Node, error) {
 func (c *climber) unary() (Node, error) {
 	o := c.operand(c.i)
 	if c.prefix < o.prefixes() {
-		op, at := o.Tokens[c.prefix].Text, o.Tokens[c.prefix].Offset
+		op, at := o.Tokens[c.prefix].Text(c.b.src), o.Tokens[c.prefix].off
 		c.prefix++
 		x, err := c.binary(prefixPrec[op] + 1)
 		if err != nil {
@@ -335,13 +334,12 @@ func textSpan(toks []Token) Span {
 	if len(toks) == 0 {
 		return Span{}
 	}
-	last := toks[len(toks)-1]
-	return Span{toks[0].Offset, last.Offset + len(last.Text)}
+	return Span{toks[0].off, toks[len(toks)-1].end}
 }
 
 // instName is the instance filter of an "[name]" token.
-func instName(t Token) InstName {
-	return InstName{At: textSpan([]Token{t}), Name: unescape(t.Text[1 : len(t.Text)-1])}
+func (b *builder) instName(t Token) InstName {
+	return InstName{At: t.span(), Name: t.Value(b.src)}
 }
 
 // operand is a primary with its prefix operators: our tokens of both,
@@ -362,13 +360,14 @@ func (o operand) prefixes() int {
 	return n
 }
 
-// novalue reports whether the operand is a call of novalue without prefix
-// operators, parsed in its expression or one atom (tokenStream.groups).
-func (o operand) novalue() bool {
+// novalue reports whether the operand, of expr, is a call of novalue
+// without prefix operators, parsed in its expression or one atom
+// (tokenStream.groups).
+func (o operand) novalue(expr string) bool {
 	if o.Call != nil {
 		return o.Call.Tokens[0].Type == ptNovalue && o.prefixes() == 0
 	}
-	return o.Paren == nil && o.Tokens[0].Kind == TokFunc && funcTypes[o.Tokens[0].Value] == ptNovalue
+	return o.Paren == nil && o.Tokens[0].Kind == TokFunc && funcTypes[o.Tokens[0].Text(expr)] == ptNovalue
 }
 
 // primary is the operand's node without its prefix operators.
@@ -397,18 +396,18 @@ func (b *builder) primary(o operand) (Node, error) {
 		if last.Kind != TokInstName {
 			return &Paren{At: at, X: x}, nil
 		}
-		return &Filter{At: at, X: x, Inst: instName(last)}, nil
+		return &Filter{At: at, X: x, Inst: b.instName(last)}, nil
 	case toks[0].Kind == TokName:
-		m := &Metric{At: at, Name: toks[0].Text}
+		m := &Metric{At: at, Name: toks[0].Text(b.src)}
 		if len(toks) > 1 {
-			inst := instName(toks[1])
+			inst := b.instName(toks[1])
 			m.Inst = &inst
 		}
 		return m, nil
 	case toks[0].Kind == TokInteger || toks[0].Kind == TokDouble:
-		return &Number{At: at, Text: toks[0].Text, Double: strings.Contains(toks[0].Text, ".")}, nil
+		return &Number{At: at, Text: toks[0].Text(b.src)}, nil
 	case toks[0].Kind == TokFunc:
-		if simpleCallEnd(toks, 0) != len(toks) {
+		if simpleCallEnd(b.src, toks, 0) != len(toks) {
 			return b.group(toks, true) // one atom (tokenStream.groups)
 		}
 		return b.callAtom(toks)
@@ -419,7 +418,7 @@ func (b *builder) primary(o operand) (Node, error) {
 func (b *builder) call(c *pCall) (Node, error) {
 	toks := c.Tokens
 	at := b.span(toks)
-	fn := b.tok(toks[0]).Text
+	fn := b.tok(toks[0]).Text(b.src)
 	switch toks[0].Type {
 	case ptFuncName:
 		return b.simpleCall(at, fn, ptFuncName, b.ours(toks[2:3]))
@@ -440,22 +439,21 @@ func (b *builder) call(c *pCall) (Node, error) {
 			return nil, err
 		}
 		units := b.tok(toks[len(toks)-2])
-		return &Rescale{At: at, X: x, Units: units.Text[1 : len(units.Text)-1], UnitsAt: Span{units.Offset, units.Offset}}, nil
+		return &Rescale{At: at, X: x, Units: units.Value(b.src), UnitsAt: Span{units.off, units.off}}, nil
 	case ptMatchinst:
 		x, err := b.build(c.MatchX)
 		if err != nil {
 			return nil, err
 		}
-		invert := b.tok(toks[2]).Text == "!"
 		pat := b.tok(toks[2])
+		invert := pat.Kind == TokNot
 		if invert {
 			pat = b.tok(toks[3])
 		}
-		return &Matchinst{At: at, Invert: invert, Pattern: unescape(pat.Text[1 : len(pat.Text)-1]),
-			PatternAt: Span{pat.Offset, pat.Offset}, X: x}, nil
+		return &Matchinst{At: at, Invert: invert, Pattern: pat.Value(b.src),
+			PatternAt: Span{pat.off, pat.off}, X: x}, nil
 	case ptMkconst:
-		v := b.tok(toks[2]).Text
-		return &Mkconst{At: at, Value: Number{At: b.span(toks[2:3]), Text: v, Double: strings.Contains(v, ".")}, Specs: b.specs(toks[3:])}, nil
+		return &Mkconst{At: at, Value: Number{At: b.span(toks[2:3]), Text: b.tok(toks[2]).Text(b.src)}, Specs: b.specs(toks[3:])}, nil
 	case ptNovalue:
 		return &Novalue{At: at, Specs: b.specs(toks[1:])}, nil
 	}
@@ -466,7 +464,8 @@ func (b *builder) call(c *pCall) (Node, error) {
 // (tokenStream.callAtomEnd): the node call() makes of the same call
 // parsed token by token.
 func (b *builder) callAtom(toks []Token) (Node, error) {
-	return b.simpleCall(textSpan(toks), toks[0].Text, funcTypes[toks[0].Value], toks[2:len(toks)-1])
+	fn := toks[0].Text(b.src)
+	return b.simpleCall(textSpan(toks), fn, funcTypes[fn], toks[2:len(toks)-1])
 }
 
 // simpleCall is the node of a call of a name-only function (family
@@ -474,7 +473,7 @@ func (b *builder) callAtom(toks []Token) (Node, error) {
 // are our tokens between its parentheses.
 func (b *builder) simpleCall(at Span, fn string, family lexer.TokenType, arg []Token) (Node, error) {
 	if family == ptFuncName {
-		return &Call{At: at, Func: fn, Arg: &Metric{At: textSpan(arg), Name: arg[0].Text}}, nil
+		return &Call{At: at, Func: fn, Arg: &Metric{At: textSpan(arg), Name: arg[0].Text(b.src)}}, nil
 	}
 	x, err := (&climber{b: b, head: operand{Tokens: arg}}).binary(1)
 	if err != nil {
@@ -494,11 +493,8 @@ func (b *builder) specs(toks []lexer.Token) []Spec {
 	out := make([]Spec, n)
 	for i := range out {
 		p := toks[4*i+1 : 4*i+4]
-		v := b.tok(p[2]).Text
-		out[i] = Spec{At: b.span(p), Key: b.tok(p[0]).Text, Value: v, ValueAt: b.span(p[2:3])}
-		if p[2].Type == ptString {
-			out[i].Value, out[i].Quoted = v[1:len(v)-1], true
-		}
+		v := b.tok(p[2])
+		out[i] = Spec{At: b.span(p), Key: b.tok(p[0]).Text(b.src), Value: v.Value(b.src), ValueAt: b.span(p[2:3]), Quoted: v.Kind == TokString}
 	}
 	return out
 }
@@ -508,10 +504,11 @@ func (b *builder) specs(toks []lexer.Token) []Spec {
 // LibpcpVerdict says whether libpcp accepts the text. On a syntax error the
 // error carries the offset where participle stopped.
 func ParseExpr(src string, v pcpver.Version) (Node, error) {
-	return parseTokens(Tokens(src, v, false))
+	return parseTokens(src, Tokens(src, v, false))
 }
 
-func parseTokens(toks []Token) (Node, error) { return parseShared(toks, nil) }
+// parseTokens is ParseExpr of src's tokens.
+func parseTokens(src string, toks []Token) (Node, error) { return parseShared(src, toks, nil) }
 
 // participleParse is participle's parse of a stream of our tokens.
 func participleParse(stream *tokenStream) (*pExpr, error) {
@@ -533,10 +530,10 @@ func participleParse(stream *tokenStream) (*pExpr, error) {
 // parseShared is parseTokens taking participle's parse from shapes when
 // an expression of the same shape was parsed before, and leaving it
 // there for the next.
-func parseShared(toks []Token, shapes *Shapes) (Node, error) {
+func parseShared(src string, toks []Token, shapes *Shapes) (Node, error) {
 	for _, t := range toks {
 		if t.Kind == TokError {
-			return nil, &SyntaxError{Offset: t.Offset, Msg: t.Err}
+			return nil, &SyntaxError{Offset: t.Offset(), Msg: t.Err()}
 		}
 	}
 	if at, deep := tooDeep(toks, lalr.MaxDepth); deep {
@@ -546,7 +543,7 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 	// can be too deep, and only it pays for the two depth passes.
 	long := len(toks) > MaxTreeDepth
 	if long {
-		if depth := chainDepth(toks); depth > MaxTreeDepth {
+		if depth := chainDepth(src, toks); depth > MaxTreeDepth {
 			// Refused before participle builds a parse of a million nodes.
 			return nil, &TooDeepError{Depth: depth}
 		}
@@ -555,13 +552,13 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 	if shapes != nil {
 		groups = closingParens(toks)
 	}
-	tree, err := buildShared(toks, shapes, groups)
+	tree, err := buildShared(src, toks, shapes, groups)
 	if err != nil && groups != nil {
 		// What participle refuses, or how, may depend on the levels
 		// around a group (a "(" where the grammar wants a name): the
 		// error is the one of the whole expression's parse, as without
 		// groups.
-		tree, err = buildShared(toks, shapes, nil)
+		tree, err = buildShared(src, toks, shapes, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -578,13 +575,17 @@ func parseShared(toks []Token, shapes *Shapes) (Node, error) {
 // with the atoms of groups (tokenStream.groups) when groups is set: only
 // with a Shapes, since without one to share them, parses of the levels
 // apart would only cost more.
-func buildShared(toks []Token, shapes *Shapes, groups []int32) (Node, error) {
-	stream := &tokenStream{toks: toks, spans: make([]ptSpan, 0, len(toks)), groups: groups, keepCall: -1}
+func buildShared(src string, toks []Token, shapes *Shapes, groups []int32) (Node, error) {
+	room := len(toks)
+	if groups != nil {
+		room = levelTokens(toks, groups)
+	}
+	stream := &tokenStream{src: src, toks: toks, spans: make([]ptSpan, 0, room), groups: groups, keepCall: -1}
 	e, err := shapes.parse(stream)
 	if err != nil {
 		return nil, err
 	}
-	return (&builder{toks: toks, spans: stream.spans, shapes: shapes, groups: stream.groups}).build(e)
+	return (&builder{src: src, toks: toks, spans: stream.spans, shapes: shapes, groups: stream.groups}).build(e)
 }
 
 // MaxTreeDepth is the deepest tree the parser builds. libpcp's parser
@@ -654,7 +655,7 @@ func tooDeep(toks []Token, limit int) (offset int, deep bool) {
 			top.prefix = 0
 		}
 		if depth > limit {
-			return t.Offset, true
+			return t.Offset(), true
 		}
 		prev = t.Kind
 	}
@@ -666,7 +667,7 @@ func tooDeep(toks []Token, limit int) (offset int, deep bool) {
 // parentheses, with no operator binding looser between them. Such a run
 // is a left-associative chain, each operator the left operand of the
 // next, so the tree is at least that deep.
-func chainDepth(toks []Token) int {
+func chainDepth(src string, toks []Token) int {
 	// runs[p] is the length of the current run of precedence p; levels
 	// keeps the enclosing parentheses' runs. libpcp has a handful of
 	// precedence levels (TestChainDepthBoundsDepth checks they fit).
@@ -696,7 +697,7 @@ func chainDepth(toks []Token) int {
 				clear(top[prefixPrec["-"]+1:])
 				break
 			}
-			p := binaryPrec[t.Text]
+			p := binaryPrec[t.Text(src)]
 			clear(top[p+1:]) // a looser operator ends the tighter runs
 			top[p]++
 			longest = max(longest, top[p])

@@ -282,12 +282,12 @@ func TestChainDepthBoundsDepth(t *testing.T) {
 	compared, exact := 0, 0
 	for _, expr := range exprs {
 		toks := Tokens(expr, pcpver.Latest, false)
-		tree, err := parseTokens(toks)
+		tree, err := parseTokens(expr, toks)
 		if err != nil {
 			continue
 		}
 		compared++
-		bound, depth := chainDepth(toks), Depth(tree)
+		bound, depth := chainDepth(expr, toks), Depth(tree)
 		if bound > depth {
 			t.Errorf("%q: chainDepth %d > Depth %d", expr, bound, depth)
 		}

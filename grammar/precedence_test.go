@@ -103,7 +103,7 @@ type groupingRun struct {
 
 func (r *groupingRun) Next() (int, grouped) {
 	sym, t := r.run.Next()
-	return sym, grouped{tok: t, text: t.Text, start: t.Offset, end: t.End}
+	return sym, grouped{tok: t, text: t.Text(r.run.expr), start: t.Offset(), end: t.End()}
 }
 
 func (r *groupingRun) Reduce(rule int, rhs []grouped) (grouped, lalr.Verdict) {

@@ -71,8 +71,8 @@ func TestPrefetchedVerdicts(t *testing.T) {
 					chunk[w] = true
 				}
 				EachToken(lines[i].expr, pcpver.V6_0_3, false, func(tok Token) {
-					if (tok.Kind == TokName || tok.Kind == TokString) && !chunk[tok.Value] {
-						t.Fatalf("%s: line %d (%q): word %q is not among its chunk's", order, i, lines[i].expr, tok.Value)
+					if w := tok.Value(lines[i].expr); (tok.Kind == TokName || tok.Kind == TokString) && !chunk[w] {
+						t.Fatalf("%s: line %d (%q): word %q is not among its chunk's", order, i, lines[i].expr, w)
 					}
 				})
 			}

@@ -523,7 +523,7 @@ func (r *configReader) definition(ln *logicalLine, name string, nameRange Range,
 	if d.Verdict.Stale {
 		msg += fmt.Sprintf(" (libpcp refuses it because its parse before, line %d, failed; after one that parsed, it registers %s with that expression)", r.f.treeLine, name)
 	} else if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
-		code, msg, rg = codes.Dialect, dialectMsg, exprRange(c.At.Start, c.At.End)
+		code, msg, rg = codes.Dialect, dialectMsg, exprRange(int(c.At.Start), int(c.At.End))
 	}
 	r.diag(rg, SeverityError, code, msg, pcpLines(caret, d.Verdict.Message))
 }

@@ -101,7 +101,7 @@ func registrationError(f *File, d *Definition, opts RegisterOptions, wasLeaking 
 	if len(d.Expr) <= maxDialectExpr {
 		r := &configReader{f: f}
 		if c, dialectMsg, ok := r.dialect(d, wasLeaking, msg); ok {
-			code, msg, rg = codes.Dialect, dialectMsg, f.ExprRange(d, c.At.Start, c.At.End)
+			code, msg, rg = codes.Dialect, dialectMsg, f.ExprRange(d, int(c.At.Start), int(c.At.End))
 		}
 	}
 	lines := RegisterErrorLines(d.Name, d.Expr, caret, d.Verdict.Message)

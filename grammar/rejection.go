@@ -78,12 +78,12 @@ func tokensAtCaret(d *Definition, caret int) (near []Token, end int) {
 		if near == nil {
 			window[0], window[1], window[2] = window[1], window[2], t
 			n++
-			if t.Offset == caret {
+			if t.Offset() == caret {
 				near = window[3-min(n, 3):]
 			}
 		}
-		if t.Offset == caret && t.End > caret {
-			end = t.End
+		if t.Offset() == caret && t.End() > caret {
+			end = t.End()
 			break
 		}
 		if t.Kind == TokEOS {
@@ -100,6 +100,7 @@ func syntaxExplanation(expr string, near []Token) string {
 	if len(near) > 0 {
 		i := len(near) - 1
 		toks, t := near, near[len(near)-1]
+		text := t.Text(expr)
 		var prev Token
 		if i > 0 {
 			prev = toks[i-1]
@@ -114,28 +115,28 @@ func syntaxExplanation(expr string, near []Token) string {
 		switch {
 		case t.Kind == TokEOS && prev.Kind == TokRParen && strings.Contains(expr, "mkconst("):
 			return "the expression ends too early: mkconst() needs a number and at least one spec, e.g. mkconst(1, type=u32)"
-		case t.Kind == TokEOS && t.Offset < len(expr) && expr[t.Offset] == ff:
+		case t.Kind == TokEOS && t.Offset() < len(expr) && expr[t.Offset()] == ff:
 			return "byte 0xFF ends the expression here: libpcp reads it as the end of the string"
 		case t.Kind == TokEOS:
 			return "the expression ends too early"
 		case t.Kind == TokInstName:
-			return fmt.Sprintf("an instance filter %s may only follow a metric name or a parenthesised expression, once", t.Text)
+			return fmt.Sprintf("an instance filter %s may only follow a metric name or a parenthesised expression, once", text)
 		case t.Kind == TokType || t.Kind == TokSemantics || t.Kind == TokUnits || t.Kind == TokIndom || t.Kind == TokMeta:
-			return fmt.Sprintf("%q is a reserved word: it can only be a mkconst() or novalue() spec key", t.Text)
+			return fmt.Sprintf("%q is a reserved word: it can only be a mkconst() or novalue() spec key", text)
 		case t.Kind == TokString:
 			return "a string is only allowed as rescale()'s units or a spec value"
-		case t.Kind == TokDouble && prev.Kind == TokDouble || t.Kind == TokName && prev.Kind == TokInteger && (t.Text[0] == 'e' || t.Text[0] == 'E'):
-			return fmt.Sprintf("unexpected %q: numbers have no exponent or second decimal point in derived metrics", t.Text)
+		case t.Kind == TokDouble && prev.Kind == TokDouble || t.Kind == TokName && prev.Kind == TokInteger && (text[0] == 'e' || text[0] == 'E'):
+			return fmt.Sprintf("unexpected %q: numbers have no exponent or second decimal point in derived metrics", text)
 		case operand(prev.Kind) && (operand(t.Kind) || t.Kind == TokFunc || t.Kind == TokNot):
-			return fmt.Sprintf("an operator is missing before %q", t.Text)
-		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Value == "mkconst":
+			return fmt.Sprintf("an operator is missing before %q", text)
+		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Text(expr) == "mkconst":
 			return "mkconst() takes an unsigned number first, e.g. mkconst(1, type=32)"
-		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Value == "defined":
+		case prev.Kind == TokLParen && i >= 2 && toks[i-2].Kind == TokFunc && toks[i-2].Text(expr) == "defined":
 			return "defined() takes a metric name"
 		case t.Kind == TokAssign || t.Kind == TokComma:
-			return fmt.Sprintf("unexpected %q: \",\" and \"=\" only appear in function arguments and spec lists", t.Text)
+			return fmt.Sprintf("unexpected %q: \",\" and \"=\" only appear in function arguments and spec lists", text)
 		}
-		return fmt.Sprintf("unexpected %q here", t.Text)
+		return fmt.Sprintf("unexpected %q here", text)
 	}
 	return "syntax error"
 }
@@ -146,7 +147,7 @@ func syntaxExplanation(expr string, near []Token) string {
 func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct, bool) {
 	v := r.f.Version
 	if !v.Has(pcpver.Continuation) && strings.HasSuffix(d.Expr, "\\") && r.pos < r.end() {
-		n := len(d.Expr)
+		n := int32(len(d.Expr))
 		return NewerConstruct{"a backslash-newline continuation line", pcpver.Continuation, Span{n - 1, n}}, true
 	}
 	if !LibpcpVerdict(d.Expr, pcpver.Latest, leak).OK {
@@ -159,7 +160,7 @@ func (r *configReader) newerConstruct(d *Definition, leak bool) (NewerConstruct,
 	}
 	for _, f := range []pcpver.Feature{pcpver.Novalue, pcpver.DeltaOfExpr, pcpver.IndomSpec, pcpver.ExtraUnits} {
 		if !v.Has(f) && LibpcpVerdict(d.Expr, f.Since(), leak).OK {
-			return NewerConstruct{"this expression", f, Span{0, len(d.Expr)}}, true
+			return NewerConstruct{"this expression", f, Span{0, int32(len(d.Expr))}}, true
 		}
 	}
 	return NewerConstruct{}, false

@@ -38,8 +38,8 @@ func TestShapesHandCases(t *testing.T) {
 			for round := 0; round < 2; round++ {
 				for _, e := range cases {
 					toks := Tokens(e, v, flag)
-					want, werr := parseShared(toks, nil)
-					got, gerr := parseShared(Tokens(e, v, flag), shapes)
+					want, werr := parseShared(e, toks, nil)
+					got, gerr := parseShared(e, Tokens(e, v, flag), shapes)
 					if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 						t.Errorf("%q (%v flag %v): shared %s (%v), alone %s (%v)", e, v, flag, Format(got), gerr, Format(want), werr)
 					}

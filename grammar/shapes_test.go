@@ -25,7 +25,7 @@ func TestShapesShareAcrossAtoms(t *testing.T) {
 		made := 0
 		for i, expr := range group {
 			toks := Tokens(expr, pcpver.Latest, false)
-			got, err := parseShared(toks, shapes)
+			got, err := parseShared(expr, toks, shapes)
 			if err != nil {
 				t.Fatalf("%q: %v", expr, err)
 			}
@@ -70,7 +70,7 @@ func TestShapesShareAcrossLevels(t *testing.T) {
 	} {
 		shapes := NewShapes()
 		for i, expr := range append([]string{c.first}, c.others...) {
-			got, err := parseShared(Tokens(expr, pcpver.Latest, false), shapes)
+			got, err := parseShared(expr, Tokens(expr, pcpver.Latest, false), shapes)
 			if err != nil {
 				t.Fatalf("%q: %v", expr, err)
 			}
@@ -89,7 +89,7 @@ func TestShapesShareAcrossLevels(t *testing.T) {
 	// participle gives it without groups.
 	shapes := NewShapes()
 	for _, expr := range []string{"a + (b * )", "(a) + rate((b)[i] +)", "x * mkconst(1, units=(2))", "(a + b", "rate(a)[i]", "-()"} {
-		_, got := parseShared(Tokens(expr, pcpver.Latest, false), shapes)
+		_, got := parseShared(expr, Tokens(expr, pcpver.Latest, false), shapes)
 		_, want := ParseExpr(expr, pcpver.Latest)
 		if got == nil || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%q: error %v through shared levels, %v alone", expr, got, want)
@@ -112,7 +112,7 @@ func TestShapesGeneratedCorpus(t *testing.T) {
 		shapes := NewShapes()
 		for range n {
 			expr := g.Next()
-			got, gerr := parseShared(Tokens(expr, v, false), shapes)
+			got, gerr := parseShared(expr, Tokens(expr, v, false), shapes)
 			want, werr := ParseExpr(expr, v)
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q (%v) through shared parses: %s (%v), alone: %s (%v)", expr, v, Format(got), gerr, Format(want), werr)

@@ -90,6 +90,7 @@ var funcTypes = func() map[string]lexer.TokenType {
 // "matchinst(", where a "!" is the grammar's own) the tokens come one by
 // one, so that the grammar refuses a prefix or a filter there as before.
 type tokenStream struct {
+	src  string // the expression the tokens were lexed from
 	toks []Token
 	i    int
 	prev TokenKind // the kind of the token before, for "-"'s role
@@ -119,28 +120,29 @@ type tokenStream struct {
 }
 
 // ptSpan is the run of our tokens, [start, end), a participle token
-// stands for.
-type ptSpan struct{ start, end int }
+// stands for: indexes into an expression's tokens, 32-bit as their
+// offsets are (a stream of a 1 MB expression has one per token).
+type ptSpan struct{ start, end int32 }
 
 func (s *tokenStream) Next() (lexer.Token, error) {
 	i := s.i
 	t := s.toks[i]
 	if s.stop > 0 && i >= s.stop {
-		t = Token{Kind: TokEOS, Offset: t.Offset, End: t.Offset}
+		t = Token{Kind: TokEOS, off: t.off, end: t.off}
 	}
 	end := i + 1
 	k := len(s.spans)
-	pt := lexer.Token{Value: t.Text, Pos: lexer.Position{Offset: t.Offset, Line: k, Column: k + 1}}
+	pt := lexer.Token{Value: t.Text(s.src), Pos: lexer.Position{Offset: t.Offset(), Line: k, Column: k + 1}}
 	bare := s.bare
 	s.bare = false
 	switch t.Kind {
 	case TokEOS:
-		if k == 0 || s.spans[k-1].start != i {
-			s.spans = append(s.spans, ptSpan{i, end})
+		if k == 0 || int(s.spans[k-1].start) != i {
+			s.spans = append(s.spans, ptSpan{int32(i), int32(end)})
 		} else {
 			pt.Pos.Line, pt.Pos.Column = k-1, k // the end stays the end
 		}
-		pt.Type, pt.Pos.Offset, pt.Value = lexer.EOF, t.End, ""
+		pt.Type, pt.Pos.Offset, pt.Value = lexer.EOF, t.End(), ""
 		return pt, nil
 	case TokName:
 		pt.Type = ptName
@@ -153,7 +155,7 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 	case TokPattern:
 		pt.Type = ptPattern
 	case TokFunc:
-		pt.Type = funcTypes[t.Value]
+		pt.Type = funcTypes[t.Text(s.src)]
 	case TokType, TokSemantics, TokUnits, TokIndom, TokMeta:
 		pt.Type = ptKeyword
 	case TokError:
@@ -173,7 +175,7 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 		case t.Kind == TokAssign:
 			s.bare = true
 		case t.Kind == TokLParen && i > 0 && s.prev == TokFunc:
-			ft := funcTypes[s.toks[i-1].Value]
+			ft := funcTypes[s.toks[i-1].Text(s.src)]
 			s.bare = ft == ptFuncName || ft == ptMkconst || ft == ptMatchinst
 		}
 	default:
@@ -193,7 +195,7 @@ func (s *tokenStream) Next() (lexer.Token, error) {
 			pt.Type, end = ptAtom, j // a parenthesised operand
 		}
 	}
-	s.spans = append(s.spans, ptSpan{i, end})
+	s.spans = append(s.spans, ptSpan{int32(i), int32(end)})
 	s.prev = s.toks[end-1].Kind
 	s.i = end
 	return pt, nil
@@ -248,14 +250,14 @@ func plainAtomEnd(toks []Token, i int) (end, j int) {
 // atom (see tokenStream), else 0. An expression function's argument must
 // be an atom without a call: "rate(avg(x))" is a call of the atom
 // avg(x), so no run of nested calls is scanned more than twice.
-func (s *tokenStream) callAtomEnd(j int) int { return simpleCallEnd(s.toks, j) }
+func (s *tokenStream) callAtomEnd(j int) int { return simpleCallEnd(s.src, s.toks, j) }
 
-// simpleCallEnd is callAtomEnd of toks.
-func simpleCallEnd(toks []Token, j int) int {
+// simpleCallEnd is callAtomEnd of toks, lexed from src.
+func simpleCallEnd(src string, toks []Token, j int) int {
 	if j+1 >= len(toks) || toks[j+1].Kind != TokLParen {
 		return 0
 	}
-	switch funcTypes[toks[j].Value] {
+	switch funcTypes[toks[j].Text(src)] {
 	case ptFuncName:
 		if j+3 < len(toks) && toks[j+2].Kind == TokName && toks[j+3].Kind == TokRParen {
 			return j + 4
@@ -288,7 +290,7 @@ func (s *tokenStream) groupEnd(j int) int {
 		if j == s.keepCall || toks[j+1].Kind != TokLParen {
 			return 0
 		}
-		switch funcTypes[toks[j].Value] {
+		switch funcTypes[toks[j].Text(s.src)] {
 		case ptFuncExpr, ptRescale, ptMatchinst, ptMkconst, ptNovalue:
 			if closing := int(s.groups[j+1]); closing > 0 && (s.stop == 0 || closing < s.stop) {
 				return closing + 1
@@ -296,6 +298,23 @@ func (s *tokenStream) groupEnd(j int) int {
 		}
 	}
 	return 0
+}
+
+// levelTokens is about how many participle tokens the outermost level of
+// toks comes as with groups (closingParens): each of our tokens outside
+// the parentheses (the end's included), each parenthesised group one (the
+// stream may give one as its tokens, and then the spans grow). A balanced
+// tree's outermost level is one group: its stream's spans are made for
+// two tokens rather than one per token of the expression.
+func levelTokens(toks []Token, groups []int32) int {
+	n := 0
+	for i := 0; i < len(toks); i++ {
+		if closing := groups[i]; closing > 0 {
+			i = int(closing)
+		}
+		n++
+	}
+	return n
 }
 
 // closingParens is tokenStream.groups for toks: the index of the ")"

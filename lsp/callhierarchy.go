@@ -242,13 +242,14 @@ func definitionCalls(f *grammar.File, def *grammar.Definition) []call {
 		if t.Kind != grammar.TokName {
 			continue
 		}
-		i, seen := at[t.Value]
+		name := t.Value(def.Expr)
+		i, seen := at[name]
 		if !seen {
 			i = len(out)
-			at[t.Value] = i
-			out = append(out, call{name: t.Value})
+			at[name] = i
+			out = append(out, call{name: name})
 		}
-		out[i].at = append(out[i].at, toRange(f, f.ExprRange(def, t.Offset, t.End)))
+		out[i].at = append(out[i].at, toRange(f, f.ExprRange(def, t.Offset(), t.End())))
 	}
 	return out
 }

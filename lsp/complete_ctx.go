@@ -34,15 +34,15 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 	var prev, prev2 grammar.Token
 	var inString *grammar.Token
 	for _, t := range def.Tokens() {
-		if t.Kind == grammar.TokEOS || t.Offset >= idx {
+		if t.Kind == grammar.TokEOS || t.Offset() >= idx {
 			break
 		}
-		if t.End >= idx && (t.Kind == grammar.TokString && t.End > idx || t.Kind == grammar.TokError && strings.HasPrefix(t.Text, `"`)) {
+		if t.End() >= idx && (t.Kind == grammar.TokString && t.End() > idx || t.Kind == grammar.TokError && strings.HasPrefix(t.Text(def.Expr), `"`)) {
 			tt := t
 			inString = &tt // the cursor is inside this string
 			break
 		}
-		stack = stack.push(t)
+		stack = stack.push(t, def.Expr)
 		prev2, prev = prev, t
 	}
 	var fn string
@@ -53,7 +53,7 @@ func specCompletion(a *snapshot, def *grammar.Definition, off int) (items []prot
 	extraUnits := a.release().Has(pcpver.ExtraUnits)
 	if inString != nil {
 		// The text typed so far inside the quotes is replaced.
-		start := a.file.ExprPos(def, inString.Offset) + 1
+		start := a.file.ExprPos(def, inString.Offset()) + 1
 		rg := spanRange(a.file, start, off)
 		if fn == "rescale" && arg == 1 || prev.Kind == grammar.TokAssign && prev2.Kind == grammar.TokUnits {
 			values := unitsValues

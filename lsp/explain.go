@@ -161,7 +161,8 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 		if x.Root.Err() != nil {
 			what = "fails now"
 		}
-		rg := a.file.ExprRange(def, o.Span().Start, o.Span().End)
+		sp := o.Span()
+		rg := a.file.ExprRange(def, int(sp.Start), int(sp.End))
 		empty = append(empty, grammar.Diagnostic{Range: rg, Severity: grammar.SeverityInfo, Code: emptyNowCode,
 			Message: fmt.Sprintf("%s %s: %s", def.Name, what, o.EmptyBecause())})
 	}
@@ -242,7 +243,7 @@ func (s *server) hoverNow(ctx context.Context, d *snapshot, pos protocol.Positio
 	if !ok {
 		return "", grammar.Range{}
 	}
-	rg := d.file.ExprRange(def, tok.Offset, tok.End)
+	rg := d.file.ExprRange(def, tok.Offset(), tok.End())
 	return s.hoverValues(ctx, d, def, tok), rg
 }
 
@@ -324,18 +325,18 @@ func nodeAtToken(root *explain.Node, tok grammar.Token) *explain.Node {
 		stack = stack[:len(stack)-1]
 		switch syn := n.Syntax.(type) {
 		case *grammar.Binary:
-			if syn.OpAt.Start == tok.Offset {
+			if int(syn.OpAt.Start) == tok.Offset() {
 				found = n
 			}
 		case *grammar.Ternary:
 			between := func(a, b grammar.Node) bool {
-				return a.Span().End <= tok.Offset && tok.End <= b.Span().Start
+				return int(a.Span().End) <= tok.Offset() && tok.End() <= int(b.Span().Start)
 			}
-			if (tok.Text == "?" && between(syn.Cond, syn.Then)) || (tok.Text == ":" && between(syn.Then, syn.Else)) {
+			if (tok.Kind == grammar.TokQuest && between(syn.Cond, syn.Then)) || (tok.Kind == grammar.TokColon && between(syn.Then, syn.Else)) {
 				found = n
 			}
 		default:
-			if n.Span().Start == tok.Offset {
+			if int(n.Span().Start) == tok.Offset() {
 				found = n
 			}
 		}

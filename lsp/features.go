@@ -48,29 +48,30 @@ func hover(ctx context.Context, d *snapshot, pos protocol.Position) *protocol.Ho
 		if !ok {
 			return nil
 		}
-		rg = d.file.ExprRange(def, tok.Offset, tok.End)
+		rg = d.file.ExprRange(def, tok.Offset(), tok.End())
 		switch tok.Kind {
 		case grammar.TokName:
-			if _, ok := d.metric(tok.Value); ok {
-				md = derivedHover(d, tok.Value)
+			name := tok.Value(def.Expr)
+			if _, ok := d.metric(name); ok {
+				md = derivedHover(d, name)
 			} else {
-				md = metricHover(ctx, d.source(), tok.Value)
+				md = metricHover(ctx, d.source(), name)
 			}
 		case grammar.TokFunc:
-			fn, _ := grammar.LookupFunction(tok.Value)
+			fn, _ := grammar.LookupFunction(tok.Value(def.Expr))
 			md = fmt.Sprintf("```\n%s\n```\n%s", fn.Signature, fn.Doc)
-			if note := releaseNote(def, tok.Offset, d.release()); note != "" {
+			if note := releaseNote(def, tok.Offset(), d.release()); note != "" {
 				md += "\n\n" + note
 			}
-			if info := nodeInfoAt(d, def, tok.Offset); info != "" {
+			if info := nodeInfoAt(d, def, tok.Offset()); info != "" {
 				md += "\n\nHere: " + info
 			}
 		default:
-			info := nodeInfoAt(d, def, tok.Offset)
+			info := nodeInfoAt(d, def, tok.Offset())
 			if info == "" {
 				return nil
 			}
-			md = fmt.Sprintf("`%s`: %s", tok.Text, info)
+			md = fmt.Sprintf("`%s`: %s", tok.Text(def.Expr), info)
 		}
 	}
 	if md == "" {
@@ -88,7 +89,7 @@ func releaseNote(def *grammar.Definition, off int, target pcpver.Version) string
 		return ""
 	}
 	for _, c := range grammar.NewerConstructs(tree, pcpver.Oldest) {
-		if c.At.Start <= off && off < c.At.End {
+		if c.At.Contains(off) {
 			note := fmt.Sprintf("Releases: %s needs PCP %s or later", c.What, c.Since())
 			if target.Has(c.Feature) {
 				return note + fmt.Sprintf(" (the target, PCP %s, has it).", target)
@@ -105,13 +106,13 @@ func tokenAt(def *grammar.Definition, idx int) (grammar.Token, bool) {
 		return grammar.Token{}, false
 	}
 	for _, t := range def.Tokens() {
-		if t.Kind != grammar.TokEOS && t.Offset <= idx && idx < t.End {
+		if t.Kind != grammar.TokEOS && t.Offset() <= idx && idx < t.End() {
 			return t, true
 		}
 	}
 	// The cursor just after a word still hovers it.
 	for _, t := range def.Tokens() {
-		if t.Kind != grammar.TokEOS && t.End == idx {
+		if t.Kind != grammar.TokEOS && t.End() == idx {
 			return t, true
 		}
 	}
@@ -133,11 +134,11 @@ func nodeInfoAt(d *snapshot, def *grammar.Definition, offset int) string {
 	grammar.Walk(tree, func(n grammar.Node) bool {
 		switch n := n.(type) {
 		case *grammar.Binary:
-			if n.OpAt.Start == offset {
+			if int(n.OpAt.Start) == offset {
 				found = n
 			}
 		case *grammar.Call, *grammar.Rescale, *grammar.Matchinst, *grammar.Mkconst, *grammar.Unary:
-			if n.Span().Start == offset {
+			if int(n.Span().Start) == offset {
 				found = n
 			}
 		}

@@ -70,8 +70,8 @@ func checkedHighlights(snap *snapshot, name string, here *grammar.Definition) ([
 	}
 	uses := func(d *grammar.Definition) {
 		for _, t := range d.Tokens() {
-			if t.Kind == grammar.TokName && t.Value == name {
-				out = append(out, protocol.DocumentHighlight{Range: toRange(f, f.ExprRange(d, t.Offset, t.End)), Kind: protocol.DocumentHighlightKindRead})
+			if t.Kind == grammar.TokName && t.Value(d.Expr) == name {
+				out = append(out, protocol.DocumentHighlight{Range: toRange(f, f.ExprRange(d, t.Offset(), t.End())), Kind: protocol.DocumentHighlightKindRead})
 			}
 		}
 	}

@@ -106,7 +106,7 @@ func functionLinks(f *grammar.File, def *grammar.Definition) []protocol.Document
 	var out []protocol.DocumentLink
 	for _, t := range def.Tokens() {
 		if t.Kind == grammar.TokFunc {
-			out = append(out, fileLink(f, f.ExprPos(def, t.Offset), f.ExprPos(def, t.End-1)+1, functionsManPage))
+			out = append(out, fileLink(f, f.ExprPos(def, t.Offset()), f.ExprPos(def, t.End()-1)+1, functionsManPage))
 		}
 	}
 	return out

@@ -22,7 +22,7 @@ func nameAt(a *snapshot, p protocol.Position) (string, protocol.Range, bool) {
 			return def.Name, toRange(f, def.NameRange), true
 		}
 		if tok, ok := tokenAt(def, f.ExprIndex(def, off)); ok && tok.Kind == grammar.TokName {
-			return tok.Value, spanRange(f, f.ExprPos(def, tok.Offset), f.ExprPos(def, tok.End-1)+1), true
+			return tok.Value(def.Expr), spanRange(f, f.ExprPos(def, tok.Offset()), f.ExprPos(def, tok.End()-1)+1), true
 		}
 	}
 	for _, at := range f.Attributes {
@@ -275,10 +275,10 @@ func signatureHelp(a *snapshot, pos protocol.Position) *protocol.SignatureHelp {
 	}
 	var stack callStack
 	for _, t := range def.Tokens() {
-		if t.Offset >= idx || t.Kind == grammar.TokEOS {
+		if t.Offset() >= idx || t.Kind == grammar.TokEOS {
 			break
 		}
-		stack = stack.push(t)
+		stack = stack.push(t, def.Expr)
 	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		f := stack[i]
@@ -320,12 +320,12 @@ type callFrame struct {
 // callStack is the open calls and parentheses, innermost last.
 type callStack []callFrame
 
-// push updates the stack with the next token.
-func (st callStack) push(t grammar.Token) callStack {
+// push updates the stack with the next token of expr.
+func (st callStack) push(t grammar.Token, expr string) callStack {
 	n := len(st)
 	switch t.Kind {
 	case grammar.TokFunc:
-		return append(st, callFrame{fn: t.Value})
+		return append(st, callFrame{fn: t.Value(expr)})
 	case grammar.TokLParen:
 		if n > 0 && st[n-1].fn != "" && !st[n-1].opened {
 			st[n-1].opened = true

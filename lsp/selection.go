@@ -63,14 +63,14 @@ func definitionSelection(f *grammar.File, def *grammar.Definition, off int) []gr
 	var chain []grammar.Range
 	idx := f.ExprIndex(def, off)
 	if tok, ok := tokenAt(def, idx); ok {
-		chain = append(chain, f.ExprRange(def, tok.Offset, tok.End))
-		idx = max(tok.Offset, min(idx, tok.End-1)) // (the cursor just after a token selects it)
+		chain = append(chain, f.ExprRange(def, tok.Offset(), tok.End()))
+		idx = max(tok.Offset(), min(idx, tok.End()-1)) // (the cursor just after a token selects it)
 	}
 	if tree, err := def.Tree(); err == nil && idx >= 0 {
 		path := nodesAt(tree, idx)
 		for i := len(path) - 1; i >= 0; i-- {
 			sp := path[i].Span()
-			chain = append(chain, f.ExprRange(def, sp.Start, sp.End))
+			chain = append(chain, f.ExprRange(def, int(sp.Start), int(sp.End)))
 		}
 	}
 	if expr := len(strings.TrimRight(def.Expr, " \t\r\n")); expr > 0 {
@@ -102,8 +102,7 @@ func nodesAt(root grammar.Node, idx int) []grammar.Node {
 		if n == nil {
 			return false
 		}
-		sp := n.Span()
-		return sp.Start <= idx && idx < sp.End
+		return n.Span().Contains(idx)
 	}
 	var path []grammar.Node
 	for n := root; holds(n); {

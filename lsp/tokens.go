@@ -74,10 +74,11 @@ func fileTokens(f *grammar.File) []semToken {
 			switch t.Kind {
 			case grammar.TokName:
 				typ = ttVariable
-				if derived[t.Value] {
+				name := t.Value(d.Expr)
+				if derived[name] {
 					typ = ttProperty
 				}
-				if strings.HasPrefix(t.Value, "PM_TYPE_") {
+				if strings.HasPrefix(name, "PM_TYPE_") {
 					typ, mods = ttKeyword, tmReadonly
 				}
 			case grammar.TokFunc:
@@ -96,10 +97,10 @@ func fileTokens(f *grammar.File) []semToken {
 			default:
 				typ = ttOperator
 			}
-			if typ < 0 || t.End <= t.Offset {
+			if typ < 0 || t.End() <= t.Offset() {
 				continue
 			}
-			toks = append(toks, semToken{f.ExprPos(d, t.Offset), f.ExprPos(d, t.End-1) + 1, typ, mods})
+			toks = append(toks, semToken{f.ExprPos(d, t.Offset()), f.ExprPos(d, t.End()-1) + 1, typ, mods})
 		}
 	}
 	for _, at := range f.Attributes {

@@ -245,7 +245,7 @@ func mentionNames(f *grammar.File, set map[string]bool) {
 		set[d.Name] = true
 		for _, t := range d.Tokens() {
 			if t.Kind == grammar.TokName {
-				set[t.Value] = true
+				set[t.Value(d.Expr)] = true
 			}
 		}
 	}

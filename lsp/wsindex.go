@@ -70,9 +70,9 @@ func indexFile(f *grammar.File) *fileIndex {
 			if t.Kind != grammar.TokName {
 				continue
 			}
-			start := uses.at(f.ExprPos(def, t.Offset))
-			end := uses.at(f.ExprPos(def, t.End-1) + 1)
-			ix.uses = append(ix.uses, occurrence{protocol.Range{Start: start, End: end}, b.id(t.Value)})
+			start := uses.at(f.ExprPos(def, t.Offset()))
+			end := uses.at(f.ExprPos(def, t.End()-1) + 1)
+			ix.uses = append(ix.uses, occurrence{protocol.Range{Start: start, End: end}, b.id(t.Value(def.Expr))})
 		}
 	}
 	ix.exprUses = len(ix.uses)

@@ -37,8 +37,8 @@ func TestIndexPositions(t *testing.T) {
 		for _, def := range f.Definitions.All() {
 			for _, tk := range def.Tokens() {
 				if tk.Kind == grammar.TokName {
-					r := grammar.Range{Start: f.Pos(f.ExprPos(def, tk.Offset)), End: f.Pos(f.ExprPos(def, tk.End-1) + 1)}
-					want = append(want, fmt.Sprint("use ", tk.Value, toRange(f, r)))
+					r := grammar.Range{Start: f.Pos(f.ExprPos(def, tk.Offset())), End: f.Pos(f.ExprPos(def, tk.End()-1) + 1)}
+					want = append(want, fmt.Sprint("use ", tk.Value(def.Expr), toRange(f, r)))
 				}
 			}
 		}
