@@ -15,24 +15,26 @@ import (
 // whose guard libpcp decides at bind, an operand libpcp scales. The
 // check's map can go before the explanation's nodes are made.
 type metadata struct {
-	descs   []*pmapi.Desc // nil: the check inferred none for the node
-	special checker.Nodes
+	descs    []int32       // each node's place in interned (0: the check inferred none)
+	interned []*pmapi.Desc // interned[0] is nil
+	special  checker.Nodes
 }
 
 // newMetadata takes what the explanation of tree needs of nodes.
 func newMetadata(tree grammar.Node, nodes checker.Nodes) metadata {
-	md := metadata{special: checker.Nodes{}}
-	interned := map[pmapi.Desc]*pmapi.Desc{}
+	md := metadata{special: checker.Nodes{}, interned: []*pmapi.Desc{nil}}
+	interned := map[pmapi.Desc]int32{}
 	syntaxPostOrder(tree, func(syn grammar.Node, _ int) {
 		ni := nodes[syn]
 		if ni == nil {
-			md.descs = append(md.descs, nil)
+			md.descs = append(md.descs, 0)
 			return
 		}
-		d := interned[ni.Desc]
-		if d == nil {
-			d = new(pmapi.Desc)
-			*d = ni.Desc
+		d, ok := interned[ni.Desc]
+		if !ok {
+			d = int32(len(md.interned))
+			desc := ni.Desc
+			md.interned = append(md.interned, &desc)
 			interned[ni.Desc] = d
 		}
 		md.descs = append(md.descs, d)

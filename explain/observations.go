@@ -138,6 +138,17 @@ func (o observations) add(ob observed) observations {
 	return o
 }
 
+// values counts the values of every observation.
+func (o observations) values() int {
+	n := 0
+	for _, block := range o {
+		for _, ob := range block {
+			n += ob.len()
+		}
+	}
+	return n
+}
+
 // index maps each node to its observation (the last, if one was observed
 // twice), for the few lookups the diagnosis makes of the sample before.
 func (o observations) index() map[grammar.Node]observation {
@@ -165,7 +176,7 @@ type merge struct {
 // visit takes the next observation if it is the node's. Nodes come in
 // post-order; one libpcp did not evaluate has none and is passed.
 func (m *merge) visit(n *Node) {
-	if m.blk == len(m.o) || m.o[m.blk][m.obs].syn != n.Syntax {
+	if m.blk == len(m.o) || m.o[m.blk][m.obs].syn != n.Syntax() {
 		return
 	}
 	block := m.o[m.blk]
@@ -191,7 +202,7 @@ func (m *merge) finish(root *Node) (inOrder bool) {
 	}
 	rest := append(observations{m.o[m.blk][m.obs:]}, m.o[m.blk+1:]...).index()
 	walk(root, func(n *Node) {
-		if ob, ok := rest[n.Syntax]; ok {
+		if ob, ok := rest[n.Syntax()]; ok {
 			m.set(n, ob)
 		}
 	})

@@ -44,10 +44,10 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			cur, _, _, _ := rec.latest(m)
-			tree, _ := m.Def.Tree()
+			syntax, _ := m.Def.Tree()
 			set := 0
 			mg := &merge{o: cur, set: func(*Node, observation) { set++ }}
-			root := build(tree, newMetadata(tree, rep.NodesOf(m)), &shared{expr: m.Def.Expr}, mg.visit)
+			root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, 0, mg.visit)
 			if !mg.finish(root) {
 				t.Errorf("the observations of %s are not in the tree's post-order", expr)
 			}
@@ -74,8 +74,8 @@ func TestMergeFallsBack(t *testing.T) {
 	if !ok {
 		t.Fatal("x.y: not checked")
 	}
-	tree, _ := m.Def.Tree()
-	root := build(tree, newMetadata(tree, rep.NodesOf(m)), &shared{expr: m.Def.Expr}, nil)
+	syntax, _ := m.Def.Tree()
+	root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, 0, nil)
 	var post []*Node
 	postOrder(root, func(n *Node) { post = append(post, n) })
 	if len(post) != 5999 {
@@ -84,14 +84,14 @@ func TestMergeFallsBack(t *testing.T) {
 	obs := func(nodes []*Node) observations {
 		var o observations
 		for _, n := range nodes {
-			o = o.add(observed{n.Syntax, observation{err: errors.New(n.Text())}})
+			o = o.add(observed{n.Syntax(), observation{err: errors.New(n.Text())}})
 		}
 		return o
 	}
 	reversed := slices.Clone(post)
 	slices.Reverse(reversed)
 	skipped := slices.Delete(slices.Clone(post), 1, 2)
-	twice := obs(post).add(observed{post[0].Syntax, observation{err: errors.New("again")}})
+	twice := obs(post).add(observed{post[0].Syntax(), observation{err: errors.New("again")}})
 	for _, tc := range []struct {
 		name    string
 		o       observations
