@@ -100,9 +100,9 @@ func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (
 		return nil, fmt.Errorf("%s: %w", m.Def.Name, err)
 	}
 	// What the explanation keeps of the check's node metadata is taken
-	// before sampling: the check's map of every node (inferred again, not
-	// kept with the report) goes before the sample's observations come.
-	md := newMetadata(tree, t.Report.InferNodes(m))
+	// before sampling, as the check infers each node again: no map of
+	// every node, neither kept with the report nor beside the sample.
+	md := inferMetadata(tree, t.Report, m)
 	rec := NewRecorder(func(om *checker.Metric) bool { return om == m })
 	if m.Status == checker.Valid && !m.Broken {
 		if err := sample(ctx, src, t, rec, opts); err != nil {
