@@ -68,10 +68,12 @@ type Node struct {
 
 // tree is what the nodes of one explanation share.
 type tree struct {
-	nodes []Node
+	// nodes are in post-order, in blocks: they never move, and a block
+	// is made as the sample's observations the nodes take go.
+	nodes blocks[Node]
 	// kids are every node's children, each node's together, in order.
 	kids   []*Node
-	syntax []grammar.Node // by node index: the grammar node (parentheses removed)
+	syntax blocks[grammar.Node] // by node index: the grammar node (parentheses removed)
 	// values are every node's values, each node's together, as words;
 	// texts are those a word does not give back (strings, aggregates).
 	values []value
@@ -105,7 +107,7 @@ type trouble struct {
 }
 
 // Syntax is the grammar node (parentheses removed).
-func (n *Node) Syntax() grammar.Node { return n.t.syntax[n.index] }
+func (n *Node) Syntax() grammar.Node { return *n.t.syntax.at(n.index) }
 
 // Kind is what the node is.
 func (n *Node) Kind() Kind { return n.kind }
@@ -248,24 +250,22 @@ func (n *Node) setObservation(o observation) {
 // build makes the explain tree of a syntax tree, parentheses removed.
 // Nodes are made in post-order (operands before their operator, left to
 // right, the order the evaluator observes them), each with its metadata,
-// and each is given to made (nil: none) once its children are its;
-// values is how many values the nodes will be given, for the slice to be
-// made once at its size.
-func build(syntax grammar.Node, md metadata, t *tree, values int, made func(*Node)) *Node {
+// and each is given to made (nil: none) once its children are its. The
+// nodes' slices grow as they are made, so that the observations the
+// nodes take go while they come (made lets go of them), not after all
+// the explanation is alive beside them.
+func build(syntax grammar.Node, md metadata, t *tree, made func(*Node)) *Node {
 	size := len(md.descs)
-	t.nodes = make([]Node, size)
-	t.syntax = make([]grammar.Node, size)
-	t.kids = make([]*Node, 0, max(size-1, 0))
-	t.values = make([]value, 0, values)
+	t.nodes = blocks[Node]{make([]Node, 0, min(size, blockSize))} // a small tree's at its size
+	t.syntax = blocks[grammar.Node]{make([]grammar.Node, 0, min(size, blockSize))}
 	t.descs = md.interned
 	t.trouble = map[int32]*trouble{}
 	var done []*Node // made nodes whose parent is not made yet
 	i := 0
 	syntaxPostOrder(syntax, func(syn grammar.Node, kids int) {
 		sp := syn.Span()
-		n := &t.nodes[i]
-		*n = Node{t: t, start: int32(sp.Start), end: int32(sp.End), index: int32(i), desc: md.descs[i], kind: kindOf(syn)}
-		t.syntax[i] = syn
+		n := t.nodes.add(Node{t: t, start: int32(sp.Start), end: int32(sp.End), index: int32(i), desc: md.descs[i], kind: kindOf(syn)})
+		t.syntax.add(syn)
 		i++
 		if kids > 0 {
 			n.kids, n.nkids = int32(len(t.kids)), uint8(kids)
@@ -328,7 +328,30 @@ func walk(root *Node, f func(*Node)) {
 // postOrder visits every node, children (left to right) before parents:
 // the order of the flat slice.
 func postOrder(root *Node, f func(*Node)) {
-	for i := range root.t.nodes {
-		f(&root.t.nodes[i])
+	for _, block := range root.t.nodes {
+		for i := range block {
+			f(&block[i])
+		}
 	}
 }
+
+// blocks is a slice made in blocks of blockSize: an element never
+// moves, and the whole is never copied as it grows.
+type blocks[T any] [][]T
+
+// blockSize is the elements of a block: 40 KB of nodes.
+const blockSize = 1024
+
+// add appends v and returns where it is. Every block but the last is
+// full; the first may be made smaller (for fewer elements in all).
+func (b *blocks[T]) add(v T) *T {
+	if len(*b) == 0 || len((*b)[len(*b)-1]) == cap((*b)[len(*b)-1]) {
+		*b = append(*b, make([]T, 0, blockSize))
+	}
+	last := &(*b)[len(*b)-1]
+	*last = append(*last, v)
+	return &(*last)[len(*last)-1]
+}
+
+// at is the i-th element.
+func (b blocks[T]) at(i int32) *T { return &b[i/blockSize][i%blockSize] }
