@@ -283,8 +283,8 @@ func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 		return fmt.Sprintf("%s has one sample, and %s() needs two%s", counter, fn, why)
 	case !had:
 		return fmt.Sprintf("%s was not evaluated in the previous sample, and %s() needs two", counter, fn)
-	case p.err != nil:
-		return fmt.Sprintf("%s failed in the previous sample (%v), and %s() needs two samples with values", counter, p.err, fn)
+	case p.err() != nil:
+		return fmt.Sprintf("%s failed in the previous sample (%v), and %s() needs two samples with values", counter, p.err(), fn)
 	case p.len() == 0:
 		return fmt.Sprintf("%s had no values in the previous sample, and %s() needs two", counter, fn)
 	}

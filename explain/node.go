@@ -242,8 +242,8 @@ func (n *Node) setObservation(o observation) {
 		}
 		t.values = append(t.values, v)
 	}
-	if o.err != nil {
-		n.troubled().err = o.err
+	if err := o.err(); err != nil {
+		n.troubled().err = err
 	}
 }
 
