@@ -239,14 +239,14 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, m
 	x.History = needsHistoryTree(m)
 	tr := &tree{expr: def.Expr, phrasing: phrasing{rep: t.Report, nodes: md.special}}
 	if m.Status != checker.Valid || m.Broken {
-		x.Root = build(syntax, md, tr, nil)
+		x.Root = build(syntax, md, tr, 0, nil)
 		analyseUnusable(x, m, src)
 		return x, nil
 	}
 	// Each node takes its values as it is made: the evaluator's go while
 	// the explanation's nodes come, not after they are all alive.
 	mg := &merge{o: cur, consume: consume, set: (*Node).setObservation}
-	x.Root = build(syntax, md, tr, mg.visit)
+	x.Root = build(syntax, md, tr, cur.values(), mg.visit)
 	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
 	postOrder(x.Root, func(n *Node) {

@@ -251,13 +251,17 @@ func (n *Node) setObservation(o observation) {
 // Nodes are made in post-order (operands before their operator, left to
 // right, the order the evaluator observes them), each with its metadata,
 // and each is given to made (nil: none) once its children are its. The
-// nodes' slices grow as they are made, so that the observations the
-// nodes take go while they come (made lets go of them), not after all
-// the explanation is alive beside them.
-func build(syntax grammar.Node, md metadata, t *tree, made func(*Node)) *Node {
+// nodes come in blocks as they are made, so that the observations they
+// take go while they come (made lets go of them), not after all the
+// explanation is alive beside them; the children and values slices (8
+// and 16 bytes a node) are made at their size, values being how many
+// the nodes will be given, since growing them kept old and new alive.
+func build(syntax grammar.Node, md metadata, t *tree, values int, made func(*Node)) *Node {
 	size := len(md.descs)
 	t.nodes = blocks[Node]{make([]Node, 0, min(size, blockSize))} // a small tree's at its size
 	t.syntax = blocks[grammar.Node]{make([]grammar.Node, 0, min(size, blockSize))}
+	t.kids = make([]*Node, 0, max(size-1, 0))
+	t.values = make([]value, 0, values)
 	t.descs = md.interned
 	t.trouble = map[int32]*trouble{}
 	var done []*Node // made nodes whose parent is not made yet

@@ -155,6 +155,17 @@ func (o observations) add(ob observed) observations {
 	return o
 }
 
+// values counts the values of every observation.
+func (o observations) values() int {
+	n := 0
+	for _, block := range o {
+		for _, ob := range block {
+			n += ob.len()
+		}
+	}
+	return n
+}
+
 // index maps each node to its observation (the last, if one was observed
 // twice), for the few lookups the diagnosis makes of the sample before.
 func (o observations) index() map[grammar.Node]observation {

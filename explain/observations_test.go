@@ -47,7 +47,7 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 			syntax, _ := m.Def.Tree()
 			set := 0
 			mg := &merge{o: cur, set: func(*Node, observation) { set++ }}
-			root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, mg.visit)
+			root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, 0, mg.visit)
 			if !mg.finish(root) {
 				t.Errorf("the observations of %s are not in the tree's post-order", expr)
 			}
@@ -75,7 +75,7 @@ func TestMergeFallsBack(t *testing.T) {
 		t.Fatal("x.y: not checked")
 	}
 	syntax, _ := m.Def.Tree()
-	root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, nil)
+	root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, 0, nil)
 	var post []*Node
 	postOrder(root, func(n *Node) { post = append(post, n) })
 	if len(post) != 5999 {
