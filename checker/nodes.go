@@ -95,7 +95,8 @@ func (r *Report) inferRun(m *Metric) *checkRun {
 // was 34 MB beside the evaluator's plan compiled from it. Nodes the
 // inference did not reach are not told; after a check's error, those it
 // reached whose operator it did not are told last, in tree order. The
-// NodeInfo is f's: a caller that keeps none holds no map of every node.
+// NodeInfo is read-only (nodes may share one record): a caller that keeps
+// none holds no map of every node.
 func (r *Report) InferEach(m *Metric, f func(grammar.Node, *NodeInfo)) {
 	if r == nil || m == nil || !m.inferred || m.inference == nil {
 		return
