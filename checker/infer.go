@@ -629,55 +629,7 @@ func (in *inferrer) mapUnits(n *grammar.Binary, l, r pmapi.Desc, d *pmapi.Desc) 
 	ri, rok := in.info(n.R)
 	l0, r0 := li, ri
 	lu, ru := l.Units, r.Units
-	scale := func(ni *NodeInfo, dimSign int8, factor float64) {
-		if dimSign > 0 {
-			ni.DivScale *= factor
-		} else {
-			ni.MulScale *= factor
-		}
-	}
-	if lu.DimCount != 0 && ru.DimCount != 0 {
-		if diff := int(lu.ScaleCount) - int(ru.ScaleCount); diff > 0 {
-			for range diff {
-				scale(&ri, ru.DimCount, 10)
-			}
-			d.Type = pmapi.TypeDouble
-		} else if diff < 0 {
-			d.Units.ScaleCount = ru.ScaleCount
-			for range -diff {
-				scale(&li, lu.DimCount, 10)
-			}
-			d.Type = pmapi.TypeDouble
-		}
-	}
-	if lu.DimTime != 0 && ru.DimTime != 0 {
-		if lu.ScaleTime > ru.ScaleTime {
-			for i := ru.ScaleTime; i < lu.ScaleTime; i++ {
-				scale(&ri, ru.DimTime, timeStep(i))
-			}
-			d.Type = pmapi.TypeDouble
-		} else if lu.ScaleTime < ru.ScaleTime {
-			d.Units.ScaleTime = ru.ScaleTime
-			for i := lu.ScaleTime; i < ru.ScaleTime; i++ {
-				scale(&li, ru.DimTime, timeStep(i)) // quirk: right's sign
-			}
-			d.Type = pmapi.TypeDouble
-		}
-	}
-	if lu.DimSpace != 0 && ru.DimSpace != 0 {
-		if diff := int(lu.ScaleSpace) - int(ru.ScaleSpace); diff > 0 {
-			for range diff {
-				scale(&ri, ru.DimSpace, 1024)
-			}
-			d.Type = pmapi.TypeDouble
-		} else if diff < 0 {
-			d.Units.ScaleSpace = ru.ScaleSpace
-			for range -diff {
-				scale(&li, ru.DimSpace, 1024) // quirk: right's sign
-			}
-			d.Type = pmapi.TypeDouble
-		}
-	}
+	scaleOperands(lu, ru, &li, &ri, d)
 	// The operands' records, scaled (a record is never changed in place).
 	if !lok || li != l0 {
 		in.put(n.L, li)
@@ -730,6 +682,61 @@ func (in *inferrer) mapUnits(n *grammar.Binary, l, r pmapi.Desc, d *pmapi.Desc) 
 	}
 	if d.Units.ExtraUnit == 0 {
 		d.Units.ExtraScale = 0
+	}
+}
+
+// scaleOperands gives the operand records li and ri the factors that
+// bring their unit scales to the larger one (mapUnits), and d the scales
+// and type of the result.
+func scaleOperands(lu, ru pmapi.Units, li, ri *NodeInfo, d *pmapi.Desc) {
+	scale := func(ni *NodeInfo, dimSign int8, factor float64) {
+		if dimSign > 0 {
+			ni.DivScale *= factor
+		} else {
+			ni.MulScale *= factor
+		}
+	}
+	if lu.DimCount != 0 && ru.DimCount != 0 {
+		if diff := int(lu.ScaleCount) - int(ru.ScaleCount); diff > 0 {
+			for range diff {
+				scale(ri, ru.DimCount, 10)
+			}
+			d.Type = pmapi.TypeDouble
+		} else if diff < 0 {
+			d.Units.ScaleCount = ru.ScaleCount
+			for range -diff {
+				scale(li, lu.DimCount, 10)
+			}
+			d.Type = pmapi.TypeDouble
+		}
+	}
+	if lu.DimTime != 0 && ru.DimTime != 0 {
+		if lu.ScaleTime > ru.ScaleTime {
+			for i := ru.ScaleTime; i < lu.ScaleTime; i++ {
+				scale(ri, ru.DimTime, timeStep(i))
+			}
+			d.Type = pmapi.TypeDouble
+		} else if lu.ScaleTime < ru.ScaleTime {
+			d.Units.ScaleTime = ru.ScaleTime
+			for i := lu.ScaleTime; i < ru.ScaleTime; i++ {
+				scale(li, ru.DimTime, timeStep(i)) // quirk: right's sign
+			}
+			d.Type = pmapi.TypeDouble
+		}
+	}
+	if lu.DimSpace != 0 && ru.DimSpace != 0 {
+		if diff := int(lu.ScaleSpace) - int(ru.ScaleSpace); diff > 0 {
+			for range diff {
+				scale(ri, ru.DimSpace, 1024)
+			}
+			d.Type = pmapi.TypeDouble
+		} else if diff < 0 {
+			d.Units.ScaleSpace = ru.ScaleSpace
+			for range -diff {
+				scale(li, ru.DimSpace, 1024) // quirk: right's sign
+			}
+			d.Type = pmapi.TypeDouble
+		}
 	}
 }
 
