@@ -9,27 +9,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 )
 
-// NodeInfo is what the checker knows about one node of a definition.
-type NodeInfo struct {
-	Desc pmapi.Desc
-	// MulScale and DivScale are the factors libpcp applies to this
-	// operand's values to reconcile unit scales with its sibling (§6.4).
-	MulScale, DivScale float64
-	// Bind says which branches of a ternary libpcp binds and evaluates:
-	// a static guard (PCP 6.2.2+) selects one, and the other is never
-	// fetched.
-	Bind Bind
-}
-
-// Bind is the branches of a ternary that libpcp binds.
-type Bind int
-
-const (
-	BindBoth Bind = iota // the guard is decided per instance at fetch
-	BindThen             // the guard is statically true
-	BindElse             // the guard is statically false
-)
-
 // semErr is libpcp's first semantic error in a definition.
 type semErr struct {
 	node grammar.Node
@@ -74,40 +53,8 @@ type inferrer struct {
 	// and nodes then holds only the nodes not yet passed on (see
 	// Report.InferEach).
 	final func(grammar.Node, *NodeInfo)
-}
-
-func (in *inferrer) info(n grammar.Node) *NodeInfo {
-	ni := in.nodes[n]
-	if ni == nil {
-		ni = &NodeInfo{MulScale: 1, DivScale: 1}
-		in.nodes[n] = ni
-	}
-	return ni
-}
-
-// set records a node's descriptor. Not inlined: desc, which calls it,
-// recurses, and the map access inlined into every frame of a deep tree
-// made each a third larger.
-//
-//go:noinline
-func (in *inferrer) set(n grammar.Node, d pmapi.Desc) pmapi.Desc {
-	in.info(n).Desc = d
-	if in.final != nil {
-		in.finish(n)
-	}
-	return d
-}
-
-// finish passes n's operands on to final, now that n is set: their
-// metadata is final (an operator scales its operands before it is set).
-func (in *inferrer) finish(n grammar.Node) {
-	kids, k := grammar.Operands(n)
-	for _, kid := range kids[:k] {
-		if ni := in.nodes[kid]; ni != nil {
-			delete(in.nodes, kid)
-			in.final(kid, ni)
-		}
-	}
+	// interned are a big tree's distinct records (put).
+	interned map[NodeInfo]*NodeInfo
 }
 
 // isConst reports a node libpcp represents as N_INTEGER or N_DOUBLE.
@@ -371,7 +318,9 @@ func (in *inferrer) ternaryLazy(n *grammar.Ternary) (pmapi.Desc, error) {
 		if !guard {
 			d, bind = b, BindElse
 		}
-		in.info(n).Bind = bind
+		ni, _ := in.info(n)
+		ni.Bind = bind
+		in.put(n, ni)
 		return in.set(n, d), nil
 	}
 	return in.ternaryChecks(n, g, a, b)
@@ -676,8 +625,70 @@ var timeFactor = [...]float64{1000, 1000, 1000, 60, 60}
 // including libpcp's quirk of testing the right operand's dimension sign
 // when scaling the left operand's time and space.
 func (in *inferrer) mapUnits(n *grammar.Binary, l, r pmapi.Desc, d *pmapi.Desc) {
-	li, ri := in.info(n.L), in.info(n.R)
+	li, lok := in.info(n.L)
+	ri, rok := in.info(n.R)
+	l0, r0 := li, ri
 	lu, ru := l.Units, r.Units
+	scaleOperands(lu, ru, &li, &ri, d)
+	// The operands' records, scaled (a record is never changed in place).
+	if !lok || li != l0 {
+		in.put(n.L, li)
+	}
+	if !rok || ri != r0 {
+		in.put(n.R, ri)
+	}
+	switch n.Op {
+	case "*":
+		d.Units.DimCount = lu.DimCount + ru.DimCount
+		d.Units.DimTime = lu.DimTime + ru.DimTime
+		d.Units.DimSpace = lu.DimSpace + ru.DimSpace
+		// Extra units on one side carry through (both sides: refused).
+		if lu.ExtraUnit != 0 && ru.ExtraUnit == 0 {
+			d.Units.ExtraUnit, d.Units.ExtraScale = lu.ExtraUnit, lu.ExtraScale
+		} else if lu.ExtraUnit == 0 && ru.ExtraUnit != 0 {
+			d.Units.ExtraUnit, d.Units.ExtraScale = ru.ExtraUnit, ru.ExtraScale
+		}
+	case "/":
+		d.Units.DimCount = lu.DimCount - ru.DimCount
+		d.Units.DimTime = lu.DimTime - ru.DimTime
+		d.Units.DimSpace = lu.DimSpace - ru.DimSpace
+		// Identical extra units cancel; a divisor's become negative.
+		switch {
+		case lu.ExtraUnit != 0 && ru.ExtraUnit != 0:
+			d.Units.ExtraUnit, d.Units.ExtraScale = 0, 0
+		case lu.ExtraUnit != 0:
+			d.Units.ExtraUnit, d.Units.ExtraScale = lu.ExtraUnit, lu.ExtraScale
+		case ru.ExtraUnit != 0:
+			d.Units.ExtraUnit, d.Units.ExtraScale = -ru.ExtraUnit, ru.ExtraScale
+		}
+	}
+	if d.Units.DimCount != 0 && lu.DimCount == 0 {
+		d.Units.ScaleCount = ru.ScaleCount
+	}
+	if d.Units.DimTime != 0 && lu.DimTime == 0 {
+		d.Units.ScaleTime = ru.ScaleTime
+	}
+	if d.Units.DimSpace != 0 && lu.DimSpace == 0 {
+		d.Units.ScaleSpace = ru.ScaleSpace
+	}
+	if d.Units.DimCount == 0 {
+		d.Units.ScaleCount = 0
+	}
+	if d.Units.DimTime == 0 {
+		d.Units.ScaleTime = 0
+	}
+	if d.Units.DimSpace == 0 {
+		d.Units.ScaleSpace = 0
+	}
+	if d.Units.ExtraUnit == 0 {
+		d.Units.ExtraScale = 0
+	}
+}
+
+// scaleOperands gives the operand records li and ri the factors that
+// bring their unit scales to the larger one (mapUnits), and d the scales
+// and type of the result.
+func scaleOperands(lu, ru pmapi.Units, li, ri *NodeInfo, d *pmapi.Desc) {
 	scale := func(ni *NodeInfo, dimSign int8, factor float64) {
 		if dimSign > 0 {
 			ni.DivScale *= factor
@@ -726,52 +737,6 @@ func (in *inferrer) mapUnits(n *grammar.Binary, l, r pmapi.Desc, d *pmapi.Desc) 
 			}
 			d.Type = pmapi.TypeDouble
 		}
-	}
-	switch n.Op {
-	case "*":
-		d.Units.DimCount = lu.DimCount + ru.DimCount
-		d.Units.DimTime = lu.DimTime + ru.DimTime
-		d.Units.DimSpace = lu.DimSpace + ru.DimSpace
-		// Extra units on one side carry through (both sides: refused).
-		if lu.ExtraUnit != 0 && ru.ExtraUnit == 0 {
-			d.Units.ExtraUnit, d.Units.ExtraScale = lu.ExtraUnit, lu.ExtraScale
-		} else if lu.ExtraUnit == 0 && ru.ExtraUnit != 0 {
-			d.Units.ExtraUnit, d.Units.ExtraScale = ru.ExtraUnit, ru.ExtraScale
-		}
-	case "/":
-		d.Units.DimCount = lu.DimCount - ru.DimCount
-		d.Units.DimTime = lu.DimTime - ru.DimTime
-		d.Units.DimSpace = lu.DimSpace - ru.DimSpace
-		// Identical extra units cancel; a divisor's become negative.
-		switch {
-		case lu.ExtraUnit != 0 && ru.ExtraUnit != 0:
-			d.Units.ExtraUnit, d.Units.ExtraScale = 0, 0
-		case lu.ExtraUnit != 0:
-			d.Units.ExtraUnit, d.Units.ExtraScale = lu.ExtraUnit, lu.ExtraScale
-		case ru.ExtraUnit != 0:
-			d.Units.ExtraUnit, d.Units.ExtraScale = -ru.ExtraUnit, ru.ExtraScale
-		}
-	}
-	if d.Units.DimCount != 0 && lu.DimCount == 0 {
-		d.Units.ScaleCount = ru.ScaleCount
-	}
-	if d.Units.DimTime != 0 && lu.DimTime == 0 {
-		d.Units.ScaleTime = ru.ScaleTime
-	}
-	if d.Units.DimSpace != 0 && lu.DimSpace == 0 {
-		d.Units.ScaleSpace = ru.ScaleSpace
-	}
-	if d.Units.DimCount == 0 {
-		d.Units.ScaleCount = 0
-	}
-	if d.Units.DimTime == 0 {
-		d.Units.ScaleTime = 0
-	}
-	if d.Units.DimSpace == 0 {
-		d.Units.ScaleSpace = 0
-	}
-	if d.Units.ExtraUnit == 0 {
-		d.Units.ExtraScale = 0
 	}
 }
 

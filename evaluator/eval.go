@@ -44,9 +44,11 @@ type Evaluator struct {
 	plans   [][]slot        // each metric's nodes, compiled at its first sample
 	roots   []int32         // the slot of each metric's root in its plan
 	outs    [][][]Value     // each metric's node buffers (Next), made at its first reuse
-	// interned are the node descriptors the plans point at: a big
-	// expression has a handful of distinct ones.
-	interned map[pmapi.Desc]*pmapi.Desc
+	// descList are the node descriptors the plans' slots number, each
+	// once (interned: their numbers): a big expression has a handful of
+	// distinct ones.
+	descList []pmapi.Desc
+	interned map[pmapi.Desc]int32
 	pmids    map[string]pmapi.PMID
 	fetch    []pmapi.PMID // every operand's PMID, in a fixed order
 	descs    map[pmapi.PMID]pmapi.Desc
@@ -328,19 +330,24 @@ func (r *sampleRun) one(id int32, v Value) []Value {
 // kid is the slot of a node's i-th child (see children).
 func (r *sampleRun) kid(id int32, i int) int32 { return r.plan[id].kids[i] }
 
-func (r *sampleRun) desc(id int32) pmapi.Desc { return *r.plan[id].desc }
+func (r *sampleRun) desc(id int32) pmapi.Desc { return r.e.descList[r.plan[id].desc] }
 
 // info is a node's descriptor and the scales of its value (1, 1 for a node
 // the check did not annotate).
 func (r *sampleRun) info(id int32) (d pmapi.Desc, mul, div float64) {
 	sl := &r.plan[id]
-	if sl.scale == nil {
-		return *sl.desc, 1, 1
+	if sl.more == nil {
+		return r.e.descList[sl.desc], 1, 1
 	}
-	return *sl.desc, sl.scale.mul, sl.scale.div
+	return r.e.descList[sl.desc], sl.more.scale.mul, sl.more.scale.div
 }
 
-func (r *sampleRun) state(id int32) *nodeState { return r.plan[id].st }
+func (r *sampleRun) state(id int32) *nodeState {
+	if more := r.plan[id].more; more != nil {
+		return more.st
+	}
+	return nil
+}
 
 // errNoValues marks "no values" (not an error) inside the tree walk.
 var errNoValues = errors.New("no values")
@@ -470,7 +477,7 @@ func (e *Evaluator) findMetric(name string) (*checker.Metric, bool) {
 // or one per instance for a constant with an instance domain.
 func (r *sampleRun) constant(n grammar.Node, id int32) ([]Value, error) {
 	sl := &r.plan[id]
-	d := *sl.desc
+	d := r.e.descList[sl.desc]
 	if !sl.constSet {
 		sl.constWord, sl.constSet = wordOf(d.Type, constValue(n, d)), true
 	}

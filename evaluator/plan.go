@@ -13,25 +13,35 @@ import (
 // metric's slots are compiled once, in a slice indexed by the slot numbers
 // the evaluation passes down, so that no sample looks a node up in a map.
 // A big expression has a slot per node (parentheses have none: a
-// parenthesis is its inside), so it is packed in 56 bytes (it was 176, a 262,143-node tree's plan 66 MB): the
-// descriptor is interned, scales other than 1 are apart, a constant keeps
-// the one word of its value, and the buffers Next reuses are beside the
-// plan (Evaluator.outs), made only by Next.
+// parenthesis is its inside), so it is packed in 40 bytes (it was 176, a
+// 262,143-node tree's plan 66 MB; 56 until its descriptor was a number
+// and its scales and state one pointer, 14 MB of that tree's live heap
+// as it was sampled): the descriptor is interned, the scales other than
+// 1 and the state, which few nodes have, are apart, a constant keeps the
+// one word of its value, and the buffers Next reuses are beside the plan
+// (Evaluator.outs), made only by Next.
 type slot struct {
-	desc  *pmapi.Desc // the check's inferred metadata, interned (the zero Desc when it has none)
-	scale *scales     // the unit scales the check inferred; nil for 1 and 1
-	st    *nodeState  // shared by every metric the node is in; nil for a node that keeps none (keepsState)
-	kids  [3]int32    // the children's slots, in the order of children
+	more *slotMore // the scales and the state; nil for scales of 1 and no state
+	// A constant's value (of type desc.Type: see wordOf), computed at
+	// its first sample.
+	constWord uint64
+	kids      [3]int32 // the children's slots, in the order of children
+	desc      int32    // the check's inferred metadata: its place in Evaluator.descList (the zero Desc when it has none)
 	// An operand's position in the evaluator's fetch list (leafBound: it
 	// has a PMID), looked up at its first sample.
 	leafAt    int32
 	leafBound bool
 	leafSet   bool
 	bind      bindByte
-	// A constant's value (of type desc.Type: see wordOf), computed at
-	// its first sample.
 	constSet  bool
-	constWord uint64
+}
+
+// slotMore is what few of a plan's slots have: the unit scales the check
+// inferred other than 1 and 1, and the node's state (keepsState), shared
+// by every metric the node is in.
+type slotMore struct {
+	scale scales
+	st    *nodeState
 }
 
 // scales are the factors libpcp applies to an operand's values to
@@ -71,7 +81,7 @@ func (e *Evaluator) compile(m *checker.Metric, tree grammar.Node) (plan []slot, 
 		if p, paren := n.(*grammar.Paren); paren {
 			id = take(p.X)
 		} else {
-			sl := slot{desc: e.intern(ni.Desc), bind: bindByte(ni.Bind), st: e.stateOf(n), kids: [3]int32{-1, -1, -1}}
+			sl := slot{desc: e.intern(ni.Desc), bind: bindByte(ni.Bind), more: moreOf(e.stateOf(n)), kids: [3]int32{-1, -1, -1}}
 			kids, k := grammar.Operands(n)
 			for i, kid := range kids[:k] {
 				if kid != nil {
@@ -82,7 +92,11 @@ func (e *Evaluator) compile(m *checker.Metric, tree grammar.Node) (plan []slot, 
 			plan = append(plan, sl)
 		}
 		if ni.MulScale != 1 || ni.DivScale != 1 {
-			plan[id].scale = &scales{ni.MulScale, ni.DivScale}
+			more := slotMore{scale: scales{ni.MulScale, ni.DivScale}}
+			if plan[id].more != nil {
+				more.st = plan[id].more.st
+			}
+			plan[id].more = &more
 		}
 		pending[n] = id
 	})
@@ -107,7 +121,7 @@ func (e *Evaluator) bare(n grammar.Node, plan []slot) []slot {
 		stack = stack[:len(stack)-1]
 		n := grammar.Unwrap(it.n)
 		id := len(plan)
-		plan = append(plan, slot{desc: none, bind: bindByte(checker.BindBoth), st: e.stateOf(n), kids: [3]int32{-1, -1, -1}})
+		plan = append(plan, slot{desc: none, bind: bindByte(checker.BindBoth), more: moreOf(e.stateOf(n)), kids: [3]int32{-1, -1, -1}})
 		if it.parent >= 0 {
 			plan[it.parent].kids[it.kid] = int32(id)
 		}
@@ -148,18 +162,28 @@ func slotCount(n grammar.Node) int {
 	return count
 }
 
-// intern returns the one copy of d the plans share.
-func (e *Evaluator) intern(d pmapi.Desc) *pmapi.Desc {
+// moreOf is the slotMore of a node with state st and scales of 1 (nil
+// for no state).
+func moreOf(st *nodeState) *slotMore {
+	if st == nil {
+		return nil
+	}
+	return &slotMore{scale: scales{1, 1}, st: st}
+}
+
+// intern returns d's place in the descriptors the plans share
+// (Evaluator.descList).
+func (e *Evaluator) intern(d pmapi.Desc) int32 {
 	if e.interned == nil {
-		e.interned = map[pmapi.Desc]*pmapi.Desc{}
+		e.interned = map[pmapi.Desc]int32{}
 	}
-	p := e.interned[d]
-	if p == nil {
-		p = new(pmapi.Desc)
-		*p = d
-		e.interned[d] = p
+	id, ok := e.interned[d]
+	if !ok {
+		id = int32(len(e.descList))
+		e.descList = append(e.descList, d)
+		e.interned[d] = id
 	}
-	return p
+	return id
 }
 
 // keepsState reports a node that keeps state from sample to sample (see

@@ -40,7 +40,7 @@ func (a *diagnosis) run() {
 	postOrder(a.x.Root, a.vanish)
 	a.notEvaluated(a.x.Root, nil)
 	walk(a.x.Root, func(p *Node) {
-		for _, n := range p.Children {
+		for _, n := range p.Children() {
 			a.notEvaluated(n, p)
 		}
 	})
@@ -52,21 +52,21 @@ func (a *diagnosis) run() {
 // and that is where they vanish.
 func (a *diagnosis) staticBranches() {
 	walk(a.x.Root, func(n *Node) {
-		t, ok := n.Syntax.(*grammar.Ternary)
-		if !ok || !n.Evaluated {
+		t, ok := n.Syntax().(*grammar.Ternary)
+		if !ok || !n.Evaluated() {
 			return
 		}
 		ni := a.nodes[t]
 		if ni == nil || ni.Bind == checker.BindBoth {
 			return
 		}
-		chosen := n.Children[1]
+		chosen := n.Children()[1]
 		if ni.Bind == checker.BindElse {
-			chosen = n.Children[2]
+			chosen = n.Children()[2]
 		}
-		if chosen.Kind == KindNovalue {
-			chosen.Evaluated = true
-			chosen.troubled().emptyBecause = fmt.Sprintf("`novalue()`: the guard %s is decided when libpcp binds the metric and always chooses this branch, which has no value by design", quote(n.Children[0]))
+		if chosen.Kind() == KindNovalue {
+			chosen.evaluated = true
+			chosen.troubled().emptyBecause = fmt.Sprintf("`novalue()`: the guard %s is decided when libpcp binds the metric and always chooses this branch, which has no value by design", quote(n.Children()[0]))
 		}
 	})
 }
@@ -79,8 +79,8 @@ func (a *diagnosis) vanish(n *Node) {
 		return
 	}
 	if n.Err() != nil {
-		for _, c := range n.Children {
-			if c.Evaluated && c.Err() != nil {
+		for _, c := range n.Children() {
+			if c.Evaluated() && c.Err() != nil {
 				n.troubled().emptyAt = originOf(c)
 				return
 			}
@@ -88,7 +88,7 @@ func (a *diagnosis) vanish(n *Node) {
 		n.troubled().emptyBecause = a.errorReason(n)
 		return
 	}
-	switch syn := n.Syntax.(type) {
+	switch syn := n.Syntax().(type) {
 	case *grammar.Metric:
 		n.troubled().emptyBecause = a.metricReason(n, syn)
 		return
@@ -100,7 +100,7 @@ func (a *diagnosis) vanish(n *Node) {
 			n.troubled().emptyBecause = "`anon()` has no values by design"
 			return
 		case "delta", "rate":
-			if c := n.Children[0]; !c.Empty() {
+			if c := n.Children()[0]; !c.Empty() {
 				n.troubled().emptyBecause = a.historyReason(n, syn.Func, c)
 				return
 			}
@@ -109,12 +109,12 @@ func (a *diagnosis) vanish(n *Node) {
 		a.ternaryVanish(n)
 		return
 	case *grammar.Binary:
-		if !n.Children[0].Empty() && !n.Children[1].Empty() && n.Children[0].Evaluated && n.Children[1].Evaluated {
-			n.troubled().emptyBecause = a.disjoint(n.Children[0], n.Children[1])
+		if !n.Children()[0].Empty() && !n.Children()[1].Empty() && n.Children()[0].Evaluated() && n.Children()[1].Evaluated() {
+			n.troubled().emptyBecause = a.disjoint(n.Children()[0], n.Children()[1])
 			return
 		}
 	case *grammar.Matchinst:
-		if c := n.Children[0]; !c.Empty() {
+		if c := n.Children()[0]; !c.Empty() {
 			if syn.Invert {
 				n.troubled().emptyBecause = fmt.Sprintf("every instance of %s matches `/%s/`, and `matchinst(!…)` keeps those that do not", quote(c), syn.Pattern)
 			} else {
@@ -123,7 +123,7 @@ func (a *diagnosis) vanish(n *Node) {
 			return
 		}
 	case *grammar.Filter:
-		if c := n.Children[0]; !c.Empty() {
+		if c := n.Children()[0]; !c.Empty() {
 			n.troubled().emptyBecause = a.instanceReason(n, quote(c), syn.Inst.Name)
 			return
 		}
@@ -132,9 +132,9 @@ func (a *diagnosis) vanish(n *Node) {
 		n.troubled().emptyAt = originOf(c)
 		return
 	}
-	switch syn := n.Syntax.(type) {
+	switch syn := n.Syntax().(type) {
 	case *grammar.Rescale:
-		n.troubled().emptyBecause = fmt.Sprintf("%s cannot be converted to %q", quote(n.Children[0]), syn.Units)
+		n.troubled().emptyBecause = fmt.Sprintf("%s cannot be converted to %q", quote(n.Children()[0]), syn.Units)
 	default:
 		n.troubled().emptyBecause = "libpcp computes no value here"
 	}
@@ -143,8 +143,8 @@ func (a *diagnosis) vanish(n *Node) {
 // firstEmpty is the first child, in evaluation order, that has no values
 // (novalue() aside: only a ternary decides what it means).
 func firstEmpty(n *Node) *Node {
-	for _, c := range n.Children {
-		if c.Empty() && c.Kind != KindNovalue {
+	for _, c := range n.Children() {
+		if c.Empty() && c.Kind() != KindNovalue {
 			return c
 		}
 	}
@@ -161,8 +161,8 @@ func originOf(n *Node) *Node {
 }
 
 func (a *diagnosis) ternaryVanish(n *Node) {
-	guard, then, els := n.Children[0], n.Children[1], n.Children[2]
-	if ni := a.nodes[n.Syntax]; ni != nil && ni.Bind != checker.BindBoth {
+	guard, then, els := n.Children()[0], n.Children()[1], n.Children()[2]
+	if ni := a.nodes[n.Syntax()]; ni != nil && ni.Bind != checker.BindBoth {
 		chosen := then
 		if ni.Bind == checker.BindElse {
 			chosen = els
@@ -177,17 +177,17 @@ func (a *diagnosis) ternaryVanish(n *Node) {
 		return
 	}
 	for _, b := range []*Node{then, els} {
-		if b.Kind != KindNovalue && b.Empty() {
+		if b.Kind() != KindNovalue && b.Empty() {
 			n.troubled().emptyAt = originOf(b)
 			return
 		}
 	}
 	novalue := then
-	if then.Kind != KindNovalue {
+	if then.Kind() != KindNovalue {
 		novalue = els
 	}
 	every := "for every instance"
-	if len(guard.Values) == 1 {
+	if guard.numValues() == 1 {
 		every = "for its only value"
 	}
 	n.troubled().emptyBecause = fmt.Sprintf("the guard %s chose the branch that has no value (%s) %s", quote(guard), quote(novalue), every)
@@ -212,14 +212,14 @@ func (a *diagnosis) metricReason(n *Node, mt *grammar.Metric) string {
 
 // instanceReason says why selecting instance inst of what left nothing.
 func (a *diagnosis) instanceReason(n *Node, what, inst string) string {
-	if n.Desc == nil || n.Desc.InDom == pmapi.InDomNull {
+	if n.Desc() == nil || n.Desc().InDom == pmapi.InDomNull {
 		return fmt.Sprintf("%s is singular: it has no instance %q", what, inst)
 	}
-	if a.instanceExists(n.Desc.InDom, inst) {
+	if a.instanceExists(n.Desc().InDom, inst) {
 		return fmt.Sprintf("%s returned no value for instance `%s`", what, inst)
 	}
 	var some []string
-	for _, in := range a.sortedInstances(n.Desc.InDom) {
+	for _, in := range a.sortedInstances(n.Desc().InDom) {
 		if len(some) == 3 {
 			some = append(some, "…")
 			break
@@ -266,9 +266,9 @@ func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 	if a.prevIndex == nil && a.prev != nil {
 		a.prevIndex = a.prev.index()
 	}
-	p, had := a.prevIndex[c.Syntax]
+	p, had := a.prevIndex[c.Syntax()]
 	counter := "the operand " + quote(c)
-	if c.Desc != nil && c.Desc.Sem == pmapi.SemCounter {
+	if c.Desc() != nil && c.Desc().Sem == pmapi.SemCounter {
 		counter = "the counter " + quote(c)
 	}
 	switch {
@@ -283,8 +283,8 @@ func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 		return fmt.Sprintf("%s has one sample, and %s() needs two%s", counter, fn, why)
 	case !had:
 		return fmt.Sprintf("%s was not evaluated in the previous sample, and %s() needs two", counter, fn)
-	case p.err != nil:
-		return fmt.Sprintf("%s failed in the previous sample (%v), and %s() needs two samples with values", counter, p.err, fn)
+	case p.err() != nil:
+		return fmt.Sprintf("%s failed in the previous sample (%v), and %s() needs two samples with values", counter, p.err(), fn)
 	case p.len() == 0:
 		return fmt.Sprintf("%s had no values in the previous sample, and %s() needs two", counter, fn)
 	}
@@ -293,7 +293,7 @@ func (a *diagnosis) historyReason(n *Node, fn string, c *Node) string {
 		before[p.value(i).Inst] = true
 	}
 	common := 0
-	for _, v := range c.Values {
+	for _, v := range c.Values() {
 		if before[v.Inst] {
 			common++
 		}
@@ -314,9 +314,9 @@ func (a *diagnosis) disjoint(l, r *Node) string {
 
 func instanceSummary(n *Node) string {
 	var parts []string
-	for i, v := range n.Values {
+	for i, v := range n.Values() {
 		if i == 2 {
-			parts = append(parts, fmt.Sprintf("… %d in all", len(n.Values)))
+			parts = append(parts, fmt.Sprintf("… %d in all", n.numValues()))
 			break
 		}
 		name := v.Instance
@@ -331,7 +331,7 @@ func instanceSummary(n *Node) string {
 // errorReason words an error that starts at this node.
 func (a *diagnosis) errorReason(n *Node) string {
 	err := n.Err()
-	if mt, ok := n.Syntax.(*grammar.Metric); ok {
+	if mt, ok := n.Syntax().(*grammar.Metric); ok {
 		name := "`" + mt.Name + "`"
 		if other, derived := a.rep.ByName.Lookup(mt.Name); derived && errors.Is(err, pmclient.ErrNoAgent) {
 			return fmt.Sprintf("%s is itself a derived metric (line %d), and PCP %s fetches a derived operand from no agent: %v", name, other.Def.Line, a.rep.Version, err)
@@ -341,7 +341,7 @@ func (a *diagnosis) errorReason(n *Node) string {
 		}
 		return fmt.Sprintf("fetching %s failed: %v", name, err)
 	}
-	if mi, ok := n.Syntax.(*grammar.Matchinst); ok {
+	if mi, ok := n.Syntax().(*grammar.Matchinst); ok {
 		if _, cerr := regexp.CompilePOSIX(mi.Pattern); cerr != nil {
 			return fmt.Sprintf("the pattern `/%s/` does not compile: %v", mi.Pattern, err)
 		}
@@ -352,13 +352,13 @@ func (a *diagnosis) errorReason(n *Node) string {
 // notEvaluated says why libpcp skips a node, whose parent is p (nil for
 // the root).
 func (a *diagnosis) notEvaluated(n, p *Node) {
-	if n.Evaluated || n.NotEvaluated() != "" {
+	if n.Evaluated() || n.NotEvaluated() != "" {
 		return
 	}
 	switch {
 	case p == nil:
 		n.troubled().notEvaluated = "not evaluated"
-	case !p.Evaluated:
+	case !p.Evaluated():
 		n.troubled().notEvaluated = "not evaluated, as the node above it is not"
 	default:
 		n.troubled().notEvaluated = a.skipped(p, n)
@@ -366,11 +366,11 @@ func (a *diagnosis) notEvaluated(n, p *Node) {
 }
 
 func (a *diagnosis) skipped(p, n *Node) string {
-	switch syn := p.Syntax.(type) {
+	switch syn := p.Syntax().(type) {
 	case *grammar.Binary:
 		return "not evaluated: the left operand failed"
 	case *grammar.Ternary:
-		guard := p.Children[0]
+		guard := p.Children()[0]
 		if ni := a.nodes[syn]; ni != nil && ni.Bind != checker.BindBoth {
 			side := "`then` branch"
 			if ni.Bind == checker.BindElse {
@@ -399,7 +399,7 @@ func (a *diagnosis) collectOrigins() {
 
 // analyseUnusable explains a definition libpcp will not evaluate: refused,
 // hidden, masked or registered without an expression.
-func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src pmclient.Source, md metadata) {
+func analyseUnusable(x *Explanation, m *checker.Metric, src pmclient.Source) {
 	root := x.Root
 	unknown := map[string]bool{}
 	for _, u := range m.Unknown() {
@@ -410,29 +410,29 @@ func analyseUnusable(x *Explanation, m *checker.Metric, rep *checker.Report, src
 		// Children before parents: a node above an unknown name has no
 		// values because of the first unknown name below it.
 		postOrder(root, func(n *Node) {
-			if mt, ok := n.Syntax.(*grammar.Metric); ok && unknown[mt.Name] {
-				n.Evaluated = true
+			if mt, ok := n.Syntax().(*grammar.Metric); ok && unknown[mt.Name] {
+				n.evaluated = true
 				n.troubled().emptyBecause = fmt.Sprintf("`%s` is not in the namespace of %s, so libpcp does not define %s", mt.Name, src.Describe(), subject(x))
 				return
 			}
-			for _, c := range n.Children {
-				if c.Evaluated {
-					n.Evaluated = true
+			for _, c := range n.Children() {
+				if c.Evaluated() {
+					n.evaluated = true
 					n.troubled().emptyAt = originOf(c)
 					return
 				}
 			}
 		})
 	default:
-		root.Evaluated = true
+		root.evaluated = true
 		root.troubled().emptyBecause = unusableReason(x, m, src)
 	}
 	walk(root, func(n *Node) {
-		if !n.Evaluated {
+		if !n.Evaluated() {
 			n.troubled().notEvaluated = "not evaluated: libpcp does not evaluate this definition"
 		}
 	})
-	a := &diagnosis{x: x, m: m, phrasing: phrasing{rep: rep, nodes: md.special}, src: src}
+	a := &diagnosis{x: x, m: m, phrasing: root.t.phrasing, src: src}
 	a.collectOrigins()
 }
 

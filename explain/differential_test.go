@@ -54,8 +54,8 @@ var steadyCases = []string{
 // nodeSample is a node's values as one result of a sample, to print as
 // pminfo -f does (evaluator.WritePminfo).
 func nodeSample(name string, n *Node) evaluator.Result {
-	r := evaluator.Result{Name: name, Desc: *n.Desc, Err: n.Err()}
-	for _, v := range n.Values {
+	r := evaluator.Result{Name: name, Desc: *n.Desc(), Err: n.Err()}
+	for _, v := range n.Values() {
 		r.Values = append(r.Values, v.Raw())
 	}
 	return r
@@ -68,7 +68,7 @@ func nodeSample(name string, n *Node) evaluator.Result {
 // non-32-bit operand, a string through ?:, misalignedTernary, a constant
 // over an instance domain an archive has no instances of).
 func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
-	if !n.Evaluated || n.NotEvaluated() != "" || n.Desc == nil || n.Kind == KindNovalue || n.EmptyBecause() != "" && n.Kind == KindNovalue {
+	if !n.Evaluated() || n.NotEvaluated() != "" || n.Desc() == nil || n.Kind() == KindNovalue || n.EmptyBecause() != "" && n.Kind() == KindNovalue {
 		return false
 	}
 	text := n.Text()
@@ -77,21 +77,21 @@ func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
 	}
 	ok := true
 	walk(n, func(c *Node) {
-		switch syn := c.Syntax.(type) {
+		switch syn := c.Syntax().(type) {
 		case *grammar.Metric:
 			if _, derived := rep.ByName.Lookup(syn.Name); derived {
 				ok = false
 			}
 		case *grammar.Unary:
-			if d := c.Children[0].Desc; syn.Op == "!" && d != nil && d.Type != pmapi.Type32 && d.Type != pmapi.TypeU32 {
+			if d := c.Children()[0].Desc(); syn.Op == "!" && d != nil && d.Type != pmapi.Type32 && d.Type != pmapi.TypeU32 {
 				ok = false
 			}
 		case *grammar.Ternary:
-			if c.Desc != nil && c.Desc.Type == pmapi.TypeString || misalignedTernary(c) {
+			if c.Desc() != nil && c.Desc().Type == pmapi.TypeString || misalignedTernary(c) {
 				ok = false
 			}
 		case *grammar.Mkconst:
-			if c.Desc != nil && c.Desc.InDom != pmapi.InDomNull && c.Evaluated && len(c.Values) == 0 {
+			if c.Desc() != nil && c.Desc().InDom != pmapi.InDomNull && c.Evaluated() && len(c.Values()) == 0 {
 				// A constant over an instance domain an archive has no
 				// instances of: libpcp fails (PM_ERR_INDOM_LOG), then
 				// frees twice and aborts; we give no values.
@@ -110,25 +110,25 @@ func comparableNode(n *Node, v pcpver.Version, rep *checker.Report) bool {
 // shortening the list). We give the values that are
 // there.
 func misalignedTernary(n *Node) bool {
-	guard, then, els := n.Children[0], n.Children[1], n.Children[2]
-	if !guard.Evaluated || len(guard.Values) == 0 {
+	guard, then, els := n.Children()[0], n.Children()[1], n.Children()[2]
+	if !guard.Evaluated() || len(guard.Values()) == 0 {
 		return false
 	}
-	count := max(len(then.Values), len(els.Values))
+	count := max(len(then.Values()), len(els.Values()))
 	for _, b := range []*Node{then, els} {
-		if b.Kind != KindNovalue && b.Desc != nil && b.Desc.InDom != pmapi.InDomNull && len(b.Values) < count {
+		if b.Kind() != KindNovalue && b.Desc() != nil && b.Desc().InDom != pmapi.InDomNull && len(b.Values()) < count {
 			return true
 		}
 	}
-	if then.Kind != KindNovalue && els.Kind != KindNovalue {
+	if then.Kind() != KindNovalue && els.Kind() != KindNovalue {
 		return false
 	}
 	dropped, choose := false, false
 	for i := 0; i < count; i++ {
-		if i < len(guard.Values) {
-			choose = evaluator.Float64(guard.Desc.Type, guard.Values[i].Raw()) != 0
+		if i < len(guard.Values()) {
+			choose = evaluator.Float64(guard.Desc().Type, guard.Values()[i].Raw()) != 0
 		}
-		novalue := choose && then.Kind == KindNovalue || !choose && els.Kind == KindNovalue
+		novalue := choose && then.Kind() == KindNovalue || !choose && els.Kind() == KindNovalue
 		if novalue {
 			dropped = true
 		} else if dropped {
@@ -176,7 +176,7 @@ func (c *nodeConfig) add(x *Explanation, at string, v pcpver.Version, rep *check
 // pminfoBlock prints a node as pminfo -f prints the same metric.
 func pminfoBlock(name string, n *Node) string {
 	names := map[int32]string{}
-	for _, v := range n.Values {
+	for _, v := range n.Values() {
 		names[v.Inst] = v.Instance
 	}
 	var b bytes.Buffer
@@ -305,13 +305,13 @@ func replayLines(_ string, n *Node) string {
 	switch {
 	case n.Err() != nil:
 		return "ERR\n"
-	case len(n.Values) == 0:
+	case len(n.Values()) == 0:
 		return "NOVALUES\n"
 	}
 	var b strings.Builder
-	for _, v := range n.Values {
+	for _, v := range n.Values() {
 		val := v.Text
-		switch n.Desc.Type {
+		switch n.Desc().Type {
 		case pmapi.TypeFloat, pmapi.TypeDouble:
 			val = strconv.FormatFloat(v.Raw().Float, 'g', 17, 64)
 		}

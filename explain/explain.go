@@ -30,143 +30,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
 )
 
-// Kind is what a node of the tree is; String gives it in the words of
-// the JSON output. A byte, not a string: a big expression has one per
-// node, and it packs beside Evaluated.
-type Kind uint8
-
-// The kinds of node. Parentheses are no node of their own (libpcp keeps
-// none for them).
-const (
-	KindMetric   Kind = iota // a metric name, maybe with [instance]
-	KindConstant             // a number or mkconst()
-	KindNovalue              // novalue()
-	KindFunction             // avg count defined delta instant matchinst max min rate rescale scalar sum anon
-	KindFilter               // (expr)[instance]
-	KindOperator             // unary - ! and the binary operators
-	KindTernary              // guard ? then : else
-)
-
-var kindNames = [...]string{
-	KindMetric:   "metric",
-	KindConstant: "constant",
-	KindNovalue:  "novalue",
-	KindFunction: "function",
-	KindFilter:   "filter",
-	KindOperator: "operator",
-	KindTernary:  "ternary",
-}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", k)
-}
-
-// Node is one subexpression with what a sample computed for it.
-//
-// A big expression has a Node per subexpression, so it is 96 bytes:
-// what only some nodes have (an error, the reason values vanish, why it
-// is not evaluated) is behind one pointer, and what can be derived (its
-// span and text, from its syntax node and the expression; its phrase,
-// from the tree) is given by methods, not kept.
-type Node struct {
-	// Syntax is the grammar node (parentheses removed).
-	Syntax grammar.Node
-	// Desc is the metadata inferred for it; nil when the check inferred
-	// none (a definition libpcp refuses).
-	Desc *pmapi.Desc
-	// Values are its values, all instances.
-	Values   []Value
-	Children []*Node
-	shared   *shared
-	trouble  *trouble // nil: none of its fields is set
-	Kind     Kind
-	// Evaluated reports that the sample computed this node; libpcp skips
-	// some (see NotEvaluated).
-	Evaluated bool
-}
-
-// trouble is what a node has when its values are missing or it is not
-// computed: few nodes of a big tree.
-type trouble struct {
-	err          error
-	emptyBecause string
-	emptyAt      *Node
-	notEvaluated string
-}
-
-// shared is what the nodes of one explanation share: the expression
-// their spans index, and what their phrases read.
-type shared struct {
-	expr string
-	phrasing
-}
-
-// Span is the node's byte range in the expression.
-func (n *Node) Span() grammar.Span { return n.Syntax.Span() }
-
-// Text is the node's source text, parentheses around it excluded.
-func (n *Node) Text() string {
-	sp, expr := n.Span(), n.shared.expr
-	if sp.Start >= 0 && sp.Start <= sp.End && int(sp.End) <= len(expr) {
-		return expr[sp.Start:sp.End]
-	}
-	return ""
-}
-
-// Explanation is a short phrase in plain words of what the node
-// computes, with why it has no values when it has none. It is worded
-// when asked (a big tree's phrases are not all kept).
-func (n *Node) Explanation() string { return n.shared.phrase(n) }
-
-// Err is the node's error.
-func (n *Node) Err() error {
-	if n.trouble == nil {
-		return nil
-	}
-	return n.trouble.err
-}
-
-// EmptyBecause is set on a node where values vanish: the reason, naming
-// what is missing.
-func (n *Node) EmptyBecause() string {
-	if n.trouble == nil {
-		return ""
-	}
-	return n.trouble.emptyBecause
-}
-
-// EmptyAt is, for a node that has no values (or fails) because a node
-// below it has none, the node where they vanished.
-func (n *Node) EmptyAt() *Node {
-	if n.trouble == nil {
-		return nil
-	}
-	return n.trouble.emptyAt
-}
-
-// NotEvaluated says why libpcp does not compute this node ("" when it
-// does).
-func (n *Node) NotEvaluated() string {
-	if n.trouble == nil {
-		return ""
-	}
-	return n.trouble.notEvaluated
-}
-
-// troubled is the node's trouble, made on first use.
-func (n *Node) troubled() *trouble {
-	if n.trouble == nil {
-		n.trouble = &trouble{}
-	}
-	return n.trouble
-}
-
-// Empty reports a node that was computed and has no values or failed.
-func (n *Node) Empty() bool { return n.Evaluated && (len(n.Values) == 0 || n.Err() != nil) }
-
 // Explanation is the whole tree of one definition, evaluated once.
 type Explanation struct {
 	// Name is the derived metric's name ("" for an expression given
@@ -237,9 +100,9 @@ func Explain(ctx context.Context, src pmclient.Source, t Target, opts Options) (
 		return nil, fmt.Errorf("%s: %w", m.Def.Name, err)
 	}
 	// What the explanation keeps of the check's node metadata is taken
-	// before sampling: the check's map of every node (inferred again, not
-	// kept with the report) goes before the sample's observations come.
-	md := newMetadata(tree, t.Report.InferNodes(m))
+	// before sampling, as the check infers each node again: no map of
+	// every node, neither kept with the report nor beside the sample.
+	md := inferMetadata(tree, t.Report, m)
 	rec := NewRecorder(func(om *checker.Metric) bool { return om == m })
 	if m.Status == checker.Valid && !m.Broken {
 		if err := sample(ctx, src, t, rec, opts); err != nil {
@@ -364,7 +227,7 @@ func (r *Recorder) Explain(ctx context.Context, src pmclient.Source, t Target) (
 func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, md metadata, consume bool) (*Explanation, error) {
 	m := t.Metric
 	def := m.Def
-	tree, err := def.Tree()
+	syntax, err := def.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", def.Name, err)
 	}
@@ -374,34 +237,25 @@ func (r *Recorder) explain(ctx context.Context, src pmclient.Source, t Target, m
 		x.Name = *t.Name
 	}
 	x.History = needsHistoryTree(m)
-	sh := &shared{expr: def.Expr, phrasing: phrasing{rep: t.Report, nodes: md.special}}
+	tr := &tree{expr: def.Expr, phrasing: phrasing{rep: t.Report, nodes: md.special}}
 	if m.Status != checker.Valid || m.Broken {
-		x.Root = build(tree, md, sh, nil)
-		analyseUnusable(x, m, t.Report, src, md)
+		x.Root = build(syntax, md, tr, 0, nil)
+		analyseUnusable(x, m, src)
 		return x, nil
 	}
 	// Each node takes its values as it is made: the evaluator's go while
 	// the explanation's nodes come, not after they are all alive.
-	mg := &merge{o: cur, consume: consume, set: func(n *Node, o observation) {
-		n.Evaluated = true
-		n.Values = o.values(n)
-		if o.err != nil {
-			n.troubled().err = o.err
-		}
-	}}
-	x.Root = build(tree, md, sh, mg.visit)
+	mg := &merge{o: cur, consume: consume, set: (*Node).setObservation}
+	x.Root = build(syntax, md, tr, cur.values(), mg.visit)
 	mg.finish(x.Root)
 	names := &instanceNames{ctx: ctx, src: src, lists: map[pmapi.InDom]map[int32]string{}}
-	walk(x.Root, func(n *Node) {
-		if n.Evaluated && n.Desc != nil && n.Desc.InDom != pmapi.InDomNull {
-			for i := range n.Values {
-				if !n.Values[i].Singular() {
-					n.Values[i].Instance = names.name(n.Desc.InDom, n.Values[i].Inst)
-				}
-			}
+	postOrder(x.Root, func(n *Node) {
+		if d := n.Desc(); d != nil && d.InDom != pmapi.InDomNull && n.hasInstances() {
+			names.list(d.InDom)
 		}
 	})
-	a := &diagnosis{ctx: ctx, x: x, m: m, phrasing: sh.phrasing, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
+	tr.names = names.lists
+	a := &diagnosis{ctx: ctx, x: x, m: m, phrasing: tr.phrasing, src: src, prev: prev, names: names, samples: samples, replayed: t.Replayed}
 	a.run()
 	return x, nil
 }
@@ -557,94 +411,6 @@ func leaves(m *checker.Metric) []string {
 		return true
 	})
 	return out
-}
-
-// build makes the explain tree of a syntax tree, parentheses removed.
-// Nodes are made in post-order (operands before their operator, left to
-// right, the order the evaluator observes them), each with its metadata,
-// and each is given to made (nil: none) once its children are its.
-func build(tree grammar.Node, md metadata, sh *shared, made func(*Node)) *Node {
-	var done []*Node // made nodes whose parent is not made yet
-	i := 0
-	syntaxPostOrder(tree, func(syn grammar.Node, kids int) {
-		n := &Node{Syntax: syn, Kind: kindOf(syn), Desc: md.descs[i], shared: sh}
-		i++
-		if kids > 0 {
-			n.Children = slices.Clone(done[len(done)-kids:]) // at its size
-			done = done[:len(done)-kids]
-		}
-		if made != nil {
-			made(n)
-		}
-		done = append(done, n)
-	})
-	return done[0]
-}
-
-// syntaxChildren are the subexpressions of a node that are nodes of the
-// tree: a name in defined() or anon() is not an expression.
-func syntaxChildren(n grammar.Node) []grammar.Node {
-	switch n := n.(type) {
-	case *grammar.Call:
-		if n.Func == "defined" || n.Func == "anon" {
-			return nil
-		}
-	}
-	kids, k := grammar.Operands(n)
-	return kids[:k]
-}
-
-func kindOf(n grammar.Node) Kind {
-	switch n.(type) {
-	case *grammar.Metric:
-		return KindMetric
-	case *grammar.Number, *grammar.Mkconst:
-		return KindConstant
-	case *grammar.Novalue:
-		return KindNovalue
-	case *grammar.Filter:
-		return KindFilter
-	case *grammar.Unary, *grammar.Binary:
-		return KindOperator
-	case *grammar.Ternary:
-		return KindTernary
-	}
-	return KindFunction
-}
-
-// walk visits every node, parents before children, without recursion.
-func walk(root *Node, f func(*Node)) {
-	stack := []*Node{root}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		f(n)
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, n.Children[i])
-		}
-	}
-}
-
-// postOrder visits every node, children (left to right) before parents,
-// without recursion.
-func postOrder(root *Node, f func(*Node)) {
-	type item struct {
-		n    *Node
-		done bool
-	}
-	stack := []item{{root, false}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if it.done {
-			f(it.n)
-			continue
-		}
-		stack = append(stack, item{it.n, true})
-		for i := len(it.n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, item{it.n.Children[i], false})
-		}
-	}
 }
 
 // instanceNames names instances, one instance-domain request per domain.

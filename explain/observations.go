@@ -16,16 +16,18 @@ import (
 // only value inline, more behind a pointer; a value that does not fit
 // (a string, an aggregate, a source that fills several fields) keeps the
 // node's values whole. Each value comes back exactly as it came (value),
-// so what is made of them is what was made of the evaluator's.
+// so what is made of them is what was made of the evaluator's. An error,
+// rare, is behind the pointer too.
 type observation struct {
-	err  error
-	one  word // the only value (kind wordAbsent when there is none, or more has them)
-	more *moreValues
+	one  word        // the only value (kind wordAbsent when there is none, or more has them)
+	more *moreValues // nil: no error, and no value or one word alone
 }
 
-// moreValues are a node's values other than one word alone: words, or,
-// when one of them does not fit a word, full.
+// moreValues are a node's error and its values other than one word
+// alone: words, or, when one of them does not fit a word, full (both
+// nil: the values are the observation's one).
 type moreValues struct {
+	err   error
 	words []word
 	full  []evaluator.Value
 }
@@ -43,7 +45,10 @@ const wordAbsent = wordNone
 
 // newObservation keeps a node's values and error.
 func newObservation(vals []evaluator.Value, err error) observation {
-	o := observation{err: err}
+	var o observation
+	if err != nil {
+		o.more = &moreValues{err: err}
+	}
 	switch {
 	case len(vals) == 0:
 		return o
@@ -53,16 +58,19 @@ func newObservation(vals []evaluator.Value, err error) observation {
 			return o
 		}
 	}
+	if o.more == nil {
+		o.more = &moreValues{}
+	}
 	words := make([]word, 0, len(vals))
 	for _, v := range vals {
 		w, ok := wordOfValue(v)
 		if !ok {
-			o.more = &moreValues{full: slices.Clone(vals)}
+			o.more.full = slices.Clone(vals)
 			return o
 		}
 		words = append(words, w)
 	}
-	o.more = &moreValues{words: words}
+	o.more.words = words
 	return o
 }
 
@@ -83,12 +91,20 @@ func wordOfValue(v evaluator.Value) (word, bool) {
 	return word{}, false // several fields set
 }
 
+// err is the node's error.
+func (o observation) err() error {
+	if o.more == nil {
+		return nil
+	}
+	return o.more.err
+}
+
 // len is how many values the node had.
 func (o observation) len() int {
 	switch {
 	case o.more != nil && o.more.full != nil:
 		return len(o.more.full)
-	case o.more != nil:
+	case o.more != nil && o.more.words != nil:
 		return len(o.more.words)
 	case o.one.kind != wordAbsent:
 		return 1
@@ -102,7 +118,7 @@ func (o observation) value(i int) evaluator.Value {
 	switch {
 	case o.more != nil && o.more.full != nil:
 		return o.more.full[i]
-	case o.more != nil:
+	case o.more != nil && o.more.words != nil:
 		w = o.more.words[i]
 	}
 	return w.kind.value(w.inst, w.bits)
@@ -117,15 +133,16 @@ type observed struct {
 // observations are one metric's observations in one sample, in the order
 // the evaluator made them: it reports a node after its operands, left to
 // right, which is the explanation tree's post-order, so the tree takes them
-// in one merge. A list, not a map keyed by node: at 56 bytes an
-// observation (its values inside, when it has one), where a map's entry cost about 130 (a power-of-two table of
-// 56-byte slots), a third of a big tree's live heap while it is explained.
+// in one merge. A list, not a map keyed by node: at 40 bytes an
+// observation with its node (its value inside, when it has one), where a
+// map's entry cost about 130 (a power-of-two table of 56-byte slots), a
+// third of a big tree's live heap while it was explained.
 // It is kept in blocks of observationBlock, so that it never copies itself
 // as it grows and a merge that consumes it lets each block go once taken.
 type observations [][]observed
 
 // observationBlock is the observations a block holds: a block of a big
-// tree's list is 56 KB; a small expression's, growing by append, is its
+// tree's list is 40 KB; a small expression's, growing by append, is its
 // size.
 const observationBlock = 1024
 
@@ -136,6 +153,17 @@ func (o observations) add(ob observed) observations {
 	}
 	o[len(o)-1] = append(o[len(o)-1], ob)
 	return o
+}
+
+// values counts the values of every observation.
+func (o observations) values() int {
+	n := 0
+	for _, block := range o {
+		for _, ob := range block {
+			n += ob.len()
+		}
+	}
+	return n
 }
 
 // index maps each node to its observation (the last, if one was observed
@@ -165,7 +193,7 @@ type merge struct {
 // visit takes the next observation if it is the node's. Nodes come in
 // post-order; one libpcp did not evaluate has none and is passed.
 func (m *merge) visit(n *Node) {
-	if m.blk == len(m.o) || m.o[m.blk][m.obs].syn != n.Syntax {
+	if m.blk == len(m.o) || m.o[m.blk][m.obs].syn != n.Syntax() {
 		return
 	}
 	block := m.o[m.blk]
@@ -191,7 +219,7 @@ func (m *merge) finish(root *Node) (inOrder bool) {
 	}
 	rest := append(observations{m.o[m.blk][m.obs:]}, m.o[m.blk+1:]...).index()
 	walk(root, func(n *Node) {
-		if ob, ok := rest[n.Syntax]; ok {
+		if ob, ok := rest[n.Syntax()]; ok {
 			m.set(n, ob)
 		}
 	})

@@ -44,10 +44,10 @@ func TestEvaluatorObservesInPostOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			cur, _, _, _ := rec.latest(m)
-			tree, _ := m.Def.Tree()
+			syntax, _ := m.Def.Tree()
 			set := 0
 			mg := &merge{o: cur, set: func(*Node, observation) { set++ }}
-			root := build(tree, newMetadata(tree, rep.NodesOf(m)), &shared{expr: m.Def.Expr}, mg.visit)
+			root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, 0, mg.visit)
 			if !mg.finish(root) {
 				t.Errorf("the observations of %s are not in the tree's post-order", expr)
 			}
@@ -74,8 +74,8 @@ func TestMergeFallsBack(t *testing.T) {
 	if !ok {
 		t.Fatal("x.y: not checked")
 	}
-	tree, _ := m.Def.Tree()
-	root := build(tree, newMetadata(tree, rep.NodesOf(m)), &shared{expr: m.Def.Expr}, nil)
+	syntax, _ := m.Def.Tree()
+	root := build(syntax, newMetadata(syntax, rep.NodesOf(m)), &tree{expr: m.Def.Expr}, 0, nil)
 	var post []*Node
 	postOrder(root, func(n *Node) { post = append(post, n) })
 	if len(post) != 5999 {
@@ -84,14 +84,14 @@ func TestMergeFallsBack(t *testing.T) {
 	obs := func(nodes []*Node) observations {
 		var o observations
 		for _, n := range nodes {
-			o = o.add(observed{n.Syntax, observation{err: errors.New(n.Text())}})
+			o = o.add(observed{n.Syntax(), newObservation(nil, errors.New(n.Text()))})
 		}
 		return o
 	}
 	reversed := slices.Clone(post)
 	slices.Reverse(reversed)
 	skipped := slices.Delete(slices.Clone(post), 1, 2)
-	twice := obs(post).add(observed{post[0].Syntax, observation{err: errors.New("again")}})
+	twice := obs(post).add(observed{post[0].Syntax(), newObservation(nil, errors.New("again"))})
 	for _, tc := range []struct {
 		name    string
 		o       observations
@@ -105,7 +105,7 @@ func TestMergeFallsBack(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[*Node]string{}
-			mg := &merge{o: tc.o, consume: true, set: func(n *Node, o observation) { got[n] = o.err.Error() }}
+			mg := &merge{o: tc.o, consume: true, set: func(n *Node, o observation) { got[n] = o.err().Error() }}
 			postOrder(root, mg.visit)
 			inOrder := mg.finish(root)
 			if inOrder != tc.inOrder {
@@ -130,7 +130,8 @@ func TestMergeFallsBack(t *testing.T) {
 }
 
 // TestObservationKeepsValues: every value comes back from an observation
-// exactly as the evaluator gave it, kept as a word or whole.
+// exactly as the evaluator gave it, kept as a word or whole, and so does
+// the error beside them.
 func TestObservationKeepsValues(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	for _, vals := range [][]evaluator.Value{
@@ -147,24 +148,29 @@ func TestObservationKeepsValues(t *testing.T) {
 		{{Inst: pmapi.InNull, String: "text"}},
 		{{Inst: pmapi.InNull, Blob: []byte{1, 2}}},
 	} {
-		o := newObservation(vals, nil)
-		if o.len() != len(vals) {
-			t.Errorf("%+v: %d values came back", vals, o.len())
-			continue
-		}
-		for i, want := range vals {
-			got := o.value(i)
-			if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) || math.Float64bits(got.Float) != math.Float64bits(want.Float) {
-				t.Errorf("value %d: %#v came back as %#v", i, want, got)
+		for _, err := range []error{nil, errors.New("failed")} {
+			o := newObservation(vals, err)
+			if o.err() != err {
+				t.Errorf("%+v, error %v: error %v came back", vals, err, o.err())
+			}
+			if o.len() != len(vals) {
+				t.Errorf("%+v, error %v: %d values came back", vals, err, o.len())
+				continue
+			}
+			for i, want := range vals {
+				got := o.value(i)
+				if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) || math.Float64bits(got.Float) != math.Float64bits(want.Float) {
+					t.Errorf("value %d, error %v: %#v came back as %#v", i, err, want, got)
+				}
 			}
 		}
 	}
 }
 
-// TestObservationSize holds an observation to 40 bytes: a big tree has
-// one per node, its only value inside.
+// TestObservationSize holds an observation to 24 bytes: a big tree has
+// one per node, its only value inside (it was 40 with its error inline).
 func TestObservationSize(t *testing.T) {
-	if size := unsafe.Sizeof(observation{}); size > 40 {
-		t.Errorf("an observation is %d bytes, want at most 40", size)
+	if size := unsafe.Sizeof(observation{}); size > 24 {
+		t.Errorf("an observation is %d bytes, want at most 24", size)
 	}
 }

@@ -64,11 +64,11 @@ func (a *phrasing) phrase(n *Node) string {
 // emptyOperandNote tells what the aggregates make of an operand without
 // values: they still give one value.
 func (a *phrasing) emptyOperandNote(n *Node) string {
-	c, ok := n.Syntax.(*grammar.Call)
-	if !ok || len(n.Children) != 1 || !n.Evaluated || len(n.Values) == 0 {
+	c, ok := n.Syntax().(*grammar.Call)
+	if !ok || len(n.Children()) != 1 || !n.Evaluated() || n.numValues() == 0 {
 		return ""
 	}
-	arg := n.Children[0]
+	arg := n.Children()[0]
 	if !arg.Empty() {
 		return ""
 	}
@@ -85,11 +85,11 @@ func (a *phrasing) emptyOperandNote(n *Node) string {
 
 // what is the node's own phrase.
 func (a *phrasing) what(n *Node) string {
-	kid := func(i int) string { return quote(n.Children[i]) }
-	switch syn := n.Syntax.(type) {
+	kid := func(i int) string { return quote(n.Children()[i]) }
+	switch syn := n.Syntax().(type) {
 	case *grammar.Metric:
 		what := "values of the metric `" + syn.Name + "`"
-		if n.Desc != nil && n.Desc.Sem == pmapi.SemCounter {
+		if n.Desc() != nil && n.Desc().Sem == pmapi.SemCounter {
 			what = "counts of the counter `" + syn.Name + "` (as fetched, not a rate)"
 		}
 		if syn.Inst != nil {
@@ -138,8 +138,8 @@ func (a *phrasing) what(n *Node) string {
 
 func (a *phrasing) callPhrase(n *Node, c *grammar.Call) string {
 	var arg string
-	if len(n.Children) == 1 {
-		arg = quote(n.Children[0])
+	if len(n.Children()) == 1 {
+		arg = quote(n.Children()[0])
 	}
 	switch c.Func {
 	case "sum":
@@ -155,7 +155,7 @@ func (a *phrasing) callPhrase(n *Node, c *grammar.Call) string {
 	case "delta":
 		return "difference of " + arg + " since the previous sample"
 	case "rate":
-		if d := n.Children[0].Desc; d != nil && d.Sem == pmapi.SemCounter {
+		if d := n.Children()[0].Desc(); d != nil && d.Sem == pmapi.SemCounter {
 			if d.Units.DimTime == 1 && d.Units.DimSpace == 0 && d.Units.DimCount == 0 {
 				return "rate per second of the time counter " + arg + " (time per second: a utilisation)"
 			}
@@ -189,9 +189,9 @@ var opVerbs = map[string]string{"+": "plus", "-": "minus", "*": "times", "/": "d
 
 func (a *phrasing) binaryPhrase(n *Node, b *grammar.Binary) string {
 	word := opWords[b.Op]
-	l, r := n.Children[0], n.Children[1]
-	lInst := l.Desc != nil && l.Desc.InDom != pmapi.InDomNull
-	rInst := r.Desc != nil && r.Desc.InDom != pmapi.InDomNull
+	l, r := n.Children()[0], n.Children()[1]
+	lInst := l.Desc() != nil && l.Desc().InDom != pmapi.InDomNull
+	rInst := r.Desc() != nil && r.Desc().InDom != pmapi.InDomNull
 	verb, ok := opVerbs[b.Op]
 	if !ok {
 		verb = b.Op
@@ -215,7 +215,7 @@ func (a *phrasing) binaryPhrase(n *Node, b *grammar.Binary) string {
 	case word == "logical or":
 		p += ": 1 where either is non-zero, else 0"
 	}
-	for _, c := range n.Children {
+	for _, c := range n.Children() {
 		if f := a.scaleFactor(c); f != "" {
 			p += fmt.Sprintf(" (%s scaled by %s to match the other operand's units)", quote(c), f)
 		}
@@ -226,7 +226,7 @@ func (a *phrasing) binaryPhrase(n *Node, b *grammar.Binary) string {
 // scaleFactor is the factor libpcp applies to an operand to reconcile
 // unit scales with its sibling ("" for none).
 func (a *phrasing) scaleFactor(n *Node) string {
-	ni := a.nodes[n.Syntax]
+	ni := a.nodes[n.Syntax()]
 	if ni == nil || ni.MulScale == 0 || ni.DivScale == 0 || ni.MulScale == ni.DivScale {
 		return ""
 	}

@@ -100,8 +100,8 @@ func writeTree(w *bufio.Writer, x *Explanation, opts TextOptions) {
 			}
 		}
 		fmt.Fprintf(w, "%s%s\n", lead, line(it.n, opts))
-		for i := len(it.n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, item{it.n.Children[i], it.depth + 1, childPrefix, i == len(it.n.Children)-1})
+		for i := len(it.n.Children()) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children()[i], it.depth + 1, childPrefix, i == len(it.n.Children())-1})
 		}
 	}
 }
@@ -109,15 +109,15 @@ func writeTree(w *bufio.Writer, x *Explanation, opts TextOptions) {
 // line is one node's line after its tree prefix.
 func line(n *Node, opts TextOptions) string {
 	meta := "no metadata"
-	if n.Desc != nil {
-		meta = checker.DescText(*n.Desc)
+	if n.Desc() != nil {
+		meta = checker.DescText(*n.Desc())
 	}
 	return fmt.Sprintf("%s  [%s]  %s  — %s", abbreviate(n.Text(), maxLineText), meta, valuesText(n, opts), n.Explanation())
 }
 
 func valuesText(n *Node, opts TextOptions) string {
 	switch {
-	case !n.Evaluated:
+	case !n.Evaluated():
 		return "not evaluated"
 	case n.EmptyBecause() != "" && n.Err() != nil:
 		return "FAILS HERE: " + n.EmptyBecause()
@@ -125,7 +125,7 @@ func valuesText(n *Node, opts TextOptions) string {
 		return "NO VALUES HERE: " + n.EmptyBecause()
 	case n.Err() != nil:
 		return "fails: " + n.Err().Error()
-	case len(n.Values) == 0:
+	case n.numValues() == 0:
 		return "no values"
 	}
 	show := func(v Value) string {
@@ -134,23 +134,24 @@ func valuesText(n *Node, opts TextOptions) string {
 		}
 		return strconv.Quote(v.Text)
 	}
-	if len(n.Values) == 1 && n.Values[0].Singular() {
-		return "= " + show(n.Values[0])
+	if n.numValues() == 1 && n.value(0).Singular() {
+		return "= " + show(n.value(0))
 	}
 	max := opts.MaxInstances
 	if max <= 0 {
 		max = 5
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s: ", len(n.Values), plural(len(n.Values), "value", "values"))
-	for i, v := range n.Values {
+	fmt.Fprintf(&b, "%d %s: ", n.numValues(), plural(n.numValues(), "value", "values"))
+	for i := range n.numValues() {
 		if i == max {
-			fmt.Fprintf(&b, ", … (%d more)", len(n.Values)-max)
+			fmt.Fprintf(&b, ", … (%d more)", n.numValues()-max)
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
+		v := n.value(i)
 		fmt.Fprintf(&b, "[%s] %s", instanceLabel(v), show(v))
 	}
 	return b.String()
@@ -226,11 +227,11 @@ func WriteJSON(w io.Writer, x *Explanation) error {
 			writeNodeHead(bw, f.n)
 			f.next = 0
 		}
-		if f.next < len(f.n.Children) {
+		if f.next < len(f.n.Children()) {
 			if f.next > 0 {
 				bw.WriteByte(',')
 			}
-			c := f.n.Children[f.next]
+			c := f.n.Children()[f.next]
 			f.next++
 			stack = append(stack, frame{c, -1})
 			continue
@@ -246,18 +247,19 @@ func WriteJSON(w io.Writer, x *Explanation) error {
 func writeNodeHead(w *bufio.Writer, n *Node) {
 	w.WriteString(`{"text":`)
 	writeString(w, abbreviate(n.Text(), maxJSONText))
-	fmt.Fprintf(w, `,"kind":"%s","span":{"start":%d,"end":%d},"metadata":`, n.Kind, n.Span().Start, n.Span().End)
-	if n.Desc == nil {
+	fmt.Fprintf(w, `,"kind":"%s","span":{"start":%d,"end":%d},"metadata":`, n.Kind(), n.Span().Start, n.Span().End)
+	if n.Desc() == nil {
 		w.WriteString("null")
 	} else {
-		writeMetadata(w, *n.Desc)
+		writeMetadata(w, *n.Desc())
 	}
 	w.WriteString(`,"values":[`)
-	if n.Evaluated {
-		for i, v := range n.Values {
+	if n.Evaluated() {
+		for i := range n.numValues() {
 			if i > 0 {
 				w.WriteByte(',')
 			}
+			v := n.value(i)
 			w.WriteString(`{"instance":`)
 			if v.Singular() {
 				w.WriteString("null")

@@ -72,32 +72,42 @@ func (v Value) Raw() evaluator.Value {
 
 // makeValue is the Value of one of the evaluator's values of type t.
 func makeValue(t pmapi.Type, v evaluator.Value) Value {
-	out := Value{Inst: v.Inst}
-	switch t {
-	case pmapi.TypeString:
-		out.word, out.Text = wordString, v.String
-		return out
-	case pmapi.Type32, pmapi.Type64:
-		out.word, out.bits = wordInt, uint64(v.Int)
-	case pmapi.TypeU32, pmapi.TypeU64:
-		out.word, out.bits = wordUint, v.Uint
-	case pmapi.TypeFloat, pmapi.TypeDouble:
-		out.word, out.bits = wordFloat, math.Float64bits(v.Float)
+	c, text, keep := compactValue(t, v)
+	if !keep {
+		text = formatValue(t, c)
 	}
-	out.Text = evaluator.Format(t, v)
-	out.Number = t.Arithmetic()
-	return out
+	return c.full(t, text)
 }
 
-// values are a node's Values from the evaluator's.
-func (o observation) values(n *Node) []Value {
-	t := pmapi.TypeDouble
-	if n.Desc != nil {
-		t = n.Desc.Type
+// full is the Value of a flat value of type t whose text is text.
+func (v value) full(t pmapi.Type, text string) Value {
+	return Value{Inst: v.inst, word: v.word, bits: v.bits, Text: text, Number: t != pmapi.TypeString && t.Arithmetic()}
+}
+
+// compactValue is the flat form of one of the evaluator's values of type
+// t, and its text when its word does not give it back (keep): a string,
+// an aggregate, a type without a number. A number's text is formatted
+// again from its word when asked (formatValue): Format reads only the
+// field its type names, the one the word keeps.
+func compactValue(t pmapi.Type, v evaluator.Value) (c value, text string, keep bool) {
+	c = value{inst: v.Inst}
+	switch t {
+	case pmapi.TypeString:
+		c.word = wordString
+		return c, v.String, true
+	case pmapi.Type32, pmapi.Type64:
+		c.word, c.bits = wordInt, uint64(v.Int)
+	case pmapi.TypeU32, pmapi.TypeU64:
+		c.word, c.bits = wordUint, v.Uint
+	case pmapi.TypeFloat, pmapi.TypeDouble:
+		c.word, c.bits = wordFloat, math.Float64bits(v.Float)
+	default:
+		return c, evaluator.Format(t, v), true
 	}
-	out := make([]Value, o.len())
-	for i := range out {
-		out[i] = makeValue(t, o.value(i))
-	}
-	return out
+	return c, "", false
+}
+
+// formatValue is the text of a value whose word gives it back.
+func formatValue(t pmapi.Type, v value) string {
+	return evaluator.Format(t, v.word.value(v.inst, v.bits))
 }

@@ -176,7 +176,7 @@ func (s *server) cycleDone(ctx context.Context, a *snapshot, rec *explain.Record
 // historyPending reports a delta() or rate() that is empty only because
 // the preview has taken one sample so far.
 func historyPending(o *explain.Node, x *explain.Explanation) bool {
-	c, ok := o.Syntax.(*grammar.Call)
+	c, ok := o.Syntax().(*grammar.Call)
 	if !ok {
 		return false
 	}
@@ -287,7 +287,7 @@ func (s *server) hoverValues(ctx context.Context, d *snapshot, def *grammar.Defi
 	when := x.Timestamp.Format("15:04:05")
 	var b strings.Builder
 	switch {
-	case !n.Evaluated:
+	case !n.Evaluated():
 		fmt.Fprintf(&b, "Now (%s): %s", when, n.NotEvaluated())
 	case n.EmptyBecause() != "":
 		fmt.Fprintf(&b, "Now (%s): **no values** — %s", when, n.EmptyBecause())
@@ -301,13 +301,14 @@ func (s *server) hoverValues(ctx context.Context, d *snapshot, def *grammar.Defi
 
 // valuesLine shows the first few values of a node.
 func valuesLine(n *explain.Node) string {
-	if len(n.Values) == 1 && n.Values[0].Singular() {
-		return "`" + n.Values[0].Text + "`"
+	vals := n.Values()
+	if len(vals) == 1 && vals[0].Singular() {
+		return "`" + vals[0].Text + "`"
 	}
 	var parts []string
-	for i, v := range n.Values {
+	for i, v := range vals {
 		if i == hoverInstances {
-			parts = append(parts, fmt.Sprintf("… %d more", len(n.Values)-hoverInstances))
+			parts = append(parts, fmt.Sprintf("… %d more", len(vals)-hoverInstances))
 			break
 		}
 		parts = append(parts, fmt.Sprintf("%s `%s`", v.Instance, v.Text))
@@ -323,7 +324,7 @@ func nodeAtToken(root *explain.Node, tok grammar.Token) *explain.Node {
 	for len(stack) > 0 && found == nil {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		switch syn := n.Syntax.(type) {
+		switch syn := n.Syntax().(type) {
 		case *grammar.Binary:
 			if int(syn.OpAt.Start) == tok.Offset() {
 				found = n
@@ -340,8 +341,8 @@ func nodeAtToken(root *explain.Node, tok grammar.Token) *explain.Node {
 				found = n
 			}
 		}
-		for i := len(n.Children) - 1; i >= 0; i-- {
-			stack = append(stack, n.Children[i])
+		for i, kids := len(n.Children())-1, n.Children(); i >= 0; i-- {
+			stack = append(stack, kids[i])
 		}
 	}
 	return found

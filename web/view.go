@@ -214,7 +214,7 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 		v.Timestamp = frames[v.Sample].at.Format(time.RFC3339Nano)
 	}
 	switch {
-	case !x.Root.Evaluated:
+	case !x.Root.Evaluated():
 		v.Verdict = "not evaluated"
 	case x.Root.Empty():
 		v.Verdict = "no values"
@@ -239,15 +239,15 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 		id := len(v.Nodes)
 		ids[n] = id
 		order = append(order, n)
-		vn := ViewNode{ID: id, Parent: it.parent, Depth: it.depth, Text: n.Text(), Kind: n.Kind.String(), Metadata: "no metadata", Evaluated: n.Evaluated,
+		vn := ViewNode{ID: id, Parent: it.parent, Depth: it.depth, Text: n.Text(), Kind: n.Kind().String(), Metadata: "no metadata", Evaluated: n.Evaluated(),
 			NotEvaluated: n.NotEvaluated(), Explanation: n.Explanation(), EmptyBecause: n.EmptyBecause(), EmptyAt: -1, Values: []ViewValue{}}
-		if n.Desc != nil {
-			vn.Metadata = checker.DescText(*n.Desc)
+		if n.Desc() != nil {
+			vn.Metadata = checker.DescText(*n.Desc())
 		}
 		if n.Err() != nil {
 			vn.Error = n.Err().Error()
 		}
-		for _, val := range n.Values {
+		for _, val := range n.Values() {
 			vv := ViewValue{Value: val.Text}
 			if !val.Singular() {
 				name := val.Instance
@@ -259,11 +259,11 @@ func (tr *Trace) view(ctx context.Context, i int, withSeries bool) (*View, error
 			vn.Values = append(vn.Values, vv)
 		}
 		if withSeries {
-			v.Series = append(v.Series, series(frames, slotOf(nodes, n.Syntax), n, &names))
+			v.Series = append(v.Series, series(frames, slotOf(nodes, n.Syntax()), n, &names))
 		}
 		v.Nodes = append(v.Nodes, vn)
-		for k := len(n.Children) - 1; k >= 0; k-- {
-			stack = append(stack, item{n.Children[k], id, it.depth + 1})
+		for k, kids := len(n.Children())-1, n.Children(); k >= 0; k-- {
+			stack = append(stack, item{kids[k], id, it.depth + 1})
 		}
 	}
 	for k, n := range order {
@@ -294,8 +294,8 @@ func series(frames []frame, slot int, n *explain.Node, names *instanceNames) *Se
 	s := &Series{Instances: []string{}, Lines: []Line{}, Empty: [][2]int{}}
 	typ := pmapi.TypeDouble
 	indom := pmapi.InDomNull
-	if n.Desc != nil {
-		typ, indom = n.Desc.Type, n.Desc.InDom
+	if d := n.Desc(); d != nil {
+		typ, indom = d.Type, d.InDom
 	}
 	s.Plotted = typ.Arithmetic()
 	line := map[int32]int{}

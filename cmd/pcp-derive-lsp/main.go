@@ -44,17 +44,17 @@ const (
 const serverMemoryPerInput = 22
 
 // limitMemory sets the soft memory limit for analysing input bytes of
-// configs: perInput times the input plus memoryBase past bigGCInput,
-// none up to it (Go's default collector target keeps a small heap
-// small; a limit near a small live heap would make it collect all the
-// time). A GOMEMLIMIT the user set is theirs and stays.
-func limitMemory(perInput, input int64) {
+// configs: perInput times the input plus base past bigGCInput, none up
+// to it (Go's default collector target keeps a small heap small; a limit
+// near a small live heap would make it collect all the time). A
+// GOMEMLIMIT the user set is theirs and stays.
+func limitMemory(perInput, base, input int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	limit := int64(math.MaxInt64) // the runtime's "no limit"
 	if input > bigGCInput {
-		limit = perInput*input + memoryBase
+		limit = perInput*input + base
 	}
 	debug.SetMemoryLimit(limit)
 }
@@ -76,10 +76,25 @@ func isTerminal(f *os.File) bool {
 // runtime's minimum either way.
 const explainGCPercent = 25
 
+// explainMemoryPerInput and explainMemoryBase make explain's soft memory
+// limit for a big config, under the bound docs/limits.md gives it (a peak
+// of 20 times the input plus 40 MB of RSS). explain holds one definition's
+// whole tree until it has written it, and without a limit the collector's
+// room and the pages freed but not yet returned to the system put its RSS
+// well over that bound; at the limit the collector works harder instead
+// and returns what is freed above it at once. The base is below the
+// bound's 40 MB by what the runtime does not count: the binary's own
+// pages, about 10 MB (docs/limits.md has the measurements).
+const (
+	explainMemoryPerInput = 20
+	explainMemoryBase     = 28 << 20
+)
+
 func main() {
 	tuneGC := func(int64) {}
 	if len(os.Args) > 1 && os.Args[1] == "explain" && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(explainGCPercent)
+		tuneGC = func(input int64) { limitMemory(explainMemoryPerInput, explainMemoryBase, input) }
 	}
 	if len(os.Args) > 1 && (os.Args[1] == "check" || os.Args[1] == "describe") && os.Getenv("GOGC") == "" {
 		// A one-shot run over a whole config allocates many short-lived
@@ -97,7 +112,7 @@ func main() {
 				// (twice the live data) collected several times as often
 				// for a bound the limit gives anyway: a third of a
 				// 100,000-definition check was the collector's.
-				limitMemory(memoryPerInput, input)
+				limitMemory(memoryPerInput, memoryBase, input)
 			}
 		}
 	}
@@ -107,7 +122,7 @@ func main() {
 		InputsRead: tuneGC, StdinTerminal: isTerminal(os.Stdin), StdoutTerminal: isTerminal(os.Stdout),
 		// The server's memory is bounded the same way by the documents
 		// it has open, as they open, grow and close.
-		OpenDocuments: func(open int64) { limitMemory(serverMemoryPerInput, open) },
+		OpenDocuments: func(open int64) { limitMemory(serverMemoryPerInput, memoryBase, open) },
 	})
 	stop()
 	os.Exit(status)

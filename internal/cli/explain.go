@@ -188,7 +188,7 @@ func writeExplanation(env Env, x *explain.Explanation, format string, maxInstanc
 		fmt.Fprintf(env.Stderr, "pcp-derive-lsp explain: %v\n", err)
 		return ExitUsage
 	}
-	if x.Root.Empty() || !x.Root.Evaluated {
+	if x.Root.Empty() || !x.Root.Evaluated() {
 		return ExitFindings
 	}
 	return ExitOK

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -134,5 +137,38 @@ func TestExplainLive(t *testing.T) {
 	}
 	if !strings.Contains(out, "200ms after the sample delta and rate compare it with") || !strings.Contains(out, "rate per second of the time counter `sample.seconds`") {
 		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestExplainTellsInputSize: explain tells the binary how big its input
+// is, the configs and -e's expression as loaded, before it analyses
+// them: the binary bounds a big one's memory by it (its soft limit, as
+// check's and describe's).
+func TestExplainTellsInputSize(t *testing.T) {
+	conf, err := os.ReadFile(explainConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const expr = "g.avg + 1"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int64
+	}{
+		{"config", []string{"explain", "--archive", explainArchive, explainConfig, "g.avg"}, int64(len(conf))},
+		{"config and -e", []string{"explain", "--archive", explainArchive, "-e", expr, explainConfig}, int64(len(conf) + len(exprName+" = "+expr+"\n"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var told []int64
+			var stderr bytes.Buffer
+			env := Env{Args: tc.args, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr,
+				Getenv: func(string) string { return "" }, InputsRead: func(n int64) { told = append(told, n) }}
+			if status := Main(context.Background(), env); status != ExitOK && status != ExitFindings {
+				t.Fatalf("exit %d\n%s", status, stderr.String())
+			}
+			if len(told) != 1 || told[0] != tc.want {
+				t.Errorf("told the input's size as %v, want once %d", told, tc.want)
+			}
+		})
 	}
 }

@@ -55,10 +55,11 @@ func oneReport(res *analysis.Result) *checker.Report {
 	return nil
 }
 
-// load reads and checks the paths. With opts.bounded, for a whole
-// config's worth of output (describe), it also tells env.InputsRead the
-// input's size, so that the binary bounds the memory as it does check's,
-// and keeps only what the output needs of each definition
+// load reads and checks the paths. It tells env.InputsRead the input's
+// size (opts.extra's too), so that the binary bounds describe's and
+// explain's memory as it does check's. With opts.bounded, for a whole
+// config's worth of output (describe), it keeps only what the output
+// needs of each definition
 // (analysis.Config.FindingsOnly: no syntax tree or node metadata once
 // checked; at most analysis.DefaultMaxPerCode findings of a code): the
 // trees are the largest part of a checked config's heap, and describe's
@@ -82,13 +83,16 @@ func load(ctx context.Context, env Env, cmd string, src *sourceFlags, source pmc
 			ok = false
 		}
 	}
+	for _, in := range opts.extra {
+		total += int64(len(in.Src))
+	}
 	inputs = append(inputs, opts.extra...)
+	if env.InputsRead != nil {
+		env.InputsRead(total)
+	}
 	cfg := analysis.Config{Version: analysis.VersionChoice{Version: version}, Source: source, InDoms: src.equivalence(env),
 		ToolDerived: append(toolDerived(env), opts.before...), DerivedControl: derivedControl(env)}
 	if opts.bounded {
-		if env.InputsRead != nil {
-			env.InputsRead(total)
-		}
 		cfg.FindingsOnly, cfg.MaxPerCode = true, analysis.DefaultMaxPerCode
 	}
 	res = analysis.Run(ctx, inputs, cfg, analysis.Options{Kind: opts.kind})
