@@ -12,7 +12,6 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/slab"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmapi"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
@@ -377,7 +376,6 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved 
 	}
 	metrics := rep.Metrics.Slice(from, from+n)
 	r.renamed = r.renamed || (!moved && n > maxNameLayer)
-	copies := slab.For[Metric](n)
 	k, anyMoved := 0, false
 	for j, a := range olds {
 		if !a.Registered {
@@ -387,7 +385,7 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved 
 			return false
 		}
 		if b := news[j]; a != b {
-			copied := copies.New()
+			copied := new(Metric)
 			*copied = *metrics[k]
 			copied.Def = b
 			metrics[k] = copied

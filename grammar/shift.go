@@ -4,8 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/slab"
 )
 
 // How Reparse reuses the lines after an edit that added or removed lines
@@ -37,12 +35,11 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 			}
 		}
 	}
-	copies := slab.For[Definition](len(tail))
 	for _, d := range tail {
 		if d.Registered && d.memo == nil && d.tree.p.Load() == nil {
 			sameTrees = false // each would build its own
 		}
-		m := d.movedBy(dl, copies.New())
+		m := d.movedBy(dl, new(Definition))
 		if prev.specZero[d] {
 			zero[m] = true
 		}
@@ -50,9 +47,8 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 	}
 	f.specZero = zero
 	f.Definitions = prev.Definitions.Splice(a.d0, n, defs)
-	attrs := slab.For[Attribute](len(prev.Attributes) - a.a1)
 	f.Attributes = spliceTail(prev.Attributes, a.ai, a.a1, f.Attributes, func(at *Attribute) *Attribute {
-		m := attrs.New()
+		m := new(Attribute)
 		*m = *at
 		m.Range, m.Line = m.Range.MovedBy(dl), m.Line+int(dl)
 		return m
@@ -114,15 +110,13 @@ func (r Range) MovedBy(dl int32) Range {
 
 // FindingMover moves findings about the same text DL lines further
 // down: their ranges, related places and fixes' edits (new slices: a
-// finding's are shared with the version it came from), cut from runs
-// shared by the findings it moves rather than allocated one by one. A
-// finding's message is left as it is: the caller knows whether one
-// names a line.
+// finding's are shared with the version it came from). Each moved
+// finding's slices are its own, not cut from runs shared with others: a
+// run would keep the findings a later edit replaced alive as long as any
+// finding of it stayed. A finding's message is left as it is: the
+// caller knows whether one names a line.
 type FindingMover struct {
-	DL      int32
-	related slab.Slab[Related]
-	fixes   slab.Slab[Fix]
-	edits   slab.Slab[Edit]
+	DL int32
 }
 
 // Move is d DL lines further down.
@@ -132,7 +126,7 @@ func (mv *FindingMover) Move(d Diagnostic) Diagnostic {
 	}
 	d.Range = d.Range.MovedBy(mv.DL)
 	if len(d.Related) > 0 {
-		related := mv.related.Make(len(d.Related))
+		related := make([]Related, len(d.Related))
 		for i, rel := range d.Related {
 			rel.Range = rel.Range.MovedBy(mv.DL)
 			related[i] = rel
@@ -140,9 +134,9 @@ func (mv *FindingMover) Move(d Diagnostic) Diagnostic {
 		d.Related = related
 	}
 	if len(d.Fixes) > 0 {
-		fixes := mv.fixes.Make(len(d.Fixes))
+		fixes := make([]Fix, len(d.Fixes))
 		for i, fx := range d.Fixes {
-			edits := mv.edits.Make(len(fx.Edits))
+			edits := make([]Edit, len(fx.Edits))
 			for k, e := range fx.Edits {
 				e.Range = e.Range.MovedBy(mv.DL)
 				edits[k] = e

@@ -36,22 +36,37 @@ type group[T any] struct {
 	ends   []int // ends[c]: the number of elements in chunks[:c+1]
 }
 
-// Of holds s as a Vec without a copy: s must not change afterwards.
+// Of holds s's elements as a Vec (copied: s may change afterwards).
 func Of[T any](s []T) Vec[T] {
 	var v Vec[T]
-	v.appendGroups(cutChunks(nil, s), 0)
+	v.appendGroups(appendChunks(nil, s), 0)
 	return v
 }
 
-// cutChunks appends s, cut into chunks, to chunks (sharing s's array,
-// each chunk's capacity its length so no append reaches a neighbour).
-func cutChunks[T any](chunks [][]T, s []T) [][]T {
-	for len(s) > 0 {
-		k := len(s)
+// appendChunks appends the elements of parts, in order, to chunks, in
+// new chunks: every chunk has an array of its own. Chunks cut from one
+// array would keep all of it alive while any of them is, and with it the
+// elements a later splice replaced in the others (after a few thousand
+// Enters, every version's moved definitions).
+func appendChunks[T any](chunks [][]T, parts ...[]T) [][]T {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	for n > 0 {
+		k := n
 		if k > 2*chunkLen {
 			k = chunkLen
 		}
-		chunks, s = append(chunks, s[:k:k]), s[k:]
+		chunk := make([]T, 0, k)
+		for len(chunk) < k {
+			take := min(k-len(chunk), len(parts[0]))
+			chunk = append(chunk, parts[0][:take]...)
+			if parts[0] = parts[0][take:]; len(parts[0]) == 0 {
+				parts = parts[1:]
+			}
+		}
+		chunks, n = append(chunks, chunk), n-k
 	}
 	return chunks
 }
@@ -64,7 +79,13 @@ func (v *Vec[T]) appendGroups(chunks [][]T, n int) {
 		if k > 2*groupLen {
 			k = groupLen
 		}
-		g := &group[T]{chunks: chunks[:k:k], ends: make([]int, k)}
+		// A group's chunks are an array of its own (a group sharing
+		// one with others would keep their chunks alive with it).
+		own := chunks[:k:k]
+		if k < len(chunks) {
+			own = slices.Clone(own)
+		}
+		g := &group[T]{chunks: own, ends: make([]int, k)}
 		size := 0
 		for c, chunk := range g.chunks {
 			size += len(chunk)
@@ -238,8 +259,8 @@ func (v Vec[T]) Search(f func(T) bool) int {
 	return start + sort.Search(len(chunk), func(i int) bool { return f(chunk[i]) })
 }
 
-// Splice is the list with elements [from, to) replaced by with (which it
-// keeps: with must not change afterwards). It copies the chunks holding
+// Splice is the list with elements [from, to) replaced by with's (copied:
+// with may change afterwards). It copies the chunks holding
 // from and to, the index of their groups, and the per-group index; every
 // other chunk and group is shared.
 func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
@@ -271,18 +292,7 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	gk, gm := v.groups[k.g], v.groups[m.g]
 	run := make([][]T, 0, k.c+(from-k.start+len(with)+m.start+len(mc)-to)/chunkLen+2+len(gm.chunks)-m.c-1)
 	run = append(run, gk.chunks[:k.c]...)
-	if to == n {
-		// A new tail (an edit that moved everything after it) is kept
-		// as it is, after a copy of the head of from's chunk.
-		run = cutChunks(run, slices.Clone(kc[:from-k.start]))
-		run = cutChunks(run, with)
-	} else {
-		joined := make([]T, 0, from-k.start+len(with)+m.start+len(mc)-to)
-		joined = append(joined, kc[:from-k.start]...)
-		joined = append(joined, with...)
-		joined = append(joined, mc[to-m.start:]...)
-		run = cutChunks(run, joined)
-	}
+	run = appendChunks(run, kc[:from-k.start], with, mc[to-m.start:])
 	run = append(run, gm.chunks[m.c+1:]...)
 	var out Vec[T]
 	tail := len(v.groups) - m.g - 1
