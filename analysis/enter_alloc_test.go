@@ -22,7 +22,7 @@ func TestEnterAllocations(t *testing.T) {
 		t.Skip("the race detector allocates beside the code measured; the plain pass runs this")
 	}
 	ctx := context.Background()
-	cfg, opts, text, parsed, checked := enterFixture(t)
+	cfg, opts, text, parsed, checked := enterFixture(t, 100_000)
 	at := text.LineStart(50_000) + 5
 	next := text.Replace(at, at, []byte("\n"))
 	opts.Change = &grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}

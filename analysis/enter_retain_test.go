@@ -7,9 +7,6 @@ import (
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/testsize"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pcpver"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient"
-	"github.com/pcp-derive-lsp/pcp-derive-lsp/pmclient/embedded"
 )
 
 // TestEntersHoldNoOldVersions types Enters down a document, each a few
@@ -25,16 +22,7 @@ func TestEntersHoldNoOldVersions(t *testing.T) {
 		t.Skip("the race detector's shadow memory is beside the heap measured; the plain pass runs this")
 	}
 	ctx := context.Background()
-	src, err := embedded.Source()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
-	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
-	text := grammar.NewText([]byte(erroneousConfig(20_000)))
-	parsed := Parse([]Input{BufferText("t.conf", text)}, cfg, opts)
-	checked := Check(ctx, parsed)
-	checked.Prepare()
+	cfg, opts, text, parsed, checked := enterFixture(t, 20_000)
 	line := 100
 	for range 800 {
 		at := text.LineStart(line)

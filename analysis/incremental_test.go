@@ -544,16 +544,16 @@ func erroneousConfig(n int) string {
 	return b.String()
 }
 
-// enterFixture is the analysis of erroneousConfig(100,000) as the server
+// enterFixture is the analysis of erroneousConfig(lines) as the server
 // makes it: checked whole, its indexes for the next edit built.
-func enterFixture(tb testing.TB) (Config, Options, *grammar.Text, *Result, *Result) {
+func enterFixture(tb testing.TB, lines int) (Config, Options, *grammar.Text, *Result, *Result) {
 	src, err := embedded.Source()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
 	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
-	text := grammar.NewText([]byte(erroneousConfig(100_000)))
+	text := grammar.NewText([]byte(erroneousConfig(lines)))
 	parsed := Parse([]Input{BufferText("t.conf", text)}, cfg, opts)
 	checked := Check(context.Background(), parsed)
 	checked.Prepare()
@@ -567,7 +567,7 @@ func enterFixture(tb testing.TB) (Config, Options, *grammar.Text, *Result, *Resu
 // run's.
 func TestEnterChecksOnlyItsLine(t *testing.T) {
 	ctx := context.Background()
-	cfg, opts, text, parsed, checked := enterFixture(t)
+	cfg, opts, text, parsed, checked := enterFixture(t, 100_000)
 	mid := text.LineStart(50_000) + 5 // inside "mNNNNN = ..."
 	for _, step := range []struct {
 		name      string
@@ -611,7 +611,7 @@ func TestEnterChecksOnlyItsLine(t *testing.T) {
 // one edit's Reparse and Recheck, in process.
 func BenchmarkEnter100000Lines(b *testing.B) {
 	ctx := context.Background()
-	cfg, opts, text, parsed, checked := enterFixture(b)
+	cfg, opts, text, parsed, checked := enterFixture(b, 100_000)
 	at := text.LineStart(50_000) + 5
 	var parse, check time.Duration
 	b.ResetTimer()

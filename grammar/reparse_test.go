@@ -276,15 +276,7 @@ func checkMoved(t *testing.T, prev, f *File, incremental bool) bool {
 	if !incremental || int(dl) != f.Text.LineCount()-prev.Text.LineCount() {
 		t.Fatalf("moved definitions reported by %d lines, for a read (incremental %v) that added %d", dl, incremental, f.Text.LineCount()-prev.Text.LineCount())
 	}
-	pd, nd := prev.Definitions.Collect(), f.Definitions.Collect()
-	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
-		t.Fatalf("moved range [%d, %d) → [%d, %d) does not fit %d and %d definitions", from, oldTo, from, newTo, len(pd), len(nd))
-	}
-	for i := 0; i < from; i++ {
-		if pd[i] != nd[i] {
-			t.Fatalf("definition %d before the moved ones is not prev's own", i)
-		}
-	}
+	pd, nd := checkHeadKept(t, "moved", prev, f, from, oldTo, newTo)
 	for i := 0; i < len(pd)-oldTo; i++ {
 		a, b := pd[oldTo+i], nd[newTo+i]
 		// A registered one's tree is the same (an unregistered one's
@@ -304,6 +296,24 @@ func checkMoved(t *testing.T, prev, f *File, incremental bool) bool {
 		t.Fatalf("a read that moved definitions reports them prev's own")
 	}
 	return true
+}
+
+// checkHeadKept checks that an edit's range of definitions, [from, oldTo)
+// of prev's and [from, newTo) of f's, fits both files with the same
+// number after it, and that the definitions before it are prev's own;
+// it returns both files' definitions.
+func checkHeadKept(t *testing.T, what string, prev, f *File, from, oldTo, newTo int) (pd, nd []*Definition) {
+	t.Helper()
+	pd, nd = prev.Definitions.Collect(), f.Definitions.Collect()
+	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
+		t.Fatalf("%s range [%d, %d) → [%d, %d) does not fit %d and %d definitions", what, from, oldTo, from, newTo, len(pd), len(nd))
+	}
+	for i := 0; i < from; i++ {
+		if pd[i] != nd[i] {
+			t.Fatalf("definition %d before the %s range is not prev's own", i, what)
+		}
+	}
+	return pd, nd
 }
 
 // checkLinesRead checks what f says its read went through: every line of
@@ -442,15 +452,7 @@ func checkReplaced(t *testing.T, prev, f *File, incremental bool) {
 	if !ok {
 		return
 	}
-	pd, nd := prev.Definitions.Collect(), f.Definitions.Collect()
-	if from > oldTo || from > newTo || oldTo > len(pd) || newTo > len(nd) || len(pd)-oldTo != len(nd)-newTo {
-		t.Fatalf("replaced range [%d, %d) → [%d, %d) does not fit %d and %d definitions", from, oldTo, from, newTo, len(pd), len(nd))
-	}
-	for i := 0; i < from; i++ {
-		if pd[i] != nd[i] {
-			t.Fatalf("definition %d before the replaced range is not prev's own", i)
-		}
-	}
+	pd, nd := checkHeadKept(t, "replaced", prev, f, from, oldTo, newTo)
 	for i := 0; i < len(pd)-oldTo; i++ {
 		if pd[oldTo+i] != nd[newTo+i] {
 			t.Fatalf("definition %d after the replaced range is not prev's own", newTo+i)
