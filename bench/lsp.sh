@@ -147,5 +147,14 @@ END {
 		if (reply[f, 1000] != "") printf "  (reply %s kB and %s kB)", reply[f, 1000], reply[f, 100000]
 		printf "\n"
 		printf "RESULT newfeatures_%s_ratio %.2f x\n", f, nf[f, 100000]/nf[f, 1000]
+		# An answer that lists the whole document (every function call,
+		# every finding) grows with it by the protocol: its cost per kB
+		# of reply is the figure that shows whether the server does more
+		# than write it.
+		if (reply[f, 1000] > 0 && reply[f, 100000] > 0) {
+			perkb = (nf[f, 100000]/reply[f, 100000]) / (nf[f, 1000]/reply[f, 1000])
+			printf "%-14s per kB of reply: 1,000 lines %7.2f us, 100,000 lines %7.2f us: %6.2f x\n", f, nf[f, 1000]/reply[f, 1000]/1e3, nf[f, 100000]/reply[f, 100000]/1e3, perkb
+			printf "RESULT newfeatures_%s_per_kb_ratio %.2f x\n", f, perkb
+		}
 	}
 }'
