@@ -104,6 +104,16 @@ func (v Vec[T]) Len() int {
 	return v.ends[len(v.ends)-1]
 }
 
+// Shape is how v is held: the number of its groups and of its chunks.
+// Tests hold a list made by many splices to about the shape Of gives the
+// same elements: a long editing session must not leave it in crumbs.
+func (v Vec[T]) Shape() (groups, chunks int) {
+	for _, g := range v.groups {
+		chunks += len(g.chunks)
+	}
+	return len(v.groups), chunks
+}
+
 // place names a chunk: group g's chunk c, whose first element is the
 // list's element start.
 type place struct{ g, c, start int }
