@@ -63,20 +63,33 @@ func (x MetricNames) Lookup(name string) (*Metric, bool) {
 		if e.m == nil {
 			return nil, false
 		}
-		return x.current(name, e), true
+		return x.current(name, e)
 	}
 	m, ok := x.base[name]
 	if !ok {
 		return nil, false
 	}
-	return x.current(name, named{m: m}), true
+	return x.current(name, named{m: m})
 }
 
 // current is the metric e names now: e's own unless a later move put a
 // copy of it on another line.
-func (x MetricNames) current(name string, e named) *Metric {
+//
+// The copy is where the moves put it, by how Recheck records them: a move
+// is recorded only when every metric from its line on (in the version
+// before it) is copied exactly dl lines further and none before it moves
+// (grammar's shift.go, moveMetrics); a metric made anew, removed or
+// checked again sets or removes its name after the move, in a later
+// frame, so the moves applied to a name are those of edits that moved its
+// metric as a whole; and the report's list is in the order of the
+// definitions, one per line, so the binary search finds the one at the
+// place. Should a copy still not
+// be there (a move recorded wrongly), the list is searched by name
+// (TestMetricNamesWrongMove): slower, never the metric as it was set,
+// whose lines are stale. ok is false when the list does not name it.
+func (x MetricNames) current(name string, e named) (_ *Metric, ok bool) {
 	if e.frame == len(x.moves) {
-		return e.m
+		return e.m, true
 	}
 	at := e.m.Def.Range.Start
 	moved := false
@@ -86,17 +99,20 @@ func (x MetricNames) current(name string, e named) *Metric {
 		}
 	}
 	if !moved {
-		return e.m
+		return e.m, true
 	}
 	k := x.metrics.Search(func(m *Metric) bool { return !m.Def.Range.Start.Before(at) })
 	if k < x.metrics.Len() {
 		if m := x.metrics.At(k); m.Def.Name == name && m.Def.Range.Start == at {
-			return m
+			return m, true
 		}
 	}
-	// Not in the list: the move was recorded wrongly. The metric as it
-	// was set keeps the answer's verdict, if not its lines.
-	return e.m
+	for m := range x.metrics.Values() {
+		if m.Def.Name == name {
+			return m, true
+		}
+	}
+	return nil, false
 }
 
 // Metric returns the metric registered under name, nil for none.
@@ -115,12 +131,15 @@ func (x MetricNames) All() iter.Seq2[string, *Metric] {
 			if _, changed := x.over[name]; changed {
 				continue
 			}
-			if !yield(name, x.current(name, named{m: m})) {
+			if m, ok := x.current(name, named{m: m}); ok && !yield(name, m) {
 				return
 			}
 		}
 		for name, e := range x.over {
-			if e.m != nil && !yield(name, x.current(name, e)) {
+			if e.m == nil {
+				continue
+			}
+			if m, ok := x.current(name, e); ok && !yield(name, m) {
 				return
 			}
 		}

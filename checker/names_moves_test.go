@@ -79,3 +79,44 @@ func TestMetricNamesFollowMoves(t *testing.T) {
 	}
 	check("compacted", c, v3, "a")
 }
+
+// TestMetricNamesWrongMove: a move that does not put a name's metric
+// where the report's list has its copy (Recheck never records one: see
+// MetricNames.current) still finds the copy, by name, and a name whose
+// metric the list no longer holds is not found: never the metric as it
+// was set, on lines it has left.
+func TestMetricNamesWrongMove(t *testing.T) {
+	at := func(name string, line int32) *Metric {
+		rg := grammar.Range{Start: grammar.Pos{Line: line}, End: grammar.Pos{Line: line, Col: 9}}
+		return &Metric{Def: &grammar.Definition{Name: name, Range: rg, NameRange: rg, Line: line, Registered: true}}
+	}
+	v1 := []*Metric{at("a", 1), at("b", 2), at("c", 3)}
+	x1 := newMetricNames()
+	for _, m := range v1 {
+		x1.set(m.Def.Name, m)
+	}
+	// b and c moved a line down, but the move says two; c's copy is gone.
+	v2 := []*Metric{v1[0], at("b", 3)}
+	x2 := x1.layered()
+	x2.move(2, 2)
+	x2.listed(pvec.Of(v2))
+	if got, ok := x2.Lookup("b"); !ok || got != v2[1] {
+		t.Errorf("b: %+v, %t; want its copy on line 3", got, ok)
+	}
+	if got, ok := x2.Lookup("c"); ok {
+		t.Errorf("c: %+v on line %d, want none (the list does not hold it)", got, got.Def.Line)
+	}
+	if got, ok := x2.Lookup("a"); !ok || got != v1[0] {
+		t.Errorf("a (not moved): %+v, %t", got, ok)
+	}
+	n := 0
+	for name, m := range x2.All() {
+		if name == "c" || m.Def.Line == 2 {
+			t.Errorf("All yields %s on line %d", name, m.Def.Line)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("All yields %d names, want a and b", n)
+	}
+}

@@ -46,6 +46,9 @@ type Options struct {
 	// after is the file before in the path, whose last parse state
 	// libpcp carries into this one (File.treeCleared); nil for the first.
 	after *File
+	// ownStrings makes every name and expression a copy of its own
+	// rather than a substring of the text (Reparse's whole reads).
+	ownStrings bool
 }
 
 // builtinDerived are registered by libpcp before any config is read.
@@ -87,7 +90,7 @@ func parseConfig(path string, t *Text, opts Options, pre *prefetched) *File {
 	for _, n := range builtinDerived {
 		registered[n] = true
 	}
-	r := &configReader{f: f, src: src, text: text, registered: registered, earlier: opts.Registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre,
+	r := &configReader{f: f, src: src, text: text, registered: registered, earlier: opts.Registered, attrs: map[string]map[string]bool{}, lineno: 1, memo: opts.Memo, pre: pre, ownStrings: opts.ownStrings,
 		capped: FindingCap{Max: opts.MaxPerCode, Suppressed: opts.Suppressed}, ctl: f.startControls(opts)}
 	r.run()
 	f.ctl = r.ctl
@@ -117,6 +120,9 @@ func (r *configReader) str(ln *logicalLine, a, b int) string {
 		return ""
 	}
 	if start := ln.off(a); ln.off(b-1)-start == b-1-a {
+		if r.ownStrings {
+			return strings.Clone(r.text[start-r.textAt : start-r.textAt+b-a])
+		}
 		return r.text[start-r.textAt : start-r.textAt+b-a]
 	}
 	return string(ln.buf[a:b])
@@ -161,6 +167,10 @@ type configReader struct {
 	held    []Diagnostic   // the line's findings, until capped (listHeld)
 	ctl     controls       // libpcp's derived-metric controls (#control)
 	final   bool           // reading the last line, which has no newline
+
+	// ownStrings: names and expressions are copies, not substrings of
+	// text (Options.ownStrings).
+	ownStrings bool
 }
 
 // logicalLine is one line as libpcp sees it: bytes and their file offsets.

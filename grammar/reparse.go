@@ -50,6 +50,14 @@ func Reparse(prev *File, text *Text, ch TextChange, opts Options) (f *File, repa
 	if f := reparse(prev, text, ch, opts); f != nil {
 		return f, true
 	}
+	// Read whole, its names and expressions are copies (ownStrings):
+	// they outlive this version in what an editing session keeps (the
+	// definitions the next versions keep, the checker's operands, the
+	// metadata cache's names), and a substring would keep the version's
+	// whole text alive with them, one text per whole read of a long
+	// session (lsp's TestLongEditingSession: 15 MB held after 575 edits
+	// of 4,000 lines, where a fresh open of the text holds 2.2).
+	opts.ownStrings = true
 	return ParseText(prev.Path, text, opts), false
 }
 
@@ -189,8 +197,12 @@ func readLine(prev *File, text *Text, e lineEdit, a around, opts Options) (*File
 	f := &File{Path: prev.Path, Text: text, Version: prev.Version, OptionNovalue: prev.OptionNovalue, ctl: prev.ctl,
 		specReset: prev.specReset, specZero: prev.specZero, linesRead: lineCount(e.newLine)}
 	f.Leak = leakAfter(prev, a.d0)
+	// Names and expressions read from several lines are copies: as
+	// substrings, each definition that a later edit keeps would keep all
+	// the lines alive (an edit composed of a few far apart reads
+	// thousands).
 	reader := &configReader{f: f, ctl: prev.ctl, src: e.newLine, srcAt: e.r, text: string(e.newLine), textAt: e.r, pos: e.r, lineno: e.idx + 1, memo: opts.Memo,
-		registered: map[string]bool{}, attrs: map[string]map[string]bool{}}
+		registered: map[string]bool{}, attrs: map[string]map[string]bool{}, ownStrings: f.linesRead > 1}
 	// The names the line may use, and what is known of them before it.
 	for _, name := range lineNames(e.oldLine, e.newLine) {
 		if a.names.registeredBefore(name, a.rPos) {

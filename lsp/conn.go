@@ -323,6 +323,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	bg := protocol.WithClient(ctx, client)
 	srv := newServer(bg, client, opts)
 	srv.notify = conn.Notify
+	if opts.served != nil {
+		opts.served(srv)
+	}
 	life := newLifecycle()
 	srv.sendFrame = frameSender(locked, life.exited, conn.Done())
 	handler := tolerate(opts.Logger, life.handler(cancelHandler(encodedReplies(srv, decodedEdits(srv, protocol.ServerHandler(srv, jsonrpc2.MethodNotFoundHandler))))))

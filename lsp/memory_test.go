@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -128,14 +126,7 @@ func TestOpenDocumentsMemory(t *testing.T) {
 	}
 	waitFor(docs + 1)
 	held := int64(heap()) - int64(before)
-	if p := os.Getenv("PCP_DERIVE_LSP_MEMPROFILE"); p != "" {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pprof.Lookup("heap").WriteTo(f, 0)
-		f.Close()
-	}
+	writeHeapProfile(t, "")
 	t.Logf("%d documents, %.1f MB of text: %.1f MB held, %.1f times the text", docs, float64(text)/1e6, float64(held)/1e6, float64(held)/float64(text))
 	if held > maxHeldPerText*int64(text) {
 		t.Errorf("%d open documents of %.1f MB hold %.1f MB, over %d times their text", docs, float64(text)/1e6, float64(held)/1e6, maxHeldPerText)

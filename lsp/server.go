@@ -42,6 +42,9 @@ type Options struct {
 	// can bound the server's memory to what they need (main sets a soft
 	// memory limit proportional to it). Tests leave it nil.
 	OpenDocuments func(bytes int64)
+	// served, when set (by tests), is given the server Serve made, so a
+	// test driving it over the protocol can look at what it holds.
+	served func(*server)
 }
 
 // Settings are what a client may set in initializationOptions or

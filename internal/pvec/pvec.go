@@ -20,6 +20,13 @@ const (
 	groupLen = 32
 )
 
+// minChunkLen and minGroupLen are the sizes below which a splice cuts a
+// chunk, or makes a group, again with a neighbour.
+const (
+	minChunkLen = chunkLen / 4
+	minGroupLen = groupLen / 4
+)
+
 // Vec is an immutable list of T held as chunks, in groups, which versions
 // share: Splice makes a new Vec copying only the chunks the change
 // touches and their groups' index. The zero Vec is empty. The elements
@@ -102,6 +109,16 @@ func (v Vec[T]) Len() int {
 		return 0
 	}
 	return v.ends[len(v.ends)-1]
+}
+
+// Shape is how v is held: the number of its groups and of its chunks.
+// Tests hold a list made by many splices to about the shape Of gives the
+// same elements: a long editing session must not leave it in crumbs.
+func (v Vec[T]) Shape() (groups, chunks int) {
+	for _, g := range v.groups {
+		chunks += len(g.chunks)
+	}
+	return len(v.groups), chunks
 }
 
 // place names a chunk: group g's chunk c, whose first element is the
@@ -262,7 +279,11 @@ func (v Vec[T]) Search(f func(T) bool) int {
 // Splice is the list with elements [from, to) replaced by with's (copied:
 // with may change afterwards). It copies the chunks holding
 // from and to, the index of their groups, and the per-group index; every
-// other chunk and group is shared.
+// other chunk and group is shared. What is left of those chunks, when
+// small, is cut again with a neighbour chunk, and a group left with few
+// chunks made again with a neighbour group, so that no run of splices
+// leaves the list in more than about twice the chunks and groups Of
+// makes of it (TestSplicesKeepShape).
 func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	n := v.Len()
 	if from < 0 || to > n || from > to {
@@ -287,26 +308,51 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 		m = v.locate(to - 1)
 	}
 	kc, mc := v.chunk(k), v.chunk(m)
+	gk, gm := v.groups[k.g], v.groups[m.g]
+	// What is left of the chunks small (a deletion), a neighbour in
+	// their group is cut again with it: else the deletions of a long
+	// session leave the list in crumbs, chunks of a few elements each.
+	var before, after []T
+	if from-k.start+len(with)+m.start+len(mc)-to < minChunkLen {
+		switch {
+		case k.c > 0:
+			before = gk.chunks[k.c-1]
+		case m.c+1 < len(gm.chunks):
+			after = gm.chunks[m.c+1]
+		}
+	}
+	kFirst, mLast := k.c-min(1, len(before)), m.c+min(1, len(after))
 	// Groups k.g to m.g are made again: the chunks of k's group before
 	// it, the new ones, and those of m's group after it.
-	gk, gm := v.groups[k.g], v.groups[m.g]
-	run := make([][]T, 0, k.c+(from-k.start+len(with)+m.start+len(mc)-to)/chunkLen+2+len(gm.chunks)-m.c-1)
-	run = append(run, gk.chunks[:k.c]...)
-	run = appendChunks(run, kc[:from-k.start], with, mc[to-m.start:])
-	run = append(run, gm.chunks[m.c+1:]...)
+	run := make([][]T, 0, kFirst+(len(before)+from-k.start+len(with)+m.start+len(mc)-to+len(after))/chunkLen+2+len(gm.chunks)-mLast-1)
+	run = append(run, gk.chunks[:kFirst]...)
+	run = appendChunks(run, before, kc[:from-k.start], with, mc[to-m.start:], after)
+	run = append(run, gm.chunks[mLast+1:]...)
+	// So are groups left with few chunks, with a neighbour.
+	gFirst, gLast := k.g, m.g
+	if len(run) < minGroupLen {
+		switch {
+		case gFirst > 0:
+			gFirst--
+			run = append(slices.Clone(v.groups[gFirst].chunks), run...)
+		case gLast+1 < len(v.groups):
+			gLast++
+			run = append(run, v.groups[gLast].chunks...)
+		}
+	}
 	var out Vec[T]
-	tail := len(v.groups) - m.g - 1
-	out.groups = make([]*group[T], k.g, k.g+len(run)/groupLen+1+tail)
-	out.ends = make([]int, k.g, cap(out.groups))
-	copy(out.groups, v.groups[:k.g])
-	copy(out.ends, v.ends[:k.g])
+	tail := len(v.groups) - gLast - 1
+	out.groups = make([]*group[T], gFirst, gFirst+len(run)/groupLen+1+tail)
+	out.ends = make([]int, gFirst, cap(out.groups))
+	copy(out.groups, v.groups[:gFirst])
+	copy(out.ends, v.ends[:gFirst])
 	base := 0
-	if k.g > 0 {
-		base = v.ends[k.g-1]
+	if gFirst > 0 {
+		base = v.ends[gFirst-1]
 	}
 	out.appendGroups(run, base)
 	shift := len(with) - (to - from)
-	for g := m.g + 1; g < len(v.groups); g++ {
+	for g := gLast + 1; g < len(v.groups); g++ {
 		out.groups, out.ends = append(out.groups, v.groups[g]), append(out.ends, v.ends[g]+shift)
 	}
 	return out

@@ -195,3 +195,34 @@ func TestSpliceCopiesAChunk(t *testing.T) {
 		t.Errorf("%d bytes a splice of %d elements, want at most %d", res.AllocedBytesPerOp(), v.Len(), limit)
 	}
 }
+
+// TestSplicesKeepShape: a long run of small splices that deletes most of
+// a list (an editing session deleting lines one by one) leaves it in at
+// most about twice the groups and chunks Of makes of the same elements,
+// not in the chunks it started with, a few elements each.
+func TestSplicesKeepShape(t *testing.T) {
+	for _, keep := range []int{8500, 1700, 200} {
+		rnd := rand.New(rand.NewPCG(39, uint64(keep)))
+		want := make([]int, 17000)
+		for i := range want {
+			want[i] = i
+		}
+		v := Of(want)
+		for next := len(want); len(want) > keep; next++ {
+			from := rnd.IntN(len(want))
+			to := min(len(want), from+1+rnd.IntN(3))
+			with := []int{}
+			if rnd.IntN(4) == 0 {
+				with = append(with, next)
+			}
+			v = v.Splice(from, to, with)
+			want = slices.Concat(want[:from], with, want[to:])
+		}
+		check(t, v, want)
+		g, c := v.Shape()
+		fg, fc := Of(want).Shape()
+		if g > 2*fg+1 || c > 2*fc+1 {
+			t.Errorf("%d elements left: %d groups and %d chunks, Of makes %d and %d", keep, g, c, fg, fc)
+		}
+	}
+}

@@ -20,7 +20,7 @@ import (
 // plain pass reads it from this line (scripts/make-test.sh). Each was
 // among the slowest under -race, for work the detector has nothing to
 // watch in (our side of a comparison, or one huge input).
-const Pattern = `^(TestSyntaxAcrossReleases|TestScannerMatchesRegexpLexer|TestLongChainVerdict|TestParseExprDepthBound|TestReparseEqualsParse|TestNodesOfEqualsCheck|TestTooDeepCrashesLibpcp|TestIncrementalEqualsRun)$`
+const Pattern = `^(TestSyntaxAcrossReleases|TestScannerMatchesRegexpLexer|TestLongChainVerdict|TestParseExprDepthBound|TestReparseEqualsParse|TestNodesOfEqualsCheck|TestTooDeepCrashesLibpcp|TestIncrementalEqualsRun|TestLongEditingSession)$`
 
 var sampling = regexp.MustCompile(Pattern)
 
