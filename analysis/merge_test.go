@@ -36,7 +36,7 @@ func TestMergedFindings(t *testing.T) {
 		a, b := list(rng.IntN(size), sortedA, "a"), list(rng.IntN(size), sortedB, "b")
 		want := append(append([]grammar.Diagnostic{}, a...), b...)
 		sort.SliceStable(want, func(i, j int) bool { return want[i].Range.Start.Before(want[j].Range.Start) })
-		f := mergedFindings(a, pvec.Of(b))
+		f := mergedFindings(a, pvec.Of(b), Findings{})
 		var read []grammar.Diagnostic
 		for d := range f.All() {
 			read = append(read, *d)
@@ -48,6 +48,44 @@ func TestMergedFindings(t *testing.T) {
 		}
 		if f.Len() != len(want) {
 			t.Fatalf("trial %d: Len %d, want %d", trial, f.Len(), len(want))
+		}
+	}
+}
+
+// TestMergedFindingsAfterSplice: a checked list spliced from a sorted one
+// (an edit's) is compared only where it differs from it, and is still
+// found out of order when the splice put a finding before its
+// neighbour's position, at either side of it.
+func TestMergedFindingsAfterSplice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	at := func(line int) grammar.Diagnostic {
+		return grammar.Diagnostic{Range: grammar.Range{Start: grammar.Pos{Line: int32(line), Col: 1}}, Code: "b"}
+	}
+	base := make([]grammar.Diagnostic, 3000) // in several chunks and groups
+	for i := range base {
+		base[i] = at(2*i + 2)
+	}
+	sorted := pvec.Of(base)
+	for trial := range 500 {
+		from := rng.IntN(len(base))
+		to := min(len(base), from+rng.IntN(3))
+		line := 2*from + 1 + rng.IntN(3) // in order between its neighbours
+		if trial%3 == 0 {
+			line = 2*from + 2 + 2*(to-from) + rng.IntN(6) + 1 // past the next one: out of order
+		}
+		if trial%5 == 0 {
+			line = 2*from - rng.IntN(6) - 1 // before the one before
+		}
+		b := sorted.Splice(from, to, []grammar.Diagnostic{at(line)})
+		want := b.Collect()
+		inOrder := sort.SliceIsSorted(want, func(i, j int) bool { return want[i].Range.Start.Before(want[j].Range.Start) })
+		sort.SliceStable(want, func(i, j int) bool { return want[i].Range.Start.Before(want[j].Range.Start) })
+		f := mergedFindings(nil, b, Findings{b: sorted})
+		if got := f.Slice(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d (splice [%d, %d) of line %d): the findings are not in order", trial, from, to, line)
+		}
+		if held := f.b.Len() > 0; held != inOrder {
+			t.Fatalf("trial %d (splice [%d, %d) of line %d): held as it is %v, in order %v", trial, from, to, line, held, inOrder)
 		}
 	}
 }
