@@ -21,23 +21,30 @@ import (
 // semantic error on 2% of them; the line typed in, "bench.typing = ...",
 // in the middle.
 func typingDocument(n int) string {
+	// The first rule whose line number matches (i%every == at) makes
+	// line i, of number i+of.
+	rules := []struct {
+		every, at, of int
+		format        string
+	}{
+		{50, 0, 0, "# section %d\n"},
+		{200, 25, 0, "bench.m%[1]d = disk.dev.read_%[1]d + 1\n"},
+		{200, 125, 0, "bench.m%[1]d = rate(redis.commands_%[1]d)\n"},
+		{100, 75, 0, "bench.m%d = network.interface.in.bytes * network.interface.out.bytes\n"},
+		{8, 3, -1, "bench.m%d(oneline) = \"help\"\n"}, // the line before's metric
+		{1, 0, 0, "bench.m%d = rate(disk.dev.read)\n"},
+	}
 	var b strings.Builder
 	for i := range n {
-		switch {
-		case i == n/2:
+		if i == n/2 {
 			b.WriteString("bench.typing = kernel.all.load + 1\n")
-		case i%50 == 0:
-			fmt.Fprintf(&b, "# section %d\n", i)
-		case i%200 == 25:
-			fmt.Fprintf(&b, "bench.m%d = disk.dev.read_%d + 1\n", i, i)
-		case i%200 == 125:
-			fmt.Fprintf(&b, "bench.m%d = rate(redis.commands_%d)\n", i, i)
-		case i%100 == 75:
-			fmt.Fprintf(&b, "bench.m%d = network.interface.in.bytes * network.interface.out.bytes\n", i)
-		case i%8 == 3:
-			fmt.Fprintf(&b, "bench.m%d(oneline) = \"help\"\n", i-1)
-		default:
-			fmt.Fprintf(&b, "bench.m%d = rate(disk.dev.read)\n", i)
+			continue
+		}
+		for _, r := range rules {
+			if i%r.every == r.at {
+				fmt.Fprintf(&b, r.format, i+r.of)
+				break
+			}
 		}
 	}
 	return b.String()
