@@ -356,18 +356,22 @@ func (p *publication) shared(next *publication) (head, tail int) {
 	}
 	plain := next.file.Text.LoneCRs() == 0 && p.file.Text.LoneCRs() == 0
 	same := func(a, b *grammar.Diagnostic) bool { return sameJSON(a, next.file, b, p.file, plain) }
+	n, m := next.findings.Len(), p.findings.Len()
 	if plain {
-		return next.findings.Shared(p.findings, same)
+		head, tail = next.findings.Shared(p.findings, same)
 	}
-	a, b := slices.Collect(next.findings.All()), slices.Collect(p.findings.All())
-	n, m := len(a), len(b)
-	for head < min(n, m) && same(a[head], b[head]) {
-		head++
+	// The findings between: every one, with lone "\r"s; otherwise those
+	// of the chunks the edit copied, most of them copies of findings it
+	// did not change, compared one by one.
+	a, b := slices.Collect(next.findings.Range(head, n-tail)), slices.Collect(p.findings.Range(head, m-tail))
+	h, t := 0, 0
+	for h < min(len(a), len(b)) && same(a[h], b[h]) {
+		h++
 	}
-	for tail < min(n, m)-head && same(a[n-1-tail], b[m-1-tail]) {
-		tail++
+	for t < min(len(a), len(b))-h && same(a[len(a)-1-t], b[len(b)-1-t]) {
+		t++
 	}
-	return head, tail
+	return head + h, tail + t
 }
 
 // sameJSON says whether finding a of text fa and finding b of text fb,
