@@ -25,14 +25,10 @@ import (
 // new JSON is a finding's (512 bytes), not the copied chunks' (16
 // findings, 8 KB), and its JSON is protocol.Marshal's.
 func TestPublishEncodesTheEditsFindings(t *testing.T) {
+	const lines, typed = 5000, 2501 // a misspelt metric on every other line
 	if testsize.Race {
 		t.Skip("the race detector allocates beside the code measured; the plain pass runs this")
 	}
-	src, err := embedded.Source()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const lines, typed = 5000, 2501 // a misspelt metric on every other line
 	var b strings.Builder
 	for i := range lines {
 		if i%2 == 1 {
@@ -42,6 +38,10 @@ func TestPublishEncodesTheEditsFindings(t *testing.T) {
 		}
 	}
 	u := uri.File("/tmp/typed.conf")
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := &config{pcp: analysis.VersionChoice{Version: pcpver.Latest, Reason: "test"}}
 	acfg := analysis.Config{Version: cfg.pcp, Source: pmclient.NewCache(src), MaxPerCode: analysis.DefaultMaxPerCode * 10}
 	opts := analysis.Options{Memo: grammar.NewMemo(), Incremental: true}
