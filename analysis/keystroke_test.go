@@ -92,13 +92,13 @@ func (ty *typist) key() {
 
 // TestKeystrokeAllocations bounds what a keystroke at 100,000 lines
 // with 2% of them in error allocates, read and checked from its line:
-// at most 6 KB more than the same keystroke at 1,000 lines (the piece of
+// at most 8 KB more than the same keystroke at 1,000 lines (the piece of
 // text it falls in and the chunks of the lists it splices are the same
 // size at both; the indexes of pieces, chunks and groups above them
 // grow). It was 21 KB more, when a splice of the checker's findings
-// copied 128 of them (17 KB). The collector's share of a keystroke grows
-// with what it allocates times the heap it marks: at 100,000 lines, each
-// kilobyte a keystroke allocates costs it a few microseconds.
+// copied 128 of them (17 KB). The collector's share of a keystroke is
+// in proportion to what it allocates and to the heap it marks, which at
+// 100,000 lines is a hundred megabytes.
 func TestKeystrokeAllocations(t *testing.T) {
 	if testsize.Race {
 		t.Skip("the race detector allocates beside the code measured; the plain pass runs this")
@@ -123,8 +123,8 @@ func TestKeystrokeAllocations(t *testing.T) {
 	small, n1 := perKey(1000)
 	big, n2 := perKey(100_000)
 	t.Logf("a keystroke allocates %.0f bytes at 1,000 lines (%d findings), %.0f at 100,000 (%d findings)", small, n1, big, n2)
-	if big-small > 6<<10 {
-		t.Errorf("a keystroke at 100,000 lines allocates %.0f bytes, %.0f more than at 1,000 lines, want at most 6 KB more", big, big-small)
+	if big-small > 8<<10 {
+		t.Errorf("a keystroke at 100,000 lines allocates %.0f bytes, %.0f more than at 1,000 lines, want at most 8 KB more", big, big-small)
 	}
 }
 
