@@ -127,6 +127,12 @@ type File struct {
 	// them.
 	syntax  []grammar.Diagnostic
 	checked pvec.Vec[grammar.Diagnostic] // the report's own list
+	// sortedBase is findings known sorted (as every Findings' lists are)
+	// that syntax and checked were made of by an edit: the last
+	// version's, as Reparse and Recheck set them, so that finish compares
+	// only what the edit changed. Zero for none, and once finish has read
+	// it.
+	sortedBase Findings
 	// marks counts the suppression comments' mark in the text (kept up
 	// to date by Reparse, so a keystroke does not search the whole text
 	// for one); -1 when not counted yet.
@@ -438,7 +444,8 @@ func (r *Result) finish() {
 				}
 			}
 		}
-		f.Findings = filtered(f.File, f.marks > 0, r.Config.Rules, mergedFindings(syntax, checked))
+		f.Findings = filtered(f.File, f.marks > 0, r.Config.Rules, mergedFindings(syntax, checked, f.sortedBase))
+		f.sortedBase = Findings{} // not the last version's findings kept alive
 	}
 }
 
@@ -488,7 +495,7 @@ func sortByPosition(diags []grammar.Diagnostic) {
 // by position: no suppression comment or rule applied (check's pcp
 // format, which mirrors libpcp).
 func (f File) Unfiltered() []grammar.Diagnostic {
-	return mergedFindings(f.syntax, f.checked).Slice()
+	return mergedFindings(f.syntax, f.checked, Findings{}).Slice()
 }
 
 // PCPOrder returns, for each file, the findings libpcp prints, in the

@@ -75,9 +75,12 @@ func (f Findings) Slice() []grammar.Diagnostic {
 // mergedFindings are the findings of two lists as libpcp produces them
 // (each sorted by position, but for a capped read's or check's
 // stand-ins, listed last), in order: held as they are when both are
-// sorted, as one sorted list otherwise.
-func mergedFindings(a []grammar.Diagnostic, b pvec.Vec[grammar.Diagnostic]) Findings {
-	if sortedByPosition(a) && sortedChunks(b) {
+// sorted, as one sorted list otherwise. base is the findings a and b
+// were made of by an edit, when there are some (the last version's,
+// whose lists are sorted): a list the edit left as it was is not
+// compared again, and b only where it differs from base's.
+func mergedFindings(a []grammar.Diagnostic, b pvec.Vec[grammar.Diagnostic], base Findings) Findings {
+	if (sameList(a, base.a) || sortedByPosition(a)) && sortedSince(b, base.b) {
 		return Findings{a: a, b: b}
 	}
 	out := append(append(make([]grammar.Diagnostic, 0, len(a)+b.Len()), a...), b.Collect()...)
@@ -85,17 +88,34 @@ func mergedFindings(a []grammar.Diagnostic, b pvec.Vec[grammar.Diagnostic]) Find
 	return Findings{a: out}
 }
 
-// sortedChunks is sortedByPosition of a Vec.
-func sortedChunks(v pvec.Vec[grammar.Diagnostic]) bool {
+// sameList says whether a and b are the same list (the same array, as
+// the grammar keeps the findings of a file whose edit made none).
+func sameList(a, b []grammar.Diagnostic) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sortedSince is sortedByPosition of a Vec made of base, a sorted Vec, by
+// splices: the elements in the chunks v shares with base at both ends are
+// in order, so only the rest is compared, and with the element before
+// and the one after it. A keystroke at 100,000 lines with 2,500 findings
+// compared them all, every one a cache line of its own.
+func sortedSince(v, base pvec.Vec[grammar.Diagnostic]) bool {
+	head, tail := v.SharedEnds(base)
+	from, to := max(0, head-1), min(v.Len(), v.Len()-tail+1)
+	if to-from < 2 {
+		return true
+	}
 	var last *grammar.Diagnostic
-	for c := range v.Chunks() {
+	n := to - from
+	for c := range v.ChunksFrom(from) {
+		c = c[:min(len(c), n)]
 		if len(c) == 0 {
-			continue
+			break
 		}
 		if last != nil && c[0].Range.Start.Before(last.Range.Start) || !sortedByPosition(c) {
 			return false
 		}
-		last = &c[len(c)-1]
+		last, n = &c[len(c)-1], n-len(c)
 	}
 	return true
 }

@@ -35,7 +35,7 @@ func Reparse(prev *Result, path string, text *grammar.Text, cfg Config, opts Opt
 	read.Memo = opts.Memo
 	f, reparsed := grammar.Reparse(prev.Files[0].File, text, ch, read)
 	r := &Result{Config: cfg, SourceName: NoSource, opts: opts, groups: [][]int{{0}}}
-	r.Files = []File{{File: f, syntax: f.Diagnostics, marks: marksAfter(prev.Files[0].marks, old, text, ch)}}
+	r.Files = []File{{File: f, syntax: f.Diagnostics, marks: marksAfter(prev.Files[0].marks, old, text, ch), sortedBase: prev.Files[0].Findings}}
 	r.finish()
 	return r, reparsed
 }
@@ -112,6 +112,9 @@ func Recheck(ctx context.Context, prev, parsed *Result) *Result {
 	r := *parsed
 	r.Files = []File{parsed.Files[0]}
 	r.Files[0].checked, r.Files[0].rep = rep.Findings(f), rep
+	// The lists the checked findings and the syntax ones were made of,
+	// known sorted.
+	r.Files[0].sortedBase = Findings{a: parsed.Files[0].Findings.a, b: prev.Files[0].Findings.b}
 	r.Checked, r.SourceName, r.Report, r.refs, r.generation = true, src.Describe(), rep, &refsCell{}, gen
 	r.reports = []*checker.Report{rep}
 	r.refs.p.Store(refs)

@@ -7,25 +7,44 @@ import (
 	"iter"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
-// chunkLen is the length chunks are cut to, and groupLen the number of
-// chunks groups are cut to: a splice copies the chunks it touches, the
-// index of their group and the per-group index, so about
-// 2×chunkLen + 2×groupLen + n/(chunkLen×groupLen) words for n elements.
-// With one level of 512-element chunks, a splice of 100,000 copied 10 KB,
-// most of it the per-chunk index, twice a keystroke.
+// chunkLen is the length chunks of word-sized elements (pointers) are
+// cut to, and groupLen the number of chunks groups are cut to: a splice
+// copies the chunks it touches, the index of their group and the
+// per-group index, so about 2×chunkLen + 2×groupLen +
+// n/(chunkLen×groupLen) words for n elements. With one level of
+// 512-element chunks, a splice of 100,000 copied 10 KB, most of it the
+// per-chunk index, twice a keystroke.
 const (
 	chunkLen = 128
 	groupLen = 32
 )
 
-// minChunkLen and minGroupLen are the sizes below which a splice cuts a
-// chunk, or makes a group, again with a neighbour.
+// chunkBytes is the size chunks are cut to (chunkLen words), and
+// fewestChunkLen the fewest elements a chunk of large ones is cut to: a
+// splice copies its chunk, and a chunk of 128 findings (136 bytes each)
+// was 17 KB, two fifths of what a keystroke allocated at 100,000 lines,
+// and the collector's work with it.
 const (
-	minChunkLen = chunkLen / 4
-	minGroupLen = groupLen / 4
+	chunkBytes     = chunkLen * 8
+	fewestChunkLen = 8
 )
+
+// chunkLenOf is the length chunks of T are cut to: chunkBytes of them,
+// within fewestChunkLen and chunkLen elements.
+func chunkLenOf[T any]() int {
+	var zero T
+	return max(fewestChunkLen, min(chunkLen, chunkBytes/max(1, int(unsafe.Sizeof(zero)))))
+}
+
+// minChunkLenOf and minGroupLen are the sizes below which a splice cuts a
+// chunk, or makes a group, again with a neighbour: a quarter of what
+// they are cut to.
+func minChunkLenOf[T any]() int { return chunkLenOf[T]() / 4 }
+
+const minGroupLen = groupLen / 4
 
 // Vec is an immutable list of T held as chunks, in groups, which versions
 // share: Splice makes a new Vec copying only the chunks the change
@@ -56,14 +75,14 @@ func Of[T any](s []T) Vec[T] {
 // elements a later splice replaced in the others (after a few thousand
 // Enters, every version's moved definitions).
 func appendChunks[T any](chunks [][]T, parts ...[]T) [][]T {
-	n := 0
+	n, size := 0, chunkLenOf[T]()
 	for _, p := range parts {
 		n += len(p)
 	}
 	for n > 0 {
 		k := n
-		if k > 2*chunkLen {
-			k = chunkLen
+		if k > 2*size {
+			k = size
 		}
 		chunk := make([]T, 0, k)
 		for len(chunk) < k {
@@ -276,6 +295,48 @@ func (v Vec[T]) Search(f func(T) bool) int {
 	return start + sort.Search(len(chunk), func(i int) bool { return f(chunk[i]) })
 }
 
+// SharedEnds is how many elements at v's start (head) and at its end
+// (tail) are in chunks v shares with old, in the same places: for v made
+// of old by Splices, the elements outside [head, Len-tail) are old's
+// first head and last tail elements, as they were. It compares groups and
+// chunks by identity, never elements, so that what an edit left alone is
+// not read again: O(groups + chunks of a group). head+tail is at most
+// both lists' lengths.
+func (v Vec[T]) SharedEnds(old Vec[T]) (head, tail int) {
+	n := min(v.Len(), old.Len())
+	g, og := v.groups, old.groups
+	for len(g) > 0 && len(og) > 0 && g[0] == og[0] {
+		head += g[0].ends[len(g[0].ends)-1]
+		g, og = g[1:], og[1:]
+	}
+	for len(g) > 0 && len(og) > 0 && g[len(g)-1] == og[len(og)-1] && head+tail < n {
+		last := g[len(g)-1]
+		tail += last.ends[len(last.ends)-1]
+		g, og = g[:len(g)-1], og[:len(og)-1]
+	}
+	// The chunks of the groups left, from either end (an edit's one or
+	// two groups: on the stack).
+	var cs, ocs [4 * groupLen][]T
+	c, oc := cs[:0], ocs[:0]
+	for _, grp := range g {
+		c = append(c, grp.chunks...)
+	}
+	for _, grp := range og {
+		oc = append(oc, grp.chunks...)
+	}
+	same := func(a, b []T) bool { return len(a) == len(b) && &a[0] == &b[0] }
+	for len(c) > 0 && len(oc) > 0 && same(c[0], oc[0]) {
+		head += len(c[0])
+		c, oc = c[1:], oc[1:]
+	}
+	for len(c) > 0 && len(oc) > 0 && same(c[len(c)-1], oc[len(oc)-1]) {
+		tail += len(c[len(c)-1])
+		c, oc = c[:len(c)-1], oc[:len(oc)-1]
+	}
+	head = min(head, n)
+	return head, min(tail, n-head)
+}
+
 // Splice is the list with elements [from, to) replaced by with's (copied:
 // with may change afterwards). It copies the chunks holding
 // from and to, the index of their groups, and the per-group index; every
@@ -313,7 +374,7 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	// their group is cut again with it: else the deletions of a long
 	// session leave the list in crumbs, chunks of a few elements each.
 	var before, after []T
-	if from-k.start+len(with)+m.start+len(mc)-to < minChunkLen {
+	if from-k.start+len(with)+m.start+len(mc)-to < minChunkLenOf[T]() {
 		switch {
 		case k.c > 0:
 			before = gk.chunks[k.c-1]
@@ -324,7 +385,7 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	kFirst, mLast := k.c-min(1, len(before)), m.c+min(1, len(after))
 	// Groups k.g to m.g are made again: the chunks of k's group before
 	// it, the new ones, and those of m's group after it.
-	run := make([][]T, 0, kFirst+(len(before)+from-k.start+len(with)+m.start+len(mc)-to+len(after))/chunkLen+2+len(gm.chunks)-mLast-1)
+	run := make([][]T, 0, kFirst+(len(before)+from-k.start+len(with)+m.start+len(mc)-to+len(after))/chunkLenOf[T]()+2+len(gm.chunks)-mLast-1)
 	run = append(run, gk.chunks[:kFirst]...)
 	run = appendChunks(run, before, kc[:from-k.start], with, mc[to-m.start:], after)
 	run = append(run, gm.chunks[mLast+1:]...)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"unsafe"
 	"weak"
 )
 
@@ -224,5 +225,62 @@ func TestSplicesKeepShape(t *testing.T) {
 		if g > 2*fg+1 || c > 2*fc+1 {
 			t.Errorf("%d elements left: %d groups and %d chunks, Of makes %d and %d", keep, g, c, fg, fc)
 		}
+	}
+}
+
+// TestSharedEnds: the elements outside a splice's chunks are found
+// shared, at both ends, and what SharedEnds says is shared is old's.
+func TestSharedEnds(t *testing.T) {
+	s := make([]int, 5*chunkLen*groupLen) // several groups
+	for i := range s {
+		s[i] = i
+	}
+	old := Of(s)
+	for _, c := range []struct{ from, to, ins int }{
+		{0, 0, 1}, {0, 1, 0}, {100, 101, 1}, {len(s) / 2, len(s)/2 + 3, 1}, {len(s) - 1, len(s), 0}, {len(s), len(s), 2}, {10, len(s) - 10, 0},
+	} {
+		v := old.Splice(c.from, c.to, make([]int, c.ins))
+		head, tail := v.SharedEnds(old)
+		if head > c.from || tail > len(s)-c.to {
+			t.Fatalf("splice [%d, %d) of %d: head %d, tail %d overlap it", c.from, c.to, c.ins, head, tail)
+		}
+		// Only the splice's own chunks (and their group, cut again) are
+		// not shared.
+		if unshared := v.Len() - head - tail; unshared > 2*chunkLen*groupLen+c.ins {
+			t.Errorf("splice [%d, %d) of %d: %d elements not found shared", c.from, c.to, c.ins, unshared)
+		}
+		if !slices.Equal(v.Slice(0, head), s[:head]) || !slices.Equal(v.Slice(v.Len()-tail, v.Len()), s[len(s)-tail:]) {
+			t.Fatalf("splice [%d, %d): the ends said shared differ", c.from, c.to)
+		}
+	}
+	if head, tail := old.SharedEnds(old); head != len(s) || tail != 0 {
+		t.Errorf("a list and itself: head %d tail %d, want %d and 0", head, tail, len(s))
+	}
+	if head, tail := old.SharedEnds(Of(s)); head != 0 || tail != 0 {
+		t.Errorf("two lists of the same elements: head %d tail %d, want 0 and 0", head, tail)
+	}
+	if allocs := testing.AllocsPerRun(10, func() { old.Splice(500, 501, nil).SharedEnds(old) }) - testing.AllocsPerRun(10, func() { old.Splice(500, 501, nil) }); allocs > 0 {
+		t.Errorf("SharedEnds allocated %.0f times", allocs)
+	}
+}
+
+// TestSpliceCopiesAChunkOfLargeElements: a list of large elements (a
+// finding is 136 bytes) is cut into chunks of about chunkBytes, so that a
+// splice copies that much, not chunkLen of them.
+func TestSpliceCopiesAChunkOfLargeElements(t *testing.T) {
+	type finding [17]int64 // 136 bytes
+	v := Of(make([]finding, 2500))
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			v.Splice(1250, 1251, []finding{{1}})
+		}
+	})
+	if limit := int64(3*chunkBytes + 2*groupLen*(24+8) + len(v.groups)*(8+8) + 512); res.AllocedBytesPerOp() > limit {
+		t.Errorf("%d bytes a splice of one %d-byte element in %d, want at most %d", res.AllocedBytesPerOp(), unsafe.Sizeof(finding{}), v.Len(), limit)
+	}
+	check := slices.Collect(v.Splice(1250, 1251, []finding{{1}}).Values())
+	if len(check) != 2500 || check[1250][0] != 1 || check[1249][0] != 0 {
+		t.Errorf("the splice's list is wrong")
 	}
 }
