@@ -374,30 +374,34 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved 
 	if from+n > rep.Metrics.Len() {
 		return false
 	}
-	metrics := rep.Metrics.Slice(from, from+n)
 	r.renamed = r.renamed || (!moved && n > maxNameLayer)
-	k, anyMoved := 0, false
-	for j, a := range olds {
-		if !a.Registered {
-			continue
-		}
-		if metrics[k].Def != a {
-			return false
-		}
-		if b := news[j]; a != b {
-			copied := new(Metric)
-			*copied = *metrics[k]
+	j, ours, anyMoved := 0, true, false // olds[j]: the next registered
+	metrics := rep.Metrics.Map(from, from+n, func(run []*Metric, whole bool) {
+		copies := pvec.NewFresh[Metric](len(run), whole) // pvec.Map says why
+		for i, m := range run {
+			for !olds[j].Registered {
+				j++
+			}
+			a, b := olds[j], news[j]
+			j++
+			if ours = ours && m.Def == a; !ours || a == b {
+				continue
+			}
+			copied := copies.New()
+			*copied = *m
 			copied.Def = b
-			metrics[k] = copied
+			run[i] = copied
 			if !r.renamed && !moved {
 				rep.ByName.set(b.Name, copied)
 			}
 			anyMoved = true
 		}
-		k++
+	})
+	if !ours {
+		return false
 	}
 	if anyMoved {
-		rep.Metrics = rep.Metrics.Splice(from, from+n, metrics)
+		rep.Metrics = metrics
 	}
 	return true
 }
@@ -681,17 +685,15 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 	}
 	switch {
 	case ch.dl != 0:
-		// One copy of those after the change, moved, which the splice
-		// keeps.
-		tail := make([]grammar.Diagnostic, 0, len(fresh)+diags.Len()-j)
-		tail = append(tail, fresh...)
+		// The fresh ones in place of the changed run, and one copy of
+		// those after it, moved.
 		mv := grammar.FindingMover{DL: ch.dl}
-		for c := range diags.ChunksFrom(j) {
-			for _, d := range c {
-				tail = append(tail, mv.Move(d))
+		spliced := diags.Splice(i, j, fresh)
+		return spliced.Map(i+len(fresh), spliced.Len(), func(run []grammar.Diagnostic, _ bool) {
+			for k := range run {
+				run[k] = mv.Move(run[k])
 			}
-		}
-		return diags.Splice(i, diags.Len(), tail), removed
+		}), removed
 	case i == j && len(fresh) == 0:
 		return diags, nil // nothing changed
 	}
