@@ -340,10 +340,11 @@ func (r *recheck) spliceMetrics() bool {
 	// Read again whole: prev's verdicts, for the new definitions. (The
 	// definitions were compared one by one, so a copy of the metrics
 	// around the change costs no more.)
-	if !r.prefixShared && !r.moveMetrics(0, pd.Slice(0, r.p), nd.Slice(0, r.p), false) {
+	if !r.prefixShared && !r.moveMetrics(0, k0, pd.From(0), nd.From(0), false) {
 		return false
 	}
-	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), pd.Slice(pd.Len()-s, pd.Len()), nd.Slice(nd.Len()-s, nd.Len()), r.dl != 0) {
+	n := r.prev.Metrics.Len() - k1 // of the definitions after the change
+	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), n, pd.From(pd.Len()-s), nd.From(nd.Len()-s), r.dl != 0) {
 		return false
 	}
 	rep.ByName.listed(rep.Metrics)
@@ -358,33 +359,27 @@ func (r *recheck) spliceMetrics() bool {
 	return true
 }
 
-// moveMetrics points the report's metrics of prev's definitions olds,
-// from index from on, at news, the equal definitions read again in their
-// places: a copy of each metric whose definition is not the same value,
-// registered under its name unless the names follow them by a line move
-// (moved: MetricNames.move). false: the metrics there are not olds'.
-func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved bool) bool {
+// moveMetrics points the report's n metrics from index from on, those of
+// prev's definitions that olds reads, at the equal definitions read again
+// in their places, which news reads: a copy of each metric whose
+// definition is not the same value, registered under its name unless the
+// names follow them by a line move (moved: MetricNames.move). false: the
+// metrics there are not olds'.
+func (r *recheck) moveMetrics(from, n int, olds, news pvec.Cursor[*grammar.Definition], moved bool) bool {
 	rep := r.rep
-	n := 0
-	for _, d := range olds {
-		if d.Registered {
-			n++
-		}
-	}
 	if from+n > rep.Metrics.Len() {
 		return false
 	}
 	r.renamed = r.renamed || (!moved && n > maxNameLayer)
-	j, ours, anyMoved := 0, true, false // olds[j]: the next registered
+	ours, anyMoved := true, false
 	metrics := rep.Metrics.Map(from, from+n, func(run []*Metric, whole bool) {
 		copies := pvec.NewFresh[Metric](len(run), whole) // pvec.Map says why
 		for i, m := range run {
-			for !olds[j].Registered {
-				j++
+			a, b, ok := nextRegistered(&olds, &news)
+			if ours = ours && ok && m.Def == a; !ours {
+				return
 			}
-			a, b := olds[j], news[j]
-			j++
-			if ours = ours && m.Def == a; !ours || a == b {
+			if a == b {
 				continue
 			}
 			copied := copies.New()
@@ -404,6 +399,18 @@ func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved 
 		rep.Metrics = metrics
 	}
 	return true
+}
+
+// nextRegistered reads olds and news, two lists of the same length, to
+// the next registered definition of olds and the one in its place in news
+// (ok false: none is left).
+func nextRegistered(olds, news *pvec.Cursor[*grammar.Definition]) (a, b *grammar.Definition, ok bool) {
+	for olds.More() {
+		if a, b = olds.Next(), news.Next(); a.Registered {
+			return a, b, true
+		}
+	}
+	return nil, nil, false
 }
 
 // redoUsers makes the metrics around the change that use a changed name

@@ -389,3 +389,43 @@ func (f *Fresh[T]) New() *T {
 	}
 	return new(T)
 }
+
+// Cursor reads a Vec's elements in order, one at a time, as a loop over
+// Chunks does, for a walk along two lists at once: a Slice of each would
+// copy them first.
+type Cursor[T any] struct {
+	v       Vec[T]
+	g, c, k int // the next element: groups[g].chunks[c][k]
+}
+
+// From is a Cursor at element i (0 <= i <= Len).
+func (v Vec[T]) From(i int) Cursor[T] {
+	if i < 0 || i > v.Len() {
+		panic("pvec: index out of range")
+	}
+	if i == v.Len() {
+		return Cursor[T]{v: v, g: len(v.groups)}
+	}
+	p := v.locate(i)
+	return Cursor[T]{v: v, g: p.g, c: p.c, k: i - p.start}
+}
+
+// More says whether an element is left to read.
+func (cur *Cursor[T]) More() bool { return cur.g < len(cur.v.groups) }
+
+// Next is the element at the cursor, which then moves to the one after
+// it; it panics past the end, as a slice does.
+func (cur *Cursor[T]) Next() T {
+	if cur.g >= len(cur.v.groups) {
+		panic("pvec: cursor past the end")
+	}
+	chunks := cur.v.groups[cur.g].chunks
+	x := chunks[cur.c][cur.k]
+	if cur.k++; cur.k == len(chunks[cur.c]) {
+		cur.k = 0
+		if cur.c++; cur.c == len(chunks) {
+			cur.c, cur.g = 0, cur.g+1
+		}
+	}
+	return x
+}

@@ -266,3 +266,36 @@ func TestFresh(t *testing.T) {
 		t.Errorf("a part's values share an array")
 	}
 }
+
+// TestCursor: a Cursor from any index reads the elements from there in
+// order, across chunks and groups, and panics past the end.
+func TestCursor(t *testing.T) {
+	s := make([]int, 3*chunkLen*groupLen+5)
+	for i := range s {
+		s[i] = i
+	}
+	v := Of(s).Splice(700, 705, []int{-1}) // uneven chunks
+	want := v.Collect()
+	for _, from := range []int{0, 1, chunkLen - 1, chunkLen, 699, 700, chunkLen * groupLen, v.Len() - 1, v.Len()} {
+		cur := v.From(from)
+		for i := from; i < v.Len(); i++ {
+			if !cur.More() {
+				t.Fatalf("From(%d): no more at %d", from, i)
+			}
+			if got := cur.Next(); got != want[i] {
+				t.Fatalf("From(%d): element %d is %d, want %d", from, i, got, want[i])
+			}
+		}
+		if cur.More() {
+			t.Errorf("From(%d): more past the end", from)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("From(%d): no panic past the end", from)
+				}
+			}()
+			cur.Next()
+		}()
+	}
+}
