@@ -136,10 +136,7 @@ type recheck struct {
 	// dl is how many lines the change added (removed, when negative):
 	// the tail's definitions, and their findings, are prev's moved by
 	// dl lines.
-	dl int32
-	// renamed: so many metrics moved that the report's names are made
-	// anew from its list (spliceMetrics).
-	renamed                bool
+	dl                     int32
 	oldChanged, newChanged []*grammar.Definition
 	// again are the names of the metrics checked again: the changed ones
 	// and, transitively, those that use a changed name.
@@ -282,13 +279,6 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 	r.c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	r.rep.mapsToNovalue = r.c.mapToNovalue
 	r.c.topNames = topNamesOf(ctx, src)
-	if r.dl != 0 && r.s > 0 && !r.suffixShared {
-		// The metrics after the change become copies on other lines
-		// (spliceMetrics): their names follow them by the move, not
-		// one by one.
-		pd := r.pf.Definitions
-		r.rep.ByName.move(pd.At(pd.Len()-r.s).Range.Start.Line, r.dl)
-	}
 	// The PMDAs reported missing stay where they were: the fresh metrics'
 	// uses of them are hints pointing there (pmdaKept says when that is
 	// what Check finds).
@@ -307,11 +297,12 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 	}
 }
 
-// metric makes a metric of d to check, under its name.
-func (r *recheck) metric(d *grammar.Definition) *Metric {
+// metric makes a metric of d to check, under its name, at index k of the
+// report's list.
+func (r *recheck) metric(d *grammar.Definition, k int) *Metric {
 	m := &Metric{Def: d, file: r.f}
 	r.fresh = append(r.fresh, m)
-	r.rep.ByName.set(d.Name, m)
+	r.rep.ByName.set(d.Name, k)
 	r.made[d.Name] = true
 	return m
 }
@@ -329,48 +320,48 @@ func (r *recheck) spliceMetrics() bool {
 	if !ok0 || !ok1 {
 		return false
 	}
-	var madeNew []*Metric
+	rep := r.rep
+	var registered int
 	for _, d := range r.newChanged {
 		if d.Registered {
-			madeNew = append(madeNew, r.metric(d))
+			registered++
 		}
 	}
-	rep := r.rep
+	// The names after the change follow their metrics by the shift, not
+	// one by one (MetricNames); the new ones are of the spliced list.
+	rep.ByName.shift(k1, registered-(k1-k0))
+	madeNew := make([]*Metric, 0, registered)
+	for _, d := range r.newChanged {
+		if d.Registered {
+			madeNew = append(madeNew, r.metric(d, k0+len(madeNew)))
+		}
+	}
 	rep.Metrics = r.prev.Metrics.Splice(k0, k1, madeNew)
 	// Read again whole: prev's verdicts, for the new definitions. (The
 	// definitions were compared one by one, so a copy of the metrics
 	// around the change costs no more.)
-	if !r.prefixShared && !r.moveMetrics(0, k0, pd.From(0), nd.From(0), false) {
+	if !r.prefixShared && !r.moveMetrics(0, k0, pd.From(0), nd.From(0)) {
 		return false
 	}
 	n := r.prev.Metrics.Len() - k1 // of the definitions after the change
-	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), n, pd.From(pd.Len()-s), nd.From(nd.Len()-s), r.dl != 0) {
+	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), n, pd.From(pd.Len()-s), nd.From(nd.Len()-s)) {
 		return false
 	}
 	rep.ByName.listed(rep.Metrics)
-	if r.renamed {
-		// Most names moved: one map made of the list, rather than a
-		// layer of them over prev's made into one map again.
-		rep.ByName = newMetricNamesFor(rep.Metrics.Len())
-		for m := range rep.Metrics.Values() {
-			rep.ByName.set(m.Def.Name, m)
-		}
-	}
 	return true
 }
 
 // moveMetrics points the report's n metrics from index from on, those of
 // prev's definitions that olds reads, at the equal definitions read again
 // in their places, which news reads: a copy of each metric whose
-// definition is not the same value, registered under its name unless the
-// names follow them by a line move (moved: MetricNames.move). false: the
-// metrics there are not olds'.
-func (r *recheck) moveMetrics(from, n int, olds, news pvec.Cursor[*grammar.Definition], moved bool) bool {
+// definition is not the same value, in the metric's place, where its name
+// finds it (MetricNames holds places). false: the metrics there are not
+// olds'.
+func (r *recheck) moveMetrics(from, n int, olds, news pvec.Cursor[*grammar.Definition]) bool {
 	rep := r.rep
 	if from+n > rep.Metrics.Len() {
 		return false
 	}
-	r.renamed = r.renamed || (!moved && n > maxNameLayer)
 	ours, anyMoved := true, false
 	metrics := rep.Metrics.Map(from, from+n, func(run []*Metric, whole bool) {
 		copies := pvec.NewFresh[Metric](len(run), whole) // pvec.Map says why
@@ -386,9 +377,6 @@ func (r *recheck) moveMetrics(from, n int, olds, news pvec.Cursor[*grammar.Defin
 			*copied = *m
 			copied.Def = b
 			run[i] = copied
-			if !r.renamed && !moved {
-				rep.ByName.set(b.Name, copied)
-			}
 			anyMoved = true
 		}
 	})
@@ -428,7 +416,7 @@ func (r *recheck) redoUsers() bool {
 		if k == rep.Metrics.Len() || rep.Metrics.At(k) != m {
 			return false
 		}
-		redone = append(redone, metricAt{k, r.metric(m.Def)})
+		redone = append(redone, metricAt{k, r.metric(m.Def, k)})
 	}
 	rep.Metrics = replaceMetrics(rep.Metrics, redone)
 	rep.ByName.listed(rep.Metrics)
