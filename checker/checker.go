@@ -198,8 +198,8 @@ func (c *checkRun) makeMetrics(files []*grammar.File) (metrics []*Metric, names 
 			}
 			m := slab.next()
 			m.Def, m.file = d, f
+			c.report.ByName.set(d.Name, len(metrics))
 			metrics = append(metrics, m)
-			c.report.ByName.set(d.Name, m)
 			if c.opts.FindingsOnly {
 				continue
 			}
@@ -217,6 +217,7 @@ func (c *checkRun) makeMetrics(files []*grammar.File) (metrics []*Metric, names 
 		}
 	}
 	c.report.Metrics = pvec.Of(metrics)
+	c.report.ByName.listed(c.report.Metrics)
 	return metrics, names
 }
 

@@ -7,11 +7,12 @@ import (
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 )
 
-// TestMetricNamesFollowMoves: after edits that add or remove lines, the
-// names find the moved copies of their metrics in the report's list (and
-// not the earlier versions' metrics), the versions before still answer as
-// they did, and compacting keeps every answer.
-func TestMetricNamesFollowMoves(t *testing.T) {
+// TestMetricNamesFollowShifts: after edits that move metrics to copies
+// in their places and edits that add or remove metrics, the names find
+// the metrics of the report's list (and not the earlier versions'), the
+// versions before still answer as they did, and compacting keeps every
+// answer.
+func TestMetricNamesFollowShifts(t *testing.T) {
 	at := func(name string, line int32) *Metric {
 		rg := grammar.Range{Start: grammar.Pos{Line: line}, End: grammar.Pos{Line: line, Col: 9}}
 		return &Metric{Def: &grammar.Definition{Name: name, Range: rg, NameRange: rg, Line: line, Registered: true}}
@@ -44,79 +45,90 @@ func TestMetricNamesFollowMoves(t *testing.T) {
 	// Version 1: a to e on lines 1 to 5, a whole check's map.
 	v1 := []*Metric{at("a", 1), at("b", 2), at("c", 3), at("d", 4), at("e", 5)}
 	x1 := newMetricNames()
-	for _, m := range v1 {
-		x1.set(m.Def.Name, m)
+	for k, m := range v1 {
+		x1.set(m.Def.Name, k)
 	}
+	x1.listed(pvec.Of(v1))
 	check("whole", x1, v1)
 
-	// Version 2: an Enter before line 3 moves c, d and e a line down.
+	// Version 2: an Enter before line 3 moves c, d and e a line down, to
+	// copies in their places: no index shifts.
 	v2 := []*Metric{v1[0], v1[1], moved(v1[2], 1), moved(v1[3], 1), moved(v1[4], 1)}
 	x2 := x1.layered()
-	x2.move(3, 1)
 	x2.listed(pvec.Of(v2))
 	check("enter", x2, v2)
 
 	// Version 3: line 1 (a) deleted, the rest a line up, and f set on
-	// line 7 after the move.
+	// line 7 after the shift.
 	v3 := []*Metric{moved(v2[1], -1), moved(v2[2], -1), moved(v2[3], -1), moved(v2[4], -1), at("f", 7)}
 	x3 := x2.layered()
-	x3.move(2, -1)
 	x3.remove("a")
-	x3.set("f", v3[4])
+	x3.shift(1, -1)
+	x3.set("f", 4)
 	x3.listed(pvec.Of(v3))
 	check("delete", x3, v3, "a")
 	check("enter, after the delete", x2, v2) // unchanged by it
 
-	// Past maxNameMoves moves, compact makes one map of the list.
+	// Version 4: g and h inserted before c (index 1): c, d, e and f two
+	// places on.
+	v4 := []*Metric{v3[0], at("g", 2), at("h", 3), moved(v3[1], 2), moved(v3[2], 2), moved(v3[3], 2), moved(v3[4], 2)}
 	x4 := x3.layered()
-	for range maxNameMoves {
-		x4.move(100, 1) // past every metric
+	x4.shift(1, 2)
+	x4.set("g", 1)
+	x4.set("h", 2)
+	x4.listed(pvec.Of(v4))
+	check("insert", x4, v4, "a")
+	check("delete, after the insert", x3, v3, "a")
+
+	// Past maxNameShifts shifts, compact makes one map of the list.
+	x5 := x4.layered()
+	for range maxNameShifts {
+		x5.shift(100, 1) // past every metric
 	}
-	check("many moves", x4, v3, "a")
-	c := x4.compact()
-	if len(c.moves) != 0 || len(c.over) != 0 {
-		t.Fatalf("compacted: %d moves, %d names layered", len(c.moves), len(c.over))
+	check("many shifts", x5, v4, "a")
+	c := x5.compact()
+	if len(c.shifts) != 0 || len(c.over) != 0 {
+		t.Fatalf("compacted: %d shifts, %d names layered", len(c.shifts), len(c.over))
 	}
-	check("compacted", c, v3, "a")
+	check("compacted", c, v4, "a")
 }
 
-// TestMetricNamesWrongMove: a move that does not put a name's metric
-// where the report's list has its copy (Recheck never records one: see
-// MetricNames.current) still finds the copy, by name, and a name whose
-// metric the list no longer holds is not found: never the metric as it
-// was set, on lines it has left.
-func TestMetricNamesWrongMove(t *testing.T) {
+// TestMetricNamesWrongShift: a shift that does not put a name's index
+// where the report's list has its metric (Recheck never records one)
+// answers "not found" for it, never the metric of another name that the
+// index now falls on, and All yields no such pair.
+func TestMetricNamesWrongShift(t *testing.T) {
 	at := func(name string, line int32) *Metric {
 		rg := grammar.Range{Start: grammar.Pos{Line: line}, End: grammar.Pos{Line: line, Col: 9}}
 		return &Metric{Def: &grammar.Definition{Name: name, Range: rg, NameRange: rg, Line: line, Registered: true}}
 	}
 	v1 := []*Metric{at("a", 1), at("b", 2), at("c", 3)}
 	x1 := newMetricNames()
-	for _, m := range v1 {
-		x1.set(m.Def.Name, m)
+	for k, m := range v1 {
+		x1.set(m.Def.Name, k)
 	}
-	// b and c moved a line down, but the move says two; c's copy is gone.
-	v2 := []*Metric{v1[0], at("b", 3)}
+	x1.listed(pvec.Of(v1))
+	// x inserted before b, but the shift says two places: b's index
+	// falls on c, c's past the list.
+	v2 := []*Metric{v1[0], at("x", 2), v1[1], v1[2]}
 	x2 := x1.layered()
-	x2.move(2, 2)
+	x2.shift(1, 2)
+	x2.set("x", 1)
 	x2.listed(pvec.Of(v2))
-	if got, ok := x2.Lookup("b"); !ok || got != v2[1] {
-		t.Errorf("b: %+v, %t; want its copy on line 3", got, ok)
-	}
-	if got, ok := x2.Lookup("c"); ok {
-		t.Errorf("c: %+v on line %d, want none (the list does not hold it)", got, got.Def.Line)
+	for _, name := range []string{"b", "c"} {
+		if got, ok := x2.Lookup(name); ok || (got != nil && got.Def.Name != name) {
+			t.Errorf("%s: %+v, %t; want not found, never another name's metric", name, got, ok)
+		}
 	}
 	if got, ok := x2.Lookup("a"); !ok || got != v1[0] {
-		t.Errorf("a (not moved): %+v, %t", got, ok)
+		t.Errorf("a (before the shift): %+v, %t", got, ok)
 	}
-	n := 0
+	if got, ok := x2.Lookup("x"); !ok || got != v2[1] {
+		t.Errorf("x (set after the shift): %+v, %t", got, ok)
+	}
 	for name, m := range x2.All() {
-		if name == "c" || m.Def.Line == 2 {
-			t.Errorf("All yields %s on line %d", name, m.Def.Line)
+		if m.Def.Name != name {
+			t.Errorf("All yields %s for the metric %s", name, m.Def.Name)
 		}
-		n++
-	}
-	if n != 2 {
-		t.Errorf("All yields %d names, want a and b", n)
 	}
 }

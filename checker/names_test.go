@@ -5,6 +5,9 @@ import (
 	"maps"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/grammar"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 )
 
 // TestMetricNamesLayers: a chain of layered copies, each changed by
@@ -12,20 +15,20 @@ import (
 // map changed the same way, and no copy changes the one it was made from.
 func TestMetricNamesLayers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	metrics := make([]*Metric, 64)
-	for i := range metrics {
-		metrics[i] = &Metric{}
-	}
 	// The names, made once: formatting them in every check was most of
-	// this test's time under -race.
+	// this test's time under -race. The metric of names[i] is at index i
+	// of the list.
 	names := make([]string, 2000)
+	metrics := make([]*Metric, len(names))
 	for i := range names {
 		names[i] = fmt.Sprint("m", i)
+		metrics[i] = &Metric{Def: &grammar.Definition{Name: names[i]}}
 	}
 	x, want := newMetricNames(), map[string]*Metric{}
+	x.listed(pvec.Of(metrics))
 	for i := range 300 {
-		x.set(names[i], metrics[i%64])
-		want[names[i]] = metrics[i%64]
+		x.set(names[i], i)
+		want[names[i]] = metrics[i]
 	}
 	check := func(x MetricNames, want map[string]*Metric, step int) {
 		t.Helper()
@@ -51,14 +54,13 @@ func TestMetricNamesLayers(t *testing.T) {
 		prev, prevWant := x, maps.Clone(want)
 		x = x.layered()
 		for range 1 + rng.IntN(3) {
-			name := names[rng.IntN(len(names))]
+			k := rng.IntN(len(names))
 			if rng.IntN(3) == 0 {
-				x.remove(name)
-				delete(want, name)
+				x.remove(names[k])
+				delete(want, names[k])
 			} else {
-				m := metrics[rng.IntN(64)]
-				x.set(name, m)
-				want[name] = m
+				x.set(names[k], k)
+				want[names[k]] = metrics[k]
 			}
 		}
 		if x = x.compact(); x.over == nil {

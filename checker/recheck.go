@@ -136,10 +136,7 @@ type recheck struct {
 	// dl is how many lines the change added (removed, when negative):
 	// the tail's definitions, and their findings, are prev's moved by
 	// dl lines.
-	dl int32
-	// renamed: so many metrics moved that the report's names are made
-	// anew from its list (spliceMetrics).
-	renamed                bool
+	dl                     int32
 	oldChanged, newChanged []*grammar.Definition
 	// again are the names of the metrics checked again: the changed ones
 	// and, transitively, those that use a changed name.
@@ -282,13 +279,6 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 	r.c.mapToNovalue = f.OptionNovalue != nil && *f.OptionNovalue && opts.Version.Has(pcpver.ControlLines)
 	r.rep.mapsToNovalue = r.c.mapToNovalue
 	r.c.topNames = topNamesOf(ctx, src)
-	if r.dl != 0 && r.s > 0 && !r.suffixShared {
-		// The metrics after the change become copies on other lines
-		// (spliceMetrics): their names follow them by the move, not
-		// one by one.
-		pd := r.pf.Definitions
-		r.rep.ByName.move(pd.At(pd.Len()-r.s).Range.Start.Line, r.dl)
-	}
 	// The PMDAs reported missing stay where they were: the fresh metrics'
 	// uses of them are hints pointing there (pmdaKept says when that is
 	// what Check finds).
@@ -307,11 +297,12 @@ func (r *recheck) start(ctx context.Context, src pmclient.Source, opts Options) 
 	}
 }
 
-// metric makes a metric of d to check, under its name.
-func (r *recheck) metric(d *grammar.Definition) *Metric {
+// metric makes a metric of d to check, under its name, at index k of the
+// report's list.
+func (r *recheck) metric(d *grammar.Definition, k int) *Metric {
 	m := &Metric{Def: d, file: r.f}
 	r.fresh = append(r.fresh, m)
-	r.rep.ByName.set(d.Name, m)
+	r.rep.ByName.set(d.Name, k)
 	r.made[d.Name] = true
 	return m
 }
@@ -329,77 +320,85 @@ func (r *recheck) spliceMetrics() bool {
 	if !ok0 || !ok1 {
 		return false
 	}
-	var madeNew []*Metric
+	rep := r.rep
+	var registered int
 	for _, d := range r.newChanged {
 		if d.Registered {
-			madeNew = append(madeNew, r.metric(d))
+			registered++
 		}
 	}
-	rep := r.rep
+	// The names after the change follow their metrics by the shift, not
+	// one by one (MetricNames); the new ones are of the spliced list.
+	rep.ByName.shift(k1, registered-(k1-k0))
+	madeNew := make([]*Metric, 0, registered)
+	for _, d := range r.newChanged {
+		if d.Registered {
+			madeNew = append(madeNew, r.metric(d, k0+len(madeNew)))
+		}
+	}
 	rep.Metrics = r.prev.Metrics.Splice(k0, k1, madeNew)
 	// Read again whole: prev's verdicts, for the new definitions. (The
 	// definitions were compared one by one, so a copy of the metrics
 	// around the change costs no more.)
-	if !r.prefixShared && !r.moveMetrics(0, pd.Slice(0, r.p), nd.Slice(0, r.p), false) {
+	if !r.prefixShared && !r.moveMetrics(0, k0, pd.From(0), nd.From(0)) {
 		return false
 	}
-	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), pd.Slice(pd.Len()-s, pd.Len()), nd.Slice(nd.Len()-s, nd.Len()), r.dl != 0) {
+	n := r.prev.Metrics.Len() - k1 // of the definitions after the change
+	if !r.suffixShared && !r.moveMetrics(k0+len(madeNew), n, pd.From(pd.Len()-s), nd.From(nd.Len()-s)) {
 		return false
 	}
 	rep.ByName.listed(rep.Metrics)
-	if r.renamed {
-		// Most names moved: one map made of the list, rather than a
-		// layer of them over prev's made into one map again.
-		rep.ByName = newMetricNamesFor(rep.Metrics.Len())
-		for m := range rep.Metrics.Values() {
-			rep.ByName.set(m.Def.Name, m)
+	return true
+}
+
+// moveMetrics points the report's n metrics from index from on, those of
+// prev's definitions that olds reads, at the equal definitions read again
+// in their places, which news reads: a copy of each metric whose
+// definition is not the same value, in the metric's place, where its name
+// finds it (MetricNames holds places). false: the metrics there are not
+// olds'.
+func (r *recheck) moveMetrics(from, n int, olds, news pvec.Cursor[*grammar.Definition]) bool {
+	rep := r.rep
+	if from+n > rep.Metrics.Len() {
+		return false
+	}
+	ours, anyMoved := true, false
+	metrics := rep.Metrics.Map(from, from+n, func(run []*Metric, whole bool) {
+		copies := pvec.NewFresh[Metric](len(run), whole) // pvec.Map says why
+		for i, m := range run {
+			a, b, ok := nextRegistered(&olds, &news)
+			if ours = ours && ok && m.Def == a; !ours {
+				return
+			}
+			if a == b {
+				continue
+			}
+			copied := copies.New()
+			*copied = *m
+			copied.Def = b
+			run[i] = copied
+			anyMoved = true
 		}
+	})
+	if !ours {
+		return false
+	}
+	if anyMoved {
+		rep.Metrics = metrics
 	}
 	return true
 }
 
-// moveMetrics points the report's metrics of prev's definitions olds,
-// from index from on, at news, the equal definitions read again in their
-// places: a copy of each metric whose definition is not the same value,
-// registered under its name unless the names follow them by a line move
-// (moved: MetricNames.move). false: the metrics there are not olds'.
-func (r *recheck) moveMetrics(from int, olds, news []*grammar.Definition, moved bool) bool {
-	rep := r.rep
-	n := 0
-	for _, d := range olds {
-		if d.Registered {
-			n++
+// nextRegistered reads olds and news, two lists of the same length, to
+// the next registered definition of olds and the one in its place in news
+// (ok false: none is left).
+func nextRegistered(olds, news *pvec.Cursor[*grammar.Definition]) (a, b *grammar.Definition, ok bool) {
+	for olds.More() {
+		if a, b = olds.Next(), news.Next(); a.Registered {
+			return a, b, true
 		}
 	}
-	if from+n > rep.Metrics.Len() {
-		return false
-	}
-	metrics := rep.Metrics.Slice(from, from+n)
-	r.renamed = r.renamed || (!moved && n > maxNameLayer)
-	k, anyMoved := 0, false
-	for j, a := range olds {
-		if !a.Registered {
-			continue
-		}
-		if metrics[k].Def != a {
-			return false
-		}
-		if b := news[j]; a != b {
-			copied := new(Metric)
-			*copied = *metrics[k]
-			copied.Def = b
-			metrics[k] = copied
-			if !r.renamed && !moved {
-				rep.ByName.set(b.Name, copied)
-			}
-			anyMoved = true
-		}
-		k++
-	}
-	if anyMoved {
-		rep.Metrics = rep.Metrics.Splice(from, from+n, metrics)
-	}
-	return true
+	return nil, nil, false
 }
 
 // redoUsers makes the metrics around the change that use a changed name
@@ -417,7 +416,7 @@ func (r *recheck) redoUsers() bool {
 		if k == rep.Metrics.Len() || rep.Metrics.At(k) != m {
 			return false
 		}
-		redone = append(redone, metricAt{k, r.metric(m.Def)})
+		redone = append(redone, metricAt{k, r.metric(m.Def, k)})
 	}
 	rep.Metrics = replaceMetrics(rep.Metrics, redone)
 	rep.ByName.listed(rep.Metrics)
@@ -681,17 +680,15 @@ func recheckedFindings(prev *Report, pf *grammar.File, again map[string]bool, ch
 	}
 	switch {
 	case ch.dl != 0:
-		// One copy of those after the change, moved, which the splice
-		// keeps.
-		tail := make([]grammar.Diagnostic, 0, len(fresh)+diags.Len()-j)
-		tail = append(tail, fresh...)
+		// The fresh ones in place of the changed run, and one copy of
+		// those after it, moved.
 		mv := grammar.FindingMover{DL: ch.dl}
-		for c := range diags.ChunksFrom(j) {
-			for _, d := range c {
-				tail = append(tail, mv.Move(d))
+		spliced := diags.Splice(i, j, fresh)
+		return spliced.Map(i+len(fresh), spliced.Len(), func(run []grammar.Diagnostic, _ bool) {
+			for k := range run {
+				run[k] = mv.Move(run[k])
 			}
-		}
-		return diags.Splice(i, diags.Len(), tail), removed
+		}), removed
 	case i == j && len(fresh) == 0:
 		return diags, nil // nothing changed
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pvec"
 )
 
 // How Reparse reuses the lines after an edit that added or removed lines
@@ -20,10 +22,6 @@ import (
 // syntax tree with its original (through the memo, or built already).
 func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sameTrees bool) {
 	sameTrees = true
-	n := prev.Definitions.Len()
-	tail := prev.Definitions.Slice(a.d1, n)
-	defs := make([]*Definition, 0, len(lineDefs)+len(tail))
-	defs = append(defs, lineDefs...)
 	zero := f.specZero
 	if len(prev.specZero) > 0 {
 		// Keyed by definition: the moved copies take their originals'
@@ -35,18 +33,23 @@ func spliceMoved(prev, f *File, a around, dl int32, lineDefs []*Definition) (sam
 			}
 		}
 	}
-	for _, d := range tail {
-		if d.Registered && d.memo == nil && d.tree.p.Load() == nil {
-			sameTrees = false // each would build its own
+	spliced := prev.Definitions.Splice(a.d0, a.d1, lineDefs)
+	f.Definitions = spliced.Map(a.d0+len(lineDefs), spliced.Len(), func(run []*Definition, whole bool) {
+		// The copies of a whole chunk in one array (pvec.Map says why
+		// that keeps no older version alive): an allocation each made
+		// the collector's work most of an Enter's.
+		moved := pvec.NewFresh[Definition](len(run), whole)
+		for i, d := range run {
+			if d.Registered && d.memo == nil && d.tree.p.Load() == nil {
+				sameTrees = false // each would build its own
+			}
+			run[i] = d.movedBy(dl, moved.New())
+			if prev.specZero[d] {
+				zero[run[i]] = true
+			}
 		}
-		m := d.movedBy(dl, new(Definition))
-		if prev.specZero[d] {
-			zero[m] = true
-		}
-		defs = append(defs, m)
-	}
+	})
 	f.specZero = zero
-	f.Definitions = prev.Definitions.Splice(a.d0, n, defs)
 	f.Attributes = spliceTail(prev.Attributes, a.ai, a.a1, f.Attributes, func(at *Attribute) *Attribute {
 		m := new(Attribute)
 		*m = *at

@@ -418,3 +418,121 @@ func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	}
 	return out
 }
+
+// Map is the list with the elements of [from, to) changed by f, which is
+// given them a run at a time, in order: each run the part of one chunk in
+// the range, in the new list's own copy of the chunk, to change in place
+// (whole: the run is all of it). Map copies those chunks, once, each to an
+// array of its own, and their groups' lists of chunks; every other chunk,
+// and every index (the lengths do not change), is shared. An edit that
+// moves the elements after it (an Enter moving the definitions below it a
+// line) is a Splice of what it changed and a Map of what it moved, rather
+// than a Splice given a moved copy of the tail, which copied the tail
+// twice.
+//
+// A caller that makes new values for a whole chunk may make them in one
+// array: the chunk, and the versions that share it, hold all of them;
+// a later edit inside the chunk replaces some and keeps the others, and
+// with them the array, but only the one (it makes its own values for the
+// chunk it cuts, as a run that is not whole, one allocation each, and
+// the chunks after it anew). So the arrays kept alive by values a later
+// edit replaced are at most one a chunk, not one per edit.
+func (v Vec[T]) Map(from, to int, f func(run []T, whole bool)) Vec[T] {
+	if from < 0 || to > v.Len() || from > to {
+		panic("pvec: map bounds out of range")
+	}
+	if from == to {
+		return v
+	}
+	out := Vec[T]{groups: make([]*group[T], len(v.groups)), ends: v.ends}
+	copy(out.groups, v.groups)
+	g := sort.SearchInts(v.ends, from+1) // the group of from
+	start := 0                           // its first element
+	if g > 0 {
+		start = v.ends[g-1]
+	}
+	for ; start < to; g++ {
+		grp := v.groups[g]
+		chunks := make([][]T, len(grp.chunks))
+		copy(chunks, grp.chunks)
+		for c, chunk := range grp.chunks {
+			end := start + len(chunk)
+			if end > from && start < to {
+				own := make([]T, len(chunk))
+				copy(own, chunk)
+				lo, hi := max(from, start)-start, min(to, end)-start
+				f(own[lo:hi], hi-lo == len(own))
+				chunks[c] = own
+			}
+			start = end
+		}
+		out.groups[g] = &group[T]{chunks: chunks, ends: grp.ends}
+	}
+	return out
+}
+
+// Fresh hands out new values for a run that Map gives: taken from one
+// array of the run's length when the run is a whole chunk, one allocation
+// each when it is not (Map says why that bounds what replaced values keep
+// alive).
+type Fresh[T any] struct {
+	array []T
+}
+
+// NewFresh is a Fresh for a run of n elements, whole or not.
+func NewFresh[T any](n int, whole bool) Fresh[T] {
+	if !whole {
+		return Fresh[T]{}
+	}
+	return Fresh[T]{array: make([]T, 0, n)}
+}
+
+// New is a new zero value: the array's next, or an allocation of its own
+// once the array is used up (or for a run that is not whole).
+func (f *Fresh[T]) New() *T {
+	if n := len(f.array); n < cap(f.array) {
+		f.array = f.array[:n+1]
+		return &f.array[n]
+	}
+	return new(T)
+}
+
+// Cursor reads a Vec's elements in order, one at a time, as a loop over
+// Chunks does, for a walk along two lists at once: a Slice of each would
+// copy them first.
+type Cursor[T any] struct {
+	v       Vec[T]
+	g, c, k int // the next element: groups[g].chunks[c][k]
+}
+
+// From is a Cursor at element i (0 <= i <= Len).
+func (v Vec[T]) From(i int) Cursor[T] {
+	if i < 0 || i > v.Len() {
+		panic("pvec: index out of range")
+	}
+	if i == v.Len() {
+		return Cursor[T]{v: v, g: len(v.groups)}
+	}
+	p := v.locate(i)
+	return Cursor[T]{v: v, g: p.g, c: p.c, k: i - p.start}
+}
+
+// More says whether an element is left to read.
+func (cur *Cursor[T]) More() bool { return cur.g < len(cur.v.groups) }
+
+// Next is the element at the cursor, which then moves to the one after
+// it; it panics past the end, as a slice does.
+func (cur *Cursor[T]) Next() T {
+	if cur.g >= len(cur.v.groups) {
+		panic("pvec: cursor past the end")
+	}
+	chunks := cur.v.groups[cur.g].chunks
+	x := chunks[cur.c][cur.k]
+	if cur.k++; cur.k == len(chunks[cur.c]) {
+		cur.k = 0
+		if cur.c++; cur.c == len(chunks) {
+			cur.c, cur.g = 0, cur.g+1
+		}
+	}
+	return x
+}

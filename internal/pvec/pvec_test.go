@@ -284,3 +284,107 @@ func TestSpliceCopiesAChunkOfLargeElements(t *testing.T) {
 		t.Errorf("the splice's list is wrong")
 	}
 }
+
+// TestMap: Map changes exactly the elements in its range, in order, a
+// chunk's part at a time, and shares the chunks outside it.
+func TestMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	s := make([]int, 3*chunkLen*groupLen+77)
+	for i := range s {
+		s[i] = i
+	}
+	v := Of(s).Splice(1000, 1003, []int{-1, -2, -3, -4, -5}) // uneven chunks
+	want := v.Collect()
+	chunkAt := map[int]int{} // the length of the chunk starting at each index
+	start := 0
+	for c := range v.Chunks() {
+		chunkAt[start], start = len(c), start+len(c)
+	}
+	for range 50 {
+		from := rng.IntN(v.Len() + 1)
+		to := from + rng.IntN(v.Len()-from+1)
+		next := from
+		w := v.Map(from, to, func(run []int, whole bool) {
+			if len(run) == 0 || len(run) > 2*chunkLen || whole != (chunkAt[next] == len(run)) {
+				t.Fatalf("Map(%d, %d) gave a run of %d at %d, whole %v", from, to, len(run), next, whole)
+			}
+			for i, x := range run {
+				if x != want[next] {
+					t.Fatalf("Map(%d, %d) gave %d at %d, want %d", from, to, x, next, want[next])
+				}
+				run[i] += 1_000_000
+				next++
+			}
+		})
+		if next != to {
+			t.Fatalf("Map(%d, %d) called f %d times", from, to, next-from)
+		}
+		moved := slices.Clone(want)
+		for i := from; i < to; i++ {
+			moved[i] += 1_000_000
+		}
+		check(t, w, moved)
+		check(t, v, want) // v is unchanged
+		start = 0
+		for g, grp := range v.groups {
+			for c, chunk := range grp.chunks {
+				end := start + len(chunk)
+				copied := &chunk[0] != &w.groups[g].chunks[c][0]
+				if inside := end > from && start < to; copied != inside {
+					t.Fatalf("Map(%d, %d): chunk [%d, %d) copied %v", from, to, start, end, copied)
+				}
+				start = end
+			}
+		}
+	}
+}
+
+// TestFresh: a whole run's values are one array, of the run's length; a
+// part's are allocations of their own, as are any past the length.
+func TestFresh(t *testing.T) {
+	whole := NewFresh[[4]int](3, true)
+	a, b, c := whole.New(), whole.New(), whole.New()
+	if &whole.array[0] != a || &whole.array[2] != c || b == a || b == c {
+		t.Errorf("a whole run's values are not its array's elements")
+	}
+	if d := whole.New(); d == &whole.array[0] || d == &whole.array[1] || d == &whole.array[2] {
+		t.Errorf("a value past the run's length reuses its array")
+	}
+	part := NewFresh[[4]int](3, false)
+	if part.New() == part.New() || part.array != nil {
+		t.Errorf("a part's values share an array")
+	}
+}
+
+// TestCursor: a Cursor from any index reads the elements from there in
+// order, across chunks and groups, and panics past the end.
+func TestCursor(t *testing.T) {
+	s := make([]int, 3*chunkLen*groupLen+5)
+	for i := range s {
+		s[i] = i
+	}
+	v := Of(s).Splice(700, 705, []int{-1}) // uneven chunks
+	want := v.Collect()
+	for _, from := range []int{0, 1, chunkLen - 1, chunkLen, 699, 700, chunkLen * groupLen, v.Len() - 1, v.Len()} {
+		cur := v.From(from)
+		for i := from; i < v.Len(); i++ {
+			if !cur.More() {
+				t.Fatalf("From(%d): no more at %d", from, i)
+			}
+			if got := cur.Next(); got != want[i] {
+				t.Fatalf("From(%d): element %d is %d, want %d", from, i, got, want[i])
+			}
+		}
+		if cur.More() {
+			t.Errorf("From(%d): more past the end", from)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("From(%d): no panic past the end", from)
+				}
+			}()
+			cur.Next()
+		}()
+	}
+}
