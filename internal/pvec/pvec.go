@@ -100,15 +100,18 @@ func appendChunks[T any](chunks [][]T, parts ...[]T) [][]T {
 // appendGroups groups chunks, which start at element n of the list, and
 // appends the groups to v's.
 func (v *Vec[T]) appendGroups(chunks [][]T, n int) {
-	for len(chunks) > 0 {
+	for first := true; len(chunks) > 0; first = false {
 		k := len(chunks)
 		if k > 2*groupLen {
 			k = groupLen
 		}
-		// A group's chunks are an array of its own (a group sharing
-		// one with others would keep their chunks alive with it).
+		// A group's chunks are an array of its own: a group sharing one
+		// with others would keep their chunks alive with it, the last
+		// group too, whose part of the run's array is held with the
+		// earlier groups' part before it. Only a group that is the whole
+		// run takes the run's array.
 		own := chunks[:k:k]
-		if k < len(chunks) {
+		if k < len(chunks) || !first {
 			own = slices.Clone(own)
 		}
 		g := &group[T]{chunks: own, ends: make([]int, k)}
@@ -343,8 +346,10 @@ func (v Vec[T]) SharedEnds(old Vec[T]) (head, tail int) {
 // other chunk and group is shared. What is left of those chunks, when
 // small, is cut again with a neighbour chunk, and a group left with few
 // chunks made again with a neighbour group, so that no run of splices
-// leaves the list in more than about twice the chunks and groups Of
-// makes of it (TestSplicesKeepShape).
+// leaves a chunk under a quarter of its length next to another: at most
+// about four times the chunks and groups Of makes of the list (deleting
+// three quarters of each chunk), about twice for random deletions
+// (TestSplicesKeepShape).
 func (v Vec[T]) Splice(from, to int, with []T) Vec[T] {
 	n := v.Len()
 	if from < 0 || to > n || from > to {

@@ -140,6 +140,17 @@ func TestSpliceLetsReplacedGo(t *testing.T) {
 		t.Errorf("an element a splice replaced is still alive")
 	}
 	runtime.KeepAlive(v)
+
+	// Over several groups: the last one a list's run makes must not hold
+	// the run's array with the earlier groups' chunks in it.
+	v = Of(elems(3 * chunkLen * groupLen)) // a group of 32 chunks, then one of 64
+	gone = weak.Make(v.At(5))
+	v = v.Splice(0, chunkLen, elems(chunkLen)) // the first chunk replaced
+	runtime.GC()
+	if gone.Value() != nil {
+		t.Errorf("an element a splice replaced is still alive through the last group's array")
+	}
+	runtime.KeepAlive(v)
 }
 
 // TestSpliceCopiesWith: a Vec keeps copies of what it is given, so the
