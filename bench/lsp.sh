@@ -49,10 +49,13 @@ if grep -q '^BenchmarkKeystroke' <<<"$list"; then
 	# 100,000 lines in the same rounds.
 	for round in 1 2 3; do
 		rounds+=$(bench_go_test ./lsp -run '^$' -bench 'Keystroke(1000|10000|100000)Lines(Errors)?$' -benchtime 200x -benchmem)$'\n'
+		# And Enter (a line added, then joined again) in the same
+		# document: every definition and finding after it moves.
+		rounds+=$(bench_go_test ./lsp -run '^$' -bench 'Enter(1000|100000)LinesErrors$' -benchtime 100x -benchmem)$'\n'
 	done
 	out=$(awk '
 		function metric(name,   i) { for (i = 1; i <= NF; i++) if ($(i) == name) return $(i-1); return "" }
-		/^BenchmarkKeystroke/ {
+		/^Benchmark(Keystroke|Enter)/ {
 			a = metric("ns-arrival") + 0
 			if (!($1 in best) || a < best[$1]) { best[$1] = a; line[$1] = $0 }
 			if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
@@ -90,6 +93,13 @@ function keystroke(   a) { a = metric("ns-arrival"); return a != "" ? a : $3 }
 $1 ~ "^BenchmarkKeystroke100000LinesOverCap" {
 	printf "keystroke -> diagnostics, 100,000 lines, 12,500 findings of one code:  %9.1f ms  (client loop with its decoding %.1f ms)\n", keystroke()/1e6, $3/1e6
 	printf "RESULT keystroke_100000_overcap_ms %.3f ms\n", keystroke()/1e6
+	next
+}
+$1 ~ "^BenchmarkEnter(1000|100000)LinesErrors" {
+	n = $1; sub("^BenchmarkEnter", "", n); sub(/Lines.*/, "", n)
+	printf "Enter -> diagnostics, %7d lines, 2%% of them in error:  %9.2f ms  (server CPU %.2f ms)\n", n, keystroke()/1e6, metric("ns-server-cpu")/1e6
+	printf "RESULT enter_errors_%d_ms %.3f ms\n", n, keystroke()/1e6
+	printf "RESULT enter_errors_server_cpu_%d_ms %.3f ms\n", n, metric("ns-server-cpu")/1e6
 	next
 }
 $1 ~ "^BenchmarkKeystroke(1000|100000)LinesErrors" {
