@@ -81,9 +81,9 @@ out2+=$'\n'$(bench_go_test ./lsp -run '^$' -bench 'Open1000Documents$' -benchtim
 # (every function call, every finding): taken as the JSON the server
 # sent, their time follows their bytes (kB-reply).
 out2+=$'\n'$(bench_go_test ./lsp -run '^$' -bench 'NewFeatures(1000|100000)Lines$' -benchtime 50x -benchmem)
-echo "$out" "$out2" | grep '^Benchmark'
+printf '%s\n%s\n' "$out" "$out2" | grep '^Benchmark'
 echo "NOTE a keystroke counts from the didChange written to the publishDiagnostics read; the benchmark client's own decoding of it (encoding/json, about 2 ms for 500 diagnostics) is left out, and printed beside it"
-echo "$out" "$out2" | awk -v rt="$rt_us" -v kind="$kind" '
+printf '%s\n%s\n' "$out" "$out2" | awk -v rt="$rt_us" -v kind="$kind" '
 function metric(name,   i) { for (i = 1; i <= NF; i++) if ($(i) == name) return $(i-1); return "" }
 # A keystroke counts from the didChange written to the publishDiagnostics
 # read (ns-arrival); ns/op is the client loop, which also decodes each
