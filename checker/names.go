@@ -16,8 +16,8 @@ import (
 // metric: an edit that adds or removes lines (an Enter) replaces every
 // metric after it by a copy on other lines, in the same place of the
 // list, and a name that pointed at the metric would keep the version it
-// was set in alive (its metrics and, through them, their definitions:
-// 9.4 MB at 100,000 lines). An edit that adds or removes metrics shifts
+// was set in alive (its metrics and, through them, their definitions;
+// docs/limits.md has the figures). An edit that adds or removes metrics shifts
 // the indexes after it; the shift is recorded (shifts), and a look-up
 // applies the shifts made since its name was set, as the grammar's index
 // of names places its items (grammar/names.go).

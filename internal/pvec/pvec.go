@@ -24,9 +24,9 @@ const (
 
 // chunkBytes is the size chunks are cut to (chunkLen words), and
 // fewestChunkLen the fewest elements a chunk of large ones is cut to: a
-// splice copies its chunk, and a chunk of 128 findings (136 bytes each)
-// was 17 KB, two fifths of what a keystroke allocated at 100,000 lines,
-// and the collector's work with it.
+// splice copies its chunk, and 128 elements of a large type (a finding
+// is 136 bytes) would be most of what a keystroke allocates, and the
+// collector's work with it.
 const (
 	chunkBytes     = chunkLen * 8
 	fewestChunkLen = 8
