@@ -97,7 +97,7 @@ $1 ~ "^BenchmarkKeystroke100000LinesOverCap" {
 }
 $1 ~ "^BenchmarkEnter(1000|100000)LinesErrors" {
 	n = $1; sub("^BenchmarkEnter", "", n); sub(/Lines.*/, "", n)
-	printf "Enter -> diagnostics, %7d lines, 2%% of them in error:  %9.2f ms  (server CPU %.2f ms)\n", n, keystroke()/1e6, metric("ns-server-cpu")/1e6
+	printf "Enter -> diagnostics, %7d lines, 2%% of them in error:  %9.2f ms  (server CPU %.2f ms; the stand-in %.2f ms)\n", n, keystroke()/1e6, metric("ns-server-cpu")/1e6, metric("ns-floor")/1e6
 	printf "RESULT enter_errors_%d_ms %.3f ms\n", n, keystroke()/1e6
 	printf "RESULT enter_errors_server_cpu_%d_ms %.3f ms\n", n, metric("ns-server-cpu")/1e6
 	next
@@ -106,10 +106,14 @@ $1 ~ "^BenchmarkKeystroke(1000|100000)LinesErrors" {
 	n = $1; sub("^BenchmarkKeystroke", "", n); sub(/Lines.*/, "", n)
 	printf "keystroke -> diagnostics, %7d lines, 2%% of them in error:  %9.2f ms  (%s findings)\n", n, keystroke()/1e6, metric("diags")
 	printf "RESULT keystroke_errors_%d_ms %.3f ms\n", n, keystroke()/1e6
-	# The same bytes through an OS pipe to a like reader: the floor no
-	# server work lowers (the protocol sends every finding each time).
-	printf "  of which the publication'"'"'s %s kB through the pipe: %.2f ms; server CPU %.2f ms\n", metric("kB-published"), metric("ns-transfer")/1e6, metric("ns-server-cpu")/1e6
-	printf "RESULT keystroke_errors_transfer_%d_ms %.3f ms\n", n, metric("ns-transfer")/1e6
+	# ns-floor: the same keystrokes to a stand-in that does nothing but
+	# send the same publications (lsp/standin_test.go): the floor no
+	# server work lowers, since the protocol sends every finding each
+	# time; the server'"'"'s own share is what its figure adds to it.
+	arrival[n] = keystroke(); floor[n] = metric("ns-floor")
+	printf "  a stand-in doing nothing but send the same %s kB: %.2f ms; this server'"'"'s share above it %.2f ms; server CPU %.2f ms\n", metric("kB-published"), floor[n]/1e6, (arrival[n]-floor[n])/1e6, metric("ns-server-cpu")/1e6
+	printf "RESULT keystroke_errors_floor_%d_ms %.3f ms\n", n, floor[n]/1e6
+	printf "RESULT keystroke_errors_share_%d_ms %.3f ms\n", n, (arrival[n]-floor[n])/1e6
 	printf "RESULT keystroke_errors_server_cpu_%d_ms %.3f ms\n", n, metric("ns-server-cpu")/1e6
 	next
 }
@@ -150,6 +154,17 @@ $1 ~ "^Benchmark" kind "(1000|10000|100000)Lines" {
                                    printf "completion, 100,000-name namespace:       %9.3f ms  (%.1f libpcp round trips); RSS %s MB\n", $3/1e6, $3/1e3/rt, rss
                                    printf "RESULT completion_100k_ms %.4f ms\n", $3/1e6 }
 END {
+	if (arrival[1000] > 0 && arrival[100000] > 0 && floor[1000] > 0 && floor[100000] > 0) {
+		# Issue 39 asks the keystroke at 100,000 lines within 2x of
+		# 1,000: the stand-in'"'"'s ratio is what the publication'"'"'s size
+		# alone makes of it, the share'"'"'s what the server adds.
+		printf "keystroke, 2%% in error, 100,000 lines over 1,000: %.2f x; the stand-in %.2f x", arrival[100000]/arrival[1000], floor[100000]/floor[1000]
+		if ((share = arrival[1000] - floor[1000]) > 0) printf "; the server'"'"'s share %.2f x", (arrival[100000]-floor[100000])/share
+		printf "\n"
+		printf "RESULT keystroke_errors_ratio %.2f x\n", arrival[100000]/arrival[1000]
+		printf "RESULT keystroke_errors_floor_ratio %.2f x\n", floor[100000]/floor[1000]
+		if (share > 0) printf "RESULT keystroke_errors_share_ratio %.2f x\n", (arrival[100000]-floor[100000])/share
+	}
 	for (i = 1; i <= features; i++) {
 		f = order[i]
 		if (nf[f, 1000] == "" || nf[f, 100000] == "") continue

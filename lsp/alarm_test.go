@@ -16,7 +16,17 @@ import (
 // binary runs longer than duration d, panic"): the testing package stops
 // its alarm before the benchmarks run, so a benchmark that wedged sat
 // idle until go test killed it a minute past the timeout (issue 39).
+//
+// With LSP_BENCH_STANDIN set, the binary is instead the keystroke
+// benchmarks' stand-in server (standin_test.go).
 func TestMain(m *testing.M) {
+	if path := os.Getenv(standInEnv); path != "" {
+		if err := runStandIn(path); err != nil {
+			fmt.Fprintln(os.Stderr, "stand-in:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	flag.Parse()
 	stop := benchmarkAlarm(flagValue("test.bench"), flagValue("test.timeout"))
 	code := m.Run()
