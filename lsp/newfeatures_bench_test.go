@@ -28,7 +28,9 @@ import (
 // (pullfull), as the push does: these two take the answer as the JSON
 // the server sent (the server's work to answer, and the bytes through the
 // pipe, not the client's decoding of a megabyte into Go values, which is
-// the client's own work and grows with the answer). index is what the first highlight or
+// the client's own work and grows with the answer), and report as
+// ns-floor the same requests to a stand-in that only sends that JSON
+// (startReplyStandIn). index is what the first highlight or
 // call hierarchy request after an edit costs for a document checked
 // against no source (a checked one reads the analysis's own indexes).
 func benchNewFeatures(b *testing.B, lines int) {
@@ -50,7 +52,8 @@ func benchNewFeatures(b *testing.B, lines int) {
 	at := protocol.TextDocumentPositionParams{TextDocument: doc, Position: protocol.Position{Line: uint32(mid), Character: len32("bench.used = rate(bench.")}}
 	var wsPrevious []protocol.PreviousResultId
 
-	run := func(name string, op func(b *testing.B)) {
+	// run measures op; then, untimed, each of after.
+	run := func(name string, op func(b *testing.B), after ...func(b *testing.B)) {
 		b.Run(name, func(b *testing.B) {
 			op(b)        // warm: the index of names, the workspace's analysis
 			runtime.GC() // not the setup's garbage
@@ -58,6 +61,10 @@ func benchNewFeatures(b *testing.B, lines int) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				op(b)
+			}
+			b.StopTimer()
+			for _, f := range after {
+				f(b)
 			}
 		})
 	}
@@ -89,12 +96,25 @@ func benchNewFeatures(b *testing.B, lines int) {
 			b.Fatalf("outgoing: %v, %v", out, err)
 		}
 	})
-	run("links", func(b *testing.B) {
-		var links json.RawMessage
-		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, &links); err != nil || len(links) < lines/2 {
-			b.Fatalf("links: %d bytes, %v", len(links), err)
+	// A reply that grows with the document is also measured from a
+	// stand-in that only sends the same JSON (ns-floor): the floor under
+	// the server's time that no server work lowers.
+	runReply := func(name, method string, params any, check func(b *testing.B, reply json.RawMessage)) {
+		var reply json.RawMessage
+		run(name, func(b *testing.B) {
+			if _, err := conn.Call(ctx, method, params, &reply); err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+			check(b, reply)
+			b.ReportMetric(float64(len(reply))/1e3, "kB-reply")
+		}, func(b *testing.B) {
+			b.ReportMetric(float64(standInFloor(b, b.N, method, params, reply).Nanoseconds()), "ns-floor")
+		})
+	}
+	runReply("links", protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, func(b *testing.B, links json.RawMessage) {
+		if len(links) < lines/2 {
+			b.Fatalf("links: %d bytes", len(links))
 		}
-		b.ReportMetric(float64(len(links))/1e3, "kB-reply")
 	})
 	run("rangeformat", func(b *testing.B) {
 		rg := protocol.Range{Start: protocol.Position{Line: uint32(mid - 1)}, End: protocol.Position{Line: uint32(mid), Character: 5}}
@@ -116,12 +136,10 @@ func benchNewFeatures(b *testing.B, lines int) {
 			previous = full.ResultID
 		}
 	})
-	run("pullfull", func(b *testing.B) {
-		var full json.RawMessage
-		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDiagnostic, &protocol.DocumentDiagnosticParams{TextDocument: doc}, &full); err != nil || !bytes.Contains(full, []byte(`"kind":"full"`)) {
-			b.Fatalf("full pull: %.100s, %v", full, err)
+	runReply("pullfull", protocol.MethodTextDocumentDiagnostic, &protocol.DocumentDiagnosticParams{TextDocument: doc}, func(b *testing.B, full json.RawMessage) {
+		if !bytes.Contains(full, []byte(`"kind":"full"`)) {
+			b.Fatalf("full pull: %.100s", full)
 		}
-		b.ReportMetric(float64(len(full))/1e3, "kB-reply")
 	})
 	run("wspull", func(b *testing.B) {
 		rep, err := srv.DiagnosticWorkspace(ctx, &protocol.WorkspaceDiagnosticParams{PreviousResultIds: wsPrevious})

@@ -3,9 +3,11 @@ package lsp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
 )
 
 // The keystroke benchmarks' stand-in: a server that does no work at all.
@@ -243,5 +252,57 @@ func TestStandInProcess(t *testing.T) {
 	}
 	if !bytes.Contains(typed.last[1], []byte(`"version":13,`)) || !bytes.Contains(typed.last[0], []byte(`"version":12,`)) {
 		t.Errorf("the last publications were %s and %s", typed.last[0], typed.last[1])
+	}
+}
+
+// startReplyStandIn is the request benchmarks' stand-in: a connection
+// served as Serve serves one (the same stream, framing and codec), whose
+// only handler answers a request of method with reply and anything else
+// with null; and a client's connection to it. Its time for a request is
+// the floor under the server's for a reply of that size.
+func startReplyStandIn(tb testing.TB, method string, reply json.RawMessage) (context.Context, jsonrpc2.Conn) {
+	ctx, cancel := context.WithCancel(context.Background())
+	serverEnd, clientEnd := net.Pipe()
+	sconn := jsonrpc2.NewConn(newBoundedStream(&lockedConn{ReadWriteCloser: serverEnd}, zap.NewNop(), serverLimits(0)), jsonrpc2.WithCodec(codec{}))
+	sconn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == method {
+			return jsonrpc2.RawMessage(reply), nil // as the server's replies, sent as they are (codec)
+		}
+		return jsonrpc2.RawMessage("null"), nil
+	})
+	cctx, conn, _ := protocol.NewClient(ctx, newVersionRecorder(1), ownedstream.New(clientEnd))
+	tb.Cleanup(func() { conn.Close(); sconn.Close(); cancel() })
+	return cctx, conn
+}
+
+// standInFloor is the mean time of n requests of method with params to
+// a stand-in that answers each with reply (startReplyStandIn).
+func standInFloor(b *testing.B, n int, method string, params any, reply json.RawMessage) time.Duration {
+	ctx, conn := startReplyStandIn(b, method, reply)
+	var got json.RawMessage
+	call := func() {
+		if _, err := conn.Call(ctx, method, params, &got); err != nil || len(got) != len(reply) {
+			b.Fatalf("the stand-in answered %s with %d bytes (%v), not %d", method, len(got), err, len(reply))
+		}
+	}
+	call() // warm
+	start := time.Now()
+	for range n {
+		call()
+	}
+	return time.Since(start) / time.Duration(n)
+}
+
+// TestReplyStandIn: the request stand-in answers its method with the
+// reply it was given, byte for byte, and any other request with null.
+func TestReplyStandIn(t *testing.T) {
+	reply := json.RawMessage(`[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":4}},"target":"https://example.org/x"}]`)
+	ctx, conn := startReplyStandIn(t, protocol.MethodTextDocumentDocumentLink, reply)
+	var got json.RawMessage
+	if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, map[string]any{"textDocument": map[string]any{"uri": "file:///x"}}, &got); err != nil || string(got) != string(reply) {
+		t.Errorf("documentLink: %s, %v", got, err)
+	}
+	if _, err := conn.Call(ctx, protocol.MethodTextDocumentHover, map[string]any{}, &got); err != nil || string(got) != "null" {
+		t.Errorf("hover: %s, %v", got, err)
 	}
 }

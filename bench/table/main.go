@@ -232,6 +232,12 @@ func (t *table) server(r results) {
 		if x, ok := r.get("newfeatures_" + f + "_ratio"); ok {
 			t.add("issue 39's "+f+", 100,000 lines", "—", "—", fmt.Sprintf("%.1f× the 1,000-line figure", x), "≤ 2× the 1,000-line figure", boolp(x <= 2))
 		}
+		// A reply the document sizes: a stand-in sending the same JSON
+		// and nothing else grows as much, and the server's time is near it.
+		if x, ok := r.get("newfeatures_" + f + "_floor_ratio"); ok {
+			over, okO := r.get("newfeatures_" + f + "_over_floor_100000")
+			t.add("… a stand-in sending the same "+f+" reply", "—", "—", fmt.Sprintf("%.1f× its 1,000-line figure; the server %s its time", x, measure(over, okO, "%.2f", "×")), "—", nil)
+		}
 	}
 }
 

@@ -25,13 +25,15 @@ func TestTableMarksGoals(t *testing.T) {
 		"RESULT fetch50_us n/a us",
 		"RESULT newfeatures_highlight_ratio 1.3 x",
 		"RESULT newfeatures_links_ratio 95 x",
+		"RESULT newfeatures_links_floor_ratio 86 x",
+		"RESULT newfeatures_links_over_floor_100000 1.08 x",
 		"NOTE pminfo -c at 100,000 definitions is extrapolated",
 	}, "\n")
 	r, notes, err := read(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) != 1 || len(r) != 14 {
+	if len(notes) != 1 || len(r) != 16 {
 		t.Fatalf("read %d results and %d notes from %q", len(r), len(notes), in)
 	}
 	rows := build(r)
@@ -57,6 +59,9 @@ func TestTableMarksGoals(t *testing.T) {
 		if x.Met == nil || *x.Met != *met {
 			t.Errorf("%s: met = %v, want %v", measure, x.Met, *met)
 		}
+	}
+	if x := byMeasure["… a stand-in sending the same links reply"]; !strings.Contains(x.Ratio, "86.0×") || !strings.Contains(x.Ratio, "1.08 ×") || x.Met != nil {
+		t.Errorf("the links stand-in's row: %+v", x)
 	}
 	var out strings.Builder
 	print(&out, rows, notes)
