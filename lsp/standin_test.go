@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,9 +103,7 @@ func runStandIn(path string) error {
 			return err
 		}
 	}
-	// As the server does (internal/cli's growPipe): an editor's pipe of
-	// 64 KB would block each write of a large publication.
-	syscall.Syscall(syscall.SYS_FCNTL, os.Stdout.Fd(), 1031 /* F_SETPIPE_SZ */, 1<<20)
+	growStdoutPipe()
 	return serveStandIn(os.Stdin, os.Stdout, frames)
 }
 
