@@ -637,3 +637,98 @@ func BenchmarkEnter100000Lines(b *testing.B) {
 	b.ReportMetric(float64(parse.Nanoseconds())/float64(b.N), "ns-parse")
 	b.ReportMetric(float64(check.Nanoseconds())/float64(b.N), "ns-check")
 }
+
+// TestEditsParsedBeforeOneCheckEqualRun: edits that come faster than
+// their analysis are each read (Reparse) and checked together, from the
+// last version checked (Recheck of the last parse against the version
+// before the first), which finds what changed from the definitions' lists
+// and not from what one Reparse replaced: the findings and metrics equal
+// a fresh run's. Configs of several hundred definitions put the lists in
+// several chunks, some shared with the version checked and some not;
+// a character typed and deleted again leaves every definition as it was,
+// in chunks of its own.
+func TestEditsParsedBeforeOneCheckEqualRun(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
+	steps := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 3939))
+		g := exprgen.New(seed, []string{"kernel.all.load", "disk.dev.read", "mem.util.used", "hinv.ncpu", "no.such.metric"})
+		text := lineEditConfig(rng, g, 400)
+		opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+		parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+		checked := Check(ctx, parsed)
+		for step := range 12 {
+			for range 1 + rng.IntN(3) {
+				var ch grammar.TextChange
+				if rng.IntN(3) == 0 {
+					// typed and taken back: two versions, the same text
+					at := strings.LastIndexByte(text[:rng.IntN(len(text))], '\n') + 1
+					typed := text[:at] + "x" + text[at:]
+					ch = grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}
+					opts.Change = &ch
+					parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(typed)), cfg, opts)
+					ch = grammar.TextChange{Start: at, OldEnd: at + 1, NewEnd: at}
+				} else {
+					text, ch = lineEdit(rng, text)
+				}
+				opts.Change = &ch
+				parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(text)), cfg, opts)
+			}
+			checked = Recheck(ctx, checked, parsed)
+			steps++
+			want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{Incremental: true})
+			if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
+				t.Fatalf("seed %d step %d: findings differ from a fresh run\n%s", seed, step, viewDiff(got, exp))
+			}
+			if got, exp := metricsInOrder(t, checked), metricsInOrder(t, want); !reflect.DeepEqual(got, exp) {
+				t.Fatalf("seed %d step %d: the metrics differ from a fresh run\ngot  %v\nwant %v", seed, step, got, exp)
+			}
+		}
+	}
+	t.Logf("%d checks of several edits each", steps)
+}
+
+// TestTypedAndTakenBackBeforeOneCheck: a character typed in a definition
+// of 2,000 and deleted again, both read before one check: the definitions
+// are those of the version checked, the edited one read again in a chunk
+// of its own, so that the definitions found the same from the start run
+// into those the lists share at their end; the findings are a fresh
+// run's.
+func TestTypedAndTakenBackBeforeOneCheck(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "m%d = disk.dev.read + %d\n", i, i)
+	}
+	text := b.String()
+	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+	parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+	checked := Check(ctx, parsed)
+	at := strings.Index(text, "m1000 = disk.dev.read") + len("m1000 = disk.dev.read")
+	for _, ch := range []grammar.TextChange{{Start: at, OldEnd: at, NewEnd: at + 1}, {Start: at, OldEnd: at + 1, NewEnd: at}} {
+		edited := text
+		if ch.NewEnd > ch.Start {
+			edited = text[:at] + "x" + text[at:]
+		}
+		opts.Change = &ch
+		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(edited)), cfg, opts)
+	}
+	checked = Recheck(ctx, checked, parsed)
+	want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{Incremental: true})
+	if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
+		t.Fatalf("findings differ from a fresh run\n%s", viewDiff(got, exp))
+	}
+	if got, exp := metricsInOrder(t, checked), metricsInOrder(t, want); !reflect.DeepEqual(got, exp) {
+		t.Fatalf("the metrics differ from a fresh run\ngot  %v\nwant %v", got, exp)
+	}
+}

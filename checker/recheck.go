@@ -180,8 +180,13 @@ func (r *recheck) findChange() {
 		// (sameDefinition) dl lines further.
 		p, s, suffixShared, r.dl = from, pd.Len()-oldTo, false, dl
 	} else {
+		// (Versions parsed one after the other and checked once, as
+		// when edits come faster than their analysis: the chunks the
+		// lists still share are the same definitions, found without
+		// reading each.)
 		r.dl = lineDelta(r.pf, r.f)
 		n := min(pd.Len(), nd.Len())
+		p, s = nd.SharedEnds(pd)
 		for ; p < n; p++ {
 			if a, b := pd.At(p), nd.At(p); a != b {
 				if !r.sameDefinition(a, b, 0) {
@@ -190,6 +195,7 @@ func (r *recheck) findChange() {
 				prefixShared = false
 			}
 		}
+		s = min(s, n-p)
 		for ; s < n-p; s++ {
 			if a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s); a != b {
 				if !r.sameDefinition(a, b, r.dl) {
