@@ -88,3 +88,26 @@ func TestOfferDroppingOldest(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishedVersion: the benchmarks' client reads a publication's
+// version from its head as the server writes it, and says when it cannot
+// (the params are then decoded whole).
+func TestPublishedVersion(t *testing.T) {
+	for _, tc := range []struct {
+		params string
+		want   int32
+		ok     bool
+	}{
+		{`{"uri":"file:///a.conf","version":42,"diagnostics":[{"message":"\"version\":7"}]}`, 42, true},
+		{`{"uri":"file:///a.conf","version":0,"diagnostics":[]}`, 0, true},
+		{`{"uri":"file:///a.conf","diagnostics":[],"version":3}`, 0, false},
+		{`{"uri":"file:///a.conf","diagnostics":[]}`, 0, false},
+		{`{"uri":"file:///a.conf","version":,"diagnostics":[]}`, 0, false},
+		{`{"uri":"file:///a.conf","version":99999999999,"diagnostics":[]}`, 0, false},
+	} {
+		v, ok := publishedVersion([]byte(tc.params))
+		if ok != tc.ok || (ok && v != tc.want) {
+			t.Errorf("publishedVersion(%s) = %d, %v; want %d, %v", tc.params, v, ok, tc.want, tc.ok)
+		}
+	}
+}
