@@ -193,4 +193,11 @@ END {
 			printf "RESULT newfeatures_%s_over_floor_100000 %.2f x\n", f, nf[f, 100000]/nfloor[f, 100000]
 		}
 	}
+	# afteredit is two keystrokes and the features; editsonly the same
+	# keystrokes and a hover: what the features add is the difference.
+	if (nf["afteredit", 1000] != "" && nf["editsonly", 1000] != "" && nf["afteredit", 100000] != "" && nf["editsonly", 100000] != "") {
+		d1 = nf["afteredit", 1000] - nf["editsonly", 1000]; d100 = nf["afteredit", 100000] - nf["editsonly", 100000]
+		printf "features after an edit (afteredit less editsonly): 1,000 lines %.3f ms, 100,000 lines %.3f ms\n", d1/1e6, d100/1e6
+		if (d1 > 0) printf "RESULT newfeatures_afteredit_features_ratio %.2f x\n", (d100 > 0 ? d100 : 0)/d1
+	}
 }'

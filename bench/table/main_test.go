@@ -26,6 +26,8 @@ func TestTableMarksGoals(t *testing.T) {
 		"RESULT newfeatures_highlight_ratio 1.3 x",
 		"RESULT newfeatures_links_ratio 95 x",
 		"RESULT newfeatures_links_floor_ratio 86 x",
+		"RESULT newfeatures_afteredit_ratio 2.4 x",
+		"RESULT newfeatures_afteredit_features_ratio 1.1 x",
 		"RESULT newfeatures_links_over_floor_100000 1.08 x",
 		"NOTE pminfo -c at 100,000 definitions is extrapolated",
 	}, "\n")
@@ -33,7 +35,7 @@ func TestTableMarksGoals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notes) != 1 || len(r) != 16 {
+	if len(notes) != 1 || len(r) != 18 {
 		t.Fatalf("read %d results and %d notes from %q", len(r), len(notes), in)
 	}
 	rows := build(r)
@@ -50,6 +52,7 @@ func TestTableMarksGoals(t *testing.T) {
 		"server RSS, 1,000 open documents of 4 KB":                   boolp(true),  // ≤ 122 MB
 		"issue 39's highlight, 100,000 lines":                        boolp(true),  // 1.3×
 		"issue 39's links, 100,000 lines":                            boolp(false), // 95×
+		"issue 39's features after an edit, 100,000 lines":           boolp(true),  // 1.1× (2.4× with the edits)
 	}
 	for measure, met := range want {
 		x, ok := byMeasure[measure]
