@@ -185,14 +185,19 @@ func benchNewFeatures(b *testing.B, lines int) {
 	// for them after each change: the definitions the keystroke did not
 	// touch keep their links' JSON (definitionLinks), the reply is made
 	// of it (its bytes still grow with the document).
+	var links json.RawMessage
+	linksParams := &protocol.DocumentLinkParams{TextDocument: doc}
 	run("linksafteredit", func(b *testing.B) {
 		end := protocol.Position{Line: comment, Character: n}
 		edit(b, protocol.Range{Start: end, End: end}, "7")
-		var links json.RawMessage
-		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, &protocol.DocumentLinkParams{TextDocument: doc}, &links); err != nil || len(links) < lines/2 {
+		if _, err := conn.Call(ctx, protocol.MethodTextDocumentDocumentLink, linksParams, &links); err != nil || len(links) < lines/2 {
 			b.Fatalf("links: %d bytes, %v", len(links), err)
 		}
 		edit(b, protocol.Range{Start: end, End: protocol.Position{Line: comment, Character: n + 1}}, "")
+	}, func(b *testing.B) {
+		// The stand-in sends the reply alone: the floor under the links
+		// of each version, not under the edits (editsonly).
+		b.ReportMetric(float64(standInFloor(b, b.N, protocol.MethodTextDocumentDocumentLink, linksParams, links).Nanoseconds()), "ns-floor")
 	})
 	// afteredit's baseline: the same keystrokes, and a hover that waits
 	// for their analysis. afteredit less this is what the features cost.
