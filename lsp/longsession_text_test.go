@@ -121,8 +121,10 @@ func endOf(start protocol.Position, text string) protocol.Position {
 	return protocol.Position{Line: start.Line + uint32(n), Character: units16(text[strings.LastIndexByte(text, '\n')+1:])}
 }
 
-// runeStart is the start of the character byte b of s falls in.
+// runeStart is the start of the character byte b of s falls in (s's
+// end for a byte past it).
 func runeStart(s string, b int) int {
+	b = min(b, len(s))
 	for b > 0 && b < len(s) && !utf8.RuneStart(s[b]) {
 		b--
 	}
