@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -34,8 +33,10 @@ import (
 // and closed again, and a rename, from the server's own answer, of a
 // metric others use), each analysed from the one before
 // (grammar.Reparse, checker.Recheck). After each round of edits what it
-// publishes, and its answers to hover, definition, references and
-// documentSymbol, must be those of a fresh server opened on the same
+// publishes, its answers about the whole document (documentSymbol,
+// semantic tokens, inlay hints, folding ranges, documentLink) and at a few
+// places (hover, definition, references, documentHighlight,
+// selectionRange) must be those of a fresh server opened on the same
 // text, and every position in them one a client can hold (soakText.check:
 // UTF-16 columns, a line's ending not part of it). At the end the
 // session's server must hold about what the fresh one holds: its heap,
@@ -331,170 +332,6 @@ func (s *soakSession) useAfter(prefix, marker string, skip int) (protocol.Positi
 
 func (s *soakSession) posParams(p protocol.Position) protocol.TextDocumentPositionParams {
 	return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}, Position: p}
-}
-
-// checkpoint opens the session's text in a fresh server and compares
-// the two servers' last publications and answers.
-func (s *soakSession) checkpoint(t *testing.T) {
-	t.Helper()
-	fresh := startSoak(t, s.settings)
-	defer fresh.stop()
-	got := s.complete(t, s.main)
-	fresh.DidOpen(fresh.ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: s.u, LanguageID: "pcp-derived", Version: s.version, Text: s.ed.doc.String()}})
-	want := s.complete(t, fresh)
-	if !encodesAlike(t, "diagnostics", got, want) {
-		s.failAt(t, "the diagnostics of version %d differ from a fresh server's", s.version)
-	}
-	s.checkPlaces(t, "diagnostics", got)
-	for _, p := range s.probes() {
-		s.compareAnswers(t, fresh, p)
-	}
-	sym := func(srv *soakServer) any {
-		r, err := srv.DocumentSymbol(srv.ctx, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}})
-		return answer{r, err}
-	}
-	symbols := sym(s.main)
-	if !encodesAlike(t, "documentSymbol", symbols, sym(fresh)) {
-		s.failAt(t, "documentSymbol of version %d differs from a fresh server's", s.version)
-	}
-	s.checkPlaces(t, "documentSymbol", symbols)
-	if raw, _ := json.Marshal(symbols); strings.Contains(string(raw), `\r`) {
-		s.failAt(t, "documentSymbol of version %d holds a \"\\r\" (a line's ending read as part of it)", s.version)
-	}
-	s.logShape(t, fresh)
-}
-
-// answer is a request's result or error, compared as JSON.
-type answer struct {
-	Result any
-	Err    error
-}
-
-func (a answer) MarshalJSON() ([]byte, error) {
-	if a.Err != nil {
-		return json.Marshal(map[string]string{"error": a.Err.Error()})
-	}
-	return json.Marshal(a.Result)
-}
-
-// probes are the places a checkpoint asks about: a metric's use in a
-// soak.use line, the name of a definition, and a few places anywhere.
-func (s *soakSession) probes() []protocol.Position {
-	var out []protocol.Position
-	for _, use := range []func() (protocol.Position, bool){s.useOfMetric, s.useAfterWide} {
-		if p, ok := use(); ok {
-			out = append(out, p)
-		}
-	}
-	for range 4 {
-		p := s.ed.pos()
-		out = append(out, p, protocol.Position{Line: p.Line, Character: s.ed.doc.col16(int(p.Line), runeStart(s.ed.doc.line(int(p.Line)), 2))})
-	}
-	return out
-}
-
-// compareAnswers compares hover, definition and references at p.
-func (s *soakSession) compareAnswers(t *testing.T, fresh *soakServer, p protocol.Position) {
-	t.Helper()
-	ask := func(srv *soakServer) []answer {
-		h, herr := srv.Hover(srv.ctx, &protocol.HoverParams{TextDocumentPositionParams: s.posParams(p)})
-		d, derr := srv.Definition(srv.ctx, &protocol.DefinitionParams{TextDocumentPositionParams: s.posParams(p)})
-		r, rerr := srv.References(srv.ctx, &protocol.ReferenceParams{TextDocumentPositionParams: s.posParams(p), Context: protocol.ReferenceContext{IncludeDeclaration: true}})
-		return []answer{{h, herr}, {d, derr}, {r, rerr}}
-	}
-	got, want := ask(s.main), ask(fresh)
-	for i, what := range []string{"hover", "definition", "references"} {
-		if !encodesAlike(t, what, got[i], want[i]) {
-			s.failAt(t, "%s at %d:%d of version %d differs from a fresh server's", what, p.Line, p.Character, s.version)
-		}
-		s.checkPlaces(t, what, got[i])
-	}
-}
-
-// checkPlaces fails t when an answer of the session's server about its
-// document holds a position no client can hold in it (soakText.check):
-// a column counting a line's ending, or splitting a character.
-func (s *soakSession) checkPlaces(t *testing.T, what string, answer any) {
-	t.Helper()
-	raw, err := json.Marshal(answer)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	var tree any
-	if err := json.Unmarshal(raw, &tree); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			if u, ok := v["uri"].(string); ok && u != string(s.u) {
-				return // another document's place
-			}
-			line, isLine := v["line"].(float64)
-			char, isChar := v["character"].(float64)
-			if isLine && isChar {
-				if err := s.ed.doc.check(lc(int(line), uint32(char))); err != nil {
-					s.failAt(t, "%s of version %d: %v", what, s.version, err)
-				}
-				return
-			}
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	walk(tree)
-}
-
-// complete waits for the server's complete analysis of the latest version
-// and returns its publication (a syntax-only one may come first).
-func (s *soakSession) complete(t *testing.T, srv *soakServer) []protocol.Diagnostic {
-	t.Helper()
-	// Published: the server has read the version's notification.
-	srv.pubs.awaitVersion(t, s.u, s.version)
-	snap := srv.inner.current(srv.ctx, s.u)
-	switch {
-	case snap == nil:
-		t.Fatalf("no analysis of version %d", s.version)
-	case snap.version != s.version || snap.report == nil:
-		t.Fatalf("the analysis of version %d is of version %d (checked: %t)", s.version, snap.version, snap.report != nil)
-	}
-	return srv.pubs.await(t, s.u, s.version, len(diagnostics(snap, "")))
-}
-
-func (s *soakSession) failAt(t *testing.T, format string, args ...any) {
-	t.Helper()
-	t.Errorf(format, args...)
-	t.Fatalf("the latest edits:\n%s", strings.Join(s.history, "\n"))
-}
-
-// encodesAlike says whether a and b encode alike, logging the first place
-// they differ when not.
-func encodesAlike(t *testing.T, what string, a, b any) bool {
-	t.Helper()
-	ja, err := json.Marshal(a)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	jb, err := json.Marshal(b)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	if string(ja) == string(jb) {
-		return true
-	}
-	i := 0
-	for i < min(len(ja), len(jb)) && ja[i] == jb[i] {
-		i++
-	}
-	from := max(0, i-300)
-	t.Logf("%s differs at byte %d:\n session: %s\n   fresh: %s", what, i, ja[from:min(len(ja), i+300)], jb[from:min(len(jb), i+300)])
-	return false
 }
 
 // logShape logs how the two servers hold the document's definitions and
