@@ -55,8 +55,8 @@ import (
 //
 // Each round is a case with its own seed: make test's -race pass runs
 // one in testsize.Stride of them, of 100 edits on a 2,000-line config
-// (and the two shorter sessions on 1,000 lines); -short two on 4,000
-// lines. PCP_DERIVE_LSP_MEMPROFILE=FILE writes the heap's profile at the
+// (and the two shorter sessions' 40 edits on 600 lines); -short two on
+// 4,000 lines (theirs 100 on 2,000). PCP_DERIVE_LSP_MEMPROFILE=FILE writes the heap's profile at the
 // start (FILE.base) and at the end of the edits.
 func TestLongEditingSession(t *testing.T) {
 	t.Run("LF", longSession)
@@ -110,7 +110,7 @@ func lineEndingSession(t *testing.T, seed uint64, settings string, eols ...strin
 	lines, perRound := 4000, 200
 	switch {
 	case testsize.Race:
-		lines, perRound = 1000, 60
+		lines, perRound = 600, 40
 	case testing.Short():
 		lines, perRound = 2000, 100
 	}
