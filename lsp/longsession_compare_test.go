@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -25,8 +26,14 @@ func (s *soakSession) checkpoint(t *testing.T) {
 		s.failAt(t, "the diagnostics of version %d differ from a fresh server's", s.version)
 	}
 	s.checkPlaces(t, "diagnostics", published)
-	for _, p := range s.probes() {
-		s.compareAnswers(t, fresh, p)
+	for i, p := range s.probes() {
+		s.compareAnswers(t, fresh, p, i < 3)
+	}
+	for _, d := range s.someFindings(published) {
+		s.compare(t, fresh, fmt.Sprintf("codeAction at %v", d.Range), func(srv *soakServer) answer {
+			r, err := srv.CodeAction(srv.ctx, &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}, Range: d.Range, Context: protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{d}}})
+			return answer{r, err}
+		})
 	}
 	got, want := s.wholeAnswers(s.main), s.wholeAnswers(fresh)
 	for _, what := range slices.Sorted(maps.Keys(got)) {
@@ -112,25 +119,74 @@ func (s *soakSession) probes() []protocol.Position {
 	return out
 }
 
-// compareAnswers compares hover, definition, references, documentHighlight
-// and selectionRange at p.
-func (s *soakSession) compareAnswers(t *testing.T, fresh *soakServer, p protocol.Position) {
+// compareAnswers compares hover, definition, references,
+// documentHighlight and selectionRange at p, and when deep completion
+// and signatureHelp too.
+func (s *soakSession) compareAnswers(t *testing.T, fresh *soakServer, p protocol.Position, deep bool) {
 	t.Helper()
-	ask := func(srv *soakServer) []answer {
-		h, herr := srv.Hover(srv.ctx, &protocol.HoverParams{TextDocumentPositionParams: s.posParams(p)})
-		d, derr := srv.Definition(srv.ctx, &protocol.DefinitionParams{TextDocumentPositionParams: s.posParams(p)})
-		r, rerr := srv.References(srv.ctx, &protocol.ReferenceParams{TextDocumentPositionParams: s.posParams(p), Context: protocol.ReferenceContext{IncludeDeclaration: true}})
-		hl, hlerr := srv.DocumentHighlight(srv.ctx, &protocol.DocumentHighlightParams{TextDocumentPositionParams: s.posParams(p)})
-		sel, selerr := srv.SelectionRange(srv.ctx, &protocol.SelectionRangeParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}, Positions: []protocol.Position{p}})
-		return []answer{{h, herr}, {d, derr}, {r, rerr}, {hl, hlerr}, {sel, selerr}}
+	at := s.posParams(p)
+	asks := map[string]func(srv *soakServer) answer{
+		"hover": func(srv *soakServer) answer {
+			r, err := srv.Hover(srv.ctx, &protocol.HoverParams{TextDocumentPositionParams: at})
+			return answer{r, err}
+		},
+		"definition": func(srv *soakServer) answer {
+			r, err := srv.Definition(srv.ctx, &protocol.DefinitionParams{TextDocumentPositionParams: at})
+			return answer{r, err}
+		},
+		"references": func(srv *soakServer) answer {
+			r, err := srv.References(srv.ctx, &protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}})
+			return answer{r, err}
+		},
+		"documentHighlight": func(srv *soakServer) answer {
+			r, err := srv.DocumentHighlight(srv.ctx, &protocol.DocumentHighlightParams{TextDocumentPositionParams: at})
+			return answer{r, err}
+		},
+		"selectionRange": func(srv *soakServer) answer {
+			r, err := srv.SelectionRange(srv.ctx, &protocol.SelectionRangeParams{TextDocument: at.TextDocument, Positions: []protocol.Position{p}})
+			return answer{r, err}
+		},
 	}
-	got, want := ask(s.main), ask(fresh)
-	for i, what := range []string{"hover", "definition", "references", "documentHighlight", "selectionRange"} {
-		if !encodesAlike(t, what, got[i], want[i]) {
-			s.failAt(t, "%s at %d:%d of version %d differs from a fresh server's", what, p.Line, p.Character, s.version)
+	if deep {
+		asks["completion"] = func(srv *soakServer) answer {
+			r, err := srv.Completion(srv.ctx, &protocol.CompletionParams{TextDocumentPositionParams: at})
+			return answer{r, err}
 		}
-		s.checkPlaces(t, what, got[i])
+		asks["signatureHelp"] = func(srv *soakServer) answer {
+			r, err := srv.SignatureHelp(srv.ctx, &protocol.SignatureHelpParams{TextDocumentPositionParams: at})
+			return answer{r, err}
+		}
 	}
+	for _, what := range slices.Sorted(maps.Keys(asks)) {
+		s.compare(t, fresh, fmt.Sprintf("%s at %d:%d", what, p.Line, p.Character), asks[what])
+	}
+}
+
+// compare compares the session's server's answer to ask with a fresh
+// one's, and checks its places.
+func (s *soakSession) compare(t *testing.T, fresh *soakServer, what string, ask func(*soakServer) answer) {
+	t.Helper()
+	got := ask(s.main)
+	if !encodesAlike(t, what, got, ask(fresh)) {
+		s.failAt(t, "%s of version %d differs from a fresh server's", what, s.version)
+	}
+	s.checkPlaces(t, what, got)
+}
+
+// someFindings are up to three of the findings published: the first on
+// a line with characters outside ASCII, and two at random.
+func (s *soakSession) someFindings(published []protocol.Diagnostic) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, d := range published {
+		if l := int(d.Range.Start.Line); l < len(s.ed.doc.lines) && wide(s.ed.doc.line(l)) {
+			out = append(out, d)
+			break
+		}
+	}
+	for range min(2, len(published)) {
+		out = append(out, published[s.ed.rnd.IntN(len(published))])
+	}
+	return out
 }
 
 // checkPlaces fails t when an answer of the session's server about its
