@@ -35,6 +35,7 @@ func (s *soakSession) checkpoint(t *testing.T) {
 			return answer{r, err}
 		})
 	}
+	s.checkFormatting(t, fresh)
 	got, want := s.wholeAnswers(s.main), s.wholeAnswers(fresh)
 	for _, what := range slices.Sorted(maps.Keys(got)) {
 		if !encodesAlike(t, what, got[what], want[what]) {
@@ -163,14 +164,52 @@ func (s *soakSession) compareAnswers(t *testing.T, fresh *soakServer, p protocol
 }
 
 // compare compares the session's server's answer to ask with a fresh
-// one's, and checks its places.
-func (s *soakSession) compare(t *testing.T, fresh *soakServer, what string, ask func(*soakServer) answer) {
+// one's, checks its places, and returns it.
+func (s *soakSession) compare(t *testing.T, fresh *soakServer, what string, ask func(*soakServer) answer) answer {
 	t.Helper()
 	got := ask(s.main)
 	if !encodesAlike(t, what, got, ask(fresh)) {
 		s.failAt(t, "%s of version %d differs from a fresh server's", what, s.version)
 	}
 	s.checkPlaces(t, what, got)
+	return got
+}
+
+// checkFormatting compares Format Document's edits with a fresh server's
+// and fails t when one writes a continuation before "\r\n" (libpcp reads
+// the backslash as an illegal character) or, applied, they write a line
+// ending the document does not use (one kind of ending stays that kind;
+// a mix keeps to its kinds).
+func (s *soakSession) checkFormatting(t *testing.T, fresh *soakServer) {
+	t.Helper()
+	got := s.compare(t, fresh, "formatting", func(srv *soakServer) answer {
+		r, err := srv.Formatting(srv.ctx, &protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}})
+		return answer{r, err}
+	})
+	edits, _ := got.Result.([]protocol.TextEdit)
+	for _, e := range edits {
+		if strings.Contains(e.NewText, "\\\r") {
+			s.failAt(t, "Format Document of version %d writes a continuation libpcp does not read (a backslash before \"\\r\"): %q", s.version, e.NewText)
+		}
+	}
+	formatted := &soakText{lines: slices.Clone(s.ed.doc.lines)}
+	slices.SortFunc(edits, func(a, b protocol.TextEdit) int { return comparePos(b.Range.Start, a.Range.Start) })
+	for _, e := range edits {
+		formatted.apply(soakEdit{rng: e.Range, text: e.NewText})
+	}
+	endings := func(d *soakText) map[string]bool {
+		out := map[string]bool{}
+		for l := range len(d.lines) - 1 {
+			out[d.eol(l)] = true
+		}
+		return out
+	}
+	had, has := endings(s.ed.doc), endings(formatted)
+	for eol := range has {
+		if !had[eol] {
+			s.failAt(t, "Format Document of version %d (%d edits) writes %q line endings in a document of %q", s.version, len(edits), eol, slices.Sorted(maps.Keys(had)))
+		}
+	}
 }
 
 // someFindings are up to three of the findings published: the first on

@@ -200,8 +200,10 @@ func wideLines(put func(string, ...any), i, k int) {
 // multiLines writes the lines of soakConfig with values over several
 // lines for line i: a help text with a line continued (libpcp drops its
 // line break, but after "\r\n" it drops the "\r" only), escaped quotes
-// and backslashes; and a definition continued on the next line (a line
-// of its own, and an illegal character, before 6.2.2).
+// and backslashes; a definition continued on the next line (a line of
+// its own, and an illegal character, before 6.2.2); and one too long for
+// a line, which Format Document lays out over continuation lines on the
+// latest release, but on a CRLF line.
 func multiLines(put func(string, ...any), i, k int) {
 	put("bench.ml%d = bench.m%d * 2", i, k)
 	put(`bench.ml%d(helptext) = "naïve 😀 first line \`, i)
@@ -209,4 +211,5 @@ func multiLines(put func(string, ...any), i, k int) {
 	put(`a 日本語 line and a \\ backslash 🎉"`)
 	put(`bench.ml%d.cont = bench.m%d + \`, i, k)
 	put("    bench.m%d * 2", k+8)
+	put("bench.ml%d.long = kernel.all.cpu.user+kernel.all.cpu.sys+kernel.all.cpu.nice+kernel.all.cpu.intr-kernel.all.cpu.idle", i)
 }
