@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"go.lsp.dev/uri"
 )
 
 // crlfSource is a config whose every feature has something to say:
@@ -265,5 +267,44 @@ func TestWithEndingsOf(t *testing.T) {
 		if got := withEndingsOf(tt.old, tt.text, tt.last); got != tt.want {
 			t.Errorf("withEndingsOf(%q, %q, %q) = %q, want %q", tt.old, tt.text, tt.last, got, tt.want)
 		}
+	}
+}
+
+// TestFormattingLongDefinitionEndings: a definition too long for a line
+// is laid out over continuation lines (pcp7) only where its line ends in
+// "\n": libpcp joins a line ending in a backslash with the next at "\n"
+// alone, and before "\r\n" reads the backslash as an illegal character
+// (PCP 7.0.2's pminfo: "Illegal character", then "missing “=”" for the
+// next line). On a CRLF line it stays on one line; either way the
+// formatted document defines what it did.
+func TestFormattingLongDefinitionEndings(t *testing.T) {
+	u := uri.File("/tmp/long.conf")
+	long := "e = kernel.all.cpu.user+kernel.all.cpu.sys+kernel.all.cpu.nice+kernel.all.cpu.intr+kernel.all.cpu.wait.total-kernel.all.cpu.idle"
+	for _, tt := range []struct {
+		name, text string
+		lines      int // the formatted document's, as the client counts them
+	}{
+		{"LF", "a = 1\n" + long + "\nb = 2\n", 9},
+		{"CRLF", "a = 1\r\n" + long + "\r\nb = 2\r\n", 4},
+		{"CRLF line among LF", "a = 1\n" + long + "\r\nb = 2\n", 4},
+		{"LF line among CRLF", "a = 1\r\n" + long + "\nb = 2\r\n", 9},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			formatted := applyEdits(tt.text, formatting(parsedSnapshot(t, u, 1, tt.text)))
+			if n := len(lines16(formatted)); n != tt.lines {
+				t.Errorf("formatted over %d lines, want %d:\n%q", n, tt.lines, formatted)
+			}
+			again := parsedSnapshot(t, u, 2, formatted)
+			if again.findings.Len() != 0 {
+				t.Errorf("the formatted document has findings:\n%q", formatted)
+			}
+			var names []string
+			for _, def := range again.file.Definitions.All() {
+				names = append(names, def.Name)
+			}
+			if strings.Join(names, " ") != "a e b" {
+				t.Errorf("the formatted document defines %q, want a e b:\n%q", names, formatted)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -489,7 +490,8 @@ const formatWidth = 100
 
 // Formatting rewrites every definition that parses into the canonical
 // form: "name = expression" with canonical spacing, and in pcp7 long ones
-// over continuation lines. Comments and attribute lines are left alone.
+// over continuation lines (but on a CRLF line, which libpcp cannot
+// continue). Comments and attribute lines are left alone.
 func (s *server) Formatting(ctx context.Context, params *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
 	if snap := s.parsed(ctx, params.TextDocument.URI); snap != nil {
 		return formatting(snap), nil
@@ -519,18 +521,23 @@ func formatEdit(d *snapshot, def *grammar.Definition) (protocol.TextEdit, bool) 
 	if err != nil || !def.Verdict.OK {
 		return protocol.TextEdit{}, false
 	}
-	want := grammar.FormatDefinition(def.Name, tree, d.release(), formatWidth)
 	start, end := d.file.Offsets(def.Range)
 	// The edit ends before the last line's "\r" (of a "\r\n", or a lone
 	// one at the end of the text), which it keeps.
 	got := string(d.file.Text.Slice(start, end))
 	last := "\n" // the ending of the definition's last line
+	width := formatWidth
 	if strings.HasSuffix(got, "\r") {
 		got, end, last = got[:len(got)-1], end-1, "\r\n"
 		if !d.file.Text.HasByte('\n', end+1, end+2) {
 			last = "\r"
 		}
+		// libpcp joins a line ending in a backslash with the next
+		// only at "\n": before "\r\n" the backslash is an illegal
+		// character. A definition on such a line stays on one.
+		width = math.MaxInt
 	}
+	want := grammar.FormatDefinition(def.Name, tree, d.release(), width)
 	if withoutCR(got) == want {
 		return protocol.TextEdit{}, false
 	}

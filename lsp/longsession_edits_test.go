@@ -5,104 +5,100 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 )
 
-// soakText is the editor's copy of a document during a long session:
-// its lines (the text split at "\n", so a text ending in "\n" has an
-// empty last line), changed as the editor changes them. The session's
-// texts are ASCII, so a column is a byte and a UTF-16 unit alike.
-type soakText struct {
-	lines []string
-}
-
-func newSoakText(text string) *soakText { return &soakText{lines: strings.Split(text, "\n")} }
-
-func (d *soakText) String() string { return strings.Join(d.lines, "\n") }
-
-// soakEdit is one ranged change, as a client sends it.
-type soakEdit struct {
-	rng  protocol.Range
-	text string
-}
-
-// apply changes the text as a client applies e, and returns the edit
-// that undoes it.
-func (d *soakText) apply(e soakEdit) (undo soakEdit) {
-	sl, sc := int(e.rng.Start.Line), int(e.rng.Start.Character)
-	el, ec := int(e.rng.End.Line), int(e.rng.End.Character)
-	var removed string
-	if sl == el {
-		removed = d.lines[sl][sc:ec]
-	} else {
-		removed = d.lines[sl][sc:] + "\n" + strings.Join(d.lines[sl+1:el], "\n")
-		if el > sl+1 {
-			removed += "\n"
-		}
-		removed += d.lines[el][:ec]
-	}
-	merged := d.lines[sl][:sc] + e.text + d.lines[el][ec:]
-	d.lines = slices.Replace(d.lines, sl, el+1, strings.Split(merged, "\n")...)
-	return soakEdit{rng: protocol.Range{Start: e.rng.Start, End: endOf(e.rng.Start, e.text)}, text: removed}
-}
-
-// endOf is where text inserted at start ends.
-func endOf(start protocol.Position, text string) protocol.Position {
-	n := strings.Count(text, "\n")
-	if n == 0 {
-		return protocol.Position{Line: start.Line, Character: start.Character + uint32(len(text))}
-	}
-	return protocol.Position{Line: start.Line + uint32(n), Character: uint32(len(text) - strings.LastIndexByte(text, '\n') - 1)}
-}
-
 // soakEditor makes a user's edits, at random places (seeded): typing,
-// Enter, joined lines, pasted and deleted blocks, undoing, and typing in
-// comments and help texts.
+// Enter, joined lines, pasted and deleted blocks, undoing, typing in
+// comments and help texts, editing after characters outside ASCII, and
+// opening a quoted value over lines and closing it again (quotes.go's
+// quoteOp).
 type soakEditor struct {
-	doc   *soakText
-	rnd   *rand.Rand
-	undo  []soakEdit // the inverses of the edits made, latest last
-	paste int        // pasted blocks so far, to name their copies
+	doc *soakText
+	rnd *rand.Rand
+	// eols are the line endings Enter inserts, one at random: "\n" as
+	// on Linux, "\r\n" as a Windows editor does.
+	eols []string
+	// quotes is the share, in a hundred, of the edits that start a
+	// quoteOp; pending are its steps still to make, each an edit of its
+	// own, made before any other.
+	quotes  int
+	pending []func() (string, soakEdit)
+	undo    []soakEdit // the inverses of the edits made, latest last
+	paste   int        // pasted blocks so far, to name their copies
+}
+
+// col is a column of line l: between two of its characters, as an
+// editor's cursor is.
+func (e *soakEditor) col(l int) uint32 {
+	line := e.doc.line(l)
+	return e.doc.col16(l, runeStart(line, e.rnd.IntN(len(line)+1)))
 }
 
 // pos is a place in the document: a line other than the last (empty)
 // one, and a column in it.
 func (e *soakEditor) pos() protocol.Position {
 	l := e.rnd.IntN(len(e.doc.lines) - 1)
-	return protocol.Position{Line: uint32(l), Character: uint32(e.rnd.IntN(len(e.doc.lines[l]) + 1))}
+	return protocol.Position{Line: uint32(l), Character: e.col(l)}
 }
 
 func point(p protocol.Position) protocol.Range { return protocol.Range{Start: p, End: p} }
 
-// typed are the characters a user types: letters that make a metric
-// name unknown (and its "did you mean"), operators and digits that may
-// break an expression, spaces that change nothing libpcp reads.
+func lc(l int, c uint32) protocol.Position { return protocol.Position{Line: uint32(l), Character: c} }
+
+// typed are the characters a user types in an expression: letters that
+// make a metric name unknown (and its "did you mean"), operators and
+// digits that may break an expression, spaces that change nothing libpcp
+// reads.
 const typed = "abcxyz._+*( )12"
+
+// prose are the characters a user types in comments and help texts, and
+// after characters outside ASCII: letters and, outside ASCII, one of two
+// bytes, one of three and one of four (two UTF-16 units).
+var prose = []string{"q", "w", "e", "r", "t", "y", " ", "é", "日", "🎉"}
+
+// eol is a line ending, as the user's editor writes them.
+func (e *soakEditor) eol() string { return e.eols[e.rnd.IntN(len(e.eols))] }
 
 // next makes the next edit (nil when it found nothing to do), applied to
 // the editor's copy; kind names it for failure messages.
 func (e *soakEditor) next() (kind string, edits []soakEdit) {
 	var ed soakEdit
 	switch r := e.rnd.IntN(100); {
-	case r < 30:
+	case len(e.pending) > 0:
+		step := e.pending[0]
+		e.pending = e.pending[1:]
+		kind, ed = step()
+		if len(e.pending) == 0 {
+			// Undoing a step alone would reopen the value: the
+			// user does not undo through a quoteOp.
+			defer func() { e.undo = e.undo[:0] }()
+		}
+	case r < e.quotes:
+		kind, ed = e.quoteOp()
+	case r < 26:
 		kind, ed = "type", soakEdit{rng: point(e.pos()), text: string(typed[e.rnd.IntN(len(typed))])}
-	case r < 40:
-		kind, ed = "backspace", e.backspace()
-	case r < 55:
+	case r < 35:
+		kind, ed = "backspace", e.backspace(e.pos())
+	case r < 48:
 		kind, ed = "enter", e.enter()
-	case r < 62:
+	case r < 55:
 		kind, ed = "join", e.join()
-	case r < 69:
+	case r < 61:
 		kind, ed = "paste", e.pasteBlock()
-	case r < 76:
+	case r < 67:
 		kind, ed = "delete lines", e.deleteLines()
-	case r < 86:
+	case r < 76:
 		return "undo", e.revert(1 + e.rnd.IntN(3))
-	case r < 93:
-		kind, ed = "comment", e.typeAfter("#", len("#"))
+	case r < 82:
+		kind, ed = "comment", e.typeInComment()
+	case r < 90:
+		kind, ed = "help text", e.typeInHelp()
 	default:
-		kind, ed = "help text", e.typeAfter("(oneline) = \"", len("(oneline) = \"one"))
+		kind, ed = e.afterWide()
 	}
 	if ed.rng == (protocol.Range{}) && ed.text == "" {
 		return kind, nil
@@ -111,35 +107,52 @@ func (e *soakEditor) next() (kind string, edits []soakEdit) {
 	return kind, []soakEdit{ed}
 }
 
-func (e *soakEditor) backspace() soakEdit {
-	p := e.pos()
-	if p.Character == 0 || e.doc.lines[p.Line][p.Character-1] == '"' {
+// backspace deletes the character before p, but a quote, a backslash
+// or an escaped character (which would open a quoted value over lines:
+// quoteOp does that).
+func (e *soakEditor) backspace(p protocol.Position) soakEdit {
+	line := e.doc.line(int(p.Line))
+	b := e.doc.byteAt(int(p.Line), p.Character)
+	r, size := utf8.DecodeLastRuneInString(line[:b])
+	if b == 0 || strings.ContainsRune(quoting, r) || strings.HasSuffix(line[:b-size], `\`) {
 		return soakEdit{}
 	}
-	return soakEdit{rng: protocol.Range{Start: protocol.Position{Line: p.Line, Character: p.Character - 1}, End: p}}
+	return soakEdit{rng: protocol.Range{Start: lc(int(p.Line), p.Character-uint32(utf16.RuneLen(r))), End: p}}
 }
+
+// quoting are the characters that open, close or escape a quoted value.
+const quoting = `"'\`
+
+// quoted says a line holds a quoted value (a help text), or a part of
+// one. The editor's random edits never open one (quoteOp does, and
+// closes it again): a value left open makes every later edit read the
+// rest of the text again, and a session that left one near the top
+// would try the reading of an edit's lines no more. The joined lines,
+// pasted blocks and undos keep them closed (but those that cut a value
+// written over several lines, in the sessions that have them).
+func quoted(line string) bool { return strings.ContainsAny(line, quoting) }
 
 // enter splits a line: at its end half the time (a new empty line), or
 // anywhere in it (a definition cut in two) but in a help text.
 func (e *soakEditor) enter() soakEdit {
 	p := e.pos()
-	if line := e.doc.lines[p.Line]; e.rnd.IntN(2) == 0 || quoted(line) {
-		p.Character = uint32(len(line))
+	if e.rnd.IntN(2) == 0 || quoted(e.doc.line(int(p.Line))) {
+		p.Character = e.doc.width(int(p.Line))
 	}
-	return soakEdit{rng: point(p), text: "\n"}
+	return soakEdit{rng: point(p), text: e.eol()}
 }
 
 // join deletes a line's end: the next line joins it.
 func (e *soakEditor) join() soakEdit {
-	l := uint32(e.rnd.IntN(len(e.doc.lines) - 2))
-	return soakEdit{rng: protocol.Range{Start: protocol.Position{Line: l, Character: uint32(len(e.doc.lines[l]))}, End: protocol.Position{Line: l + 1}}}
+	l := e.rnd.IntN(len(e.doc.lines) - 2)
+	return soakEdit{rng: protocol.Range{Start: lc(l, e.doc.width(l)), End: lc(l+1, 0)}}
 }
 
-// pasteBlock copies 2 to 12 whole lines from one place to the start of
-// a line elsewhere, their definitions renamed (new metrics). (A name
-// defined twice is a finding that names the other line, which makes
-// every later edit check the whole file until it is gone: the session
-// would then try the incremental analysis no more.)
+// pasteBlock copies 2 to 12 whole lines, their endings with them, from
+// one place to the start of a line elsewhere, their definitions renamed
+// (new metrics). (A name defined twice is a finding that names the
+// other line, which makes every later edit check the whole file until it
+// is gone: the session would then try the incremental analysis no more.)
 func (e *soakEditor) pasteBlock() soakEdit {
 	n := 2 + e.rnd.IntN(11)
 	from := e.rnd.IntN(max(1, len(e.doc.lines)-1-n))
@@ -148,7 +161,7 @@ func (e *soakEditor) pasteBlock() soakEdit {
 	for i, l := range block {
 		block[i] = strings.Replace(l, "bench.", fmt.Sprintf("paste%d.", e.paste), 1)
 	}
-	return soakEdit{rng: point(protocol.Position{Line: uint32(e.rnd.IntN(len(e.doc.lines) - 1))}), text: strings.Join(block, "\n") + "\n"}
+	return soakEdit{rng: point(lc(e.rnd.IntN(len(e.doc.lines)-1), 0)), text: strings.Join(block, "")}
 }
 
 // deleteLines deletes from a place in one line to a place 1 to 8 lines
@@ -159,23 +172,15 @@ func (e *soakEditor) deleteLines() soakEdit {
 	if end <= int(p.Line) {
 		return soakEdit{}
 	}
-	q := protocol.Position{Line: uint32(end), Character: uint32(e.rnd.IntN(len(e.doc.lines[end]) + 1))}
-	if quoted(e.doc.lines[p.Line]) {
+	q := lc(end, e.col(end))
+	if quoted(e.doc.line(int(p.Line))) {
 		p.Character = 0
 	}
-	if quoted(e.doc.lines[end]) {
+	if quoted(e.doc.line(end)) {
 		q.Character = 0
 	}
 	return soakEdit{rng: protocol.Range{Start: p, End: q}}
 }
-
-// quoted says a line holds a quoted value (a help text). The editor
-// never leaves one open: a value quoted over several lines makes every
-// later edit read the lines after it again (libpcp may count them short),
-// and a session that left one near the top would try the reading of an
-// edit's lines no more. The joined lines, pasted blocks and undos keep
-// them closed.
-func quoted(line string) bool { return strings.Contains(line, `"`) }
 
 // revert undoes the last n edits, one change each, as an editor's undo
 // does.
@@ -190,21 +195,107 @@ func (e *soakEditor) revert(n int) []soakEdit {
 	return out
 }
 
-// typeAfter types a letter at column col of the first line from a random
-// place on (100 lines at most) that starts with prefix or holds it
-// after its name: in a comment, or in a help text.
-func (e *soakEditor) typeAfter(marker string, col int) soakEdit {
+// lineWith is the first line from a random place on (200 lines at most)
+// where find finds something, and what it found.
+func (e *soakEditor) lineWith(find func(line string) (b0, b1 int, ok bool)) (l, b0, b1 int, ok bool) {
 	start := e.rnd.IntN(len(e.doc.lines) - 1)
-	for l := start; l < min(start+100, len(e.doc.lines)-1); l++ {
-		line := e.doc.lines[l]
-		k := strings.Index(line, marker)
-		if k < 0 || k+col > len(line) {
-			continue
+	for l := start; l < min(start+200, len(e.doc.lines)-1); l++ {
+		if b0, b1, ok := find(e.doc.line(l)); ok {
+			return l, b0, b1, true
 		}
-		p := protocol.Position{Line: uint32(l), Character: uint32(k + col)}
-		return soakEdit{rng: point(p), text: string("qwerty "[e.rnd.IntN(7)])}
 	}
-	return soakEdit{}
+	return 0, 0, 0, false
+}
+
+// between is a character boundary of line l from byte b0 to b1, not
+// right after a backslash (a character typed there would be escaped,
+// and the one it escaped no more).
+func (e *soakEditor) between(l, b0, b1 int) uint32 {
+	line := e.doc.line(l)
+	b := runeStart(line, b0+e.rnd.IntN(b1-b0+1))
+	if b > 0 && line[b-1] == '\\' {
+		b = b0
+	}
+	return e.doc.col16(l, b)
+}
+
+// typeProse types a character of prose at column c of line l.
+func (e *soakEditor) typeProse(l int, c uint32) soakEdit {
+	return soakEdit{rng: point(lc(l, c)), text: prose[e.rnd.IntN(len(prose))]}
+}
+
+// typeInComment types in a comment line, after its "#".
+func (e *soakEditor) typeInComment() soakEdit {
+	l, b0, b1, ok := e.lineWith(func(line string) (int, int, bool) {
+		return 1, len(line), strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "#control")
+	})
+	if !ok {
+		return soakEdit{}
+	}
+	return e.typeProse(l, e.between(l, b0, b1))
+}
+
+// typeInHelp types in a help text, between its quotes (or to its line's
+// end, where its value runs on over the next lines).
+func (e *soakEditor) typeInHelp() soakEdit {
+	l, b0, b1, ok := e.lineWith(helpValue)
+	if !ok {
+		return soakEdit{}
+	}
+	return e.typeProse(l, e.between(l, b0, b1))
+}
+
+// helpValue finds an attribute's quoted value in line: from after its
+// opening quote to its closing one, or to the line's end when it has
+// none (a value over several lines).
+func helpValue(line string) (b0, b1 int, ok bool) {
+	k := strings.Index(line, ") = ")
+	if k < 0 || k+5 > len(line) || !strings.ContainsRune(`"'`, rune(line[k+4])) {
+		return 0, 0, false
+	}
+	b0 = k + 5
+	if c := strings.LastIndexByte(line, line[k+4]); c >= b0 {
+		return b0, c, true
+	}
+	return b0, len(line), true
+}
+
+// afterWide edits a line after its first character outside ASCII: types
+// a character there (one outside ASCII too, now and then), deletes the
+// one before, splits the line or deletes a few characters, so that every
+// kind of edit has columns the server converts to bytes and back.
+func (e *soakEditor) afterWide() (string, soakEdit) {
+	l, b0, b1, ok := e.lineWith(func(line string) (int, int, bool) {
+		for b, r := range line {
+			if r >= utf8.RuneSelf {
+				return b + utf8.RuneLen(r), len(line), true
+			}
+		}
+		return 0, 0, false
+	})
+	if !ok {
+		return "after wide", soakEdit{}
+	}
+	line := e.doc.line(l)
+	c := e.between(l, b0, b1)
+	switch e.rnd.IntN(4) {
+	case 0:
+		return "type after wide", e.typeProse(l, c)
+	case 1:
+		return "backspace after wide", e.backspace(lc(l, c))
+	case 2:
+		if quoted(line) {
+			c = e.doc.width(l)
+		}
+		return "enter after wide", soakEdit{rng: point(lc(l, c)), text: e.eol()}
+	default:
+		b := e.doc.byteAt(l, c)
+		end := runeStart(line, b+e.rnd.IntN(len(line)-b+1))
+		if strings.ContainsAny(line[b:end], quoting) {
+			return "delete after wide", soakEdit{}
+		}
+		return "delete after wide", soakEdit{rng: protocol.Range{Start: lc(l, c), End: lc(l, e.doc.col16(l, end))}}
+	}
 }
 
 // applyAll applies edits, a client's content changes in order, to the
@@ -224,20 +315,4 @@ func contentChanges(edits []soakEdit) []protocol.TextDocumentContentChangeEvent 
 		out[i] = &protocol.TextDocumentContentChangePartial{Range: ed.rng, Text: ed.text}
 	}
 	return out
-}
-
-// soakConfig is generatedConfig's with 2% of its lines in error, and a
-// derived metric using two of the others every 200 lines (those a
-// rename changes in several places): the names soak.useN, using
-// bench.mK for K ≡ 1 (mod 8), each defined (no section comment there).
-func soakConfig(lines int) string {
-	var b strings.Builder
-	for i, l := range strings.SplitAfter(generatedConfig(lines, shapeErrors), "\n") {
-		b.WriteString(l)
-		if i%200 == 199 {
-			k := 8*(i/16) + 1
-			fmt.Fprintf(&b, "soak.use%d = bench.m%d + bench.m%d * 2\n", i, k, k+8)
-		}
-	}
-	return b.String()
 }

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -29,20 +28,45 @@ import (
 // server opens a 20,000-line config with 2% of its lines in error and is
 // sent thousands of edits, as an editor sends them (typed characters,
 // Enters, joined lines, pasted and deleted blocks, undos, typing in
-// comments and help texts, bursts typed faster than the analysis, and a
-// rename, from the server's own answer, of a metric others use), each
-// analysed from the one before (grammar.Reparse, checker.Recheck). After
-// each round of edits what it publishes, and its answers to hover,
-// definition, references and documentSymbol, must be those of a fresh
-// server opened on the same text. At the end the session's server must
-// hold about what the fresh one holds: its heap, and the chunks of its
-// lists (pvec), which a long run of splices must not leave in crumbs.
+// comments and help texts, edits after characters outside ASCII, bursts
+// typed faster than the analysis, a help text's value opened over lines
+// and closed again, and a rename, from the server's own answer, of a
+// metric others use), each analysed from the one before
+// (grammar.Reparse, checker.Recheck). After each round of edits what it
+// publishes, its answers about the whole document (documentSymbol,
+// semantic tokens, inlay hints, folding ranges, documentLink) and at a few
+// places (hover, definition, references, documentHighlight,
+// selectionRange) must be those of a fresh server opened on the same
+// text, and every position in them one a client can hold (soakText.check:
+// UTF-16 columns, a line's ending not part of it). At the end the
+// session's server must hold about what the fresh one holds: its heap,
+// and the chunks of its lists (pvec), which a long run of splices must
+// not leave in crumbs.
+//
+// Its config has characters outside ASCII (of two, three and four bytes,
+// the last two UTF-16 units) in comments, help texts, instance names,
+// a units string and an expression (an illegal character), before
+// metrics used and findings, and the editor types them too. Two shorter
+// sessions, a round each, edit a config written with "\r\n" line
+// endings, and one mixing "\n" and "\r\n" (its Enters insert either,
+// and the server follows the latest release: continuation lines), both
+// with help texts quoted over several lines (escapes, a backslash before
+// a line break) and more values opened and closed.
 //
 // Each round is a case with its own seed: make test's -race pass runs
-// one in testsize.Stride of them, of 100 edits on a 2,000-line config;
-// -short two on 4,000 lines. PCP_DERIVE_LSP_MEMPROFILE=FILE writes the
-// heap's profile at the start (FILE.base) and at the end of the edits.
+// one in testsize.Stride of them, of 100 edits on a 2,000-line config
+// (and the two shorter sessions' 40 edits on 600 lines); -short two on
+// 4,000 lines (theirs 100 on 2,000). PCP_DERIVE_LSP_MEMPROFILE=FILE writes the heap's profile at the
+// start (FILE.base) and at the end of the edits.
 func TestLongEditingSession(t *testing.T) {
+	t.Run("LF", longSession)
+	t.Run("CRLF", func(t *testing.T) { lineEndingSession(t, 39_100, soakSettings, "\r\n") })
+	t.Run("mixed", func(t *testing.T) { lineEndingSession(t, 39_200, soakSettingsLatest, "\n", "\r\n", "\n") })
+}
+
+// longSession is the 20,000-line session, on a config with "\n" line
+// endings.
+func longSession(t *testing.T) {
 	lines, perRound := 20000, 200
 	switch {
 	case testsize.Race:
@@ -58,9 +82,9 @@ func TestLongEditingSession(t *testing.T) {
 	if testing.Short() {
 		rounds = rounds[:min(2, len(rounds))]
 	}
-	s := &soakSession{u: uri.File("/tmp/soak/long.conf"), main: startSoak(t)}
+	s := &soakSession{u: uri.File("/tmp/soak/long.conf"), settings: soakSettings, main: startSoak(t, soakSettings)}
 	t.Cleanup(s.main.stop)
-	s.open(t, soakConfig(lines))
+	s.open(t, soakConfig(soakDoc{lines: lines, eols: []string{"\n"}}), 1)
 	s.checkpoint(t)
 	base := liveHeap()
 	writeHeapProfile(t, ".base")
@@ -74,22 +98,51 @@ func TestLongEditingSession(t *testing.T) {
 	}
 	t.Logf("%d rounds, %d edits on %d lines (now %d) in %v: %d versions analysed, %d read whole, %d checked whole; the heap grew by %s MB after each",
 		len(rounds), edits, lines, len(s.ed.doc.lines)-1, time.Since(start).Round(time.Millisecond), s.analyses, s.wholeReads, s.wholeChecks, strings.Join(grown, ", "))
+	t.Logf("edits by kind: %v", s.kinds)
 	writeHeapProfile(t, "")
 	s.compareHeld(t, int64(liveHeap())-int64(base))
 }
 
+// lineEndingSession is a round of edits from seed on a 4,000-line config
+// written with eols in turn, with help texts quoted over several lines,
+// under settings.
+func lineEndingSession(t *testing.T, seed uint64, settings string, eols ...string) {
+	lines, perRound := 4000, 200
+	switch {
+	case testsize.Race:
+		lines, perRound = 600, 40
+	case testing.Short():
+		lines, perRound = 2000, 100
+	}
+	s := &soakSession{u: uri.File("/tmp/soak/endings.conf"), settings: settings, main: startSoak(t, settings)}
+	defer s.main.stop()
+	s.open(t, soakConfig(soakDoc{lines: lines, eols: eols, multiLine: true}), 5)
+	s.ed.eols = eols
+	s.checkpoint(t)
+	start := time.Now()
+	for _, seed := range testsize.Sample(t, []uint64{seed}) {
+		edits := s.round(t, seed, perRound)
+		s.checkpoint(t)
+		t.Logf("%d edits on %d lines (now %d) in %v: %d versions analysed, %d read whole, %d checked whole",
+			edits, lines, len(s.ed.doc.lines)-1, time.Since(start).Round(time.Millisecond), s.analyses, s.wholeReads, s.wholeChecks)
+	}
+	t.Logf("edits by kind: %v", s.kinds)
+}
+
 // soakSession is the session's server and the user's editor.
 type soakSession struct {
-	u       uri.URI
-	main    *soakServer
-	ed      *soakEditor
-	version int32
-	renames int
+	u        uri.URI
+	settings string // the servers' initializationOptions
+	main     *soakServer
+	ed       *soakEditor
+	version  int32
+	renames  int
 	// analyses counts the versions analysed (counted: the latest), and
 	// of them those read and checked whole.
 	counted                           int32
 	analyses, wholeReads, wholeChecks int
 	history                           []string // the kinds of the latest edits, for failures
+	kinds                             map[string]int
 }
 
 // soakServer is a server in process, its client, and what it holds.
@@ -105,12 +158,16 @@ type soakServer struct {
 // analysis.
 const soakSettings = `{"source": {"metadata": "embedded"}, "debounce": 0, "preview": {"enabled": false}}`
 
+// soakSettingsLatest are soakSettings following the latest release, whose
+// libpcp joins a line ending in a backslash with the next.
+const soakSettingsLatest = `{"source": {"metadata": "embedded"}, "pcpVersion": "latest", "debounce": 0, "preview": {"enabled": false}}`
+
 // startSoak starts a server with a small document open, so that its
 // metadata is loaded before the heap is first measured. The caller stops
 // it (a cleanup of the test's would keep what its client received until
 // the test ends: each checkpoint's fresh server, 1 MB of the session's
 // growth a round at 4,000 lines).
-func startSoak(t *testing.T) *soakServer {
+func startSoak(t *testing.T, settings string) *soakServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	serverEnd, clientEnd := net.Pipe()
 	srv := &soakServer{pubs: &soakClient{pubs: map[uri.URI][]soakPub{}, ch: make(chan struct{}, 1)}}
@@ -128,32 +185,36 @@ func startSoak(t *testing.T) *soakServer {
 			<-served
 		})
 	}
-	params := &protocol.InitializeParams{InitializationOptions: []byte(soakSettings), Capabilities: protocol.ClientCapabilities{TextDocument: richTextCaps()}}
+	params := &protocol.InitializeParams{InitializationOptions: []byte(settings), Capabilities: protocol.ClientCapabilities{TextDocument: richTextCaps()}}
 	if _, err := srv.Initialize(srv.ctx, params); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	srv.Initialized(srv.ctx, &protocol.InitializedParams{})
 	warm := uri.File("/tmp/soak/warm.conf")
-	srv.DidOpen(srv.ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: warm, Version: 1, Text: soakConfig(20)}})
+	srv.DidOpen(srv.ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: warm, Version: 1, Text: soakConfig(soakDoc{lines: 20, eols: []string{"\n"}})}})
 	srv.pubs.awaitVersion(t, warm, 1)
 	return srv
 }
 
-func (s *soakSession) open(t *testing.T, text string) {
-	s.version = 1
-	s.ed = &soakEditor{doc: newSoakText(text), rnd: rand.New(rand.NewPCG(39, 0))}
+// open opens text, to be edited by an editor that starts a quoteOp in
+// quotes edits of a hundred and whose Enters insert "\n".
+func (s *soakSession) open(t *testing.T, text string, quotes int) {
+	s.version, s.kinds = 1, map[string]int{}
+	s.ed = &soakEditor{doc: newSoakText(text), rnd: rand.New(rand.NewPCG(39, 0)), eols: []string{"\n"}, quotes: quotes}
 	s.main.DidOpen(s.main.ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: s.u, LanguageID: "pcp-derived", Version: 1, Text: text}})
 	s.main.pubs.awaitVersion(t, s.u, 1)
 }
 
-// round makes n edits from seed, and a rename half way; it returns the
+// round makes n edits from seed, and a rename half way (once no quoteOp
+// is under way: its steps' places are those it found); it returns the
 // number of didChange notifications sent.
 func (s *soakSession) round(t *testing.T, seed uint64, n int) int {
 	s.ed.rnd = rand.New(rand.NewPCG(seed, 39))
-	sent := 0
+	sent, renamed := 0, false
 	for i := 0; i < n; i++ {
-		if i == n/2 {
+		if i >= n/2 && !renamed && len(s.ed.pending) == 0 {
 			sent += s.rename(t)
+			renamed = true
 		}
 		// A burst (one in five) is typed faster than it is analysed:
 		// the server composes its edits.
@@ -196,6 +257,7 @@ func (s *soakSession) count() {
 // change sends edits as one didChange.
 func (s *soakSession) change(kind string, edits []soakEdit) {
 	s.version++
+	s.kinds[kind]++
 	if s.history = append(s.history, fmt.Sprintf("v%d %s %v", s.version, kind, edits)); len(s.history) > 12 {
 		s.history = s.history[1:]
 	}
@@ -218,6 +280,7 @@ func (s *soakSession) rename(t *testing.T) int {
 		t.Logf("rename at %v refused: %v", p, err)
 		return 0
 	}
+	s.checkPlaces(t, "rename", we)
 	var edits []soakEdit
 	for _, e := range we.Changes[s.u] {
 		edits = append(edits, soakEdit{rng: e.Range, text: e.NewText})
@@ -242,13 +305,25 @@ func comparePos(a, b protocol.Position) int {
 // useOfMetric is the place of a metric's use in a soak.use line, the
 // first from a random line on.
 func (s *soakSession) useOfMetric() (protocol.Position, bool) {
-	lines := s.ed.doc.lines
-	start := s.ed.rnd.IntN(len(lines))
-	for k := range lines {
-		l := (start + k) % len(lines)
-		if rest, ok := strings.CutPrefix(lines[l], "soak.use"); ok {
-			if i := strings.Index(rest, " = bench.m"); i >= 0 {
-				return protocol.Position{Line: uint32(l), Character: uint32(len("soak.use") + i + len(" = b"))}, true
+	return s.useAfter("soak.use", " = bench.m", len(" = b"))
+}
+
+// useAfterWide is the place of a metric's use in a bench.uni line, after
+// characters outside ASCII, the first from a random line on.
+func (s *soakSession) useAfterWide() (protocol.Position, bool) {
+	return s.useAfter("bench.uni", "] / 2 + bench.m", len("] / 2 + b"))
+}
+
+// useAfter is the place skip bytes into marker, in the first line from
+// a random one on that starts with prefix and holds marker.
+func (s *soakSession) useAfter(prefix, marker string, skip int) (protocol.Position, bool) {
+	d := s.ed.doc
+	start := s.ed.rnd.IntN(len(d.lines))
+	for k := range d.lines {
+		l := (start + k) % len(d.lines)
+		if line := d.line(l); strings.HasPrefix(line, prefix) {
+			if i := strings.Index(line, marker); i >= 0 {
+				return lc(l, d.col16(l, i+skip)), true
 			}
 		}
 	}
@@ -257,121 +332,6 @@ func (s *soakSession) useOfMetric() (protocol.Position, bool) {
 
 func (s *soakSession) posParams(p protocol.Position) protocol.TextDocumentPositionParams {
 	return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}, Position: p}
-}
-
-// checkpoint opens the session's text in a fresh server and compares
-// the two servers' last publications and answers.
-func (s *soakSession) checkpoint(t *testing.T) {
-	t.Helper()
-	fresh := startSoak(t)
-	defer fresh.stop()
-	got := s.complete(t, s.main)
-	fresh.DidOpen(fresh.ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: s.u, LanguageID: "pcp-derived", Version: s.version, Text: s.ed.doc.String()}})
-	want := s.complete(t, fresh)
-	if !encodesAlike(t, "diagnostics", got, want) {
-		s.failAt(t, "the diagnostics of version %d differ from a fresh server's", s.version)
-	}
-	for _, p := range s.probes() {
-		s.compareAnswers(t, fresh, p)
-	}
-	sym := func(srv *soakServer) any {
-		r, err := srv.DocumentSymbol(srv.ctx, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: s.u}})
-		return answer{r, err}
-	}
-	if !encodesAlike(t, "documentSymbol", sym(s.main), sym(fresh)) {
-		s.failAt(t, "documentSymbol of version %d differs from a fresh server's", s.version)
-	}
-	s.logShape(t, fresh)
-}
-
-// answer is a request's result or error, compared as JSON.
-type answer struct {
-	Result any
-	Err    error
-}
-
-func (a answer) MarshalJSON() ([]byte, error) {
-	if a.Err != nil {
-		return json.Marshal(map[string]string{"error": a.Err.Error()})
-	}
-	return json.Marshal(a.Result)
-}
-
-// probes are the places a checkpoint asks about: a metric's use in a
-// soak.use line, the name of a definition, and a few places anywhere.
-func (s *soakSession) probes() []protocol.Position {
-	var out []protocol.Position
-	if p, ok := s.useOfMetric(); ok {
-		out = append(out, p)
-	}
-	for range 4 {
-		p := s.ed.pos()
-		out = append(out, p, protocol.Position{Line: p.Line, Character: min(2, uint32(len(s.ed.doc.lines[p.Line])))})
-	}
-	return out
-}
-
-// compareAnswers compares hover, definition and references at p.
-func (s *soakSession) compareAnswers(t *testing.T, fresh *soakServer, p protocol.Position) {
-	t.Helper()
-	ask := func(srv *soakServer) []answer {
-		h, herr := srv.Hover(srv.ctx, &protocol.HoverParams{TextDocumentPositionParams: s.posParams(p)})
-		d, derr := srv.Definition(srv.ctx, &protocol.DefinitionParams{TextDocumentPositionParams: s.posParams(p)})
-		r, rerr := srv.References(srv.ctx, &protocol.ReferenceParams{TextDocumentPositionParams: s.posParams(p), Context: protocol.ReferenceContext{IncludeDeclaration: true}})
-		return []answer{{h, herr}, {d, derr}, {r, rerr}}
-	}
-	got, want := ask(s.main), ask(fresh)
-	for i, what := range []string{"hover", "definition", "references"} {
-		if !encodesAlike(t, what, got[i], want[i]) {
-			s.failAt(t, "%s at %d:%d of version %d differs from a fresh server's", what, p.Line, p.Character, s.version)
-		}
-	}
-}
-
-// complete waits for the server's complete analysis of the latest version
-// and returns its publication (a syntax-only one may come first).
-func (s *soakSession) complete(t *testing.T, srv *soakServer) []protocol.Diagnostic {
-	t.Helper()
-	// Published: the server has read the version's notification.
-	srv.pubs.awaitVersion(t, s.u, s.version)
-	snap := srv.inner.current(srv.ctx, s.u)
-	switch {
-	case snap == nil:
-		t.Fatalf("no analysis of version %d", s.version)
-	case snap.version != s.version || snap.report == nil:
-		t.Fatalf("the analysis of version %d is of version %d (checked: %t)", s.version, snap.version, snap.report != nil)
-	}
-	return srv.pubs.await(t, s.u, s.version, len(diagnostics(snap, "")))
-}
-
-func (s *soakSession) failAt(t *testing.T, format string, args ...any) {
-	t.Helper()
-	t.Errorf(format, args...)
-	t.Fatalf("the latest edits:\n%s", strings.Join(s.history, "\n"))
-}
-
-// encodesAlike says whether a and b encode alike, logging the first place
-// they differ when not.
-func encodesAlike(t *testing.T, what string, a, b any) bool {
-	t.Helper()
-	ja, err := json.Marshal(a)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	jb, err := json.Marshal(b)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	if string(ja) == string(jb) {
-		return true
-	}
-	i := 0
-	for i < min(len(ja), len(jb)) && ja[i] == jb[i] {
-		i++
-	}
-	from := max(0, i-300)
-	t.Logf("%s differs at byte %d:\n session: %s\n   fresh: %s", what, i, ja[from:min(len(ja), i+300)], jb[from:min(len(jb), i+300)])
-	return false
 }
 
 // logShape logs how the two servers hold the document's definitions and
@@ -391,7 +351,7 @@ func (s *soakSession) logShape(t *testing.T, fresh *soakServer) {
 // the text it opened), against what the fresh one holds of the final
 // text, and the pvec shape of the definitions and metrics.
 func (s *soakSession) compareHeld(t *testing.T, grown int64) {
-	fresh := startSoak(t)
+	fresh := startSoak(t, s.settings)
 	defer fresh.stop()
 	before := liveHeap()
 	fresh.DidOpen(fresh.ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: s.u, LanguageID: "pcp-derived", Version: s.version, Text: s.ed.doc.String()}})

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,22 +59,24 @@ func (s *snapshot) encodeLinks(docsURL string, defs *definitionLinks) (jsonrpc2.
 	// a version's links at 100,000 lines.
 	buf := make([]byte, 0, defs.size+len(comments)+2)
 	buf = append(append(buf, '['), listItems(comments)...)
-	calls := 0
+	looked := 0
 	for _, def := range s.file.Definitions.All() {
-		js, err := defs.of(s.file, def)
+		js, ok, err := defs.of(s.file, def)
 		if err != nil {
 			return nil, fmt.Errorf("encoding the links of %s: %w", s.uri, err)
+		}
+		if ok {
+			looked++
 		}
 		if js == nil {
 			continue
 		}
-		calls++
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, js...)
 	}
-	defs.kept(calls)
+	defs.kept(s.file.Definitions.All(), looked)
 	defs.size = len(buf)
 	if len(buf) == 1 {
 		return jsonrpc2.RawMessage("null"), nil // as a nil list encodes
@@ -94,58 +97,70 @@ func listItems(list []byte) []byte {
 // links (functionLinks), by definition: an edit within a line makes a
 // version sharing every other definition with the last one (their places
 // hold lines and columns, which the edit leaves as they were), so a
-// version's links encode only the definitions it made. Two generations:
-// a definition not in a version for a generation is forgotten.
+// version's links encode only the definitions it made. Those of earlier
+// versions are let go of once they outnumber half the version's (kept):
+// each key keeps its definition alive, and two generations (a
+// definition not in a version for a generation forgotten) kept five
+// versions' definitions after a run of versions read whole, each with
+// every definition new (TestDefinitionLinksHeld).
 type definitionLinks struct {
-	mu        sync.Mutex
-	cur, prev map[*grammar.Definition][]byte
-	size      int // of the last version's links
+	mu   sync.Mutex
+	json map[*grammar.Definition][]byte
+	size int // of the last version's links
 }
 
 // noLinks marks a definition without links (its JSON is then nil).
 var noLinks = []byte{}
 
-// of is the JSON of def's links, comma-separated; nil for none. The
-// caller holds mu.
-func (c *definitionLinks) of(f *grammar.File, def *grammar.Definition) ([]byte, error) {
+// linksSlack is how many definitions of earlier versions definitionLinks
+// keeps beyond half a version's: a few edits' worth, so that a small
+// document's are not sorted out after each.
+const linksSlack = 1024
+
+// of is the JSON of def's links, comma-separated (nil for none), and
+// whether def was looked up (and is now kept: a definition without a
+// call is not). The caller holds mu.
+func (c *definitionLinks) of(f *grammar.File, def *grammar.Definition) (js []byte, looked bool, err error) {
 	if !strings.Contains(def.Expr, "(") {
-		return nil, nil // functionLinks's own test, without a look-up
+		return nil, false, nil // functionLinks's own test, without a look-up
 	}
-	js, ok := c.cur[def]
-	if !ok {
-		if js, ok = c.prev[def]; ok {
-			c.cur[def] = js
-		}
-	}
+	js, ok := c.json[def]
 	if !ok {
 		list, err := protocol.Marshal(functionLinks(f, def))
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		js = listItems(list)
-		if js == nil {
+		if js = listItems(list); js == nil {
 			js = noLinks
 		}
-		if c.cur == nil {
-			c.cur = map[*grammar.Definition][]byte{}
+		if c.json == nil {
+			c.json = map[*grammar.Definition][]byte{}
 		}
-		c.cur[def] = js
+		c.json[def] = js
 	}
 	if len(js) == 0 {
-		return nil, nil
+		return nil, true, nil
 	}
-	return js, nil
+	return js, true, nil
 }
 
-// kept ends a version whose definitions with calls were n: the current
-// generation becomes the previous one once it holds twice that (and
-// more than a few), so a generation spans many versions and a
-// definition carried from one to the next is copied once a generation.
-// The caller holds mu.
-func (c *definitionLinks) kept(n int) {
-	if len(c.cur) > 2*n+1024 {
-		c.prev, c.cur = c.cur, make(map[*grammar.Definition][]byte, n)
+// kept ends a version, whose definitions are defs, n of them looked up:
+// when the others kept, earlier versions', outnumber half of n (and
+// linksSlack), the version's alone are kept. Each is then copied once
+// for at least n/2 definitions the edits since made anew, so an edit's
+// share of the copying stays that of the definitions it made. The
+// caller holds mu.
+func (c *definitionLinks) kept(defs iter.Seq2[int, *grammar.Definition], n int) {
+	if len(c.json)-n <= n/2+linksSlack {
+		return
 	}
+	now := make(map[*grammar.Definition][]byte, n)
+	for _, def := range defs {
+		if js, ok := c.json[def]; ok {
+			now[def] = js
+		}
+	}
+	c.json = now
 }
 
 // documentLinkCaches are the open documents' definitionLinks.

@@ -119,7 +119,7 @@ func TestLinksJSONOncePerVersion(t *testing.T) {
 	if again, _ := snap.linksJSON("", &defs); unsafe.SliceData(again) != unsafe.SliceData(first) {
 		t.Error("the links were encoded again for the same version")
 	}
-	kept := maps.Clone(defs.cur)
+	kept := maps.Clone(defs.json)
 
 	// "m4 = rate(disk.dev.read) + 4" becomes "m4 = rate(disk.dev.read) + 40".
 	at := strings.Index(text, "+ 4\n") + len("+ 4")
@@ -148,11 +148,98 @@ func TestLinksJSONOncePerVersion(t *testing.T) {
 			again++
 			continue
 		}
-		if now := defs.cur[def]; len(js) > 0 && unsafe.SliceData(now) != unsafe.SliceData(js) {
+		if now := defs.json[def]; len(js) > 0 && unsafe.SliceData(now) != unsafe.SliceData(js) {
 			t.Errorf("%s: its links were encoded again, not kept", def.Name)
 		}
 	}
 	if again != 1 {
 		t.Errorf("%d definitions encoded again after an edit of one", again)
+	}
+}
+
+// TestDefinitionLinksHeld: however a run of versions was made (each read
+// whole, every definition new; or edited within a line, every other
+// definition shared), the links' JSON kept for a document holds at most
+// half as many definitions again as the latest version looked up (and
+// linksSlack): a key keeps its definition alive. Each version's links are
+// documentLinks' encoding, and after an edit within a line only the
+// edited definition's were encoded again, across a sorting out of the
+// earlier versions' too. (Two generations kept five versions' after
+// versions read whole.)
+func TestDefinitionLinksHeld(t *testing.T) {
+	u := uri.File("/tmp/held.conf")
+	base := brokenLines(4500, -1, "")
+	for _, steps := range []string{"wwwwww", "wwllll", "wlwlwl", "llwwll"} {
+		t.Run(steps, func(t *testing.T) {
+			var defs definitionLinks
+			text := base
+			snap := parsedSnapshot(t, u, 1, text)
+			for i, step := range steps {
+				v := int32(i + 2)
+				prev, prevJSON := snap, maps.Clone(defs.json)
+				if step == 'w' {
+					snap = parsedSnapshot(t, u, v, text)
+				} else {
+					text, snap = editedInLine(t, snap, text, 3*i+1)
+				}
+				got, err := snap.linksJSON("", &defs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want, _ := protocol.Marshal(documentLinks(snap, "")); !bytes.Equal(got, want) {
+					t.Fatalf("version %d: links JSON is not documentLinks' encoding", v)
+				}
+				looked := 0
+				for _, def := range snap.file.Definitions.All() {
+					if strings.Contains(def.Expr, "(") {
+						looked++
+					}
+				}
+				if held, most := len(defs.json), looked+looked/2+linksSlack; held > most {
+					t.Errorf("version %d (%c): %d definitions' links held for a version of %d, want at most %d", v, step, held, looked, most)
+				}
+				if step == 'l' {
+					checkKeptLinks(t, v, prev, snap, prevJSON, defs.json)
+				}
+			}
+		})
+	}
+}
+
+// editedInLine is text with line k's "+ k" made "+ k0", and its
+// snapshot, read from snap's by the line alone.
+func editedInLine(t *testing.T, snap *snapshot, text string, k int) (string, *snapshot) {
+	t.Helper()
+	at := strings.Index(text, fmt.Sprintf("m%d = rate(disk.dev.read) + %d", k, k))
+	at += strings.IndexByte(text[at:], '\n')
+	edited := text[:at] + "0" + text[at:]
+	res, reparsed := analysis.Reparse(snap.res, snap.uri.FsPath(), grammar.NewText([]byte(edited)), snap.res.Config,
+		analysis.Options{Change: &grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}})
+	if !reparsed {
+		t.Fatalf("the edit of line %d was not read from its line alone", k)
+	}
+	return edited, newSnapshot(snap.cfg, snap.uri, snap.version+1, uint64(snap.version+1), res.Files[0].File.Text, res)
+}
+
+// checkKeptLinks fails t unless the definitions next shares with prev
+// kept their links' JSON (before, then now), and one alone is new.
+func checkKeptLinks(t *testing.T, v int32, prev, next *snapshot, before, now map[*grammar.Definition][]byte) {
+	t.Helper()
+	shared := map[*grammar.Definition]bool{}
+	for _, def := range prev.file.Definitions.All() {
+		shared[def] = true
+	}
+	anew := 0
+	for _, def := range next.file.Definitions.All() {
+		switch js := before[def]; {
+		case !strings.Contains(def.Expr, "("):
+		case !shared[def]:
+			anew++
+		case len(js) > 0 && unsafe.SliceData(now[def]) != unsafe.SliceData(js):
+			t.Errorf("version %d: the links of %s were encoded again, not kept", v, def.Name)
+		}
+	}
+	if anew != 1 {
+		t.Errorf("version %d: %d definitions new after an edit of one line", v, anew)
 	}
 }
