@@ -732,3 +732,49 @@ func TestTypedAndTakenBackBeforeOneCheck(t *testing.T) {
 		t.Fatalf("the metrics differ from a fresh run\ngot  %v\nwant %v", got, exp)
 	}
 }
+
+// TestEditThenLinesAtTheEndBeforeOneCheck: a character typed in a
+// definition, then lines added after the last one (or none), both read
+// before one check: the definitions after the edit did not move, though
+// the text has more lines; the findings are a fresh run's, on their lines.
+func TestEditThenLinesAtTheEndBeforeOneCheck(t *testing.T) {
+	src, err := embedded.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
+	for _, tc := range []struct{ name, added string }{{"lines added", "\n# one\n# two\n"}, {"a line removed", ""}, {"none", ""}} {
+		var b strings.Builder
+		for i := range 2000 {
+			if i%50 == 0 {
+				fmt.Fprintf(&b, "m%d = no.such.metric + %d\n", i, i)
+			} else {
+				fmt.Fprintf(&b, "m%d = disk.dev.read + %d\n", i, i)
+			}
+		}
+		b.WriteString("# end\n")
+		text := b.String()
+		opts := Options{Memo: grammar.NewMemo(), Incremental: true}
+		parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
+		checked := Check(ctx, parsed)
+		at := strings.Index(text, "m1000 = no.such.metric") + len("m1000 = no.such.metric")
+		v1 := text[:at] + "x" + text[at:]
+		ch := grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}
+		opts.Change = &ch
+		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(v1)), cfg, opts)
+		v2 := v1 + tc.added
+		ch2 := grammar.TextChange{Start: len(v1), OldEnd: len(v1), NewEnd: len(v2)}
+		if tc.name == "a line removed" {
+			v2 = strings.TrimSuffix(v1, "# end\n")
+			ch2 = grammar.TextChange{Start: len(v2), OldEnd: len(v1), NewEnd: len(v2)}
+		}
+		opts.Change = &ch2
+		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(v2)), cfg, opts)
+		checked = Recheck(ctx, checked, parsed)
+		want := Run(ctx, []Input{Buffer("t.conf", []byte(v2))}, cfg, Options{Incremental: true})
+		if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
+			t.Errorf("%s: findings differ from a fresh run\n%s", tc.name, viewDiff(got, exp))
+		}
+	}
+}

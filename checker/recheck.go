@@ -195,6 +195,8 @@ func (r *recheck) findChange() {
 				prefixShared = false
 			}
 		}
+		// The definitions found the same from the start may run into
+		// those the lists share at their end.
 		s = min(s, n-p)
 		for ; s < n-p; s++ {
 			if a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s); a != b {
@@ -203,6 +205,12 @@ func (r *recheck) findChange() {
 				}
 				suffixShared = false
 			}
+		}
+		if s > 0 && r.dl != 0 && pd.At(pd.Len()-1) == nd.At(nd.Len()-1) {
+			// The last definitions are the checked version's own, on
+			// their lines: the lines the edits added or removed are
+			// after them, and nothing at the end moved by r.dl.
+			s, suffixShared = 0, true
 		}
 	}
 	r.p, r.s, r.prefixShared, r.suffixShared = p, s, prefixShared, suffixShared
