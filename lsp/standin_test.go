@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/ownedstream"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pipesize"
 )
 
 // The keystroke benchmarks' stand-in: a server that does no work at all.
@@ -103,7 +104,12 @@ func runStandIn(path string) error {
 			return err
 		}
 	}
-	growStdoutPipe()
+	// As the server grows its own: a pipe that stays at 64 KB blocks
+	// each write of a large publication, and would make the floor the
+	// pipe's and not the protocol's.
+	if err := pipesize.Grow(os.Stdout, pipesize.Stdout); err != nil {
+		return err
+	}
 	return serveStandIn(os.Stdin, os.Stdout, frames)
 }
 

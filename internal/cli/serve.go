@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/codes"
+	"github.com/pcp-derive-lsp/pcp-derive-lsp/internal/pipesize"
 	"github.com/pcp-derive-lsp/pcp-derive-lsp/lsp"
 )
 
@@ -21,10 +22,6 @@ type stdio struct {
 }
 
 func (stdio) Close() error { return nil }
-
-// stdoutPipeSize is the pipe buffer serve asks for on its stdout: a
-// publication of several hundred findings fits whole (growPipe).
-const stdoutPipeSize = 1 << 20
 
 func runServe(ctx context.Context, env Env, args []string) int {
 	fs := newFlags(env, "serve", "[flags]",
@@ -68,7 +65,7 @@ func runServe(ctx context.Context, env Env, args []string) int {
 	atom := zap.NewAtomicLevelAt(level) // the logLevel setting changes it
 	logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), out, atom))
 	defer logger.Sync()
-	if err := growPipe(env.Stdout, stdoutPipeSize); err != nil {
+	if err := pipesize.Grow(env.Stdout, pipesize.Stdout); err != nil {
 		logger.Debug("keeping the pipe's size", zap.Error(err))
 	}
 	logger.Info("pcp-derive-lsp language server starting", zap.String("version", Version))

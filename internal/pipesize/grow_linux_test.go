@@ -1,4 +1,4 @@
-package cli
+package pipesize
 
 import (
 	"os"
@@ -19,10 +19,10 @@ func pipeSize(t *testing.T, f *os.File) int {
 	return int(n)
 }
 
-// TestGrowPipe: serve's stdout, when a pipe, holds a publication of
+// TestGrow: serve's stdout, when a pipe, holds a publication of
 // hundreds of findings whole; a file or a writer that is not a file is
 // left alone, without an error.
-func TestGrowPipe(t *testing.T) {
+func TestGrow(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -30,27 +30,27 @@ func TestGrowPipe(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	before := pipeSize(t, w)
-	if err := growPipe(w, stdoutPipeSize); err != nil {
+	if err := Grow(w, Stdout); err != nil {
 		t.Fatal(err)
 	}
-	if got := pipeSize(t, r); got < stdoutPipeSize {
-		t.Errorf("pipe of %d bytes after growPipe (%d before), want at least %d", got, before, stdoutPipeSize)
+	if got := pipeSize(t, r); got < Stdout {
+		t.Errorf("pipe of %d bytes after Grow (%d before), want at least %d", got, before, Stdout)
 	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := growPipe(f, stdoutPipeSize); err != nil {
+	if err := Grow(f, Stdout); err != nil {
 		t.Errorf("a file: %v", err)
 	}
-	if err := growPipe(new(struct{}), stdoutPipeSize); err != nil {
+	if err := Grow(new(struct{}), Stdout); err != nil {
 		t.Errorf("not a file: %v", err)
 	}
 	// Past what the kernel allows an unprivileged process: an error
 	// that says so (serve logs it and goes on).
 	if os.Geteuid() != 0 {
-		if err := growPipe(w, 1<<30); err == nil {
+		if err := Grow(w, 1<<30); err == nil {
 			t.Error("growing a pipe to 1 GB: no error")
 		}
 	}
