@@ -59,8 +59,17 @@ if grep -q '^BenchmarkKeystroke' <<<"$list"; then
 			a = metric("ns-arrival") + 0
 			if (!($1 in best) || a < best[$1]) { best[$1] = a; line[$1] = $0 }
 			if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+			# The stand-in'"'"'s best round, on its own: taken from the
+			# server'"'"'s best, the server'"'"'s share above it leaned low.
+			if ((f = metric("ns-floor")) != "" && (!($1 in floor) || f + 0 < floor[$1])) floor[$1] = f + 0
 		}
-		END { for (i = 1; i <= n; i++) print line[order[i]] }' <<<"$rounds")
+		END {
+			for (i = 1; i <= n; i++) {
+				$0 = line[order[i]]
+				for (k = 1; k <= NF; k++) if ($(k) == "ns-floor") $(k-1) = floor[order[i]]
+				print
+			}
+		}' <<<"$rounds")
 	echo "NOTE each keystroke row is the best of three rounds, the sizes taking turns; each keystroke follows a 3 ms pause at every size (lsp/keystroke_bench_test.go: typed back to back, the 1,000-line server never went idle and the 100,000-line one always did); KEYSTROKE_PAUSE=0 types back to back"
 	kind=Keystroke
 else
@@ -81,8 +90,8 @@ out2+=$'\n'$(bench_go_test ./lsp -run '^$' -bench 'Open1000Documents$' -benchtim
 # (every function call, every finding): taken as the JSON the server
 # sent, their time follows their bytes (kB-reply).
 # Half a second of each (go test picks the count): a fixed count small
-# enough for the 30 ms links times a 16 us highlight in under a
-# millisecond, which one collection can double.
+# enough for the largest replies timed the quickest requests over too
+# short a span for one collection not to show.
 out2+=$'\n'$(bench_go_test ./lsp -run '^$' -bench 'NewFeatures(1000|100000)Lines$' -benchtime 500ms -benchmem)
 printf '%s\n%s\n' "$out" "$out2" | grep '^Benchmark'
 echo "NOTE a keystroke counts from the didChange written to the publishDiagnostics read; the benchmark client's own decoding of it (encoding/json, about 2 ms for 500 diagnostics) is left out, and printed beside it"
@@ -198,6 +207,6 @@ END {
 	if (nf["afteredit", 1000] != "" && nf["editsonly", 1000] != "" && nf["afteredit", 100000] != "" && nf["editsonly", 100000] != "") {
 		d1 = nf["afteredit", 1000] - nf["editsonly", 1000]; d100 = nf["afteredit", 100000] - nf["editsonly", 100000]
 		printf "features after an edit (afteredit less editsonly): 1,000 lines %.3f ms, 100,000 lines %.3f ms\n", d1/1e6, d100/1e6
-		if (d1 > 0) printf "RESULT newfeatures_afteredit_features_ratio %.2f x\n", (d100 > 0 ? d100 : 0)/d1
+		if (d1 > 0 && d100 > 0) printf "RESULT newfeatures_afteredit_features_ratio %.2f x\n", d100/d1
 	}
 }'

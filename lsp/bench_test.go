@@ -35,6 +35,9 @@ type versionRecorder struct {
 	protocol.UnimplementedClient
 	versions  chan int32
 	published atomic.Int64 // publications received, read or not
+	// decodedWhole counts the publications newBenchClient could not
+	// read the version of from their head.
+	decodedWhole atomic.Int64
 }
 
 // newVersionRecorder keeps the last unread versions, up to unread of them.
@@ -123,9 +126,11 @@ func benchSessionConn(b testing.TB, settings string) (protocol.Server, *versionR
 // newBenchClient is protocol.NewClient with rec as the client, except
 // that a publishDiagnostics is not decoded into Go values: rec is given
 // its version alone, read from the params' head (the server writes it
-// before the findings). Decoding 500 findings takes this process about
-// 2 ms, the client's own work, which an editor does in its own process
-// and which a benchmark of the server in this one measured with it.
+// before the findings). Decoding hundreds of findings is the client's
+// own work, which an editor does in its own process, and which a
+// benchmark of the server in this one measured with it
+// (docs/limits.md). A publication whose head holds no version is
+// decoded whole, and counted (versionRecorder.decodedWhole).
 func newBenchClient(ctx context.Context, rec *versionRecorder, stream jsonrpc2.Stream) (context.Context, jsonrpc2.Conn, protocol.Server) {
 	ctx = protocol.WithClient(ctx, rec)
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(codec{}))
@@ -137,6 +142,7 @@ func newBenchClient(ctx context.Context, rec *versionRecorder, stream jsonrpc2.S
 				offerDroppingOldest(rec.versions, v)
 				return nil, nil
 			}
+			rec.decodedWhole.Add(1)
 		}
 		return decoding(ctx, req)
 	}))

@@ -40,6 +40,11 @@ func TestUnreadPublicationsDoNotHoldTheSession(t *testing.T) {
 			t.Fatalf("%d publications for %d versions: the recorder's room was never exceeded", rec.published.Load(), 4*room)
 		}
 	}
+	// The server's publications are read from their head, as the
+	// benchmarks' client expects, not decoded whole.
+	if n := rec.decodedWhole.Load(); n != 0 {
+		t.Errorf("%d of %d publications decoded whole: no version before the findings", n, rec.published.Load())
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- conn.Close() }()
 	select {

@@ -132,7 +132,7 @@ func (t *table) add(name, ours, ref, ratio, goal string, met *bool) {
 // ratio is a/b as the table shows it, and its value, when both were
 // measured.
 func ratio(a, b float64, okA, okB bool) (string, float64, bool) {
-	if !okA || !okB || b == 0 {
+	if !okA || !okB || b <= 0 || a < 0 {
 		return "n/a", 0, false
 	}
 	return fmt.Sprintf("%.2f×", a/b), a / b, true
@@ -166,32 +166,7 @@ func (t *table) server(r results) {
 	if kc, okc := r.get("keystroke_100000_overcap_ms"); okc {
 		t.add("… with 12,500 findings of one code (over the cap of 1,000)", measure(kc, okc, "%.1f", "ms"), "—", "—", "≤ 20 ms", boolp(kc <= 20))
 	}
-	// With 2% of the lines in error: a keystroke's work must
-	// not follow the number of findings.
-	e1, okE1 := r.get("keystroke_errors_1000_ms")
-	e100, okE100 := r.get("keystroke_errors_100000_ms")
-	met = nil
-	rat, x, okr = ratio(e100, e1, okE100, okE1)
-	if okr {
-		met = boolp(x <= 2 && e100 <= 20)
-	}
-	t.add("keystroke → publishDiagnostics, 100,000 lines, 2% in error", measure(e100, okE100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" the 1,000-line figure (%s)", measure(e1, okE1, "%.2f", "ms")), "≤ 2× the 1,000-line figure, ≤ 20 ms", met)
-	// The floor under it: a stand-in that does nothing but send the same
-	// publications (every finding, as the protocol sends them), and what
-	// this server adds to it, at either size.
-	if fl, okFl := r.get("keystroke_errors_floor_100000_ms"); okFl {
-		fl1, okFl1 := r.get("keystroke_errors_floor_1000_ms")
-		rat, _, _ := ratio(fl, fl1, okFl, okFl1)
-		t.add("… a stand-in doing nothing but send the same publications", measure(fl, okFl, "%.2f", "ms"), "—", rat+fmt.Sprintf(" its 1,000-line figure (%s)", measure(fl1, okFl1, "%.2f", "ms")), "—", nil)
-		sh1, okS1 := r.get("keystroke_errors_share_1000_ms")
-		sh100, okS100 := r.get("keystroke_errors_share_100000_ms")
-		met = nil
-		rat, x, okr := ratio(sh100, sh1, okS100, okS1)
-		if okr {
-			met = boolp(x <= 2)
-		}
-		t.add("… this server's share above the stand-in", measure(sh100, okS100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" its 1,000-line figure (%s)", measure(sh1, okS1, "%.2f", "ms")), "≤ 2× the 1,000-line figure", met)
-	}
+	t.keystrokeErrors(r)
 	o100, okO100 := r.get("open_first_100000_ms")
 	met = nil
 	if okO100 {
@@ -234,8 +209,10 @@ func (t *table) server(r results) {
 			// Two keystrokes and the features after them: the features
 			// are what it takes over the same keystrokes alone
 			// (editsonly), which the keystroke rows judge.
-			if fx, okF := r.get("newfeatures_afteredit_features_ratio"); okF {
-				t.add("issue 39's features after an edit, 100,000 lines", "—", "—", fmt.Sprintf("%.1f× the 1,000-line figure (with the edits: %s)", fx, measure(x, ok, "%.1f", "×")), "≤ 2× the 1,000-line figure", boolp(fx <= 2))
+			// Shown, not judged: the two are near 0.1 ms each, within
+			// the noise of the figures they are the difference of.
+			if fx, okF := r.get("newfeatures_afteredit_features_ratio"); okF || ok {
+				t.add("issue 39's features after an edit, 100,000 lines", "—", "—", fmt.Sprintf("%s the 1,000-line figure less the edits' (with them: %s)", measure(fx, okF, "%.1f", "×"), measure(x, ok, "%.1f", "×")), "—", nil)
 				continue
 			}
 		}
@@ -248,6 +225,36 @@ func (t *table) server(r results) {
 			over, okO := r.get("newfeatures_" + f + "_over_floor_100000")
 			t.add("… a stand-in sending the same "+f+" reply", "—", "—", fmt.Sprintf("%.1f× its 1,000-line figure; the server %s its time", x, measure(over, okO, "%.2f", "×")), "—", nil)
 		}
+	}
+}
+
+// keystrokeErrors adds the rows of a keystroke at 100,000 lines with 2%
+// of them in error, and of the stand-in that only sends the same
+// publications.
+func (t *table) keystrokeErrors(r results) {
+	// With 2% of the lines in error: a keystroke's work must
+	// not follow the number of findings.
+	e1, okE1 := r.get("keystroke_errors_1000_ms")
+	e100, okE100 := r.get("keystroke_errors_100000_ms")
+	var met *bool
+	rat, x, okr := ratio(e100, e1, okE100, okE1)
+	if okr {
+		met = boolp(x <= 2 && e100 <= 20)
+	}
+	t.add("keystroke → publishDiagnostics, 100,000 lines, 2% in error", measure(e100, okE100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" the 1,000-line figure (%s)", measure(e1, okE1, "%.2f", "ms")), "≤ 2× the 1,000-line figure, ≤ 20 ms", met)
+	// The floor under it: a stand-in that does nothing but send the same
+	// publications (every finding, as the protocol sends them), and what
+	// this server adds to it, at either size.
+	if fl, okFl := r.get("keystroke_errors_floor_100000_ms"); okFl {
+		fl1, okFl1 := r.get("keystroke_errors_floor_1000_ms")
+		rat, _, _ = ratio(fl, fl1, okFl, okFl1)
+		t.add("… a stand-in doing nothing but send the same publications", measure(fl, okFl, "%.2f", "ms"), "—", rat+fmt.Sprintf(" its 1,000-line figure (%s)", measure(fl1, okFl1, "%.2f", "ms")), "—", nil)
+		// What the server adds to the stand-in, at either size: shown,
+		// not judged (the issue judges the whole keystroke, above).
+		sh1, okS1 := r.get("keystroke_errors_share_1000_ms")
+		sh100, okS100 := r.get("keystroke_errors_share_100000_ms")
+		rat, _, _ = ratio(sh100, sh1, okS100, okS1)
+		t.add("… this server's share above the stand-in", measure(sh100, okS100, "%.2f", "ms"), "—", rat+fmt.Sprintf(" its 1,000-line figure (%s)", measure(sh1, okS1, "%.2f", "ms")), "—", nil)
 	}
 }
 
