@@ -697,84 +697,83 @@ func TestEditsParsedBeforeOneCheckEqualRun(t *testing.T) {
 // of 2,000 and deleted again, both read before one check: the definitions
 // are those of the version checked, the edited one read again in a chunk
 // of its own, so that the definitions found the same from the start run
-// into those the lists share at their end; the findings are a fresh
-// run's.
+// into those the lists share at their end.
 func TestTypedAndTakenBackBeforeOneCheck(t *testing.T) {
+	text := definitions(2000, "m%d = disk.dev.read + %d\n")
+	at := strings.Index(text, "m1001 = disk.dev.read") + len("m1001 = disk.dev.read")
+	if at < len("m1001 = disk.dev.read") {
+		t.Fatal("no m1001 to type in")
+	}
+	typed := text[:at] + "x" + text[at:]
+	checkedTogether(t, text, []versionEdit{
+		{typed, grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}},
+		{text, grammar.TextChange{Start: at, OldEnd: at + 1, NewEnd: at}},
+	})
+}
+
+// TestEditThenLinesAtTheEndBeforeOneCheck: a character typed in a
+// definition, then lines added after the last one (or one removed), both
+// read before one check: the definitions after the edit did not move,
+// though the text has more lines.
+func TestEditThenLinesAtTheEndBeforeOneCheck(t *testing.T) {
+	text := definitions(2000, "m%d = disk.dev.read + %d\n") + "# end\n"
+	at := strings.Index(text, "m1001 = disk.dev.read") + len("m1001 = disk.dev.read")
+	typed := text[:at] + "x" + text[at:]
+	first := versionEdit{typed, grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}}
+	added, removed := typed+"\n# one\n# two\n", strings.TrimSuffix(typed, "# end\n")
+	for name, then := range map[string]versionEdit{
+		"lines added":    {added, grammar.TextChange{Start: len(typed), OldEnd: len(typed), NewEnd: len(added)}},
+		"a line removed": {removed, grammar.TextChange{Start: len(removed), OldEnd: len(typed), NewEnd: len(removed)}},
+	} {
+		t.Run(name, func(t *testing.T) { checkedTogether(t, text, []versionEdit{first, then}) })
+	}
+}
+
+// definitions is n lines of format, each with its index twice; every
+// 50th uses a metric the metadata lacks, for findings all along.
+func definitions(n int, format string) string {
+	var b strings.Builder
+	for i := range n {
+		line := fmt.Sprintf(format, i, i)
+		if i%50 == 0 {
+			line = strings.Replace(line, "disk.dev.read", "no.such.metric", 1)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// versionEdit is a version of a text and the change that made it.
+type versionEdit struct {
+	text   string
+	change grammar.TextChange
+}
+
+// checkedTogether checks text, reads each of edits after the other
+// (Reparse), checks the last once (Recheck from text's check) and
+// compares its findings and metrics with a fresh run's.
+func checkedTogether(t *testing.T, text string, edits []versionEdit) {
+	t.Helper()
 	src, err := embedded.Source()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
-	var b strings.Builder
-	for i := range 2000 {
-		fmt.Fprintf(&b, "m%d = disk.dev.read + %d\n", i, i)
-	}
-	text := b.String()
 	opts := Options{Memo: grammar.NewMemo(), Incremental: true}
 	parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
 	checked := Check(ctx, parsed)
-	at := strings.Index(text, "m1000 = disk.dev.read") + len("m1000 = disk.dev.read")
-	for _, ch := range []grammar.TextChange{{Start: at, OldEnd: at, NewEnd: at + 1}, {Start: at, OldEnd: at + 1, NewEnd: at}} {
-		edited := text
-		if ch.NewEnd > ch.Start {
-			edited = text[:at] + "x" + text[at:]
-		}
-		opts.Change = &ch
-		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(edited)), cfg, opts)
+	for _, e := range edits {
+		opts.Change = &e.change
+		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(e.text)), cfg, opts)
 	}
 	checked = Recheck(ctx, checked, parsed)
-	want := Run(ctx, []Input{Buffer("t.conf", []byte(text))}, cfg, Options{Incremental: true})
+	last := edits[len(edits)-1].text
+	want := Run(ctx, []Input{Buffer("t.conf", []byte(last))}, cfg, Options{Incremental: true})
 	if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
 		t.Fatalf("findings differ from a fresh run\n%s", viewDiff(got, exp))
 	}
 	if got, exp := metricsInOrder(t, checked), metricsInOrder(t, want); !reflect.DeepEqual(got, exp) {
 		t.Fatalf("the metrics differ from a fresh run\ngot  %v\nwant %v", got, exp)
-	}
-}
-
-// TestEditThenLinesAtTheEndBeforeOneCheck: a character typed in a
-// definition, then lines added after the last one (or none), both read
-// before one check: the definitions after the edit did not move, though
-// the text has more lines; the findings are a fresh run's, on their lines.
-func TestEditThenLinesAtTheEndBeforeOneCheck(t *testing.T) {
-	src, err := embedded.Source()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	cfg := Config{Version: VersionChoice{Version: pcpver.Latest, Reason: "test"}, Source: pmclient.NewCache(src), MaxPerCode: DefaultMaxPerCode}
-	for _, tc := range []struct{ name, added string }{{"lines added", "\n# one\n# two\n"}, {"a line removed", ""}, {"none", ""}} {
-		var b strings.Builder
-		for i := range 2000 {
-			if i%50 == 0 {
-				fmt.Fprintf(&b, "m%d = no.such.metric + %d\n", i, i)
-			} else {
-				fmt.Fprintf(&b, "m%d = disk.dev.read + %d\n", i, i)
-			}
-		}
-		b.WriteString("# end\n")
-		text := b.String()
-		opts := Options{Memo: grammar.NewMemo(), Incremental: true}
-		parsed := Parse([]Input{Buffer("t.conf", []byte(text))}, cfg, opts)
-		checked := Check(ctx, parsed)
-		at := strings.Index(text, "m1000 = no.such.metric") + len("m1000 = no.such.metric")
-		v1 := text[:at] + "x" + text[at:]
-		ch := grammar.TextChange{Start: at, OldEnd: at, NewEnd: at + 1}
-		opts.Change = &ch
-		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(v1)), cfg, opts)
-		v2 := v1 + tc.added
-		ch2 := grammar.TextChange{Start: len(v1), OldEnd: len(v1), NewEnd: len(v2)}
-		if tc.name == "a line removed" {
-			v2 = strings.TrimSuffix(v1, "# end\n")
-			ch2 = grammar.TextChange{Start: len(v2), OldEnd: len(v1), NewEnd: len(v2)}
-		}
-		opts.Change = &ch2
-		parsed, _ = Reparse(parsed, "t.conf", grammar.NewText([]byte(v2)), cfg, opts)
-		checked = Recheck(ctx, checked, parsed)
-		want := Run(ctx, []Input{Buffer("t.conf", []byte(v2))}, cfg, Options{Incremental: true})
-		if got, exp := view(checked), view(want); !reflect.DeepEqual(got, exp) {
-			t.Errorf("%s: findings differ from a fresh run\n%s", tc.name, viewDiff(got, exp))
-		}
 	}
 }
