@@ -702,6 +702,15 @@ func TestEditThenLinesAtTheEndBeforeOneCheck(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { checkedTogether(t, text, []versionEdit{first, then}) })
 	}
+	// And an Enter further down: the definitions between the two edits
+	// stay on their lines, those after the Enter move by one.
+	enter := strings.Index(typed, "m1701 = disk.dev.read")
+	split := typed[:enter] + "\n" + typed[enter:]
+	for name, then := range map[string]versionEdit{
+		"an Enter below": {split, grammar.TextChange{Start: enter, OldEnd: enter, NewEnd: enter + 1}},
+	} {
+		t.Run(name, func(t *testing.T) { checkedTogether(t, text, []versionEdit{first, then}) })
+	}
 }
 
 // definitions is n lines of format, each with its index twice; every

@@ -187,6 +187,11 @@ func (r *recheck) findChange() {
 		r.dl = lineDelta(r.pf, r.f)
 		n := min(pd.Len(), nd.Len())
 		p, s = nd.SharedEnds(pd)
+		if r.dl != 0 {
+			// A definition shared by pointer is on its line still, and
+			// the definitions at the end moved by r.dl: none is theirs.
+			s = 0
+		}
 		for ; p < n; p++ {
 			if a, b := pd.At(p), nd.At(p); a != b {
 				if !r.sameDefinition(a, b, 0) {
@@ -199,18 +204,20 @@ func (r *recheck) findChange() {
 		// those the lists share at their end.
 		s = min(s, n-p)
 		for ; s < n-p; s++ {
-			if a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s); a != b {
-				if !r.sameDefinition(a, b, r.dl) {
+			a, b := pd.At(pd.Len()-1-s), nd.At(nd.Len()-1-s)
+			if a == b {
+				if r.dl != 0 {
+					// On its line still: the lines the edits added or
+					// removed are after it, and the definitions moved by
+					// r.dl end here.
 					break
 				}
-				suffixShared = false
+				continue
 			}
-		}
-		if s > 0 && r.dl != 0 && pd.At(pd.Len()-1) == nd.At(nd.Len()-1) {
-			// The last definitions are the checked version's own, on
-			// their lines: the lines the edits added or removed are
-			// after them, and nothing at the end moved by r.dl.
-			s, suffixShared = 0, true
+			if !r.sameDefinition(a, b, r.dl) {
+				break
+			}
+			suffixShared = false
 		}
 	}
 	r.p, r.s, r.prefixShared, r.suffixShared = p, s, prefixShared, suffixShared
