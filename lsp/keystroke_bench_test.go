@@ -120,20 +120,10 @@ func (c *stdioClient) read(r io.Reader) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var buf []byte
 	for {
-		length := -1
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				close(c.published)
-				return
-			}
-			line = strings.TrimRight(line, "\r\n")
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				length, _ = strconv.Atoi(v)
-			}
+		length, err := readContentLength(br)
+		if err != nil {
+			close(c.published)
+			return
 		}
 		if cap(buf) < length {
 			buf = make([]byte, length)

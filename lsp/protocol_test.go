@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,20 +41,10 @@ func rawSession(t *testing.T) *rawClient {
 
 func (c *rawClient) readLoop(r *bufio.Reader) {
 	for {
-		n := -1
-		for {
-			line, err := r.ReadString('\n')
-			if err != nil {
-				c.errs <- fmt.Errorf("read header: %w", err)
-				return
-			}
-			line = strings.TrimSpace(line)
-			if line == "" {
-				break
-			}
-			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-				n, _ = strconv.Atoi(v)
-			}
+		n, err := readContentLength(r)
+		if err != nil {
+			c.errs <- fmt.Errorf("read header: %w", err)
+			return
 		}
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r, body); err != nil {

@@ -162,30 +162,41 @@ func serveStandIn(r io.Reader, w io.Writer, frames standInFrames) error {
 
 // readFrame reads one base-protocol message's body.
 func readFrame(br *bufio.Reader) ([]byte, error) {
-	length := -1
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			if length, err = strconv.Atoi(v); err != nil {
-				return nil, fmt.Errorf("Content-Length %q: %w", v, err)
-			}
-		}
-	}
-	if length < 0 {
-		return nil, fmt.Errorf("a message without Content-Length")
+	length, err := readContentLength(br)
+	if err != nil {
+		return nil, err
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(br, body); err != nil {
 		return nil, err
 	}
 	return body, nil
+}
+
+// readContentLength reads a base-protocol message's header, the test
+// clients' and the stand-in's one reading of it, up to the blank line,
+// and returns its Content-Length.
+func readContentLength(br *bufio.Reader) (int, error) {
+	length := -1
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return 0, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			if length, err = strconv.Atoi(v); err != nil || length < 0 {
+				return 0, fmt.Errorf("Content-Length %q", v)
+			}
+		}
+	}
+	if length < 0 {
+		return 0, fmt.Errorf("a message without Content-Length")
+	}
+	return length, nil
 }
 
 // TestStandInAnswersAsRecorded: the stand-in sends each didChange the
